@@ -1,0 +1,53 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code replay-lab} command line: a thin shell over the modules. */
+@Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = Versions.Provider.class,
+        description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
+        subcommands = {BrokerCommand.class, BenchCommand.class})
+public final class ReplayLab implements Runnable {
+    /** Exit codes shared by every subcommand. */
+    public static final int OK = 0;
+    public static final int FAIL = 1;
+    public static final int BAD_INPUT = 2;
+    public static final int NOT_RUN = 3;
+    public static final int REFUSED = 4;
+    public static final int UNREACHABLE = 5;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs the CLI with the given streams and returns the exit code (testable without a JVM exit). */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new ReplayLab());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExitCodeExceptionMapper(e -> e instanceof IllegalArgumentException ? BAD_INPUT : FAIL);
+        cli.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("error: " + ex.getMessage());
+            ex.getCommandLine().usage(ex.getCommandLine().getErr());
+            return BAD_INPUT;
+        });
+        cli.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            c.getErr().println("error: " + ex.getMessage());
+            return c.getExitCodeExceptionMapper().getExitCode(ex);
+        });
+        int rc = cli.execute(args);
+        out.flush();
+        err.flush();
+        return rc;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

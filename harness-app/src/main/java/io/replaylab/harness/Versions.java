@@ -1,0 +1,46 @@
+package io.replaylab.harness;
+
+import org.apache.kafka.common.utils.AppInfoParser;
+import picocli.CommandLine;
+
+/** Versions of replay-lab and what it runs on; recorded in evidence and printed by {@code --version}. */
+public final class Versions {
+    private Versions() {
+    }
+
+    public static String replayLab() {
+        String v = Versions.class.getPackage().getImplementationVersion();
+        return v != null ? v : "dev";
+    }
+
+    public static String kafkaClients() {
+        return AppInfoParser.getVersion();
+    }
+
+    /** The broker jars this build launches (kafka_2.13), read from their manifest; "absent" if not on the classpath. */
+    public static String bundledBroker() {
+        try {
+            Package p = Class.forName("kafka.Kafka", false, Versions.class.getClassLoader()).getPackage();
+            String v = p == null ? null : p.getImplementationVersion();
+            return v != null ? v : kafkaClients();
+        } catch (ClassNotFoundException e) {
+            return "absent";
+        }
+    }
+
+    public static String java() {
+        return System.getProperty("java.vendor") + " " + Runtime.version();
+    }
+
+    static final class Provider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {
+                "replay-lab " + replayLab(),
+                "kafka-clients " + kafkaClients(),
+                "kafka broker (bundled, kafka_2.13) " + bundledBroker(),
+                "java " + java(),
+            };
+        }
+    }
+}

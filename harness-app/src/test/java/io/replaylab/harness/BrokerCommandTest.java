@@ -1,0 +1,64 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.replaylab.kafka.testing.Clients;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BrokerCommandTest {
+
+    @Test
+    void brokerPrintsAUsableBootstrapAddressAndStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
+        Process cli = new ProcessBuilder(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"),
+                ReplayLab.class.getName(), "broker", "--data-dir", dir.resolve("kafka").toString()))
+                .redirectError(dir.resolve("err.txt").toFile())
+                .start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(cli.getInputStream(), StandardCharsets.UTF_8));
+            String line = out.readLine();
+            assertThat(line).matches("bootstrap\\.servers=127\\.0\\.0\\.1:\\d+");
+            String bootstrap = line.substring("bootstrap.servers=".length());
+
+            try (Admin admin = Clients.admin(bootstrap)) {
+                assertThat(admin.describeCluster().nodes().get()).hasSize(1);
+            }
+            List<ProcessHandle> brokers = cli.descendants().toList();
+            assertThat(brokers).isNotEmpty();
+
+            cli.destroy(); // SIGTERM
+
+            assertThat(cli.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(brokers).noneMatch(ProcessHandle::isAlive);
+        } finally {
+            cli.descendants().forEach(ProcessHandle::destroyForcibly);
+            cli.destroyForcibly();
+        }
+    }
+
+    @Test
+    void versionNamesReplayLabKafkaClientsAndTheBroker() {
+        java.io.StringWriter out = new java.io.StringWriter();
+        int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(new java.io.StringWriter()), "--version");
+        assertThat(rc).isZero();
+        assertThat(out.toString()).contains("replay-lab ").contains("kafka-clients 4.1.2").contains("kafka broker (bundled, kafka_2.13) 4.1.2");
+    }
+
+    @Test
+    void unknownOptionIsABadArgumentExit2() {
+        java.io.StringWriter err = new java.io.StringWriter();
+        int rc = ReplayLab.run(new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(err), "broker", "--nope");
+        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("--nope");
+    }
+}

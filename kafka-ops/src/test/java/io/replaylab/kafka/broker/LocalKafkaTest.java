@@ -1,0 +1,56 @@
+package io.replaylab.kafka.broker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+@ExtendWith(LocalKafkaExtension.class)
+class LocalKafkaTest {
+
+    @Test
+    void producedRecordIsConsumedBack(LocalKafka kafka, LabNamespace ns) {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+
+        List<ConsumerRecord<String, String>> read =
+                Clients.readAll(kafka.bootstrapServers(), new TopicPartition(ns.topic(), 0), 3, Duration.ofSeconds(20));
+
+        assertThat(read).extracting(ConsumerRecord::value).containsExactly("v-0-0", "v-0-1", "v-0-2");
+    }
+
+    @Test
+    void groupCommitIsListedByAdmin(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        TopicPartition tp = new TopicPartition(ns.topic(), 1);
+        try (KafkaConsumer<String, String> c = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
+            c.assign(List.of(tp));
+            c.commitSync(Map.of(tp, new OffsetAndMetadata(7)));
+        }
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            Map<TopicPartition, OffsetAndMetadata> offsets =
+                    admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get();
+            assertThat(offsets).containsOnlyKeys(tp);
+            assertThat(offsets.get(tp).offset()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void brokerReportsItsVersionAndRunsInItsOwnProcess(LocalKafka kafka) {
+        assertThat(kafka.brokerVersion()).contains("4.1.2");
+        assertThat(kafka.pid()).isNotEqualTo(ProcessHandle.current().pid());
+        assertThat(kafka.bootstrapServers()).startsWith("127.0.0.1:");
+    }
+}

@@ -1,0 +1,90 @@
+package io.replaylab.kafka.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Small helpers for tests that need plain clients against the shared broker. */
+public final class Clients {
+    private Clients() {
+    }
+
+    public static Admin admin(String bootstrap) {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10_000,
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000));
+    }
+
+    public static void createTopic(String bootstrap, String topic, int partitions) {
+        try (Admin admin = admin(bootstrap)) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException("cannot create topic " + topic, e);
+        }
+    }
+
+    public static KafkaProducer<String, String> producer(String bootstrap) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        return new KafkaProducer<>(p);
+    }
+
+    /** Produces {@code perPartition} records to each partition, synchronously. */
+    public static void fill(String bootstrap, String topic, int partitions, int perPartition) {
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            for (int p = 0; p < partitions; p++) {
+                for (int i = 0; i < perPartition; i++) {
+                    producer.send(new ProducerRecord<>(topic, p, "k" + i, "v-" + p + "-" + i)).get();
+                }
+            }
+        } catch (InterruptedException | ExecutionException e) {
+            throw new IllegalStateException("cannot produce to " + topic, e);
+        }
+    }
+
+    public static KafkaConsumer<String, String> consumer(String bootstrap, String group) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        if (group != null) {
+            p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        }
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return new KafkaConsumer<>(p);
+    }
+
+    /** Reads a partition from the beginning with no group, until {@code count} records or the timeout. */
+    public static List<ConsumerRecord<String, String>> readAll(String bootstrap, TopicPartition tp, int count, Duration timeout) {
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = consumer(bootstrap, null)) {
+            c.assign(List.of(tp));
+            c.seekToBeginning(List.of(tp));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (out.size() < count && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(200)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+}
