@@ -1,0 +1,144 @@
+package io.replaylab.evidence;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * Records one experiment of a run. Thread-safe: barrier threads, process watchers and the
+ * experiment itself may record concurrently. Every call is journaled before it returns.
+ */
+public final class ExperimentRecorder {
+    private final RunRecorder run;
+    private final String name;
+    private final List<String> requirements;
+    private final Instant started;
+    private final Map<String, String> environment = new LinkedHashMap<>();
+    private final List<Event> events = new ArrayList<>();
+    private final List<Check> checks = new ArrayList<>();
+    private final List<String> limitations = new ArrayList<>();
+    private final List<Artifact> artifacts = new ArrayList<>();
+    private List<MetricValue> metrics = List.of();
+    private Instant ended;
+    private Outcome outcome;
+
+    ExperimentRecorder(RunRecorder run, String name, List<String> requirements, Instant started) {
+        this.run = run;
+        this.name = name;
+        this.requirements = List.copyOf(requirements);
+        this.started = started;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** An environment fact: a version, the bootstrap, a namespace, a pid. */
+    public synchronized ExperimentRecorder environment(String key, String value) {
+        requireOpen();
+        environment.put(Objects.requireNonNull(key, "key"), String.valueOf(value));
+        run.append(new JournalEntry(JournalEntry.ENVIRONMENT, null, null, name, null, null, key, String.valueOf(value),
+                null, null, null, null, null));
+        return this;
+    }
+
+    /** Appends an event to the timeline, stamped now. */
+    public synchronized Event record(Source source, Payload payload) {
+        requireOpen();
+        Event e = new Event(events.size() + 1L, run.now(), run.nanos(), source, payload);
+        events.add(e);
+        run.append(new JournalEntry(JournalEntry.EVENT, null, null, name, null, null, null, null, e, null, null, null, null));
+        return e;
+    }
+
+    public synchronized Check check(Check check) {
+        requireOpen();
+        checks.add(Objects.requireNonNull(check, "check"));
+        run.append(new JournalEntry(JournalEntry.CHECK, null, null, name, null, null, null, null, null, check, null, null, null));
+        return check;
+    }
+
+    public synchronized ExperimentRecorder limitation(String text) {
+        requireOpen();
+        limitations.add(Objects.requireNonNull(text, "text"));
+        run.append(new JournalEntry(JournalEntry.LIMITATION, null, null, name, null, null, null, text, null, null, null, null, null));
+        return this;
+    }
+
+    /** A file in the run directory (relative path) that belongs to this experiment's evidence. */
+    public synchronized ExperimentRecorder artifact(String relativePath, String description) {
+        requireOpen();
+        Artifact a = new Artifact(relativePath, description);
+        artifacts.add(a);
+        run.append(new JournalEntry(JournalEntry.ARTIFACT, null, null, name, null, null, null, null, null, null, a, null, null));
+        return this;
+    }
+
+    /** Attaches a snapshot of every meter in the registry (replacing an earlier one). */
+    public synchronized ExperimentRecorder metrics(MeterRegistry registry) {
+        requireOpen();
+        metrics = MetricValue.snapshot(registry);
+        run.append(new JournalEntry(JournalEntry.METRICS, null, null, name, null, null, null, null, null, null, null, metrics, null));
+        return this;
+    }
+
+    /**
+     * Confirms that the injected fault happened, pointing at the recorded event that shows it.
+     * The event must belong to this experiment's timeline.
+     */
+    public synchronized FaultConfirmation confirmFault(String description, Event evidence) {
+        if (evidence == null || evidence.seq() < 1 || evidence.seq() > events.size() || !events.get((int) evidence.seq() - 1).equals(evidence)) {
+            throw new IllegalArgumentException("a fault can only be confirmed by an event recorded in experiment '" + name + "'");
+        }
+        return new FaultConfirmation(description, evidence.seq(), evidence.type());
+    }
+
+    /** Ends the experiment with its outcome; every later call throws. */
+    public synchronized Outcome finish(Outcome outcome) {
+        requireOpen();
+        this.outcome = Objects.requireNonNull(outcome, "outcome");
+        this.ended = run.now();
+        run.append(new JournalEntry(JournalEntry.FINISHED, null, null, name, null, ended, null, null, null, null, null, null, outcome));
+        return outcome;
+    }
+
+    public synchronized List<Check> checks() {
+        return List.copyOf(checks);
+    }
+
+    public synchronized List<Event> events() {
+        return List.copyOf(events);
+    }
+
+    /** The first recorded event whose payload matches. */
+    public synchronized Optional<Event> find(Predicate<Payload> which) {
+        return events.stream().filter(e -> which.test(e.payload())).findFirst();
+    }
+
+    public synchronized boolean finished() {
+        return outcome != null;
+    }
+
+    Instant started() {
+        return started;
+    }
+
+    synchronized ExperimentEvidence toEvidence() {
+        Outcome o = outcome != null ? outcome : Outcome.notRun("experiment '" + name + "' has not finished");
+        return new ExperimentEvidence(name, requirements, started, ended, environment, events, checks, o, limitations,
+                artifacts, metrics);
+    }
+
+    private void requireOpen() {
+        if (outcome != null) {
+            throw new IllegalStateException("experiment '" + name + "' has finished (" + outcome.status() + "); nothing more can be recorded");
+        }
+    }
+}

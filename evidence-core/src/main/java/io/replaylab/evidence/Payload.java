@@ -1,0 +1,220 @@
+package io.replaylab.evidence;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The typed content of an event. Adding a kind of event is one small record here (and nothing
+ * else: the JSON names come from {@link #type()}, and the permitted list is the registry).
+ * Values are plain: no Kafka or JDBC types.
+ */
+public sealed interface Payload {
+
+    /** The event type as written to JSON and shown in reports, e.g. {@code barrier-reached}. */
+    default String type() {
+        return typeOf(getClass());
+    }
+
+    /** One line for a person. */
+    String summary();
+
+    /** Maps in payloads iterate in key order, so summaries and reports are stable. */
+    private static <V> Map<String, V> sorted(Map<String, V> m) {
+        return java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(m));
+    }
+
+    static String typeOf(Class<?> payloadClass) {
+        return payloadClass.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** One partition's position in an offsets snapshot; {@code committed} is -1 when the group has none. */
+    record PartitionPosition(String topic, int partition, long committed, long logStart, long logEnd, String owner) {
+        public long lag() {
+            return committed < 0 ? logEnd - logStart : Math.max(0, logEnd - committed);
+        }
+    }
+
+    /** A described group (SPEC R1): state, members and per-partition offsets. */
+    record OffsetsSnapshot(String label, String group, String state, int members, List<PartitionPosition> partitions)
+            implements Payload {
+        public OffsetsSnapshot {
+            partitions = List.copyOf(partitions);
+        }
+
+        @Override
+        public String summary() {
+            long lag = partitions.stream().mapToLong(PartitionPosition::lag).sum();
+            return label + ": group " + group + " " + state + ", " + members + " member(s), " + partitions.size()
+                    + " partition(s), lag " + lag;
+        }
+    }
+
+    /** One row of a reset plan. */
+    record PlannedOffset(String topic, int partition, long previous, long next, String note) {
+    }
+
+    /** A reset plan, dry run or executed (SPEC R2, R4). */
+    record ResetPlanned(String planId, String group, String target, boolean dryRun, String savedAt, List<PlannedOffset> rows)
+            implements Payload {
+        public ResetPlanned {
+            rows = List.copyOf(rows);
+        }
+
+        @Override
+        public String summary() {
+            return (dryRun ? "dry run of " : "executed ") + "reset " + planId + " of group " + group + " " + target
+                    + " over " + rows.size() + " partition(s)" + (savedAt == null ? "" : ", saved at " + savedAt);
+        }
+    }
+
+    /** A reset the guards refused (SPEC R3). */
+    record ResetRefused(String group, List<String> failedGuards) implements Payload {
+        public ResetRefused {
+            failedGuards = List.copyOf(failedGuards);
+        }
+
+        @Override
+        public String summary() {
+            return "reset of " + group + " refused: " + String.join("; ", failedGuards);
+        }
+    }
+
+    /** A barrier point was armed. */
+    record BarrierArmed(String point, String mode, String detail) implements Payload {
+        @Override
+        public String summary() {
+            return "barrier " + point + " armed (" + mode + ")" + (detail == null || detail.isEmpty() ? "" : ": " + detail);
+        }
+    }
+
+    /** A thread reached an armed barrier and is held there. */
+    record BarrierReached(String point, String thread, Map<String, String> context, List<String> stack) implements Payload {
+        public BarrierReached {
+            context = sorted(context);
+            stack = List.copyOf(stack);
+        }
+
+        @Override
+        public String summary() {
+            return "barrier " + point + " reached by " + thread + (context.isEmpty() ? "" : " " + context);
+        }
+    }
+
+    /** A held barrier was released: by the controller, or by the safety hold timeout. */
+    record BarrierReleased(String point, String by, long heldMillis) implements Payload {
+        @Override
+        public String summary() {
+            return "barrier " + point + " released by " + by + " after " + heldMillis + " ms";
+        }
+    }
+
+    /** An armed barrier was never reached. */
+    record BarrierExpired(String point, long waitedMillis) implements Payload {
+        @Override
+        public String summary() {
+            return "barrier " + point + " never reached in " + waitedMillis + " ms";
+        }
+    }
+
+    /** The target already holds an effect (seen in the DB, not claimed by the consumer). */
+    record DbCommitSeen(String namespace, String messageId, String topic, int partition, long offset, String instance)
+            implements Payload {
+        @Override
+        public String summary() {
+            return "DB holds effect of " + messageId + " (" + topic + "-" + partition + "@" + offset + ") in " + namespace
+                    + (instance == null ? "" : " by " + instance);
+        }
+    }
+
+    /** A change of partition ownership, from a group description or an assignment log. */
+    record AssignmentChanged(String instance, String event, List<String> partitions, String generation, String seenBy)
+            implements Payload {
+        public AssignmentChanged {
+            partitions = List.copyOf(partitions);
+        }
+
+        @Override
+        public String summary() {
+            return instance + " " + event + " " + partitions + (generation == null ? "" : " (generation " + generation + ")")
+                    + " seen by " + seenBy;
+        }
+    }
+
+    /** An offset commit returned normally. */
+    record CommitAccepted(String instance, Map<String, Long> offsets) implements Payload {
+        public CommitAccepted {
+            offsets = sorted(offsets);
+        }
+
+        @Override
+        public String summary() {
+            return "commit by " + instance + " ACCEPTED " + offsets;
+        }
+    }
+
+    /** An offset commit threw. */
+    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements Payload {
+        public CommitRejected {
+            offsets = sorted(offsets);
+        }
+
+        @Override
+        public String summary() {
+            return "commit by " + instance + " REJECTED " + offsets + ": " + exception + ": " + message;
+        }
+    }
+
+    /** A process the run started. */
+    record ProcessStarted(String instance, long pid, List<String> command) implements Payload {
+        public ProcessStarted {
+            command = List.copyOf(command);
+        }
+
+        @Override
+        public String summary() {
+            return instance + " started, pid " + pid;
+        }
+    }
+
+    /** A process the run started has ended. */
+    record ProcessStopped(String instance, long pid, Integer exitCode, String how) implements Payload {
+        @Override
+        public String summary() {
+            return instance + " (pid " + pid + ") stopped by " + how + (exitCode == null ? "" : ", exit " + exitCode);
+        }
+    }
+
+    /** The oracle's verdict with its counts. */
+    record OracleVerdict(String status, Map<String, Long> counts, String detail) implements Payload {
+        public OracleVerdict {
+            counts = sorted(counts);
+        }
+
+        @Override
+        public String summary() {
+            return "oracle " + status + " " + counts + (detail == null || detail.isEmpty() ? "" : ": " + detail);
+        }
+    }
+
+    /** Records delivered (again) to a consumer, counted from the outside (its processing log or offsets). */
+    record Delivered(String instance, long applied, long duplicates, long quarantined) implements Payload {
+        @Override
+        public String summary() {
+            return instance + " delivered " + (applied + duplicates + quarantined) + ": " + applied + " applied, "
+                    + duplicates + " duplicate, " + quarantined + " quarantined";
+        }
+    }
+
+    /** A free-text step of the protocol. */
+    record Note(String text) implements Payload {
+        public Note {
+            Objects.requireNonNull(text, "text");
+        }
+
+        @Override
+        public String summary() {
+            return text;
+        }
+    }
+}

@@ -1,0 +1,16 @@
+package io.replaylab.evidence;
+
+/**
+ * The three honest outcomes (SPEC R14). Declared from best to worst: combining keeps the worst,
+ * so FAIL beats NOT_RUN beats PASS.
+ */
+public enum Status {
+    PASS,
+    NOT_RUN,
+    FAIL;
+
+    /** The worse of the two. */
+    public Status and(Status other) {
+        return other.ordinal() > ordinal() ? other : this;
+    }
+}

@@ -1,0 +1,93 @@
+package io.replaylab.evidence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class JournalTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void savedRunReadsBackFromJournalAndFromEvidenceJsonAsTheSameRun() {
+        SavedProtocol saved;
+        try (RunRecorder run = SampleRuns.knownRun(dir)) {
+            saved = run.save();
+        }
+        RunEvidence fromJson = Evidence.read(dir.resolve(Evidence.EVIDENCE_FILE));
+        RunEvidence fromJournal = Evidence.read(dir.resolve(Evidence.JOURNAL_FILE));
+
+        assertThat(fromJson).isEqualTo(saved.evidence());
+        assertThat(fromJournal).isEqualTo(saved.evidence());
+        assertThat(fromJson.outcome().status()).isEqualTo(Status.PASS);
+        assertThat(fromJson.complete()).isTrue();
+    }
+
+    @Test
+    void journalCutAtAnyByteReadsBackIncompleteAndNeverPass() throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir.resolve("full"))) {
+            run.save();
+        }
+        byte[] full = Files.readAllBytes(dir.resolve("full").resolve(Evidence.JOURNAL_FILE));
+        Random random = new Random(7);
+        for (int i = 0; i < 60; i++) {
+            int cut = random.nextInt(full.length - 1) + 1; // anything short of the whole file
+            Path f = dir.resolve("cut-" + i + ".jsonl");
+            Files.write(f, Arrays.copyOf(full, cut));
+
+            RunEvidence run = Evidence.read(f);
+
+            assertThat(run.complete()).as("cut at byte %d", cut).isFalse();
+            assertThat(run.outcome().status()).as("cut at byte %d", cut).isEqualTo(Status.NOT_RUN);
+        }
+    }
+
+    @Test
+    void runClosedWithoutSaveIsNotRunWithItsEventsKept() {
+        try (RunRecorder run = RunRecorder.start(dir, "crashed")) {
+            ExperimentRecorder e = run.experiment("replay", "R5");
+            e.record(Source.here("harness"), new Payload.Note("step 1"));
+            e.record(Source.here("harness"), new Payload.Note("step 2"));
+        }
+        RunEvidence run = Evidence.read(dir.resolve(Evidence.JOURNAL_FILE));
+
+        assertThat(run.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(run.outcome().reason()).contains("did not finish");
+        assertThat(run.experiments().get(0).events()).hasSize(2);
+    }
+
+    @Test
+    void corruptMiddleLineIsNamedAndTheRestIsStillShown() throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir)) {
+            run.save();
+        }
+        Path journal = dir.resolve(Evidence.JOURNAL_FILE);
+        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+        lines.set(5, "{this is not json");
+        Files.write(journal, lines, StandardCharsets.UTF_8);
+
+        RunEvidence run = Evidence.read(journal);
+
+        assertThat(run.problems()).singleElement().asString().contains("line 6");
+        assertThat(run.complete()).isFalse();
+        assertThat(run.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(run.experiments().get(0).events()).hasSize(SampleRuns.knownRunEventCount() - 1);
+    }
+
+    @Test
+    void cleanupIsJournaledAfterTheSavedProtocolAndDoesNotChangeTheVerdict() throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir)) {
+            run.save().cleanup("delete topic t", () -> { });
+        }
+        assertThat(Files.readString(dir.resolve(Evidence.JOURNAL_FILE))).contains("\"kind\":\"cleanup\"").contains("delete topic t");
+        assertThat(Evidence.read(dir.resolve(Evidence.JOURNAL_FILE)).outcome().status()).isEqualTo(Status.PASS);
+    }
+}

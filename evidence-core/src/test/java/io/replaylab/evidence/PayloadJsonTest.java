@@ -1,0 +1,34 @@
+package io.replaylab.evidence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+
+class PayloadJsonTest {
+
+    @Test
+    void everyPayloadTypeHasASampleAndRoundTripsThroughJsonAsAnEvent() throws Exception {
+        List<Payload> samples = SampleRuns.everyPayload();
+        Set<Class<?>> covered = samples.stream().map(Object::getClass).collect(Collectors.toSet());
+        assertThat(covered).containsExactlyInAnyOrderElementsOf(Arrays.asList(Payload.class.getPermittedSubclasses()));
+
+        for (Payload p : samples) {
+            Event e = new Event(3, Instant.parse("2026-11-29T12:00:00.123Z"), 42, Source.of("A", 7, "main"), p);
+            String json = Json.mapper().writeValueAsString(e);
+            assertThat(json).contains("\"type\":\"" + p.type() + "\"");
+            assertThat(Json.mapper().readValue(json, Event.class)).isEqualTo(e);
+        }
+    }
+
+    @Test
+    void typeNamesAreKebabCaseOfTheRecordName() {
+        assertThat(new Payload.BarrierReached("p", "t", java.util.Map.of(), List.of()).type()).isEqualTo("barrier-reached");
+        assertThat(new Payload.DbCommitSeen("n", "m", "t", 0, 0, null).type()).isEqualTo("db-commit-seen");
+    }
+}

@@ -1,0 +1,66 @@
+package io.replaylab.evidence;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import javax.xml.parsers.DocumentBuilderFactory;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+class ReportsTest {
+    @TempDir
+    Path dir;
+
+    /** Regenerate with -Dgolden.update=true, then review the diff of the golden file. */
+    @Test
+    void markdownOfAKnownRunMatchesTheReviewedGoldenFile() throws Exception {
+        RunEvidence run;
+        try (RunRecorder r = SampleRuns.knownRun(dir)) {
+            run = r.save().evidence();
+        }
+        String md = Reports.markdown(run).replace("(pid " + ProcessHandle.current().pid(), "(pid PID");
+        Path golden = Path.of("src/test/resources/golden/known-run.md");
+        if (Boolean.getBoolean("golden.update")) {
+            Files.writeString(golden, md);
+        }
+        assertThat(md).isEqualTo(Files.readString(golden, StandardCharsets.UTF_8));
+        assertThat(Files.readString(dir.resolve("report.md"))).isEqualTo(Reports.markdown(run));
+    }
+
+    @Test
+    void htmlIsWellFormedSelfContainedAndDrawsOneLanePerProcess() throws Exception {
+        RunEvidence run;
+        try (RunRecorder r = SampleRuns.knownRun(dir)) {
+            run = r.save().evidence();
+        }
+        String html = Files.readString(dir.resolve("report.html"));
+        assertThat(html).doesNotContain("<script").doesNotContain("src=\"http").doesNotContain("<link");
+
+        DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+        f.setFeature("http://apache.org/xml/features/disallow-doctype-decl", false);
+        Document doc = f.newDocumentBuilder().parse(new ByteArrayInputStream(html.getBytes(StandardCharsets.UTF_8)));
+
+        NodeList groups = doc.getElementsByTagName("g");
+        assertThat(groups.getLength()).isEqualTo(3);
+        assertThat(((Element) groups.item(0)).getAttribute("data-instance")).isEqualTo("consumer-A");
+        assertThat(doc.getElementsByTagName("circle").getLength()).isEqualTo(run.experiments().get(0).events().size());
+        NodeList rects = doc.getElementsByTagName("rect");
+        assertThat(rects.getLength()).as("one barrier hold bar").isEqualTo(1);
+        assertThat(rects.item(0).getTextContent()).contains("700 ms");
+        assertThat(html).containsPattern("id=\"outcome\">Outcome: <span class=\"badge PASS\">");
+        assertThat(html).contains(Limitations.SINGLE_BROKER_SINGLE_DB).contains("logs/A.assignments.jsonl");
+    }
+
+    @Test
+    void htmlEscapesEverythingItShows() {
+        assertThat(Reports.esc("<script>&\"'")).isEqualTo("&lt;script&gt;&amp;&quot;&#39;");
+    }
+}

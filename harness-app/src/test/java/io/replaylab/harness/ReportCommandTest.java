@@ -1,0 +1,58 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Source;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ReportCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void rendersASavedRunAsMarkdownAndHtml() {
+        try (RunRecorder run = RunRecorder.start(dir, "r1")) {
+            ExperimentRecorder e = run.experiment("replay", "R5");
+            e.record(Source.here("harness"), new Payload.Note("hello"));
+            e.finish(Outcome.notRun("no broker"));
+            run.save();
+        }
+        StringWriter out = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "report",
+                dir.resolve(Evidence.EVIDENCE_FILE).toString())).isZero();
+        assertThat(out.toString()).startsWith("# replay-lab run `r1`").contains("**Outcome: NOT_RUN**").contains("no broker");
+
+        StringWriter html = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(html), new PrintWriter(new StringWriter()), "report", dir.toString(),
+                "--format", "html")).isZero();
+        assertThat(html.toString()).startsWith("<!DOCTYPE html>").contains("hello");
+    }
+
+    @Test
+    void corruptEvidenceIsNamedAndTheJournalBesideItIsShownWithExit2() throws Exception {
+        try (RunRecorder run = RunRecorder.start(dir, "r2")) {
+            run.experiment("replay", "R5").record(Source.here("harness"), new Payload.Note("step one"));
+            run.save();
+        }
+        Files.writeString(dir.resolve(Evidence.EVIDENCE_FILE), "{\"schemaVersion\": 1, broken");
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "report", dir.resolve(Evidence.EVIDENCE_FILE).toString());
+
+        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("line 1").contains("journal.jsonl");
+        assertThat(out.toString()).contains("step one");
+    }
+}
