@@ -1,0 +1,473 @@
+package io.replaylab.kafka;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.GroupType;
+import org.apache.kafka.common.Metric;
+import org.apache.kafka.common.MetricName;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link KafkaOps} over one Admin client. Each operation makes a fixed number of batched requests. */
+final class AdminKafkaOps implements KafkaOps {
+    private static final Logger log = LoggerFactory.getLogger(AdminKafkaOps.class);
+
+    private final String bootstrap;
+    private final Duration timeout;
+    private final Admin admin;
+
+    AdminKafkaOps(String bootstrap, Duration timeout) {
+        this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
+        this.timeout = Objects.requireNonNull(timeout, "timeout");
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 10_000));
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "replay-lab-ops");
+        try {
+            this.admin = Admin.create(p);
+        } catch (org.apache.kafka.common.KafkaException e) {
+            throw new IllegalArgumentException("bad --bootstrap-server '" + bootstrap + "': " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public String bootstrapServers() {
+        return bootstrap;
+    }
+
+    @Override
+    public OffsetSnapshot describe(String group) {
+        return describe(group, Set.of());
+    }
+
+    /** Describes the group over its committed partitions, its assigned partitions and {@code extra}. */
+    private OffsetSnapshot describe(String group, Set<PartitionRef> extra) {
+        Instant taken = Instant.now();
+        GroupState state;
+        String protocol = null;
+        String coordinator = null;
+        List<GroupMember> members = new ArrayList<>();
+        Map<PartitionRef, String> owners = new HashMap<>();
+        try {
+            ConsumerGroupDescription d = get(admin.describeConsumerGroups(List.of(group)).describedGroups().get(group), "describe group " + group);
+            state = map(d.groupState());
+            protocol = d.type() == GroupType.CONSUMER ? "consumer" : d.type() == GroupType.CLASSIC ? "classic" : d.type().toString();
+            coordinator = d.coordinator() == null ? null : d.coordinator().host() + ":" + d.coordinator().port() + " (" + d.coordinator().id() + ")";
+            for (MemberDescription m : d.members()) {
+                List<PartitionRef> parts = m.assignment().topicPartitions().stream().map(tp -> new PartitionRef(tp.topic(), tp.partition())).toList();
+                parts.forEach(pr -> owners.put(pr, m.consumerId()));
+                members.add(new GroupMember(m.consumerId(), m.groupInstanceId().orElse(null), m.clientId(), m.host(),
+                        m.memberEpoch().orElse(null), parts));
+            }
+            if (state == GroupState.DEAD && members.isEmpty()) {
+                state = GroupState.NOT_FOUND;
+            }
+        } catch (NotFound e) {
+            state = GroupState.NOT_FOUND;
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed = state == GroupState.NOT_FOUND ? Map.of()
+                : get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata(), "list offsets of group " + group);
+        Set<PartitionRef> all = new LinkedHashSet<>(extra);
+        committed.forEach((tp, om) -> {
+            if (om != null) {
+                all.add(new PartitionRef(tp.topic(), tp.partition()));
+            }
+        });
+        all.addAll(owners.keySet());
+        Map<PartitionRef, long[]> bounds = logBounds(all);
+        List<PartitionOffsets> rows = new ArrayList<>();
+        for (PartitionRef r : all) {
+            OffsetAndMetadata om = committed.get(new TopicPartition(r.topic(), r.partition()));
+            long[] b = bounds.getOrDefault(r, new long[] {-1, -1});
+            rows.add(new PartitionOffsets(r.topic(), r.partition(), om == null ? PartitionOffsets.NONE : om.offset(),
+                    om == null ? null : om.leaderEpoch().orElse(null), b[0], b[1], owners.get(r)));
+        }
+        return new OffsetSnapshot(taken, bootstrap, group, state, protocol, coordinator, members, rows);
+    }
+
+    /** Log start and end of each partition: two batched ListOffsets calls. */
+    private Map<PartitionRef, long[]> logBounds(Collection<PartitionRef> parts) {
+        if (parts.isEmpty()) {
+            return Map.of();
+        }
+        Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (PartitionRef r : parts) {
+            earliest.put(new TopicPartition(r.topic(), r.partition()), OffsetSpec.earliest());
+            latest.put(new TopicPartition(r.topic(), r.partition()), OffsetSpec.latest());
+        }
+        ListOffsetsResult e = admin.listOffsets(earliest);
+        ListOffsetsResult l = admin.listOffsets(latest);
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> es = get(e.all(), "list log start offsets");
+        Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ls = get(l.all(), "list log end offsets");
+        Map<PartitionRef, long[]> out = new HashMap<>();
+        es.forEach((tp, info) -> out.put(new PartitionRef(tp.topic(), tp.partition()), new long[] {info.offset(), ls.get(tp).offset()}));
+        return out;
+    }
+
+    @Override
+    public ResetPlan planReset(String group, ResetScope scope, ResetTarget target) {
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(target, "target");
+        Set<PartitionRef> inScope = target.ownPartitions().map(s -> (Set<PartitionRef>) new LinkedHashSet<>(s))
+                .orElseGet(() -> scope instanceof ResetScope.Topics t ? partitionsOf(t) : null);
+        if (inScope != null) {
+            Set<String> topics = inScope.stream().map(PartitionRef::topic).collect(Collectors.toSet());
+            Map<String, Set<Integer>> existing = existingPartitions(topics);
+            for (PartitionRef r : inScope) {
+                if (!existing.getOrDefault(r.topic(), Set.of()).contains(r.partition())) {
+                    throw new IllegalArgumentException("partition " + r + " does not exist (topic " + r.topic() + " has "
+                            + existing.getOrDefault(r.topic(), Set.of()).size() + " partition(s))");
+                }
+            }
+        }
+        OffsetSnapshot before = describe(group, inScope == null ? Set.of() : inScope);
+        List<PartitionOffsets> rows = inScope == null ? before.partitions()
+                : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
+        if (rows.isEmpty()) {
+            throw new IllegalArgumentException("group '" + group + "' has no committed offsets" + (inScope == null
+                    ? "; name the topics to reset with --topic" : " in " + scope.describe()));
+        }
+        Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
+        List<PlanRow> plan = new ArrayList<>();
+        for (PartitionOffsets p : rows) {
+            Long want = desired.get(p.ref());
+            if (want == null) {
+                continue;
+            }
+            long next = want;
+            String note = null;
+            if (want == ResetTarget.REMOVE) {
+                next = PartitionOffsets.NONE;
+                note = "removes the committed offset (there was none before)";
+            } else if (want < p.logStart()) {
+                next = p.logStart();
+                note = "clamped up from " + want + " to log start " + p.logStart();
+            } else if (want > p.logEnd()) {
+                next = p.logEnd();
+                note = "clamped down from " + want + " to log end " + p.logEnd();
+            }
+            plan.add(new PlanRow(p.topic(), p.partition(), p.committed(), next, note));
+        }
+        String id = "reset-" + safe(group) + "-" + Instant.now().toString().replaceAll("[:.]", "") + "-" + UUID.randomUUID().toString().substring(0, 6);
+        return new ResetPlan(id, Instant.now(), bootstrap, group, scope.describe(), target.describe(), plan, before);
+    }
+
+    @Override
+    public ResetPlan planRestore(SavedPlan saved) {
+        ResetPlan p = saved.plan();
+        return planReset(p.group(), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
+    }
+
+    @Override
+    public ResetResult executeReset(ResetPlan plan, ExecuteResetOptions options) {
+        List<String> failed = new ArrayList<>();
+        if (options.allowedPrefixes().isEmpty()) {
+            failed.add("no allowed namespace prefix was given: pass the lab's synthetic prefix (--allow-prefix P)");
+        } else {
+            if (!matches(plan.group(), options.allowedPrefixes())) {
+                failed.add("group '" + plan.group() + "' is outside the allowed prefixes " + options.allowedPrefixes());
+            }
+            plan.rows().stream().map(PlanRow::topic).distinct().filter(t -> !matches(t, options.allowedPrefixes()))
+                    .forEach(t -> failed.add("topic '" + t + "' is outside the allowed prefixes " + options.allowedPrefixes()));
+        }
+        if (!options.allowRemote()) {
+            Set<String> hosts = new LinkedHashSet<>(nonLoopback(bootstrap));
+            hosts.addAll(nonLoopback(plan.bootstrap()));
+            hosts.forEach(h -> failed.add("bootstrap host '" + h + "' is not loopback; a lab reset is local "
+                    + "(pass --allow-remote if you really mean that cluster)"));
+        }
+        if (!bootstrap.equals(plan.bootstrap())) {
+            failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
+        }
+        OffsetSnapshot now = describe(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        if (!now.state().isInactive()) {
+            failed.add(activeMessage(now));
+        }
+        Map<PartitionRef, PartitionOffsets> current = now.byPartition();
+        for (PlanRow r : plan.rows()) {
+            PartitionOffsets c = current.get(r.ref());
+            long committedNow = c == null ? PartitionOffsets.NONE : c.committed();
+            if (committedNow != r.previous()) {
+                failed.add("the plan is stale: " + r.ref() + " was committed at " + show(r.previous()) + " when planned and is "
+                        + show(committedNow) + " now; plan again");
+            }
+        }
+        Path planDir = options.planDir();
+        if (planDir == null) {
+            failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (--plan-dir D)");
+        } else {
+            String problem = probeWritable(planDir);
+            if (problem != null) {
+                failed.add("cannot save the plan into " + planDir + ": " + problem);
+            }
+        }
+        if (!failed.isEmpty()) {
+            throw new ResetRefusedException(plan.group(), failed);
+        }
+        SavedPlan saved;
+        try {
+            saved = ResetPlans.save(new SavedPlan(SavedPlan.SCHEMA_VERSION, SavedPlan.Status.SAVED,
+                    "saved before altering; previous offsets are in the rows", Instant.now(), plan, ResetPlans.fileIn(planDir, plan)));
+        } catch (RuntimeException e) {
+            throw new ResetRefusedException(plan.group(), List.of("cannot save the plan into " + planDir + ": " + e.getMessage()));
+        }
+        log.info("reset {} of group {} saved to {}; altering {} partition(s)", plan.planId(), plan.group(), saved.file(), plan.rows().size());
+        Map<TopicPartition, OffsetAndMetadata> alter = new HashMap<>();
+        Set<TopicPartition> delete = new HashSet<>();
+        for (PlanRow r : plan.rows()) {
+            TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+            if (r.next() == PartitionOffsets.NONE) {
+                delete.add(tp);
+            } else {
+                alter.put(tp, new OffsetAndMetadata(r.next()));
+            }
+        }
+        try {
+            if (!alter.isEmpty()) {
+                get(admin.alterConsumerGroupOffsets(plan.group(), alter).all(), "alter offsets of group " + plan.group());
+            }
+            if (!delete.isEmpty()) {
+                get(admin.deleteConsumerGroupOffsets(plan.group(), delete).all(), "delete offsets of group " + plan.group());
+            }
+        } catch (KafkaOpsException e) {
+            OffsetSnapshot after = safeDescribe(plan.group());
+            String why = "the broker refused the reset of group '" + plan.group() + "'" + (after == null ? "" : " (" + activeMessage(after) + ")")
+                    + ": " + e.getMessage();
+            ResetPlans.save(saved.withStatus(SavedPlan.Status.NOT_APPLIED, why));
+            throw new KafkaOpsException(why + "; the saved plan " + saved.file() + " records that it did not apply", e);
+        }
+        OffsetSnapshot after = describe(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        Map<PartitionRef, PartitionOffsets> landed = after.byPartition();
+        List<ResetResult.PartitionResult> results = plan.rows().stream().map(r -> {
+            PartitionOffsets a = landed.get(r.ref());
+            return new ResetResult.PartitionResult(r.topic(), r.partition(), r.next(), a == null ? PartitionOffsets.NONE : a.committed());
+        }).toList();
+        boolean all = results.stream().allMatch(ResetResult.PartitionResult::landed);
+        String detail = all ? "applied; every partition verified" : "applied, but not every partition landed: "
+                + results.stream().filter(x -> !x.landed()).map(x -> x.topic() + "-" + x.partition() + " is " + x.actual() + " not " + x.planned())
+                        .collect(Collectors.joining(", "));
+        saved = ResetPlans.save(saved.withStatus(all ? SavedPlan.Status.APPLIED : SavedPlan.Status.PARTIAL, detail));
+        return new ResetResult(plan, saved, results, after);
+    }
+
+    @Override
+    public long requestCount() {
+        double total = 0;
+        for (Map.Entry<MetricName, ? extends Metric> e : admin.metrics().entrySet()) {
+            MetricName n = e.getKey();
+            if (n.name().equals("request-total") && n.group().equals("admin-client-metrics")) {
+                total += ((Number) e.getValue().metricValue()).doubleValue();
+            }
+        }
+        return (long) total;
+    }
+
+    @Override
+    public void close() {
+        admin.close(Duration.ofSeconds(5));
+    }
+
+    private Set<PartitionRef> partitionsOf(ResetScope.Topics t) {
+        Map<String, Set<Integer>> existing = existingPartitions(t.topics().stream().map(ResetScope.TopicSelection::topic).collect(Collectors.toSet()));
+        Set<PartitionRef> out = new LinkedHashSet<>();
+        for (ResetScope.TopicSelection s : t.topics()) {
+            Set<Integer> parts = existing.get(s.topic());
+            if (s.partitions().isEmpty()) {
+                parts.stream().sorted().forEach(p -> out.add(new PartitionRef(s.topic(), p)));
+            } else {
+                for (int p : s.partitions()) {
+                    if (!parts.contains(p)) {
+                        throw new IllegalArgumentException("partition " + p + " of topic '" + s.topic() + "' does not exist (it has partitions 0.."
+                                + (parts.size() - 1) + ")");
+                    }
+                    out.add(new PartitionRef(s.topic(), p));
+                }
+            }
+        }
+        return out;
+    }
+
+    private Map<String, Set<Integer>> existingPartitions(Set<String> topics) {
+        Map<String, TopicDescription> d;
+        try {
+            d = get(admin.describeTopics(topics).allTopicNames(), "describe topics " + topics);
+        } catch (NotFound e) {
+            throw new IllegalArgumentException("topic not found: " + topics + " (" + e.getMessage() + ")");
+        }
+        Map<String, Set<Integer>> out = new TreeMap<>();
+        d.forEach((name, td) -> out.put(name, td.partitions().stream().map(p -> p.partition()).collect(Collectors.toSet())));
+        return out;
+    }
+
+    private OffsetSnapshot safeDescribe(String group) {
+        try {
+            return describe(group);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    static String activeMessage(OffsetSnapshot s) {
+        String who = s.members().stream().map(m -> m.clientId() + "@" + m.host()).collect(Collectors.joining(", "));
+        return "group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"
+                + (who.isEmpty() ? "" : " [" + who + "]") + "; stop its consumers before executing a reset (describe shows them)";
+    }
+
+    private static boolean matches(String name, List<String> prefixes) {
+        return prefixes.stream().anyMatch(name::startsWith);
+    }
+
+    /** Hosts of a bootstrap list that are not loopback (an unresolvable host counts as not loopback). */
+    static List<String> nonLoopback(String bootstrap) {
+        List<String> out = new ArrayList<>();
+        for (String hp : bootstrap.split(",")) {
+            String s = hp.trim();
+            String host = s.startsWith("[") ? s.substring(1, s.indexOf(']')) : s.contains(":") ? s.substring(0, s.lastIndexOf(':')) : s;
+            try {
+                boolean loop = true;
+                for (InetAddress a : InetAddress.getAllByName(host)) {
+                    loop &= a.isLoopbackAddress();
+                }
+                if (!loop) {
+                    out.add(host);
+                }
+            } catch (UnknownHostException e) {
+                out.add(host);
+            }
+        }
+        return out;
+    }
+
+    /** Whether the plan can be saved there, without creating anything (a refused reset leaves no trace). */
+    private static String probeWritable(Path dir) {
+        Path existing = dir.toAbsolutePath();
+        while (existing != null && !Files.exists(existing)) {
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return "no part of the path exists";
+        }
+        if (!Files.isDirectory(existing)) {
+            return existing + " is not a directory";
+        }
+        if (!existing.equals(dir.toAbsolutePath())) {
+            return Files.isWritable(existing) ? null : existing + " is not writable";
+        }
+        try {
+            Files.delete(Files.createTempFile(dir, ".probe", ".tmp"));
+            return null;
+        } catch (IOException | UnsupportedOperationException e) {
+            return e.getClass().getSimpleName() + " " + e.getMessage();
+        }
+    }
+
+    private static String show(long offset) {
+        return offset == PartitionOffsets.NONE ? "none" : Long.toString(offset);
+    }
+
+    private static String safe(String s) {
+        return s.replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+
+    private static GroupState map(org.apache.kafka.common.GroupState s) {
+        if (s == null) {
+            return GroupState.UNKNOWN;
+        }
+        return switch (s) {
+            case EMPTY -> GroupState.EMPTY;
+            case STABLE -> GroupState.STABLE;
+            case PREPARING_REBALANCE -> GroupState.PREPARING_REBALANCE;
+            case COMPLETING_REBALANCE -> GroupState.COMPLETING_REBALANCE;
+            case ASSIGNING -> GroupState.ASSIGNING;
+            case RECONCILING -> GroupState.RECONCILING;
+            case NOT_READY -> GroupState.NOT_READY;
+            case DEAD -> GroupState.DEAD;
+            default -> GroupState.UNKNOWN;
+        };
+    }
+
+    /** Waits for a Kafka future; maps timeouts and errors to our exceptions. */
+    private <T> T get(org.apache.kafka.common.KafkaFuture<T> f, String what) {
+        try {
+            return f.get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new KafkaOpsException("interrupted while waiting to " + what, e);
+        } catch (TimeoutException e) {
+            throw unreachable(what, e);
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof GroupIdNotFoundException || c instanceof UnknownTopicOrPartitionException) {
+                throw new NotFound(c.getMessage());
+            }
+            if (c instanceof org.apache.kafka.common.errors.TimeoutException) {
+                throw unreachable(what, c);
+            }
+            throw new KafkaOpsException("cannot " + what + ": " + c.getClass().getSimpleName() + ": " + c.getMessage(), c);
+        }
+    }
+
+    private BrokerUnreachableException unreachable(String what, Throwable cause) {
+        return new BrokerUnreachableException("the broker at " + bootstrap + " did not answer within " + timeout.toSeconds()
+                + " s (" + what + "); is it running and reachable?", cause);
+    }
+
+    /** The group or topic does not exist. */
+    private static final class NotFound extends RuntimeException {
+        NotFound(String message) {
+            super(message);
+        }
+    }
+
+    private final class Lookup implements OffsetLookup {
+        @Override
+        public Map<PartitionRef, Long> offsetsForTime(Collection<PartitionRef> partitions, Instant time) {
+            Map<TopicPartition, OffsetSpec> q = new HashMap<>();
+            partitions.forEach(p -> q.put(new TopicPartition(p.topic(), p.partition()), OffsetSpec.forTimestamp(time.toEpochMilli())));
+            Map<PartitionRef, Long> out = new HashMap<>();
+            get(admin.listOffsets(q).all(), "look up offsets for " + time).forEach((tp, info) ->
+                    out.put(new PartitionRef(tp.topic(), tp.partition()), info.offset()));
+            return out;
+        }
+
+        @Override
+        public Instant now() {
+            return Instant.now();
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package io.replaylab.kafka;
+
+import java.time.Duration;
+
+/**
+ * Offsets operations on one cluster, in Kafka's own words: describe a group, plan a reset (a dry
+ * run is just a plan you print), execute it through guards, restore a saved plan.
+ *
+ * <pre>{@code
+ * try (KafkaOps ops = KafkaOps.connect("127.0.0.1:9092")) {
+ *     OffsetSnapshot before = ops.describe("lab-x.group");
+ *     ResetPlan plan = ops.planReset("lab-x.group", ResetScope.allTopics(), ResetTargets.toEarliest());
+ *     ResetResult done = ops.executeReset(plan, ExecuteResetOptions.custom()
+ *             .allowPrefix("lab-x").planDir(Path.of("plans")).build());
+ * }
+ * }</pre>
+ *
+ * No Kafka client type appears in this API; failures are unchecked {@link KafkaOpsException}s.
+ */
+public interface KafkaOps extends AutoCloseable {
+    Duration DEFAULT_TIMEOUT = Duration.ofSeconds(15);
+
+    static KafkaOps connect(String bootstrapServers) {
+        return connect(bootstrapServers, DEFAULT_TIMEOUT);
+    }
+
+    /** @param timeout how long any one operation may wait for the broker before {@link BrokerUnreachableException} */
+    static KafkaOps connect(String bootstrapServers, Duration timeout) {
+        return new AdminKafkaOps(bootstrapServers, timeout);
+    }
+
+    String bootstrapServers();
+
+    /** A group's state, members and per-partition offsets (SPEC R1); a group that does not exist is NOT_FOUND. */
+    OffsetSnapshot describe(String group);
+
+    /** Computes a reset without changing anything (SPEC R2): this is the dry run. */
+    ResetPlan planReset(String group, ResetScope scope, ResetTarget target);
+
+    /**
+     * Executes a plan only if every guard holds, reporting all failed guards at once (SPEC R3, R4):
+     * the group is inactive right now; the group and every topic start with an allowed prefix; the
+     * bootstrap is loopback unless remote is allowed; the plan is fresh (committed offsets are still
+     * the plan's previous ones); the plan has been saved durably into the plan dir. Then alters,
+     * describes again and reports per partition whether it landed.
+     *
+     * @throws ResetRefusedException when a guard fails (nothing altered)
+     * @throws KafkaOpsException when the broker refuses the alteration (the saved plan says NOT_APPLIED)
+     */
+    ResetResult executeReset(ResetPlan plan, ExecuteResetOptions options);
+
+    /** Plans the way back to a saved plan's previous offsets; execute it through the same guards. */
+    ResetPlan planRestore(SavedPlan saved);
+
+    /** Admin requests sent so far by this instance (for benchmarks). */
+    long requestCount();
+
+    @Override
+    void close();
+}

@@ -1,0 +1,45 @@
+package io.replaylab.kafka;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import io.replaylab.evidence.Payload;
+
+/**
+ * A group's offsets at one moment, what {@code kafka-consumer-groups --describe} shows (SPEC R1):
+ * state, protocol, coordinator, members, and per partition the committed offset, log start/end,
+ * lag and owner.
+ *
+ * @param protocol {@code classic} or {@code consumer}; null for a group that does not exist
+ */
+public record OffsetSnapshot(Instant takenAt, String bootstrap, String group, GroupState state, String protocol,
+        String coordinator, List<GroupMember> members, List<PartitionOffsets> partitions) {
+
+    public OffsetSnapshot {
+        members = List.copyOf(members);
+        partitions = partitions.stream().sorted((a, b) -> a.ref().compareTo(b.ref())).toList();
+    }
+
+    public Optional<PartitionOffsets> partition(PartitionRef ref) {
+        return partitions.stream().filter(p -> p.ref().equals(ref)).findFirst();
+    }
+
+    public Map<PartitionRef, PartitionOffsets> byPartition() {
+        return partitions.stream().collect(Collectors.toMap(PartitionOffsets::ref, Function.identity()));
+    }
+
+    public long totalLag() {
+        return partitions.stream().mapToLong(PartitionOffsets::lag).sum();
+    }
+
+    /** As an evidence event payload. */
+    public Payload.OffsetsSnapshot toPayload(String label) {
+        return new Payload.OffsetsSnapshot(label, group, state.display(), members.size(), partitions.stream()
+                .map(p -> new Payload.PartitionPosition(p.topic(), p.partition(), p.committed(), p.logStart(), p.logEnd(), p.owner()))
+                .toList());
+    }
+}

@@ -1,0 +1,186 @@
+package io.replaylab.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.testing.Offsets;
+import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Executing a reset: only through every guard, with the plan saved first, verified after. */
+@ExtendWith(LocalKafkaExtension.class)
+class GuardedResetTest {
+    @TempDir
+    Path dir;
+
+    private static KafkaOps setUp(LocalKafka kafka, LabNamespace ns) {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 3);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 3, 10);
+        Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 5, 1, 7);
+        return KafkaOps.connect(kafka.bootstrapServers());
+    }
+
+    private ExecuteResetOptions options(LabNamespace ns) {
+        return ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(dir.resolve("plans")).build();
+    }
+
+    /** Committed offsets of the group on the namespace's source topic. */
+    private static List<Long> committed(KafkaOps ops, LabNamespace ns) {
+        return ops.describe(ns.group()).partitions().stream().filter(p -> p.topic().equals(ns.topic()))
+                .map(PartitionOffsets::committed).toList();
+    }
+
+    @Test
+    void executedResetLandsEveryPartitionAndSavedThePlanWithPreviousOffsets(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+
+            ResetResult result = ops.executeReset(plan, options(ns));
+
+            assertThat(result.allLanded()).isTrue();
+            assertThat(result.partitions()).extracting(ResetResult.PartitionResult::actual).containsExactly(0L, 0L);
+            assertThat(committed(ops, ns)).containsExactly(0L, 0L);
+            SavedPlan saved = ResetPlans.load(result.saved().file());
+            assertThat(saved.status()).isEqualTo(SavedPlan.Status.APPLIED);
+            assertThat(saved.plan().previousOffsets().values()).containsExactly(5L, 7L);
+            assertThat(saved.plan()).isEqualTo(plan);
+        }
+    }
+
+    @Test
+    void activeGroupIsRefusedWithItsStateAndMembersAndNothingChanges(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Clients.createTopic(kafka.bootstrapServers(), ns.topic("other"), 1);
+            Process consumer = PollingConsumerMain.start(kafka.bootstrapServers(), ns.topic("other"), ns.group());
+            try {
+                assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
+                        .isInstanceOf(ResetRefusedException.class)
+                        .hasMessageContaining("is Stable with 1 member(s)")
+                        .hasMessageContaining("stop its consumers");
+            } finally {
+                consumer.destroyForcibly().waitFor();
+            }
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            assertThat(dir.resolve("plans")).doesNotExist();
+        }
+    }
+
+    @Test
+    void stalePlanIsRefused(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 1, 9);
+
+            assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("the plan is stale: " + ns.topic() + "-1 was committed at 7 when planned and is 9 now");
+            assertThat(committed(ops, ns)).containsExactly(5L, 9L);
+        }
+    }
+
+    @Test
+    void groupOrTopicOutsideTheAllowedPrefixesIsRefusedAndNoPrefixAllowsNothing(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+
+            ResetRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(ResetRefusedException.class, () ->
+                    ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix("shared-").planDir(dir).build()));
+            assertThat(e.failedGuards()).containsExactly(
+                    "group '" + ns.group() + "' is outside the allowed prefixes [shared-]",
+                    "topic '" + ns.topic() + "' is outside the allowed prefixes [shared-]");
+
+            assertThatThrownBy(() -> ops.executeReset(plan, ExecuteResetOptions.custom().planDir(dir).build()))
+                    .hasMessageContaining("no allowed namespace prefix");
+            assertThatThrownBy(() -> ExecuteResetOptions.custom().allowPrefix(" ")).hasMessageContaining("must not be blank");
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+        }
+    }
+
+    @Test
+    void nonLoopbackBootstrapIsRefusedWithoutAllowRemote(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan real = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            // a plan aimed at another cluster (TEST-NET-1 address: never contacted)
+            ResetPlan remote = new ResetPlan(real.planId(), real.createdAt(), "192.0.2.10:9092", real.group(), real.scope(),
+                    real.target(), real.rows(), real.before());
+
+            assertThatThrownBy(() -> ops.executeReset(remote, options(ns)))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("bootstrap host '192.0.2.10' is not loopback");
+            assertThat(AdminKafkaOps.nonLoopback("localhost:9092,127.0.0.1:1,[::1]:9092")).isEmpty();
+            assertThat(AdminKafkaOps.nonLoopback("127.0.0.1:9092,198.51.100.7:9092")).containsExactly("198.51.100.7");
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+        }
+    }
+
+    @Test
+    void planIsSavedBeforeTheAlterSoAnUnwritablePlanDirAltersNothing(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Path notADir = Files.writeString(dir.resolve("plans-is-a-file"), "x");
+
+            assertThatThrownBy(() -> ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(notADir).build()))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("cannot save the plan into " + notADir);
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+        }
+    }
+
+    @Test
+    void everyFailedGuardIsReportedAtOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 6);
+            ResetRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(ResetRefusedException.class, () ->
+                    ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix("shared-").build()));
+            assertThat(e.failedGuards()).hasSize(4)
+                    .anyMatch(g -> g.startsWith("group '"))
+                    .anyMatch(g -> g.startsWith("topic '"))
+                    .anyMatch(g -> g.startsWith("the plan is stale"))
+                    .anyMatch(g -> g.startsWith("no plan directory"));
+        }
+    }
+
+    @Test
+    void restoreBringsBackTheExactPreviousOffsetsIncludingNone(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.topics(ns.topic()), ResetTargets.toOffset(2));
+            assertThat(plan.rows()).extracting(PlanRow::previous).containsExactly(5L, 7L, PartitionOffsets.NONE);
+            ResetResult done = ops.executeReset(plan, options(ns));
+            assertThat(committed(ops, ns)).containsExactly(2L, 2L, 2L);
+
+            ResetPlan back = ops.planRestore(ResetPlans.load(done.saved().file()));
+            assertThat(back.rows()).extracting(PlanRow::next).containsExactly(5L, 7L, PartitionOffsets.NONE);
+            ResetResult restored = ops.executeReset(back, options(ns));
+
+            assertThat(restored.allLanded()).isTrue();
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            assertThat(ops.describe(ns.group()).partition(PartitionRef.of(ns.topic(), 2))).isEmpty();
+        }
+    }
+
+    @Test
+    void savedPlanRoundTripsAndABadPlanFileNamesItself() throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.plan.json"), "{\"nope\": 1}");
+        assertThatThrownBy(() -> ResetPlans.load(bad)).hasMessageContaining(bad.toString()).hasMessageContaining("'plan'");
+        assertThatThrownBy(() -> ResetPlans.load(dir.resolve("absent.json"))).hasMessageContaining("does not exist");
+        OffsetSnapshot snap = new OffsetSnapshot(Instant.parse("2026-01-01T00:00:00Z"), "127.0.0.1:1", "g", GroupState.EMPTY,
+                "classic", null, List.of(), List.of(new PartitionOffsets("t", 0, 3, null, 0, 9, null)));
+        ResetPlan plan = new ResetPlan("p1", Instant.parse("2026-01-01T00:00:00Z"), "127.0.0.1:1", "g", "all-topics", "to-earliest",
+                List.of(new PlanRow("t", 0, 3, 0, null)), snap);
+        SavedPlan saved = ResetPlans.save(new SavedPlan(1, SavedPlan.Status.SAVED, "x", Instant.parse("2026-01-01T00:00:00Z"), plan,
+                ResetPlans.fileIn(dir, plan)));
+        assertThat(ResetPlans.load(saved.file())).isEqualTo(saved);
+    }
+}
