@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 /** The {@code replay-lab} command line: a thin shell over the modules. */
 @Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = Versions.Provider.class,
         description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
-        subcommands = {BrokerCommand.class, ReportCommand.class, BenchCommand.class})
+        subcommands = {BrokerCommand.class, OffsetsCommand.class, ReportCommand.class, BenchCommand.class})
 public final class ReplayLab implements Runnable {
     /** Exit codes shared by every subcommand. */
     public static final int OK = 0;
@@ -30,7 +30,7 @@ public final class ReplayLab implements Runnable {
         CommandLine cli = new CommandLine(new ReplayLab());
         cli.setOut(out);
         cli.setErr(err);
-        cli.setExitCodeExceptionMapper(e -> e instanceof IllegalArgumentException ? BAD_INPUT : FAIL);
+        cli.setExitCodeExceptionMapper(ReplayLab::exitCodeOf);
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());
             ex.getCommandLine().usage(ex.getCommandLine().getErr());
@@ -44,6 +44,20 @@ public final class ReplayLab implements Runnable {
         out.flush();
         err.flush();
         return rc;
+    }
+
+    /** Refusals, unreachable brokers and bad input each have their own exit code; never 0 after a refusal. */
+    static int exitCodeOf(Throwable e) {
+        if (e instanceof io.replaylab.kafka.ResetRefusedException) {
+            return REFUSED;
+        }
+        if (e instanceof io.replaylab.kafka.BrokerUnreachableException) {
+            return UNREACHABLE;
+        }
+        if (e instanceof IllegalArgumentException || e instanceof io.replaylab.evidence.EvidenceFormatException) {
+            return BAD_INPUT;
+        }
+        return FAIL;
     }
 
     @Override

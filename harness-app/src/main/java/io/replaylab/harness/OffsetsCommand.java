@@ -1,0 +1,334 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.replaylab.evidence.AtomicFiles;
+import io.replaylab.evidence.Json;
+import io.replaylab.kafka.ExecuteResetOptions;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.kafka.PlanRow;
+import io.replaylab.kafka.ResetPlan;
+import io.replaylab.kafka.ResetPlans;
+import io.replaylab.kafka.ResetResult;
+import io.replaylab.kafka.ResetScope;
+import io.replaylab.kafka.ResetTarget;
+import io.replaylab.kafka.ResetTargets;
+import io.replaylab.kafka.SavedPlan;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code replay-lab offsets describe|reset|restore}: flags follow {@code kafka-consumer-groups}. */
+@Command(name = "offsets", mixinStandardHelpOptions = true,
+        description = "Describe a group's offsets, plan and execute guarded resets, restore saved plans.",
+        subcommands = {OffsetsCommand.Describe.class, OffsetsCommand.Reset.class, OffsetsCommand.Restore.class})
+final class OffsetsCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    static final class Connection {
+        @Option(names = "--bootstrap-server", required = true, paramLabel = "B", description = "host:port of the Kafka broker")
+        String bootstrap;
+
+        @Option(names = "--timeout", defaultValue = "PT15S", paramLabel = "DURATION",
+                description = "how long to wait for the broker (ISO-8601, default PT15S); exit 5 when it does not answer")
+        Duration timeout;
+
+        @Option(names = "--json", description = "print JSON instead of text")
+        boolean json;
+
+        KafkaOps connect() {
+            return KafkaOps.connect(bootstrap, timeout);
+        }
+    }
+
+    @Command(name = "describe", mixinStandardHelpOptions = true, description = "A group's state, members and per-partition offsets (SPEC R1).")
+    static final class Describe implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Connection conn;
+
+        @Option(names = "--group", required = true, paramLabel = "G")
+        String group;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            try (KafkaOps ops = conn.connect()) {
+                OffsetSnapshot s = ops.describe(group);
+                if (conn.json) {
+                    printJson(out, s);
+                } else {
+                    printSnapshot(out, s);
+                }
+            }
+            return ReplayLab.OK;
+        }
+    }
+
+    static void printSnapshot(PrintWriter out, OffsetSnapshot s) {
+        out.printf("Consumer group '%s' is %s%s with %d member(s)%s.%n", s.group(), s.state().display(),
+                s.protocol() == null ? "" : " (" + s.protocol() + ")", s.members().size(),
+                s.coordinator() == null ? "" : "; coordinator " + s.coordinator());
+        Table t = new Table("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID",
+                "LOG-START-OFFSET", "LEADER-EPOCH");
+        for (PartitionOffsets p : s.partitions()) {
+            GroupMember m = s.members().stream().filter(x -> x.memberId().equals(p.owner())).findFirst().orElse(null);
+            t.row(s.group(), p.topic(), p.partition(), p.hasCommitted() ? p.committed() : "-", p.logEnd(), p.lag(),
+                    m == null ? "-" : m.memberId(), m == null ? "-" : m.host(), m == null ? "-" : m.clientId(), p.logStart(),
+                    p.leaderEpoch() == null ? "-" : p.leaderEpoch());
+        }
+        t.print(out);
+    }
+
+    @Command(name = "reset", mixinStandardHelpOptions = true,
+            description = "Plan a reset (dry run, the default) or execute it through the guards (SPEC R2-R4).")
+    static final class Reset implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Connection conn;
+
+        @Option(names = "--group", required = true, paramLabel = "G")
+        String group;
+
+        @Option(names = "--topic", paramLabel = "T[:p,p]", description = "topic, optionally with partitions (repeatable)")
+        List<String> topics = new ArrayList<>();
+
+        @Option(names = "--all-topics", description = "every topic the group has committed offsets for")
+        boolean allTopics;
+
+        @Option(names = "--to-earliest")
+        boolean toEarliest;
+
+        @Option(names = "--to-latest")
+        boolean toLatest;
+
+        @Option(names = "--to-current")
+        boolean toCurrent;
+
+        @Option(names = "--to-offset", paramLabel = "N")
+        Long toOffset;
+
+        @Option(names = "--shift-by", paramLabel = "N")
+        Long shiftBy;
+
+        @Option(names = "--to-datetime", paramLabel = "YYYY-MM-DDTHH:mm:SS.sss", description = "local time, or with an offset/Z")
+        String toDatetime;
+
+        @Option(names = "--by-duration", paramLabel = "PnDTnHnMnS")
+        String byDuration;
+
+        @Option(names = "--from-file", paramLabel = "F", description = "CSV topic,partition,offset (kafka-consumer-groups format)")
+        Path fromFile;
+
+        @Option(names = "--dry-run", description = "show the plan only (the default)")
+        boolean dryRun;
+
+        @Option(names = "--execute", description = "apply the plan through the guards")
+        boolean execute;
+
+        @Option(names = "--export", paramLabel = "F", description = "write the plan as CSV (kafka-consumer-groups --from-file format)")
+        Path export;
+
+        @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans", description = "where plans are saved before executing (default lab-runs/plans)")
+        Path planDir;
+
+        @Option(names = "--allow-prefix", paramLabel = "P", description = "synthetic namespace prefix the group and topics must start with (repeatable; required for --execute)")
+        List<String> allowPrefixes = new ArrayList<>();
+
+        @Option(names = "--allow-remote", description = "allow a bootstrap that is not loopback")
+        boolean allowRemote;
+
+        @Override
+        public Integer call() {
+            if (dryRun && execute) {
+                throw new IllegalArgumentException("give --dry-run or --execute, not both");
+            }
+            ResetTarget target = target();
+            ResetScope scope = scope();
+            try (KafkaOps ops = conn.connect()) {
+                ResetPlan plan = ops.planReset(group, scope, target);
+                return finish(spec, ops, plan, conn.json, execute, export, options(planDir, allowPrefixes, allowRemote));
+            }
+        }
+
+        private ResetScope scope() {
+            if (allTopics && !topics.isEmpty()) {
+                throw new IllegalArgumentException("give --topic or --all-topics, not both");
+            }
+            if (!allTopics && topics.isEmpty() && fromFile == null) {
+                throw new IllegalArgumentException("give --topic T[:p,p] (repeatable) or --all-topics");
+            }
+            return topics.isEmpty() ? ResetScope.allTopics() : ResetScope.topics(topics);
+        }
+
+        private ResetTarget target() {
+            List<ResetTarget> t = new ArrayList<>();
+            if (toEarliest) {
+                t.add(ResetTargets.toEarliest());
+            }
+            if (toLatest) {
+                t.add(ResetTargets.toLatest());
+            }
+            if (toCurrent) {
+                t.add(ResetTargets.toCurrent());
+            }
+            if (toOffset != null) {
+                t.add(ResetTargets.toOffset(toOffset));
+            }
+            if (shiftBy != null) {
+                t.add(ResetTargets.shiftBy(shiftBy));
+            }
+            if (toDatetime != null) {
+                t.add(ResetTargets.toDatetime(parseTime(toDatetime)));
+            }
+            if (byDuration != null) {
+                try {
+                    t.add(ResetTargets.byDuration(Duration.parse(byDuration)));
+                } catch (DateTimeParseException e) {
+                    throw new IllegalArgumentException("--by-duration '" + byDuration + "' is not an ISO-8601 duration like P1DT2H30M");
+                }
+            }
+            if (fromFile != null) {
+                t.add(ResetTargets.toOffsets("from-file " + fromFile, ResetPlans.readCsv(fromFile)));
+            }
+            if (t.size() != 1) {
+                throw new IllegalArgumentException("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, "
+                        + "--shift-by, --to-datetime, --by-duration, --from-file (got " + t.size() + ")");
+            }
+            return t.get(0);
+        }
+
+        static Instant parseTime(String s) {
+            try {
+                return OffsetDateTime.parse(s).toInstant();
+            } catch (DateTimeParseException e) {
+                try {
+                    return LocalDateTime.parse(s).atZone(ZoneId.systemDefault()).toInstant();
+                } catch (DateTimeParseException e2) {
+                    throw new IllegalArgumentException("--to-datetime '" + s + "' is not YYYY-MM-DDTHH:mm:SS.sss (optionally with Z or +hh:mm)");
+                }
+            }
+        }
+    }
+
+    @Command(name = "restore", mixinStandardHelpOptions = true, description = "Plan (and with --execute apply) the way back to a saved plan's previous offsets.")
+    static final class Restore implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        Connection conn;
+
+        @Option(names = "--plan", required = true, paramLabel = "F", description = "a saved plan (*.plan.json)")
+        Path planFile;
+
+        @Option(names = "--dry-run")
+        boolean dryRun;
+
+        @Option(names = "--execute")
+        boolean execute;
+
+        @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans")
+        Path planDir;
+
+        @Option(names = "--allow-prefix", paramLabel = "P")
+        List<String> allowPrefixes = new ArrayList<>();
+
+        @Option(names = "--allow-remote")
+        boolean allowRemote;
+
+        @Override
+        public Integer call() {
+            if (dryRun && execute) {
+                throw new IllegalArgumentException("give --dry-run or --execute, not both");
+            }
+            SavedPlan saved = ResetPlans.load(planFile);
+            try (KafkaOps ops = conn.connect()) {
+                ResetPlan plan = ops.planRestore(saved);
+                return finish(spec, ops, plan, conn.json, execute, null, options(planDir, allowPrefixes, allowRemote));
+            }
+        }
+    }
+
+    private static ExecuteResetOptions options(Path planDir, List<String> prefixes, boolean allowRemote) {
+        ExecuteResetOptions.Builder b = ExecuteResetOptions.custom().planDir(planDir).allowRemote(allowRemote);
+        prefixes.forEach(b::allowPrefix);
+        return b.build();
+    }
+
+    private static int finish(CommandSpec spec, KafkaOps ops, ResetPlan plan, boolean json, boolean execute, Path export,
+            ExecuteResetOptions options) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (export != null) {
+            AtomicFiles.writeString(export, ResetPlans.toCsv(plan));
+        }
+        if (!execute) {
+            if (json) {
+                printJson(out, plan);
+            } else {
+                printPlan(out, plan);
+                out.println("DRY RUN: nothing was changed. Add --execute to apply it through the guards"
+                        + (export == null ? "." : "; CSV written to " + export + "."));
+            }
+            return ReplayLab.OK;
+        }
+        ResetResult result = ops.executeReset(plan, options);
+        if (json) {
+            printJson(out, result);
+        } else {
+            printPlan(out, plan);
+            out.println("Plan and previous offsets saved to " + result.saved().file() + " (status " + result.saved().status() + ").");
+            Table t = new Table("TOPIC", "PARTITION", "PLANNED", "NOW", "LANDED");
+            result.partitions().forEach(p -> t.row(p.topic(), p.partition(), show(p.planned()), show(p.actual()), p.landed() ? "yes" : "NO"));
+            t.print(out);
+        }
+        return result.allLanded() ? ReplayLab.OK : ReplayLab.FAIL;
+    }
+
+    private static void printPlan(PrintWriter out, ResetPlan plan) {
+        out.printf("Plan %s: %s over %s of group '%s'.%n", plan.planId(), plan.target(), plan.scope(), plan.group());
+        Table t = new Table("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "PREVIOUS-OFFSET", "NOTE");
+        for (PlanRow r : plan.rows()) {
+            t.row(plan.group(), r.topic(), r.partition(), show(r.next()), show(r.previous()), r.note() == null ? "" : r.note());
+        }
+        t.print(out);
+    }
+
+    private static String show(long offset) {
+        return offset == PartitionOffsets.NONE ? "-" : Long.toString(offset);
+    }
+
+    static void printJson(PrintWriter out, Object value) {
+        try {
+            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

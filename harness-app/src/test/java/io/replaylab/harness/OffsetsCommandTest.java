@@ -1,0 +1,141 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.testing.Offsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+@ExtendWith(LocalKafkaExtension.class)
+class OffsetsCommandTest {
+    @TempDir
+    Path dir;
+
+    record Run(int rc, String out, String err) {
+    }
+
+    static Run cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(rc, out.toString(), err.toString());
+    }
+
+    private static void setUp(LocalKafka kafka, LabNamespace ns) {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 6);
+        Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 4, 1, 6);
+    }
+
+    private static List<Long> committed(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            return ops.describe(ns.group()).partitions().stream().map(PartitionOffsets::committed).toList();
+        }
+    }
+
+    @Test
+    void describePrintsKafkasColumnsAndAStateLine(LocalKafka kafka, LabNamespace ns) {
+        setUp(kafka, ns);
+        Run r = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group());
+
+        assertThat(r.rc()).isZero();
+        assertThat(r.out()).contains("Consumer group '" + ns.group() + "' is Empty (classic) with 0 member(s)");
+        assertThat(r.out()).containsPattern("GROUP +TOPIC +PARTITION +CURRENT-OFFSET +LOG-END-OFFSET +LAG +CONSUMER-ID +HOST +CLIENT-ID");
+        assertThat(r.out()).containsPattern(ns.group() + " +" + ns.topic() + " +0 +4 +6 +2 +- +- +-");
+    }
+
+    @Test
+    void resetIsADryRunByDefaultAndExecuteSavesThePlan(LocalKafka kafka, LabNamespace ns) throws Exception {
+        setUp(kafka, ns);
+        String[] base = {"offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+                "--shift-by", "-3", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix()};
+
+        Run dry = cli(base);
+        assertThat(dry.rc()).isZero();
+        assertThat(dry.out()).containsPattern("GROUP +TOPIC +PARTITION +NEW-OFFSET +PREVIOUS-OFFSET").contains("DRY RUN");
+        assertThat(dry.out()).containsPattern(ns.topic() + " +0 +1 +4").containsPattern(ns.topic() + " +1 +3 +6");
+        assertThat(committed(kafka, ns)).containsExactly(4L, 6L);
+
+        List<String> exec = new ArrayList<>(List.of(base));
+        exec.add("--execute");
+        Run done = cli(exec.toArray(String[]::new));
+        assertThat(done.rc()).as(done.err()).isZero();
+        assertThat(done.out()).contains("Plan and previous offsets saved to " + dir);
+        assertThat(committed(kafka, ns)).containsExactly(1L, 3L);
+        try (var plans = Files.list(dir)) {
+            Path plan = plans.filter(p -> p.toString().endsWith(".plan.json")).findFirst().orElseThrow();
+
+            Run restore = cli("offsets", "restore", "--bootstrap-server", kafka.bootstrapServers(), "--plan", plan.toString(),
+                    "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
+            assertThat(restore.rc()).as(restore.err()).isZero();
+        }
+        assertThat(committed(kafka, ns)).containsExactly(4L, 6L);
+    }
+
+    @Test
+    void refusedResetExitsWith4AndListsEveryFailedGuard(LocalKafka kafka, LabNamespace ns) {
+        setUp(kafka, ns);
+        Run r = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+                "--to-earliest", "--execute", "--plan-dir", dir.toString(), "--allow-prefix", "shared-");
+
+        assertThat(r.rc()).isEqualTo(ReplayLab.REFUSED);
+        assertThat(r.err()).contains("refused").contains("group '" + ns.group() + "' is outside").contains("topic '" + ns.topic() + "' is outside");
+        assertThat(committed(kafka, ns)).containsExactly(4L, 6L);
+    }
+
+    @Test
+    void exportAndFromFileUseKafkasCsvAndAMalformedFileExits2NamingItsLine(LocalKafka kafka, LabNamespace ns) throws Exception {
+        setUp(kafka, ns);
+        Path csv = dir.resolve("plan.csv");
+        Run export = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--topic",
+                ns.topic() + ":1", "--to-offset", "2", "--export", csv.toString());
+        assertThat(export.rc()).isZero();
+        assertThat(Files.readString(csv)).isEqualTo(ns.topic() + ",1,2\n");
+
+        Run fromFile = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(),
+                "--from-file", csv.toString());
+        assertThat(fromFile.rc()).isZero();
+        assertThat(fromFile.out()).containsPattern(ns.topic() + " +1 +2 +6");
+
+        Files.writeString(csv, ns.topic() + ",1,2\nnonsense\n");
+        Run bad = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--from-file", csv.toString());
+        assertThat(bad.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(bad.err()).contains("line 2");
+    }
+
+    @Test
+    void badArgumentsExit2() {
+        assertThat(cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics").rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        Run two = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest", "--to-latest");
+        assertThat(two.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(two.err()).contains("exactly one of");
+        assertThat(cli("offsets", "describe", "--group", "g").rc()).isEqualTo(ReplayLab.BAD_INPUT);
+    }
+
+    @Test
+    void unreachableBrokerExits5(@TempDir Path unused) throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Run r = cli("offsets", "describe", "--bootstrap-server", "127.0.0.1:" + port, "--group", "g", "--timeout", "PT2S");
+        assertThat(r.rc()).isEqualTo(ReplayLab.UNREACHABLE);
+        assertThat(r.err()).contains("did not answer");
+    }
+}
