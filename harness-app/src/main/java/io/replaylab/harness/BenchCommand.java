@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code replay-lab bench …}: the benchmarks behind the figures in the notes (never timed unit tests). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {BenchCommand.Broker.class})
+        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -25,6 +25,12 @@ final class BenchCommand implements Runnable {
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    static long median(List<Long> xs) {
+        List<Long> s = new ArrayList<>(xs);
+        Collections.sort(s);
+        return s.get(s.size() / 2);
     }
 
     /** Broker start-to-ready (fresh format each run) and idle RSS. */
@@ -69,11 +75,82 @@ final class BenchCommand implements Runnable {
             }
             return -1;
         }
+    }
 
-        private static long median(List<Long> xs) {
-            List<Long> s = new ArrayList<>(xs);
-            Collections.sort(s);
-            return s.get(s.size() / 2);
+    /** Describe and plan over one group on a many-partition topic, beside Kafka's own ConsumerGroupCommand. */
+    @Command(name = "offsets", mixinStandardHelpOptions = true,
+            description = "Describe + plan for one group over a topic with many partitions; compare with ConsumerGroupCommand --describe.")
+    static final class Offsets implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--partitions", defaultValue = "1000")
+        int partitions;
+
+        @Option(names = "--runs", defaultValue = "5")
+        int runs;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            try (LocalKafka kafka = LocalKafka.create().start();
+                 io.replaylab.kafka.KafkaOps ops = io.replaylab.kafka.KafkaOps.connect(kafka.bootstrapServers(), java.time.Duration.ofSeconds(60))) {
+                String b = kafka.bootstrapServers();
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                        java.util.Map.of("bootstrap.servers", b))) {
+                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(ns.topic(), partitions, (short) 1))).all().get();
+                    java.util.Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commit = new java.util.HashMap<>();
+                    for (int p = 0; p < partitions; p++) {
+                        commit.put(new org.apache.kafka.common.TopicPartition(ns.topic(), p), new org.apache.kafka.clients.consumer.OffsetAndMetadata(0));
+                    }
+                    admin.alterConsumerGroupOffsets(ns.group(), commit).all().get();
+                }
+                out.printf("topic %s with %d partitions, group %s with %d committed offsets%n", ns.topic(), partitions, ns.group(), partitions);
+                ops.describe(ns.group()); // warm-up: metadata, coordinator
+                List<Long> describeMs = new ArrayList<>();
+                List<Long> planMs = new ArrayList<>();
+                long describeReq = 0;
+                long planReq = 0;
+                for (int i = 0; i < runs; i++) {
+                    long r0 = ops.requestCount();
+                    long t0 = System.nanoTime();
+                    ops.describe(ns.group());
+                    describeMs.add((System.nanoTime() - t0) / 1_000_000);
+                    describeReq = ops.requestCount() - r0;
+                    r0 = ops.requestCount();
+                    t0 = System.nanoTime();
+                    ops.planReset(ns.group(), io.replaylab.kafka.ResetScope.allTopics(), io.replaylab.kafka.ResetTargets.toEarliest());
+                    planMs.add((System.nanoTime() - t0) / 1_000_000);
+                    planReq = ops.requestCount() - r0;
+                }
+                out.printf("replay-lab describe: median %d ms, %d Admin requests%n", median(describeMs), describeReq);
+                out.printf("replay-lab planReset --to-earliest --all-topics: median %d ms, %d Admin requests%n", median(planMs), planReq);
+
+                Class<?> cgc = Class.forName("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand");
+                java.lang.reflect.Method main = cgc.getMethod("main", String[].class);
+                String[] args = {"--bootstrap-server", b, "--describe", "--group", ns.group()};
+                java.io.PrintStream realOut = System.out;
+                List<Long> toolMs = new ArrayList<>();
+                int lines = 0;
+                try {
+                    for (int i = 0; i <= runs; i++) {
+                        java.io.ByteArrayOutputStream buf = new java.io.ByteArrayOutputStream();
+                        System.setOut(new java.io.PrintStream(buf, true));
+                        long t0 = System.nanoTime();
+                        main.invoke(null, (Object) args);
+                        long ms = (System.nanoTime() - t0) / 1_000_000;
+                        if (i > 0) {
+                            toolMs.add(ms); // the first call warms up class loading, like ours above
+                        }
+                        lines = (int) buf.toString().lines().filter(l -> l.startsWith(ns.group())).count();
+                    }
+                } finally {
+                    System.setOut(realOut);
+                }
+                out.printf("ConsumerGroupCommand --describe (in-process): median %d ms, %d partition rows%n", median(toolMs), lines);
+            }
+            return ReplayLab.OK;
         }
     }
 }
