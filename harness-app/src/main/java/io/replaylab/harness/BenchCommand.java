@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.time.Instant;
 import java.util.concurrent.Callable;
 
 import io.replaylab.kafka.broker.LocalKafka;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code replay-lab bench …}: the benchmarks behind the figures in the notes (never timed unit tests). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class})
+        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -151,6 +152,76 @@ final class BenchCommand implements Runnable {
                 out.printf("ConsumerGroupCommand --describe (in-process): median %d ms, %d partition rows%n", median(toolMs), lines);
             }
             return ReplayLab.OK;
+        }
+    }
+
+    /** Drain rate of the reference consumer (commit per record): one process, then two sharing the group and DB. */
+    @Command(name = "subject", mixinStandardHelpOptions = true,
+            description = "Records/second of the reference consumer draining N records: one process, then two processes.")
+    static final class Subject implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--records", defaultValue = "10000")
+        int records;
+
+        @Option(names = "--partitions", defaultValue = "4")
+        int partitions;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            Path dir = Files.createTempDirectory("replay-lab-bench-");
+            try (LocalKafka kafka = LocalKafka.create().start()) {
+                String b = kafka.bootstrapServers();
+                int rc = runCli(dir, "produce", "subject", "produce", "--bootstrap-server", b, "--topic", ns.topic(), "--partitions",
+                        "" + partitions, "--count", "" + records, "--namespace", ns.prefix());
+                if (rc != 0) {
+                    throw new IllegalStateException("producer failed; see " + dir);
+                }
+                out.printf("%d records in %d partitions; consumers commit per record; SQLite %s%n", records, partitions, dir.resolve("*.db"));
+                for (int n : new int[] {1, 2}) {
+                    List<Process> ps = new ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        String inst = "c" + n + "-" + i;
+                        ps.add(start(dir, inst, "subject", "consume", "--bootstrap-server", b, "--topic", ns.topic(), "--group",
+                                ns.group("n" + n), "--db", dir.resolve("target-" + n + ".db").toString(), "--namespace", ns.inbox(n),
+                                "--instance-id", inst, "--until-idle", "PT3S", "--processing-log", dir.resolve(inst + ".jsonl").toString()));
+                    }
+                    for (Process p : ps) {
+                        p.waitFor();
+                    }
+                    Instant first = Instant.MAX;
+                    Instant last = Instant.MIN;
+                    long lines = 0;
+                    for (int i = 0; i < n; i++) {
+                        for (String l : Files.readAllLines(dir.resolve("c" + n + "-" + i + ".jsonl"))) {
+                            Instant t = Instant.parse(l.substring(9, l.indexOf('"', 9)));
+                            first = t.isBefore(first) ? t : first;
+                            last = t.isAfter(last) ? t : last;
+                            lines++;
+                        }
+                    }
+                    double secs = java.time.Duration.between(first, last).toMillis() / 1000.0;
+                    out.printf("%d process(es): %d records in %.2f s (first to last processed record) = %.0f records/s%n", n, lines, secs,
+                            lines / secs);
+                    out.flush();
+                }
+            }
+            return ReplayLab.OK;
+        }
+
+        private static Process start(Path dir, String name, String... args) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                    System.getProperty("java.class.path"), ReplayLab.class.getName()));
+            cmd.addAll(List.of(args));
+            return new ProcessBuilder(cmd).redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile())
+                    .start();
+        }
+
+        private static int runCli(Path dir, String name, String... args) throws Exception {
+            return start(dir, name, args).waitFor();
         }
     }
 }

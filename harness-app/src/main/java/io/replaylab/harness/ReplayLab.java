@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 /** The {@code replay-lab} command line: a thin shell over the modules. */
 @Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = Versions.Provider.class,
         description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
-        subcommands = {BrokerCommand.class, OffsetsCommand.class, ReportCommand.class, BenchCommand.class})
+        subcommands = {BrokerCommand.class, OffsetsCommand.class, io.replaylab.harness.subject.SubjectCommand.class, ReportCommand.class, BenchCommand.class})
 public final class ReplayLab implements Runnable {
     /** Exit codes shared by every subcommand. */
     public static final int OK = 0;
@@ -37,7 +37,13 @@ public final class ReplayLab implements Runnable {
             return BAD_INPUT;
         });
         cli.setExecutionExceptionHandler((ex, c, parseResult) -> {
-            c.getErr().println("error: " + ex.getMessage());
+            StringBuilder msg = new StringBuilder("error: " + ex.getMessage());
+            for (Throwable t = ex.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+                if (t.getMessage() != null && !msg.toString().contains(t.getMessage())) {
+                    msg.append("\n  caused by: ").append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+                }
+            }
+            c.getErr().println(msg);
             return c.getExitCodeExceptionMapper().getExitCode(ex);
         });
         int rc = cli.execute(args);

@@ -1,0 +1,247 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reference serial consumer: for each record, ONE database transaction (inbox row + effect, or
+ * quarantine), THEN {@code commitSync} of the record's next offset. That order makes "after the DB
+ * commit, before the offset commit" a well-defined point, which the debugger barrier uses from
+ * outside. It has no hooks or callbacks for the lab: only its command line, Kafka and its DB.
+ */
+final class InboxConsumer {
+    private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
+
+    record Options(String bootstrap, String topic, String group, Path db, String namespace, String instanceId,
+            String groupProtocol, int maxPollIntervalMs, Integer sessionTimeoutMs, Duration untilIdle, Path assignmentLog,
+            Path processingLog, int maxPollRecords) {
+    }
+
+    private final Options o;
+    private final boolean checkInbox;
+    private final boolean commitBeforeDb;
+    private volatile boolean stopping;
+    private volatile int exitCode;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private KafkaConsumer<String, String> consumer;
+
+    InboxConsumer(Options options) {
+        this(options, true, false);
+    }
+
+    /** The two flags exist only for test-only broken variants (a second effect; an offset committed before the DB). */
+    InboxConsumer(Options options, boolean checkInbox, boolean commitBeforeDb) {
+        this.o = options;
+        this.checkInbox = checkInbox;
+        this.commitBeforeDb = commitBeforeDb;
+    }
+
+    /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
+    int run() {
+        long pid = ProcessHandle.current().pid();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (done.getCount() == 0) {
+                return; // a normal exit, not a signal
+            }
+            stopping = true;
+            KafkaConsumer<String, String> c = consumer;
+            if (c != null) {
+                c.wakeup();
+            }
+            try {
+                // finish the record in hand and leave the group, then exit with the loop's own code (0 on a clean stop)
+                boolean finished = done.await(30, TimeUnit.SECONDS);
+                Runtime.getRuntime().halt(finished ? exitCode : 1);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "subject-stop"));
+        long applied = 0;
+        long duplicates = 0;
+        long quarantined = 0;
+        try (SqliteProjection db = new SqliteProjection(o.db(), o.namespace(), o.instanceId(), checkInbox);
+             JsonLines assignments = new JsonLines(o.assignmentLog());
+             JsonLines processing = new JsonLines(o.processingLog());
+             KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
+            consumer = c;
+            long[] lastActivity = {System.nanoTime()};
+            c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> parts) {
+                    logAssignment(assignments, c, "revoked", parts, pid);
+                    lastActivity[0] = System.nanoTime();
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+                    logAssignment(assignments, c, "assigned", parts, pid);
+                    lastActivity[0] = System.nanoTime();
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> parts) {
+                    logAssignment(assignments, c, "lost", parts, pid);
+                    lastActivity[0] = System.nanoTime();
+                }
+            });
+            while (!stopping) {
+                ConsumerRecords<String, String> records;
+                try {
+                    records = c.poll(Duration.ofMillis(200));
+                } catch (WakeupException e) {
+                    break;
+                }
+                for (ConsumerRecord<String, String> r : records) {
+                    TopicPartition tp = new TopicPartition(r.topic(), r.partition());
+                    Map<TopicPartition, OffsetAndMetadata> next = Map.of(tp, new OffsetAndMetadata(r.offset() + 1));
+                    if (commitBeforeDb && !commit(c, next, processing, r)) {
+                        break;
+                    }
+                    SqliteProjection.Result result;
+                    String reason = null;
+                    try {
+                        Payment p = Payment.parse(r.value());
+                        result = db.apply(r.topic(), r.partition(), r.offset(), p);
+                    } catch (Payment.Malformed m) {
+                        reason = m.getMessage();
+                        result = db.quarantine(r.topic(), r.partition(), r.offset(), reason, r.value());
+                    }
+                    switch (result) {
+                        case APPLIED -> applied++;
+                        case DUPLICATE -> duplicates++;
+                        default -> quarantined++;
+                    }
+                    Map<String, Object> line = new LinkedHashMap<>();
+                    line.put("time", Instant.now().toString());
+                    line.put("instance", o.instanceId());
+                    line.put("topic", r.topic());
+                    line.put("partition", r.partition());
+                    line.put("offset", r.offset());
+                    line.put("id", idOf(r.value()));
+                    line.put("result", result.name().toLowerCase(java.util.Locale.ROOT));
+                    if (reason != null) {
+                        line.put("reason", reason);
+                    }
+                    processing.write(line);
+                    lastActivity[0] = System.nanoTime();
+                    if (!commitBeforeDb && !commit(c, next, processing, r)) {
+                        break; // the partition is no longer ours: poll again to rejoin
+                    }
+                    if (stopping) {
+                        break;
+                    }
+                }
+                if (o.untilIdle() != null && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
+                    log.info("idle for {}; stopping", o.untilIdle());
+                    break;
+                }
+            }
+            System.out.printf("%s: applied %d, duplicate %d, quarantined %d%n", o.instanceId(), applied, duplicates, quarantined);
+            System.out.flush();
+            exitCode = 0;
+        } catch (RuntimeException e) {
+            log.error("fatal: {}", e.toString(), e);
+            System.err.println("fatal: " + e);
+            exitCode = 1;
+        } finally {
+            done.countDown();
+        }
+        return exitCode;
+    }
+
+    /** commitSync; false when the group has moved on (the commit was rejected). */
+    private boolean commit(KafkaConsumer<String, String> c, Map<TopicPartition, OffsetAndMetadata> next, JsonLines processing,
+            ConsumerRecord<String, String> r) {
+        try {
+            try {
+                c.commitSync(next);
+            } catch (WakeupException e) {
+                c.commitSync(next); // a stop request must not lose the commit of the record in hand
+            }
+            return true;
+        } catch (CommitFailedException | RebalanceInProgressException e) {
+            log.warn("offset commit of {}-{}@{} rejected: {}", r.topic(), r.partition(), r.offset() + 1, e.getMessage());
+            Map<String, Object> line = new LinkedHashMap<>();
+            line.put("time", Instant.now().toString());
+            line.put("instance", o.instanceId());
+            line.put("topic", r.topic());
+            line.put("partition", r.partition());
+            line.put("offset", r.offset());
+            line.put("result", "commit-rejected");
+            line.put("exception", e.getClass().getName());
+            line.put("message", e.getMessage());
+            processing.write(line);
+            return false;
+        }
+    }
+
+    private void logAssignment(JsonLines out, KafkaConsumer<String, String> c, String event, Collection<TopicPartition> parts, long pid) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("time", Instant.now().toString());
+        line.put("instance", o.instanceId());
+        line.put("pid", pid);
+        line.put("event", event);
+        line.put("partitions", parts.stream().map(TopicPartition::toString).sorted().toList());
+        try {
+            line.put("generation", c.groupMetadata().generationId());
+            line.put("member", c.groupMetadata().memberId());
+        } catch (RuntimeException ignored) {
+            // not available in this state
+        }
+        out.write(line);
+    }
+
+    private static String idOf(String value) {
+        try {
+            return Payment.parse(value).id();
+        } catch (Payment.Malformed e) {
+            return null;
+        }
+    }
+
+    private Properties config() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, o.group());
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, o.instanceId());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, o.maxPollIntervalMs());
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, o.maxPollRecords());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        if ("consumer".equals(o.groupProtocol())) {
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+        } else {
+            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+            if (o.sessionTimeoutMs() != null) {
+                p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, o.sessionTimeoutMs());
+                p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, o.sessionTimeoutMs() / 4));
+            }
+        }
+        return p;
+    }
+}

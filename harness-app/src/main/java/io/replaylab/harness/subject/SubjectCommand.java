@@ -1,0 +1,128 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code replay-lab subject produce|consume}: the reference subject, run as separate OS processes.
+ * The experiments treat it as an opaque program (command line, Kafka, its database).
+ */
+@Command(name = "subject", mixinStandardHelpOptions = true,
+        description = "The reference subject: a synthetic payments producer and a serial inbox consumer projecting into SQLite.",
+        subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class})
+public final class SubjectCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce deterministic synthetic payments.")
+    static final class Produce implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--bootstrap-server", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--partitions", defaultValue = "3", description = "partitions if the topic is created (default 3)")
+        int partitions;
+
+        @Option(names = "--count", required = true, description = "number of valid payments")
+        int count;
+
+        @Option(names = "--seed", defaultValue = "1")
+        long seed;
+
+        @Option(names = "--accounts", defaultValue = "10")
+        int accounts;
+
+        @Option(names = "--namespace", required = true, description = "message ids are <namespace>-<seq>")
+        String namespace;
+
+        @Option(names = "--malformed", defaultValue = "0", description = "bad records mixed in at seeded positions")
+        int malformed;
+
+        @Option(names = "--manifest", description = "write what was produced as JSON")
+        Path manifest;
+
+        @Override
+        public Integer call() throws Exception {
+            SyntheticProducer.Manifest m = SyntheticProducer.produce(bootstrap, topic, partitions, namespace, count, seed, accounts,
+                    malformed, manifest, null);
+            spec.commandLine().getOut().println(SyntheticProducer.summary(m));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    @Command(name = "consume", mixinStandardHelpOptions = true,
+            description = "Serial consumer: per record one SQLite transaction (inbox + effect), then commitSync.")
+    static final class Consume implements Callable<Integer> {
+        @Option(names = "--bootstrap-server", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--group", required = true)
+        String group;
+
+        @Option(names = "--db", required = true, description = "SQLite file (shared by instances)")
+        Path db;
+
+        @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
+        String namespace;
+
+        @Option(names = "--instance-id", required = true)
+        String instanceId;
+
+        @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
+        String groupProtocol;
+
+        @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
+        int maxPollIntervalMs;
+
+        @Option(names = "--session-timeout-ms", description = "classic only")
+        Integer sessionTimeoutMs;
+
+        @Option(names = "--max-poll-records", defaultValue = "100")
+        int maxPollRecords;
+
+        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long (ISO-8601, e.g. PT3S)")
+        Duration untilIdle;
+
+        @Option(names = "--assignment-log")
+        Path assignmentLog;
+
+        @Option(names = "--processing-log")
+        Path processingLog;
+
+        @Override
+        public Integer call() {
+            if (!groupProtocol.equals("classic") && !groupProtocol.equals("consumer")) {
+                throw new IllegalArgumentException("--group-protocol must be classic or consumer, was " + groupProtocol);
+            }
+            if (groupProtocol.equals("consumer") && sessionTimeoutMs != null) {
+                throw new IllegalArgumentException("--session-timeout-ms is a classic-protocol setting; the consumer protocol takes it from the broker");
+            }
+            return new InboxConsumer(options()).run();
+        }
+
+        InboxConsumer.Options options() {
+            return new InboxConsumer.Options(bootstrap, topic, group, db, namespace, instanceId, groupProtocol, maxPollIntervalMs,
+                    sessionTimeoutMs, untilIdle, assignmentLog, processingLog, maxPollRecords);
+        }
+    }
+}

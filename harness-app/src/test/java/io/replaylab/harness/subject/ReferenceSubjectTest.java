@@ -1,0 +1,166 @@
+package io.replaylab.harness.subject;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Json;
+import io.replaylab.kafka.ExecuteResetOptions;
+import io.replaylab.kafka.GroupState;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.kafka.ResetScope;
+import io.replaylab.kafka.ResetTargets;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The reference producer and consumer as separate processes, against the real broker and real SQLite files. */
+@ExtendWith(LocalKafkaExtension.class)
+class ReferenceSubjectTest {
+    @TempDir
+    Path dir;
+
+    private JsonNode produce(LocalKafka kafka, LabNamespace ns, int count, int partitions, int malformed) throws Exception {
+        Path manifest = dir.resolve("manifest.json");
+        Process p = Launch.cli(dir, "producer", "subject", "produce", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(),
+                "--partitions", "" + partitions, "--count", "" + count, "--seed", "7", "--namespace", ns.prefix(),
+                "--malformed", "" + malformed, "--manifest", manifest.toString());
+        assertThat(Launch.await(p, 60)).as(Files.readString(dir.resolve("producer.err"))).isZero();
+        assertThat(Files.readString(dir.resolve("producer.out"))).startsWith("produced " + (count + malformed) + " records");
+        return Json.mapper().readTree(manifest.toFile());
+    }
+
+    private Process consume(LocalKafka kafka, LabNamespace ns, String instance, String group, String inbox, String idle)
+            throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("subject", "consume", "--bootstrap-server", kafka.bootstrapServers(),
+                "--topic", ns.topic(), "--group", group, "--db", dir.resolve("target.db").toString(), "--namespace", inbox,
+                "--instance-id", instance, "--assignment-log", dir.resolve(instance + ".assignments.jsonl").toString(),
+                "--processing-log", dir.resolve(instance + ".processing.jsonl").toString()));
+        if (idle != null) {
+            args.addAll(List.of("--until-idle", idle));
+        }
+        return Launch.cli(dir, instance, args.toArray(String[]::new));
+    }
+
+    private long lines(String instance, String result) throws Exception {
+        return Files.readAllLines(dir.resolve(instance + ".processing.jsonl")).stream()
+                .filter(l -> l.contains("\"result\":\"" + result + "\"")).count();
+    }
+
+    @Test
+    void consumingToTheEndAppliesEveryRecordOnceAndBalancesEqualTheManifest(LocalKafka kafka, LabNamespace ns) throws Exception {
+        JsonNode manifest = produce(kafka, ns, 300, 3, 0);
+        String inbox = ns.inbox(1);
+
+        assertThat(Launch.await(consume(kafka, ns, "A", ns.group(), inbox, "PT3S"), 90)).isZero();
+
+        Path db = dir.resolve("target.db");
+        assertThat(Db.count(db, "SELECT count(*) FROM inbox WHERE namespace = ?", inbox)).isEqualTo(300);
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(300);
+        Map<String, Long> expected = Json.mapper().convertValue(manifest.get("accountSums"),
+                new com.fasterxml.jackson.core.type.TypeReference<Map<String, Long>>() { });
+        assertThat(Db.balances(db, inbox)).isEqualTo(expected);
+        assertThat(lines("A", "applied")).isEqualTo(300);
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            assertThat(ops.describe(ns.group()).totalLag()).isZero();
+        }
+    }
+
+    @Test
+    void replayAfterAnOffsetResetRedeliversEverythingWithoutASecondEffect(LocalKafka kafka, LabNamespace ns) throws Exception {
+        produce(kafka, ns, 200, 3, 0);
+        String inbox = ns.inbox(1);
+        assertThat(Launch.await(consume(kafka, ns, "A", ns.group(), inbox, "PT3S"), 90)).isZero();
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            ops.executeReset(ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest()),
+                    ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(dir.resolve("plans")).build());
+        }
+
+        assertThat(Launch.await(consume(kafka, ns, "A2", ns.group(), inbox, "PT3S"), 90)).isZero();
+
+        assertThat(lines("A2", "duplicate")).isEqualTo(200);
+        assertThat(lines("A2", "applied")).isZero();
+        assertThat(Db.count(dir.resolve("target.db"), "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(200);
+    }
+
+    @Test
+    void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
+        produce(kafka, ns, 1500, 4, 0);
+        String inbox = ns.inbox(1);
+        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT4S");
+        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT4S");
+
+        assertThat(Launch.await(a, 120)).as(Files.readString(dir.resolve("A.err"))).isZero();
+        assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
+
+        Path db = dir.resolve("target.db");
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
+        assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
+        assertThat(Db.count(db, "SELECT count(DISTINCT instance) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(2);
+        assertThat(Files.readString(dir.resolve("A.assignments.jsonl"))).contains("\"event\":\"assigned\"");
+        assertThat(Files.readString(dir.resolve("B.assignments.jsonl"))).contains("\"event\":\"assigned\"");
+        assertThat(Files.readString(dir.resolve("A.err")) + Files.readString(dir.resolve("B.err"))).doesNotContain("SQLITE_BUSY")
+                .doesNotContain("fatal");
+    }
+
+    @Test
+    void badRecordsAreQuarantinedWithReasonsAndOffsetsMovePastThem(LocalKafka kafka, LabNamespace ns) throws Exception {
+        produce(kafka, ns, 60, 2, 8);
+        String inbox = ns.inbox(1);
+
+        assertThat(Launch.await(consume(kafka, ns, "A", ns.group(), inbox, "PT3S"), 90)).isZero();
+
+        Path db = dir.resolve("target.db");
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(60);
+        assertThat(Db.count(db, "SELECT count(*) FROM quarantine WHERE namespace = ?", inbox)).isEqualTo(8);
+        assertThat(Db.column(db, "SELECT DISTINCT CASE WHEN reason LIKE 'not JSON%' THEN 'not JSON' "
+                + "WHEN reason LIKE 'non-integer%' THEN 'non-integer amount' ELSE reason END FROM quarantine WHERE namespace = ?", inbox))
+                .containsExactlyInAnyOrder("not JSON", "missing id", "non-integer amount", "null value");
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            OffsetSnapshot s = ops.describe(ns.group());
+            assertThat(s.partitions()).allSatisfy(p -> assertThat(p.committed()).isEqualTo(p.logEnd()));
+            assertThat(s.partitions().stream().mapToLong(PartitionOffsets::logEnd).sum()).isEqualTo(68);
+        }
+    }
+
+    @Test
+    void aNewGenerationNamespaceOnTheSameDbRebuildsEveryEffect(LocalKafka kafka, LabNamespace ns) throws Exception {
+        produce(kafka, ns, 150, 3, 0);
+        assertThat(Launch.await(consume(kafka, ns, "G1", ns.group("g1"), ns.inbox(1), "PT3S"), 90)).isZero();
+
+        assertThat(Launch.await(consume(kafka, ns, "G2", ns.group("g2"), ns.inbox(2), "PT3S"), 90)).isZero();
+
+        Path db = dir.resolve("target.db");
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", ns.inbox(2))).isEqualTo(150);
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", ns.inbox(1))).isEqualTo(150);
+        assertThat(Db.balances(db, ns.inbox(2))).isEqualTo(Db.balances(db, ns.inbox(1)));
+    }
+
+    @Test
+    void sigtermFinishesTheRecordInHandLeavesTheGroupAndExitsZero(LocalKafka kafka, LabNamespace ns) throws Exception {
+        produce(kafka, ns, 50, 1, 0);
+        Process a = consume(kafka, ns, "A", ns.group(), ns.inbox(1), null);
+        Path log = dir.resolve("A.processing.jsonl");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while ((!Files.exists(log) || Files.readAllLines(log).size() < 50) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        a.destroy(); // SIGTERM
+
+        assertThat(Launch.await(a, 30)).isZero();
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            OffsetSnapshot s = ops.describe(ns.group());
+            assertThat(s.state()).isEqualTo(GroupState.EMPTY); // it left the group, no session timeout to wait out
+            assertThat(s.totalLag()).isZero();
+        }
+    }
+}
