@@ -1,0 +1,69 @@
+package io.replaylab.barrier;
+
+import java.util.Map;
+
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+
+/** Records every barrier move and the call's outcome into an experiment's timeline. */
+public final class BarrierEvidence implements BarrierListener {
+    private final ExperimentRecorder recorder;
+    private final String instance;
+    private final long pid;
+    private final String mode;
+    private volatile Event lastReached;
+    private volatile Event lastOutcome;
+
+    private BarrierEvidence(ExperimentRecorder recorder, String instance, long pid, String mode) {
+        this.recorder = recorder;
+        this.instance = instance;
+        this.pid = pid;
+        this.mode = mode;
+    }
+
+    /**
+     * @param instance the held program's instance id (its lane in the report)
+     * @param pid its process id
+     * @param mode how it is held, e.g. {@code thread} or {@code process}
+     */
+    public static BarrierEvidence into(ExperimentRecorder recorder, String instance, long pid, String mode) {
+        return new BarrierEvidence(recorder, instance, pid, mode);
+    }
+
+    @Override
+    public void onTransition(BarrierTransition t) {
+        String thread = t.arrival() == null ? "" : t.arrival().thread();
+        Payload p = switch (t.to()) {
+            case ARMED -> new Payload.BarrierArmed(t.point(), mode, "");
+            case HELD -> new Payload.BarrierReached(t.point(), thread, t.arrival().context(), t.arrival().stack());
+            case RELEASED -> new Payload.BarrierReleased(t.point(), t.by(), t.heldMillis());
+            case EXPIRED -> new Payload.BarrierExpired(t.point(), 0);
+        };
+        Source src = t.to() == BarrierState.ARMED || t.to() == BarrierState.EXPIRED ? Source.here("harness")
+                : Source.of(instance, pid, thread);
+        Event e = recorder.record(src, p);
+        if (t.to() == BarrierState.HELD) {
+            lastReached = e;
+        }
+    }
+
+    @Override
+    public void onOutcome(CallOutcome o) {
+        Map<String, Long> offsets = Map.of();
+        Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
+                : new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
+        lastOutcome = recorder.record(Source.of(instance, pid, ""), p);
+    }
+
+    /** The event that shows the call held at the barrier, if any. */
+    public Event reachedEvent() {
+        return lastReached;
+    }
+
+    /** The event that shows the released call's outcome, if any. */
+    public Event outcomeEvent() {
+        return lastOutcome;
+    }
+}

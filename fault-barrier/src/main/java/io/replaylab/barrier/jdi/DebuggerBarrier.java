@@ -1,0 +1,427 @@
+package io.replaylab.barrier.jdi;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import com.sun.jdi.AbsentInformationException;
+import com.sun.jdi.ArrayReference;
+import com.sun.jdi.Bootstrap;
+import com.sun.jdi.Field;
+import com.sun.jdi.IncompatibleThreadStateException;
+import com.sun.jdi.Location;
+import com.sun.jdi.LongValue;
+import com.sun.jdi.IntegerValue;
+import com.sun.jdi.Method;
+import com.sun.jdi.ObjectReference;
+import com.sun.jdi.ReferenceType;
+import com.sun.jdi.StackFrame;
+import com.sun.jdi.StringReference;
+import com.sun.jdi.ThreadReference;
+import com.sun.jdi.Value;
+import com.sun.jdi.VirtualMachine;
+import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.Connector;
+import com.sun.jdi.connect.IllegalConnectorArgumentsException;
+import com.sun.jdi.event.BreakpointEvent;
+import com.sun.jdi.event.ClassPrepareEvent;
+import com.sun.jdi.event.Event;
+import com.sun.jdi.event.EventSet;
+import com.sun.jdi.event.ExceptionEvent;
+import com.sun.jdi.event.MethodExitEvent;
+import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMDisconnectEvent;
+import com.sun.jdi.request.BreakpointRequest;
+import com.sun.jdi.request.ClassPrepareRequest;
+import com.sun.jdi.request.EventRequest;
+import com.sun.jdi.request.EventRequestManager;
+import com.sun.jdi.request.ExceptionRequest;
+import com.sun.jdi.request.MethodExitRequest;
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.CallOutcome;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The external barrier: a debugger (JDI) attached to a running JVM holds it at a method's entry,
+ * like a breakpoint, without any change to the program. After release it observes from outside
+ * whether the method returned (accepted) or threw (rejected, with class and message).
+ * Closing detaches, and detaching resumes everything: a dead controller never leaves the program
+ * suspended (JDWP resumes all threads when its debugger goes away).
+ *
+ * <pre>{@code
+ * try (DebuggerBarrier debugger = DebuggerBarrier.attach(proc.port(), Duration.ofSeconds(10))) {
+ *     Barrier b = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+ *     Arrival a = b.awaitArrival(Duration.ofSeconds(60));   // the consumer is held after its DB commit
+ *     ...                                                    // let the partition move
+ *     b.release();
+ *     CallOutcome o = b.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+ * }
+ * }</pre>
+ */
+public final class DebuggerBarrier implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(DebuggerBarrier.class);
+
+    private final VirtualMachine vm;
+    private final Thread loop;
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "barrier-hold-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
+    private final List<Armed> armed = new ArrayList<>();
+    private volatile boolean closed;
+
+    private DebuggerBarrier(VirtualMachine vm) {
+        this.vm = vm;
+        this.loop = new Thread(this::eventLoop, "jdi-barrier-events");
+        this.loop.setDaemon(true);
+        this.loop.start();
+    }
+
+    /** Attaches to a JVM listening for a debugger on 127.0.0.1:{@code port}. */
+    public static DebuggerBarrier attach(int port, Duration timeout) {
+        AttachingConnector socket = Bootstrap.virtualMachineManager().attachingConnectors().stream()
+                .filter(c -> c.name().equals("com.sun.jdi.SocketAttach")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("this JDK has no com.sun.jdi.SocketAttach connector (module jdk.jdi)"));
+        Map<String, Connector.Argument> args = socket.defaultArguments();
+        args.get("hostname").setValue("127.0.0.1");
+        args.get("port").setValue(Integer.toString(port));
+        args.get("timeout").setValue(Long.toString(timeout.toMillis()));
+        try {
+            return new DebuggerBarrier(socket.attach(args));
+        } catch (IOException | IllegalConnectorArgumentsException e) {
+            throw new IllegalStateException("cannot attach a debugger to 127.0.0.1:" + port + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Arms a one-shot barrier at the entry of every overload of {@code target} (deferred until the
+     * class is loaded if it is not yet).
+     */
+    public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
+        Barrier barrier = Barrier.arm(point, options, listener);
+        Armed a = new Armed(barrier, target, mode, options);
+        armed.add(a);
+        vm.suspend(); // install atomically with respect to the program
+        try {
+            List<ReferenceType> loaded = vm.classesByName(target.className());
+            if (loaded.isEmpty()) {
+                ClassPrepareRequest cpr = vm.eventRequestManager().createClassPrepareRequest();
+                cpr.addClassFilter(target.className());
+                cpr.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+                cpr.putProperty("armed", a);
+                cpr.enable();
+            } else {
+                loaded.forEach(t -> installBreakpoints(a, t));
+            }
+        } finally {
+            vm.resume();
+        }
+        return barrier;
+    }
+
+    private void installBreakpoints(Armed a, ReferenceType type) {
+        EventRequestManager erm = vm.eventRequestManager();
+        for (Method m : type.methodsByName(a.target.methodName())) {
+            if (m.location() == null || m.isAbstract()) {
+                continue;
+            }
+            BreakpointRequest br = erm.createBreakpointRequest(m.location());
+            br.setSuspendPolicy(a.mode == HoldMode.PROCESS ? EventRequest.SUSPEND_ALL : EventRequest.SUSPEND_EVENT_THREAD);
+            br.putProperty("armed", a);
+            br.enable();
+            a.breakpoints.add(br);
+        }
+        if (a.breakpoints.isEmpty()) {
+            log.warn("no method {} found in {}", a.target.methodName(), type.name());
+        }
+    }
+
+    private void eventLoop() {
+        try {
+            while (!closed) {
+                EventSet set = vm.eventQueue().remove(200);
+                if (set == null) {
+                    continue;
+                }
+                boolean resume = true;
+                for (Event e : set) {
+                    if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
+                        expireAllOnDisconnect();
+                        return;
+                    }
+                    if (e instanceof ClassPrepareEvent cpe) {
+                        Armed a = (Armed) cpe.request().getProperty("armed");
+                        installBreakpoints(a, cpe.referenceType());
+                        cpe.request().disable();
+                    } else if (e instanceof BreakpointEvent be) {
+                        resume &= !onBreakpoint(be, set);
+                    } else if (e instanceof MethodExitEvent me) {
+                        onMethodExit(me);
+                    } else if (e instanceof ExceptionEvent ee) {
+                        onException(ee);
+                    }
+                }
+                if (resume) {
+                    set.resume();
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (com.sun.jdi.VMDisconnectedException e) {
+            expireAllOnDisconnect();
+        } catch (RuntimeException e) {
+            log.error("debugger event loop failed: {}", e.toString(), e);
+        }
+    }
+
+    /** Returns true when the event set is held (not resumed). */
+    private boolean onBreakpoint(BreakpointEvent be, EventSet set) {
+        Armed a = (Armed) be.request().getProperty("armed");
+        if (a == null || a.barrier.state() != BarrierState.ARMED) {
+            return false;
+        }
+        ThreadReference thread = be.thread();
+        Map<String, String> context = new TreeMap<>();
+        List<String> stack = new ArrayList<>();
+        try {
+            List<StackFrame> frames = thread.frames();
+            for (int i = 0; i < Math.min(12, frames.size()); i++) {
+                Location l = frames.get(i).location();
+                stack.add(l.declaringType().name() + "." + l.method().name() + lineOf(l));
+            }
+            StackFrame top = frames.get(0);
+            context.put("method", top.location().method().toString());
+            List<Value> argv = top.getArgumentValues();
+            if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && map.referenceType().name().contains("Map")) {
+                context.put("offsets", OffsetsReader.read(map));
+            }
+        } catch (IncompatibleThreadStateException | RuntimeException e) {
+            context.put("inspect-error", e.toString());
+        }
+        Arrival arrival = new Arrival(a.barrier.point(), thread.name(), context, stack, Instant.now(), System.nanoTime());
+        if (!a.barrier.reach(arrival)) {
+            return false;
+        }
+        // one-shot: later calls pass freely
+        a.breakpoints.forEach(EventRequest::disable);
+        a.thread = thread;
+        a.barrier.onRelease(() -> resumeAndObserve(a, set));
+        watchdog.schedule(() -> {
+            if (a.barrier.state() == BarrierState.HELD) {
+                log.warn("barrier {} held for its safety timeout {}; releasing", a.barrier.point(), a.options.holdTimeout());
+                a.barrier.release("hold-timeout");
+            }
+        }, a.options.holdTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** Before resuming, ask to see the held call return or throw (both requests filtered to its thread). */
+    private void resumeAndObserve(Armed a, EventSet set) {
+        try {
+            EventRequestManager erm = vm.eventRequestManager();
+            MethodExitRequest exit = erm.createMethodExitRequest();
+            exit.addThreadFilter(a.thread);
+            exit.addClassFilter(a.target.className());
+            exit.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+            exit.putProperty("armed", a);
+            exit.enable();
+            ExceptionRequest ex = erm.createExceptionRequest(null, true, true);
+            ex.addThreadFilter(a.thread);
+            ex.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+            ex.putProperty("armed", a);
+            ex.enable();
+            a.observers.add(exit);
+            a.observers.add(ex);
+            a.depth = frameDepth(a.thread);
+            set.resume();
+        } catch (com.sun.jdi.VMDisconnectedException e) {
+            log.warn("program gone before release of {}", a.barrier.point());
+        }
+    }
+
+    private void onMethodExit(MethodExitEvent me) {
+        Armed a = (Armed) me.request().getProperty("armed");
+        if (a == null || a.barrier.outcome().isPresent() || !me.method().name().equals(a.target.methodName())) {
+            return;
+        }
+        if (frameDepth(me.thread()) != a.depth) {
+            return; // an inner overload returned; wait for the held frame itself
+        }
+        finish(a, CallOutcome.accepted(a.barrier.point()));
+    }
+
+    private void onException(ExceptionEvent ee) {
+        Armed a = (Armed) ee.request().getProperty("armed");
+        if (a == null || a.barrier.outcome().isPresent()) {
+            return;
+        }
+        if (!escapesHeldCall(ee, a.depth)) {
+            return; // thrown and caught inside the held call (or deeper): not its outcome
+        }
+        ObjectReference exception = ee.exception();
+        finish(a, CallOutcome.rejected(a.barrier.point(), exception.referenceType().name(), detailMessage(exception)));
+    }
+
+    private void finish(Armed a, CallOutcome outcome) {
+        a.observers.forEach(r -> {
+            try {
+                vm.eventRequestManager().deleteEventRequest(r);
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+        });
+        a.observers.clear();
+        a.barrier.recordOutcome(outcome);
+    }
+
+    /** True when the exception is uncaught, or caught by a frame below the held one on the stack (a caller). */
+    private static boolean escapesHeldCall(ExceptionEvent ee, int heldDepth) {
+        Location c = ee.catchLocation();
+        if (c == null) {
+            return true;
+        }
+        try {
+            List<StackFrame> frames = ee.thread().frames();
+            int count = frames.size();
+            for (int i = 0; i < count; i++) {
+                if (frames.get(i).location().method().equals(c.method())) {
+                    return count - i < heldDepth;
+                }
+            }
+        } catch (IncompatibleThreadStateException e) {
+            return false;
+        }
+        return false;
+    }
+
+    private static int frameDepth(ThreadReference t) {
+        try {
+            return t.frameCount();
+        } catch (IncompatibleThreadStateException e) {
+            return -1;
+        }
+    }
+
+    private static String detailMessage(ObjectReference throwable) {
+        Field f = throwable.referenceType().fieldByName("detailMessage");
+        if (f == null) {
+            return null;
+        }
+        Value v = throwable.getValue(f);
+        return v instanceof StringReference s ? s.value() : null;
+    }
+
+    private static String lineOf(Location l) {
+        try {
+            return "(" + l.sourceName() + ":" + l.lineNumber() + ")";
+        } catch (AbsentInformationException e) {
+            return "";
+        }
+    }
+
+    private synchronized void expireAllOnDisconnect() {
+        for (Armed a : armed) {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.barrier.release("program-exit");
+            }
+        }
+    }
+
+    /** Detaches: every thread the debugger suspended runs again, and the barriers stop. */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Armed a : armed) {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.barrier.release("detach");
+            }
+        }
+        try {
+            vm.dispose();
+        } catch (com.sun.jdi.VMDisconnectedException ignored) {
+            // the program is gone
+        }
+        watchdog.shutdownNow();
+        try {
+            loop.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static final class Armed {
+        final Barrier barrier;
+        final MethodPoint target;
+        final HoldMode mode;
+        final BarrierOptions options;
+        final List<BreakpointRequest> breakpoints = new ArrayList<>();
+        final List<EventRequest> observers = new ArrayList<>();
+        volatile ThreadReference thread;
+        volatile int depth;
+
+        Armed(Barrier barrier, MethodPoint target, HoldMode mode, BarrierOptions options) {
+            this.barrier = barrier;
+            this.target = target;
+            this.mode = mode;
+            this.options = options;
+        }
+    }
+
+    /** Reads a {@code Map<TopicPartition, OffsetAndMetadata>} through fields only (no code runs in the held program). */
+    static final class OffsetsReader {
+        private OffsetsReader() {
+        }
+
+        static String read(ObjectReference map) {
+            Map<String, Long> out = new TreeMap<>();
+            String type = map.referenceType().name();
+            if (type.endsWith("ImmutableCollections$Map1")) {
+                put(out, get(map, "k0"), get(map, "v0"));
+            } else if (type.endsWith("ImmutableCollections$MapN") && get(map, "table") instanceof ArrayReference arr) {
+                for (int i = 0; i + 1 < arr.length(); i += 2) {
+                    put(out, arr.getValue(i), arr.getValue(i + 1));
+                }
+            } else if (get(map, "table") instanceof ArrayReference arr) { // HashMap, LinkedHashMap
+                for (Value node : arr.getValues()) {
+                    for (Value n = node; n instanceof ObjectReference nr; n = get(nr, "next")) {
+                        put(out, get(nr, "key"), get(nr, "value"));
+                    }
+                }
+            } else {
+                return "(unreadable " + type + ")";
+            }
+            StringBuilder b = new StringBuilder();
+            out.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
+            return b.toString();
+        }
+
+        private static void put(Map<String, Long> out, Value tp, Value om) {
+            if (tp instanceof ObjectReference t && om instanceof ObjectReference o
+                    && get(t, "topic") instanceof StringReference topic && get(t, "partition") instanceof IntegerValue p
+                    && get(o, "offset") instanceof LongValue off) {
+                out.put(topic.value() + "-" + p.value(), off.value());
+            }
+        }
+
+        private static Value get(ObjectReference o, String field) {
+            Field f = o.referenceType().fieldByName(field);
+            return f == null ? null : o.getValue(f);
+        }
+    }
+}

@@ -1,0 +1,53 @@
+package io.replaylab.barrier.kafka;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.Holds;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * A {@link Consumer} decorator for tests that build their own clients: {@code commitSync} and
+ * {@code commitAsync} stop at the barrier before the request leaves (the context's {@code offsets}
+ * are the ones about to be committed), and the barrier records whether the commit returned or threw.
+ */
+public final class BarrierConsumer {
+    private BarrierConsumer() {
+    }
+
+    @SuppressWarnings("unchecked")
+    public static <K, V> Consumer<K, V> wrap(Consumer<K, V> delegate, Barrier beforeCommit) {
+        InvocationHandler h = (proxy, method, args) -> {
+            String name = method.getName();
+            if (!name.equals("commitSync") && !name.equals("commitAsync")) {
+                try {
+                    return method.invoke(delegate, args);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            }
+            Map<String, String> ctx = new TreeMap<>();
+            ctx.put("method", name);
+            ctx.put("offsets", args != null && args.length > 0 && args[0] instanceof Map<?, ?> m ? format(m) : "(all consumed)");
+            return Holds.around(beforeCommit, ctx, () -> method.invoke(delegate, args));
+        };
+        return (Consumer<K, V>) Proxy.newProxyInstance(BarrierConsumer.class.getClassLoader(), new Class<?>[] {Consumer.class}, h);
+    }
+
+    static String format(Map<?, ?> offsets) {
+        Map<String, Long> sorted = new TreeMap<>();
+        offsets.forEach((k, v) -> {
+            if (k instanceof TopicPartition tp && v instanceof OffsetAndMetadata om) {
+                sorted.put(tp.toString(), om.offset());
+            }
+        });
+        StringBuilder b = new StringBuilder();
+        sorted.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
+        return b.toString();
+    }
+}
