@@ -14,6 +14,7 @@ public final class BarrierEvidence implements BarrierListener {
     private final long pid;
     private final String mode;
     private volatile Event lastReached;
+    private volatile Arrival lastArrival;
     private volatile Event lastOutcome;
 
     private BarrierEvidence(ExperimentRecorder recorder, String instance, long pid, String mode) {
@@ -46,15 +47,35 @@ public final class BarrierEvidence implements BarrierListener {
         Event e = recorder.record(src, p);
         if (t.to() == BarrierState.HELD) {
             lastReached = e;
+            lastArrival = t.arrival();
         }
     }
 
     @Override
     public void onOutcome(CallOutcome o) {
-        Map<String, Long> offsets = Map.of();
+        Map<String, Long> offsets = lastArrival == null ? Map.of() : offsets(lastArrival.context().get("offsets"));
         Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
                 : new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
         lastOutcome = recorder.record(Source.of(instance, pid, ""), p);
+    }
+
+    /** {@code t-0=5,t-1=7} as a map; anything unreadable gives an empty map. */
+    static Map<String, Long> offsets(String text) {
+        Map<String, Long> out = new java.util.TreeMap<>();
+        if (text == null) {
+            return out;
+        }
+        for (String part : text.split(",")) {
+            int eq = part.lastIndexOf('=');
+            if (eq > 0) {
+                try {
+                    out.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1)));
+                } catch (NumberFormatException ignored) {
+                    // not an offset
+                }
+            }
+        }
+        return out;
     }
 
     /** The event that shows the call held at the barrier, if any. */

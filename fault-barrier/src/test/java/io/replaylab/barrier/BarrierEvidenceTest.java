@@ -1,0 +1,50 @@
+package io.replaylab.barrier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class BarrierEvidenceTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyMoveAndTheOutcomeBecomeTimelineEvents() throws Exception {
+        try (RunRecorder run = RunRecorder.start(dir, "r")) {
+            ExperimentRecorder e = run.experiment("rebalance", "R8");
+            BarrierEvidence evidence = BarrierEvidence.into(e, "consumer-A", 42, "thread");
+            Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), evidence);
+            Thread t = new Thread(() -> {
+                try {
+                    Holds.around(b, Map.of("offsets", "t-0=5,t-1=7"), () -> {
+                        throw new java.lang.reflect.InvocationTargetException(new IllegalStateException("stale"));
+                    });
+                } catch (Throwable ignored) {
+                    // expected
+                }
+            }, "consumer-main");
+            t.start();
+            b.awaitArrival(Duration.ofSeconds(5));
+            b.release();
+            t.join(5000);
+
+            assertThat(e.events()).extracting(ev -> ev.type())
+                    .containsExactly("barrier-armed", "barrier-reached", "barrier-released", "commit-rejected");
+            assertThat(e.events().get(1).source().instance()).isEqualTo("consumer-A");
+            assertThat(e.events().get(1).source().pid()).isEqualTo(42);
+            Payload.CommitRejected rejected = (Payload.CommitRejected) e.events().get(3).payload();
+            assertThat(rejected.offsets()).containsExactly(Map.entry("t-0", 5L), Map.entry("t-1", 7L));
+            assertThat(rejected.message()).isEqualTo("stale");
+            assertThat(evidence.reachedEvent().seq()).isEqualTo(2);
+            assertThat(evidence.outcomeEvent().seq()).isEqualTo(4);
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package io.replaylab.barrier.jdi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.BarrierTransition;
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The debugger barrier against a real broker and a real consumer process it knows nothing about. */
+@ExtendWith(LocalKafkaExtension.class)
+class DebuggerBarrierTest {
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+    private final List<BarrierTransition> moves = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+    }
+
+    private List<String> command(LocalKafka kafka, LabNamespace ns, String protocol, String client, int maxPollMs, int sessionMs) {
+        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
+                System.getProperty("java.class.path"), CommitLoopMain.class.getName(), kafka.bootstrapServers(), ns.topic(), ns.group(),
+                protocol, "" + maxPollMs, "" + sessionMs, dir.resolve("target.db").toString(), client);
+    }
+
+    private DebuggableProcess launch(List<String> cmd, String name) {
+        DebuggableProcess p = DebuggableProcess.launch(cmd, Map.of(), dir.resolve(name + ".out"), dir.resolve(name + ".err"), Duration.ofSeconds(30));
+        cleanup.add(p::kill);
+        return p;
+    }
+
+    private Process plain(List<String> cmd, String name) throws Exception {
+        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile()).start();
+        cleanup.add(() -> {
+            p.destroyForcibly();
+            p.waitFor();
+        });
+        return p;
+    }
+
+    private DebuggerBarrier attach(DebuggableProcess p) {
+        DebuggerBarrier d = DebuggerBarrier.attach(p.port(), Duration.ofSeconds(10));
+        cleanup.add(d);
+        return d;
+    }
+
+    private long effects(String client) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("target.db"));
+             ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM effects WHERE client = '" + client + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    /** Waits until the group description shows a member with this client id owning partitions. */
+    private static void awaitOwner(KafkaOps ops, String group, String clientId, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            OffsetSnapshot s = ops.describe(group);
+            if (s.members().stream().anyMatch(m -> m.clientId().equals(clientId) && !m.assignment().isEmpty())
+                    && s.members().stream().noneMatch(m -> !m.clientId().equals(clientId) && !m.assignment().isEmpty())) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError(clientId + " never owned the partition: " + ops.describe(group).members().stream()
+                .map(GroupMember::toString).toList());
+    }
+
+    @ParameterizedTest(name = "{0} protocol, {1} hold")
+    @CsvSource({"classic, THREAD", "classic, PROCESS", "consumer, THREAD", "consumer, PROCESS"})
+    void commitHeldAfterTheDbCommitIsRejectedOnceThePartitionMovedToB(String protocol, HoldMode mode, LocalKafka kafka, LabNamespace ns)
+            throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+        // thread hold: the poll interval expires (4 s); process hold: the session times out (3 s classic; broker's 6 s for consumer)
+        DebuggableProcess a = launch(command(kafka, ns, protocol, "A", mode == HoldMode.THREAD ? 4000 : 300000, 3000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add, BarrierOptions.ofDefaults());
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1");
+        assertThat(arrival.stack().get(0)).startsWith("org.apache.kafka.clients.consumer.KafkaConsumer.commitSync");
+        assertThat(effects("A")).as("held after its DB commit").isEqualTo(1);
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
+
+        plain(command(kafka, ns, protocol, "B", 300000, 3000), "B");
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            awaitOwner(ops, ns.group(), "B", Duration.ofSeconds(60));
+        }
+        barrier.release();
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+
+        assertThat(outcome.accepted()).isFalse();
+        assertThat(outcome.exceptionClass()).isEqualTo("org.apache.kafka.clients.consumer.CommitFailedException");
+        assertThat(outcome.message()).isNotBlank();
+        Thread.sleep(500);
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit rejected");
+        assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
+    }
+
+    @Test
+    void aBriefHoldWithNoRebalanceIsAccepted(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        Barrier barrier = attach(a).arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        barrier.awaitArrival(Duration.ofSeconds(60));
+        Thread.sleep(1000);
+        barrier.release();
+
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+
+        assertThat(outcome.accepted()).isTrue();
+        Thread.sleep(1500);
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        assertThat(effects("A")).as("the one-shot barrier let later commits pass").isEqualTo(2);
+    }
+
+    @Test
+    void aProgramThatNeverCommitsLeavesTheBarrierExpired(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1); // empty topic: nothing to commit
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        Barrier barrier = attach(a).arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+
+        assertThatThrownBy(() -> barrier.awaitArrival(Duration.ofSeconds(3))).isInstanceOf(BarrierTimeoutException.class);
+        assertThat(barrier.state()).isEqualTo(BarrierState.EXPIRED);
+        assertThat(a.isAlive()).isTrue();
+    }
+
+    @Test
+    void detachingResumesAHeldProgramAndTheSafetyTimeoutIsRecorded(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = DebuggerBarrier.attach(a.port(), Duration.ofSeconds(10));
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.PROCESS, moves::add,
+                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(60)));
+        barrier.awaitArrival(Duration.ofSeconds(60));
+
+        debugger.close(); // the controller goes away while the whole VM is suspended
+
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!Files.readString(dir.resolve("A.out")).contains("commit accepted") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
+    }
+}
