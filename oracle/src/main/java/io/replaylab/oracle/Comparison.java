@@ -1,0 +1,63 @@
+package io.replaylab.oracle;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Status;
+
+/**
+ * The oracle's verdict on source vs. target (SPEC R12), and the frontier (R11) when committed
+ * offsets were given: missing, duplicated, unexpected and mismatched effects, malformed source
+ * records, holes below the committed offset. FAIL if any discrepancy; malformed records are listed,
+ * never dropped, and do not fail by themselves.
+ *
+ * @param holes null when no committed offsets were given (the frontier was not checked)
+ */
+public record Comparison(Status status, String reason, Cut cut, String namespace, long sourceRecords, long targetEffects,
+        Finding missing, Finding duplicated, Finding unexpected, Finding mismatched, Finding malformed, Finding sourceDuplicates,
+        Finding holes) {
+
+    public Map<String, Long> counts() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("source", sourceRecords);
+        m.put("effects", targetEffects);
+        for (Finding f : findings()) {
+            m.put(f.kind(), f.count());
+        }
+        return m;
+    }
+
+    public List<Finding> findings() {
+        List<Finding> out = new ArrayList<>(List.of(missing, duplicated, unexpected, mismatched, malformed, sourceDuplicates));
+        if (holes != null) {
+            out.add(holes);
+        }
+        return out;
+    }
+
+    /** As evidence checks, each naming its requirement. */
+    public List<Check> toChecks() {
+        List<Check> checks = new ArrayList<>();
+        checks.add(zero("no missing effect", "R12", missing));
+        checks.add(zero("no second effect", "R12", duplicated));
+        checks.add(zero("no unexpected effect", "R12", unexpected));
+        checks.add(zero("amounts match exactly", "R12", mismatched));
+        if (holes != null) {
+            checks.add(zero("no committed offset beyond a missing effect", "R11", holes));
+        }
+        return checks;
+    }
+
+    public Payload.OracleVerdict toPayload() {
+        return new Payload.OracleVerdict(status.name(), counts(), reason);
+    }
+
+    private static Check zero(String name, String req, Finding f) {
+        return Check.of(name, req, "0 " + f.kind(), f.count() + " " + f.kind() + (f.examples().isEmpty() ? "" : ": " + String.join("; ", f.examples())),
+                f.count() == 0);
+    }
+}
