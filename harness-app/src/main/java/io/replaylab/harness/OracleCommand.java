@@ -1,0 +1,91 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.replaylab.evidence.Status;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Finding;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TargetSpec;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code replay-lab oracle}: source topic vs. target DB, and with {@code --group} the committed frontier. */
+@Command(name = "oracle", mixinStandardHelpOptions = true,
+        description = "Compare the source topic with the target's effects (exact identities and amounts); --group adds the frontier check.")
+final class OracleCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--bootstrap-server", required = true)
+    String bootstrap;
+
+    @Option(names = "--topic", required = true)
+    String topic;
+
+    @Option(names = "--db", description = "SQLite target file (or use --jdbc-url)")
+    Path db;
+
+    @Option(names = "--jdbc-url", description = "any JDBC URL for the target")
+    String jdbcUrl;
+
+    @Option(names = "--namespace", description = "inbox namespace bound to {namespace} in the query")
+    String namespace;
+
+    @Option(names = "--target-query", description = "returns message_id, amount per applied effect; {namespace} is bound as a parameter")
+    String targetQuery;
+
+    @Option(names = "--group", description = "also check that no committed offset of this group passes a missing effect (R11)")
+    String group;
+
+    @Option(names = "--json", description = "print one JSON object")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        if ((db == null) == (jdbcUrl == null)) {
+            throw new IllegalArgumentException("give exactly one of --db FILE or --jdbc-url URL");
+        }
+        TargetSpec target = new TargetSpec(db != null ? "jdbc:sqlite:" + db.toAbsolutePath() : jdbcUrl, namespace,
+                targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
+        OffsetSnapshot committed = null;
+        if (group != null) {
+            try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+                committed = ops.describe(group);
+            }
+        }
+        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target, committed);
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("status", c.status().name());
+            m.put("reason", c.reason());
+            m.put("topic", topic);
+            m.put("cut", c.cut().endOffsets());
+            m.put("namespace", namespace);
+            m.put("source", c.sourceRecords());
+            m.put("effects", c.targetEffects());
+            for (Finding f : c.findings()) {
+                m.put(f.kind(), Map.of("count", f.count(), "examples", f.examples()));
+            }
+            OffsetsCommand.printJson(out, m);
+        } else {
+            out.printf("Oracle %s: %s%n", c.status(), c.reason());
+            out.printf("source %s up to cut %s: %d records; target %s: %d effects%n", topic, c.cut().endOffsets(), c.sourceRecords(),
+                    namespace == null ? "" : "namespace " + namespace, c.targetEffects());
+            Table t = new Table("KIND", "COUNT", "EXAMPLES");
+            c.findings().forEach(f -> t.row(f.kind(), f.count(), String.join("; ", f.examples())));
+            t.print(out);
+        }
+        return c.status() == Status.PASS ? ReplayLab.OK : ReplayLab.FAIL;
+    }
+}
