@@ -183,16 +183,20 @@ public final class Barrier {
         }
     }
 
-    /** Records what the released call did. */
+    /** Records what the released call did; the listener hears it before any waiter sees it. */
     public void recordOutcome(CallOutcome o) {
         synchronized (this) {
             if (outcome != null) {
                 return;
             }
-            outcome = o;
-            notifyAll();
         }
         listener.onOutcome(o);
+        synchronized (this) {
+            if (outcome == null) {
+                outcome = o;
+                notifyAll();
+            }
+        }
     }
 
     /** Releases a HELD barrier, naming who did it. */

@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code replay-lab bench …}: the benchmarks behind the figures in the notes (never timed unit tests). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class})
+        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class, BenchCommand.OracleBench.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -222,6 +222,138 @@ final class BenchCommand implements Runnable {
 
         private static int runCli(Path dir, String name, String... args) throws Exception {
             return start(dir, name, args).waitFor();
+        }
+    }
+
+    /** The oracle over a large topic: wall time and heap, beside the two raw reads it cannot avoid. */
+    @Command(name = "oracle", mixinStandardHelpOptions = true,
+            description = "Oracle over N records in 6 partitions vs. draining the topic and SELECTing the rows; the oracle also runs in a -Xmx256m JVM.")
+    static final class OracleBench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--records", defaultValue = "1000000")
+        int records;
+
+        @Option(names = "--partitions", defaultValue = "6")
+        int partitions;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            Path dir = Files.createTempDirectory("replay-lab-oracle-bench-");
+            Path db = dir.resolve("target.db");
+            try (LocalKafka kafka = LocalKafka.create().start()) {
+                String b = kafka.bootstrapServers();
+                long t0 = System.nanoTime();
+                java.util.Properties pp = new java.util.Properties();
+                pp.put("bootstrap.servers", b);
+                pp.put("linger.ms", "20");
+                pp.put("batch.size", "262144");
+                pp.put("compression.type", "lz4");
+                pp.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+                pp.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(java.util.Map.of("bootstrap.servers", b))) {
+                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(ns.topic(), partitions, (short) 1))).all().get();
+                }
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+                     org.apache.kafka.clients.producer.KafkaProducer<String, String> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(pp)) {
+                    try (java.sql.Statement st = c.createStatement()) {
+                        st.execute("PRAGMA journal_mode=WAL");
+                        st.execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
+                    }
+                    c.setAutoCommit(false);
+                    try (java.sql.PreparedStatement ins = c.prepareStatement("INSERT INTO ledger VALUES (?,?,?)")) {
+                        java.util.Random rnd = new java.util.Random(1);
+                        for (int i = 0; i < records; i++) {
+                            String id = ns.prefix() + "-" + i;
+                            long amount = rnd.nextInt(200_000) - 20_000;
+                            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(ns.topic(), "acc-" + (i % 97),
+                                    "{\"id\": \"" + id + "\", \"account\": \"acc-" + (i % 97) + "\", \"amount\": " + amount + "}"));
+                            ins.setString(1, "n");
+                            ins.setString(2, id);
+                            ins.setLong(3, amount);
+                            ins.addBatch();
+                            if (i % 10_000 == 0) {
+                                ins.executeBatch();
+                            }
+                        }
+                        ins.executeBatch();
+                    }
+                    c.commit();
+                    producer.flush();
+                }
+                out.printf("setup: %d records in %d partitions and %d target rows in %.1f s%n", records, partitions, records,
+                        (System.nanoTime() - t0) / 1e9);
+
+                long r0 = System.nanoTime();
+                long drained = drain(b, ns.topic());
+                double drainS = (System.nanoTime() - r0) / 1e9;
+                long s0 = System.nanoTime();
+                long selected = 0;
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
+                     java.sql.PreparedStatement q = c.prepareStatement("SELECT message_id, amount FROM ledger WHERE namespace = ?")) {
+                    q.setString(1, "n");
+                    try (java.sql.ResultSet rs = q.executeQuery()) {
+                        while (rs.next()) {
+                            rs.getString(1);
+                            rs.getLong(2);
+                            selected++;
+                        }
+                    }
+                }
+                double selectS = (System.nanoTime() - s0) / 1e9;
+                out.printf("raw reads: drain %d records %.2f s, SELECT %d rows %.2f s, sum %.2f s%n", drained, drainS, selected, selectS, drainS + selectS);
+
+                for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+                    pool.resetPeakUsage();
+                }
+                System.gc();
+                long o0 = System.nanoTime();
+                io.replaylab.oracle.Comparison cmp = io.replaylab.oracle.Oracle.compare(io.replaylab.oracle.SourceSpec.topic(b, ns.topic()),
+                        io.replaylab.oracle.TargetSpec.sqlite(db, "n"));
+                double oracleS = (System.nanoTime() - o0) / 1e9;
+                long peak = 0;
+                for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
+                    if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                        peak += pool.getPeakUsage().getUsed();
+                    }
+                }
+                out.printf("oracle in-process: %s in %.2f s = %.2fx the raw reads; peak heap (sum of pool peaks) %d MB%n", cmp.status(), oracleS,
+                        oracleS / (drainS + selectS), peak / (1024 * 1024));
+
+                List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                        "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "oracle", "--bootstrap-server", b, "--topic",
+                        ns.topic(), "--db", db.toString(), "--namespace", "n"));
+                long c0 = System.nanoTime();
+                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("oracle-256m.txt").toFile()).start();
+                int rc = p.waitFor();
+                out.printf("oracle in a -Xmx256m JVM (CLI, JVM start included): exit %d in %.2f s (%s)%n", rc, (System.nanoTime() - c0) / 1e9,
+                        Files.readAllLines(dir.resolve("oracle-256m.txt")).stream().filter(l -> l.startsWith("Oracle")).findFirst().orElse("?"));
+            }
+            return ReplayLab.OK;
+        }
+
+        private static long drain(String bootstrap, String topic) {
+            java.util.Properties p = new java.util.Properties();
+            p.put("bootstrap.servers", bootstrap);
+            p.put("enable.auto.commit", "false");
+            p.put("max.poll.records", "5000");
+            p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+            p.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p)) {
+                List<org.apache.kafka.common.TopicPartition> tps = c.partitionsFor(topic).stream()
+                        .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+                c.assign(tps);
+                c.seekToBeginning(tps);
+                java.util.Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(tps);
+                long n = 0;
+                while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                    n += c.poll(java.time.Duration.ofMillis(500)).count();
+                }
+                return n;
+            }
         }
     }
 }

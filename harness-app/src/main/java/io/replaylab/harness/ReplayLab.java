@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 /** The {@code replay-lab} command line: a thin shell over the modules. */
 @Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = Versions.Provider.class,
         description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
-        subcommands = {BrokerCommand.class, OffsetsCommand.class, io.replaylab.harness.subject.SubjectCommand.class, OracleCommand.class, ReportCommand.class, BenchCommand.class})
+        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, io.replaylab.harness.subject.SubjectCommand.class, OracleCommand.class, ReportCommand.class, BenchCommand.class})
 public final class ReplayLab implements Runnable {
     /** Exit codes shared by every subcommand. */
     public static final int OK = 0;

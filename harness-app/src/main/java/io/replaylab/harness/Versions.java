@@ -28,6 +28,14 @@ public final class Versions {
         }
     }
 
+    public static String sqlite() {
+        try {
+            return "sqlite-jdbc " + org.sqlite.SQLiteJDBCLoader.getVersion();
+        } catch (RuntimeException | LinkageError e) {
+            return "sqlite-jdbc (unknown)";
+        }
+    }
+
     public static String java() {
         return System.getProperty("java.vendor") + " " + Runtime.version();
     }

@@ -1,8 +1,6 @@
 package io.replaylab.kafka;
 
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -206,8 +204,8 @@ final class AdminKafkaOps implements KafkaOps {
                     .forEach(t -> failed.add("topic '" + t + "' is outside the allowed prefixes " + options.allowedPrefixes()));
         }
         if (!options.allowRemote()) {
-            Set<String> hosts = new LinkedHashSet<>(nonLoopback(bootstrap));
-            hosts.addAll(nonLoopback(plan.bootstrap()));
+            Set<String> hosts = new LinkedHashSet<>(Bootstraps.nonLoopbackHosts(bootstrap));
+            hosts.addAll(Bootstraps.nonLoopbackHosts(plan.bootstrap()));
             hosts.forEach(h -> failed.add("bootstrap host '" + h + "' is not loopback; a lab reset is local "
                     + "(pass --allow-remote if you really mean that cluster)"));
         }
@@ -286,6 +284,24 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
+    public List<String> deleteNamespace(LabNamespace namespace) {
+        List<String> deleted = new ArrayList<>();
+        List<String> groups = get(admin.listGroups().all(), "list groups").stream().map(g -> g.groupId())
+                .filter(namespace::owns).sorted().toList();
+        if (!groups.isEmpty()) {
+            get(admin.deleteConsumerGroups(groups).all(), "delete groups " + groups);
+            groups.forEach(g -> deleted.add("group " + g));
+        }
+        List<String> topics = get(admin.listTopics().names(), "list topics").stream().filter(namespace::owns).sorted().toList();
+        if (!topics.isEmpty()) {
+            get(admin.deleteTopics(topics).all(), "delete topics " + topics);
+            topics.forEach(t -> deleted.add("topic " + t));
+        }
+        log.info("deleted namespace {}: {}", namespace, deleted);
+        return deleted;
+    }
+
+    @Override
     public long requestCount() {
         double total = 0;
         for (Map.Entry<MetricName, ? extends Metric> e : admin.metrics().entrySet()) {
@@ -350,27 +366,6 @@ final class AdminKafkaOps implements KafkaOps {
 
     private static boolean matches(String name, List<String> prefixes) {
         return prefixes.stream().anyMatch(name::startsWith);
-    }
-
-    /** Hosts of a bootstrap list that are not loopback (an unresolvable host counts as not loopback). */
-    static List<String> nonLoopback(String bootstrap) {
-        List<String> out = new ArrayList<>();
-        for (String hp : bootstrap.split(",")) {
-            String s = hp.trim();
-            String host = s.startsWith("[") ? s.substring(1, s.indexOf(']')) : s.contains(":") ? s.substring(0, s.lastIndexOf(':')) : s;
-            try {
-                boolean loop = true;
-                for (InetAddress a : InetAddress.getAllByName(host)) {
-                    loop &= a.isLoopbackAddress();
-                }
-                if (!loop) {
-                    out.add(host);
-                }
-            } catch (UnknownHostException e) {
-                out.add(host);
-            }
-        }
-        return out;
     }
 
     /** Whether the plan can be saved there, without creating anything (a refused reset leaves no trace). */

@@ -52,6 +52,12 @@ public interface KafkaOps extends AutoCloseable {
     /** Plans the way back to a saved plan's previous offsets; execute it through the same guards. */
     ResetPlan planRestore(SavedPlan saved);
 
+    /**
+     * Deletes the namespace's own topics and consumer groups, and nothing else (SPEC R17): only names
+     * the namespace {@link LabNamespace#owns owns}. Returns what was deleted.
+     */
+    java.util.List<String> deleteNamespace(LabNamespace namespace);
+
     /** Admin requests sent so far by this instance (for benchmarks). */
     long requestCount();
 

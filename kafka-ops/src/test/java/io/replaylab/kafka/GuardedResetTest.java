@@ -118,8 +118,8 @@ class GuardedResetTest {
             assertThatThrownBy(() -> ops.executeReset(remote, options(ns)))
                     .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("bootstrap host '192.0.2.10' is not loopback");
-            assertThat(AdminKafkaOps.nonLoopback("localhost:9092,127.0.0.1:1,[::1]:9092")).isEmpty();
-            assertThat(AdminKafkaOps.nonLoopback("127.0.0.1:9092,198.51.100.7:9092")).containsExactly("198.51.100.7");
+            assertThat(Bootstraps.nonLoopbackHosts("localhost:9092,127.0.0.1:1,[::1]:9092")).isEmpty();
+            assertThat(Bootstraps.nonLoopbackHosts("127.0.0.1:9092,198.51.100.7:9092")).containsExactly("198.51.100.7");
             assertThat(committed(ops, ns)).containsExactly(5L, 7L);
         }
     }

@@ -148,6 +148,43 @@ public final class Oracle {
         return new TargetSnapshot(file, rows, HexFormat.of().formatHex(sha.digest()));
     }
 
+    /** The parsed record at one offset (e.g. the one a held consumer is about to commit past), or empty if absent. */
+    public static java.util.Optional<RecordParser.Parsed> recordAt(SourceSpec spec, int partition, long offset) {
+        try (KafkaConsumer<String, String> c = consumer(spec.bootstrap())) {
+            TopicPartition tp = new TopicPartition(spec.topic(), partition);
+            c.assign(List.of(tp));
+            c.seek(tp, offset);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(300))) {
+                    if (r.offset() == offset) {
+                        return java.util.Optional.of(spec.parser().parse(r.key(), r.value()));
+                    }
+                    if (r.offset() > offset) {
+                        return java.util.Optional.empty();
+                    }
+                }
+            }
+            return java.util.Optional.empty();
+        }
+    }
+
+    /** How many effects the target holds for one identity (its query, its namespace). */
+    public static long effectsOf(TargetSpec target, String messageId) {
+        try (HikariDataSource ds = pool(target);
+             Connection c = ds.getConnection();
+             PreparedStatement q = prepare(c, "SELECT count(*) FROM (" + target.query() + ") WHERE message_id = ?", target)) {
+            int n = q.getParameterMetaData().getParameterCount();
+            q.setString(n, messageId);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw targetError(target, e);
+        }
+    }
+
     private static void readSource(SourceSpec spec, Cut cut, Connection s) throws SQLException {
         s.setAutoCommit(false);
         try (KafkaConsumer<String, String> c = consumer(spec.bootstrap());

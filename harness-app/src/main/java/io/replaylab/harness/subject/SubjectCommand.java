@@ -25,6 +25,12 @@ public final class SubjectCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** Produces synthetic payments in-process and returns the one-line summary (used by the experiments). */
+    public static String produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
+            java.nio.file.Path manifest) throws Exception {
+        return SyntheticProducer.summary(SyntheticProducer.produce(bootstrap, topic, partitions, namespace, count, seed, accounts, 0, manifest, null));
+    }
+
     @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce deterministic synthetic payments.")
     static final class Produce implements Callable<Integer> {
         @Spec

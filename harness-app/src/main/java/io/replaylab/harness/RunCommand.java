@@ -1,0 +1,123 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.experiment.Lab;
+import io.replaylab.harness.experiment.LabSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code replay-lab run}: the lab's experiments end to end, with a protocol a reviewer can trust. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the replay, rebalance and rebuild experiments against a broker (a local one by default) and save the protocol.")
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild or all (default)")
+    String experiment;
+
+    @Option(names = "--bootstrap-server", description = "use this broker instead of starting one (loopback only unless --allow-remote)")
+    String bootstrap;
+
+    @Option(names = "--allow-remote")
+    boolean allowRemote;
+
+    @Option(names = "--records", defaultValue = "200")
+    int records;
+
+    @Option(names = "--partitions", defaultValue = "3")
+    int partitions;
+
+    @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default, like the lab's client) or consumer")
+    String groupProtocol;
+
+    @Option(names = "--hold-mode", defaultValue = "thread", description = "thread (default: a processing stall) or process (a frozen JVM)")
+    String holdMode;
+
+    @Option(names = "--workdir", defaultValue = "lab-runs")
+    Path workDir;
+
+    @Option(names = "--keep", description = "no cleanup of the run's topics and groups")
+    boolean keep;
+
+    @Option(names = "--subject-cmd", description = "command template for another consumer: {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}")
+    String subjectCmd;
+
+    @Option(names = "--target-query", description = "returns message_id, amount per effect; {namespace} is bound as a parameter")
+    String targetQuery;
+
+    @Option(names = "--handoff-timeout", defaultValue = "PT2M")
+    Duration handoffTimeout;
+
+    @Option(names = "--barrier-timeout", defaultValue = "PT60S")
+    Duration barrierTimeout;
+
+    @Option(names = "--drain-timeout", defaultValue = "PT3M")
+    Duration drainTimeout;
+
+    @Option(names = "--quiet", description = "only the outcome line")
+    boolean quiet;
+
+    @Option(names = "--json", description = "one JSON object on stdout, nothing else")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!holdMode.equals("thread") && !holdMode.equals("process")) {
+            throw new IllegalArgumentException("--hold-mode must be thread or process, was " + holdMode);
+        }
+        LabSettings settings = LabSettings.custom()
+                .experiments(experiment.equals("all") ? LabSettings.ALL : Set.of(experiment))
+                .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
+                .holdMode(holdMode.equals("process") ? HoldMode.PROCESS : HoldMode.THREAD).workDir(workDir).keep(keep)
+                .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
+                .drainTimeout(drainTimeout).build();
+        PrintWriter out = spec.commandLine().getOut();
+        Lab.LabResult r = Lab.run(settings, quiet || json ? null : out);
+        RunEvidence ev = r.evidence();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("runId", ev.runId());
+            m.put("outcome", ev.outcome().status().name());
+            m.put("reason", ev.outcome().reason());
+            m.put("experiments", ev.experiments().stream().map(x -> Map.of("name", x.name(), "outcome", x.outcome().status().name(),
+                    "reason", x.outcome().reason())).toList());
+            m.put("evidence", r.runDir().resolve("evidence.json").toString());
+            m.put("report", r.report().toString());
+            OffsetsCommand.printJson(out, m);
+        } else {
+            out.println();
+            out.println("Outcome: " + ev.outcome().status() + " — " + ev.outcome().reason());
+            if (!quiet) {
+                for (ExperimentEvidence x : ev.experiments()) {
+                    out.printf("  %-10s %-8s %s%n", x.name(), x.outcome().status(), x.outcome().reason());
+                }
+                out.println("Report: " + r.report() + " (and report.html, evidence.json beside it)");
+            }
+        }
+        out.flush();
+        return exitCode(ev.outcome().status());
+    }
+
+    static int exitCode(Status s) {
+        return switch (s) {
+            case PASS -> ReplayLab.OK;
+            case FAIL -> ReplayLab.FAIL;
+            case NOT_RUN -> ReplayLab.NOT_RUN;
+        };
+    }
+
+}

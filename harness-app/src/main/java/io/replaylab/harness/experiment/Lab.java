@@ -1,0 +1,166 @@
+package io.replaylab.harness.experiment;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.SavedProtocol;
+import io.replaylab.kafka.BrokerUnreachableException;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One lab run: a fresh synthetic namespace, the chosen experiments, the protocol saved, then
+ * cleanup of the run's own things only. Usable from a JUnit test: settings in, evidence out.
+ *
+ * <pre>{@code
+ * LabResult r = Lab.run(LabSettings.custom().experiments(Set.of("replay")).workDir(tmp).build(), null);
+ * assertEquals(Status.PASS, r.evidence().outcome().status());
+ * }</pre>
+ */
+public final class Lab {
+    private static final Logger log = LoggerFactory.getLogger(Lab.class);
+    private static final List<String> ORDER = List.of(ReplayExperiment.NAME, RebalanceExperiment.NAME, RebuildExperiment.NAME);
+
+    private Lab() {
+    }
+
+    /** What a run left: its evidence and where the protocol is. */
+    public record LabResult(RunEvidence evidence, Path runDir, Path report, List<String> cleaned) {
+    }
+
+    /** @param progress one line per step, or null for none */
+    public static LabResult run(LabSettings settings, PrintWriter progress) throws Exception {
+        String runId = "run-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+        LabNamespace ns = LabNamespace.random("rl");
+        runId = runId + "-" + ns.prefix().substring(3);
+        Path runDir = settings.workDir().resolve(runId);
+        if (settings.bootstrap() != null && !settings.allowRemote()) {
+            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
+            if (!remote.isEmpty()) {
+                throw new IllegalArgumentException("--bootstrap-server host(s) " + remote + " are not loopback; pass --allow-remote to use that cluster");
+            }
+        }
+        LocalKafka broker = null;
+        List<String> cleaned = new ArrayList<>();
+        try (RunRecorder run = RunRecorder.start(runDir, runId)) {
+            PrintWriter p = progress;
+            long t0 = System.nanoTime();
+            step(p, t0, "run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
+            String bootstrap = settings.bootstrap();
+            String brokerVersion = "external (not known)";
+            if (bootstrap == null) {
+                step(p, t0, "starting a local Kafka broker");
+                broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
+                bootstrap = broker.bootstrapServers();
+                brokerVersion = broker.brokerVersion().orElse("unknown");
+                step(p, t0, "broker ready at " + bootstrap);
+            }
+            try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15))) {
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p);
+                String unreachable = null;
+                try {
+                    ops.describe(ns.group("probe"));
+                } catch (BrokerUnreachableException e) {
+                    unreachable = e.getMessage();
+                }
+                for (String name : ORDER) {
+                    if (!settings.experiments().contains(name)) {
+                        continue;
+                    }
+                    LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
+                    ExperimentRecorder e = run.experiment(name, requirements(name));
+                    if (unreachable != null) {
+                        e.finish(Outcome.notRun("prerequisite missing: " + unreachable));
+                        continue;
+                    }
+                    try {
+                        Outcome o = switch (name) {
+                            case ReplayExperiment.NAME -> ReplayExperiment.run(ctx, child, e);
+                            case RebalanceExperiment.NAME -> RebalanceExperiment.run(ctx, child, e);
+                            default -> RebuildExperiment.run(ctx, child, e);
+                        };
+                        step(p, t0, name + ": " + o);
+                    } catch (BrokerUnreachableException ex) {
+                        finishIfOpen(e, Outcome.notRun("the broker became unreachable: " + ex.getMessage()));
+                    } catch (Exception | LinkageError ex) {
+                        log.error("experiment {} could not complete", name, ex);
+                        finishIfOpen(e, Outcome.notRun("the experiment could not complete: " + ex));
+                        step(p, t0, name + ": NOT_RUN (" + ex + ")");
+                    } finally {
+                        ctx.stopAll();
+                    }
+                }
+                SavedProtocol saved = run.save();
+                step(p, t0, "protocol saved: " + saved.evidenceFile());
+                saved.cleanup("stop every process the run started", ctx::stopAll);
+                if (!settings.keep() && unreachable == null) {
+                    saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
+                }
+                if (broker != null) {
+                    LocalKafka b = broker;
+                    saved.cleanup("stop the local broker (pid " + b.pid() + "), keep broker.log", () -> {
+                        b.stop();
+                        if (!settings.keep()) {
+                            deleteTree(b.dataDir());
+                        }
+                    });
+                    broker = null;
+                }
+                step(p, t0, "done: " + saved.evidence().outcome());
+                return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned);
+            }
+        } finally {
+            if (broker != null) {
+                broker.stop();
+            }
+        }
+    }
+
+    private static String[] requirements(String name) {
+        return switch (name) {
+            case ReplayExperiment.NAME -> ReplayExperiment.REQUIREMENTS;
+            case RebalanceExperiment.NAME -> RebalanceExperiment.REQUIREMENTS;
+            default -> RebuildExperiment.REQUIREMENTS;
+        };
+    }
+
+    private static void finishIfOpen(ExperimentRecorder e, Outcome o) {
+        if (!e.finished()) {
+            e.finish(o);
+        }
+    }
+
+    private static void step(PrintWriter p, long t0, String message) {
+        if (p != null) {
+            p.printf("[%6.1fs] %s%n", (System.nanoTime() - t0) / 1e9, message);
+            p.flush();
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (java.io.IOException e) {
+            log.warn("could not delete {}: {}", dir, e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.replaylab.harness.experiment;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.barrier.jdi.DebuggableProcess;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Json;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Source;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.oracle.Cut;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.TargetSpec;
+
+/** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
+final class LabContext {
+    final LabSettings settings;
+    final String bootstrap;
+    final LabNamespace ns;
+    final RunRecorder run;
+    final Path runDir;
+    final Path db;
+    final KafkaOps ops;
+    final String brokerVersion;
+    private final PrintWriter progress;
+    private final long t0 = System.nanoTime();
+    private final List<Instance> started = new ArrayList<>();
+
+    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, PrintWriter progress) {
+        this.settings = settings;
+        this.bootstrap = bootstrap;
+        this.brokerVersion = brokerVersion;
+        this.ns = ns;
+        this.run = run;
+        this.runDir = run.runDir();
+        this.db = runDir.resolve("target.db");
+        this.ops = ops;
+        this.progress = progress;
+        try {
+            Files.createDirectories(runDir.resolve("logs"));
+            Files.createDirectories(runDir.resolve("snapshots"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    void step(String message) {
+        if (progress != null) {
+            progress.printf("[%6.1fs] %s%n", (System.nanoTime() - t0) / 1e9, message);
+            progress.flush();
+        }
+    }
+
+    TargetSpec target(String inboxNamespace) {
+        TargetSpec t = TargetSpec.sqlite(db, inboxNamespace);
+        return settings.targetQuery() == null ? t : t.query(settings.targetQuery());
+    }
+
+    /** A started consumer instance. */
+    record Instance(String name, Process process, DebuggableProcess debuggable) {
+        long pid() {
+            return process.pid();
+        }
+    }
+
+    Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", bootstrap);
+        values.put("topic", topic);
+        values.put("group", group);
+        values.put("db", db.toAbsolutePath().toString());
+        values.put("namespace", inbox);
+        values.put("instance", instance);
+        values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
+        List<String> cmd = settings.subjectTemplate().command(values);
+        Path out = runDir.resolve("logs").resolve(instance + ".out");
+        Path err = runDir.resolve("logs").resolve(instance + ".err");
+        Instance inst;
+        if (debuggable) {
+            DebuggableProcess dp = DebuggableProcess.launch(cmd, Map.of(), out, err, Duration.ofSeconds(60));
+            inst = new Instance(instance, dp.process(), dp);
+        } else {
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
+                    .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
+            pb.environment().remove("JAVA_TOOL_OPTIONS");
+            try {
+                inst = new Instance(instance, pb.start(), null);
+            } catch (IOException ex) {
+                throw new IllegalStateException("cannot start the subject (" + cmd.get(0) + "): " + ex.getMessage(), ex);
+            }
+        }
+        started.add(inst);
+        e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
+        e.environment("pid." + instance, Long.toString(inst.pid()));
+        e.artifact(runDir.relativize(out).toString(), "stdout of " + instance);
+        e.artifact(runDir.relativize(err).toString(), "stderr of " + instance);
+        return inst;
+    }
+
+    /** SIGTERM, then SIGKILL after a grace period; recorded. */
+    void stop(ExperimentRecorder e, Instance i) {
+        if (!i.process().isAlive()) {
+            e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitValue(), "its own exit"));
+            return;
+        }
+        i.process().destroy();
+        String how = "SIGTERM";
+        try {
+            if (!i.process().waitFor(20, TimeUnit.SECONDS)) {
+                i.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                how = "SIGKILL after 20 s";
+            }
+        } catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().isAlive() ? null : i.process().exitValue(), how));
+    }
+
+    /** Every process this run started, stopped by pid (R17). */
+    void stopAll() {
+        for (Instance i : started) {
+            if (i.process().isAlive()) {
+                i.process().destroy();
+                try {
+                    if (!i.process().waitFor(20, TimeUnit.SECONDS)) {
+                        i.process().destroyForcibly();
+                    }
+                } catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** Waits until the group's committed offsets reach the topic's end on every partition; the snapshot, or null on timeout. */
+    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Cut cut = Oracle.cut(bootstrap, topic);
+        while (System.nanoTime() < deadline) {
+            OffsetSnapshot s = ops.describe(group);
+            boolean done = cut.endOffsets().entrySet().stream().allMatch(en -> s.partitions().stream()
+                    .anyMatch(p -> p.topic().equals(topic) && p.partition() == en.getKey() && p.committed() >= en.getValue()));
+            if (done) {
+                return s;
+            }
+            Thread.sleep(250);
+        }
+        return null;
+    }
+
+    /** Waits until the group has no member (its consumers left or timed out). */
+    OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        OffsetSnapshot s = ops.describe(group);
+        while (!s.state().isInactive() && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            s = ops.describe(group);
+        }
+        return s;
+    }
+
+    /** Saves a snapshot as JSON in the run directory and returns its relative path. */
+    String save(String name, Object value) {
+        Path f = runDir.resolve("snapshots").resolve(name + ".json");
+        try {
+            io.replaylab.evidence.AtomicFiles.writeString(f, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+        return runDir.relativize(f).toString();
+    }
+
+    /** Counts of the processing log lines by result, when the subject writes one (the reference subject does). */
+    Map<String, Long> processingCounts(String instance) {
+        Path log = runDir.resolve("logs").resolve(instance + ".processing.jsonl");
+        Map<String, Long> out = new HashMap<>();
+        if (!Files.exists(log)) {
+            return out;
+        }
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = Json.mapper().readTree(line);
+                out.merge(n.path("result").asText("?"), 1L, Long::sum);
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return out;
+    }
+
+    /** Replays a subject's assignment log (if it writes one) into the timeline. */
+    void recordAssignmentLog(ExperimentRecorder e, Instance i) {
+        Path log = runDir.resolve("logs").resolve(i.name() + ".assignments.jsonl");
+        if (!Files.exists(log)) {
+            return;
+        }
+        e.artifact(runDir.relativize(log).toString(), "assignment log of " + i.name());
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = Json.mapper().readTree(line);
+                List<String> parts = new ArrayList<>();
+                n.path("partitions").forEach(p -> parts.add(p.asText()));
+                e.record(Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(), n.path("event").asText(),
+                        parts, n.path("generation").asText(null), "assignment log at " + n.path("time").asText()));
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    static long committed(OffsetSnapshot s, String topic, int partition) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.partition() == partition).mapToLong(PartitionOffsets::committed)
+                .findFirst().orElse(PartitionOffsets.NONE);
+    }
+}

@@ -1,0 +1,155 @@
+package io.replaylab.harness.experiment;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+
+import io.replaylab.barrier.jdi.HoldMode;
+
+/**
+ * Everything a lab run needs, with the lab's defaults (short, local timeouts). Build with
+ * {@link #custom()}; every setter checks its argument.
+ *
+ * @param bootstrap null: start a local broker for the run
+ * @param subject null: the reference subject
+ * @param targetQuery null: the reference schema's query
+ */
+public record LabSettings(String bootstrap, boolean allowRemote, Set<String> experiments, int records, int partitions,
+        String groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
+        Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs) {
+
+    public static final Set<String> ALL = Set.of("replay", "rebalance", "rebuild");
+
+    public LabSettings {
+        Objects.requireNonNull(experiments, "experiments");
+        experiments = Set.copyOf(experiments);
+        Objects.requireNonNull(workDir, "workDir");
+    }
+
+    public static Builder custom() {
+        return new Builder();
+    }
+
+    public SubjectTemplate subjectTemplate() {
+        return subject == null ? SubjectTemplate.reference(groupProtocol, maxPollIntervalMs, sessionTimeoutMs) : SubjectTemplate.custom(subject);
+    }
+
+    public static final class Builder {
+        private String bootstrap;
+        private boolean allowRemote;
+        private Set<String> experiments = ALL;
+        private int records = 200;
+        private int partitions = 3;
+        private String groupProtocol = "classic";
+        private HoldMode holdMode = HoldMode.THREAD;
+        private Path workDir = Path.of("lab-runs");
+        private boolean keep;
+        private String subject;
+        private String targetQuery;
+        private Duration handoffTimeout = Duration.ofMinutes(2);
+        private Duration barrierTimeout = Duration.ofSeconds(60);
+        private Duration drainTimeout = Duration.ofMinutes(3);
+        private int maxPollIntervalMs = 5000;
+        private int sessionTimeoutMs = 6000;
+
+        private Builder() {
+        }
+
+        public Builder bootstrap(String b) {
+            this.bootstrap = b;
+            return this;
+        }
+
+        public Builder allowRemote(boolean a) {
+            this.allowRemote = a;
+            return this;
+        }
+
+        public Builder experiments(Set<String> names) {
+            for (String n : names) {
+                if (!ALL.contains(n)) {
+                    throw new IllegalArgumentException("unknown experiment '" + n + "': use replay, rebalance, rebuild or all");
+                }
+            }
+            this.experiments = Set.copyOf(names);
+            return this;
+        }
+
+        public Builder records(int n) {
+            if (n < 1 || n > 10_000_000) {
+                throw new IllegalArgumentException("--records must be 1..10000000, was " + n);
+            }
+            this.records = n;
+            return this;
+        }
+
+        public Builder partitions(int p) {
+            if (p < 2 || p > 1000) {
+                throw new IllegalArgumentException("--partitions must be 2..1000 (the rebalance needs two), was " + p);
+            }
+            this.partitions = p;
+            return this;
+        }
+
+        public Builder groupProtocol(String p) {
+            if (!"classic".equals(p) && !"consumer".equals(p)) {
+                throw new IllegalArgumentException("--group-protocol must be classic or consumer, was " + p);
+            }
+            this.groupProtocol = p;
+            return this;
+        }
+
+        public Builder holdMode(HoldMode m) {
+            this.holdMode = Objects.requireNonNull(m, "holdMode");
+            return this;
+        }
+
+        public Builder workDir(Path d) {
+            this.workDir = Objects.requireNonNull(d, "workDir");
+            return this;
+        }
+
+        public Builder keep(boolean k) {
+            this.keep = k;
+            return this;
+        }
+
+        public Builder subject(String template) {
+            this.subject = template == null ? null : SubjectTemplate.custom(template).template();
+            return this;
+        }
+
+        public Builder targetQuery(String q) {
+            this.targetQuery = q;
+            return this;
+        }
+
+        public Builder handoffTimeout(Duration d) {
+            this.handoffTimeout = positive(d, "--handoff-timeout");
+            return this;
+        }
+
+        public Builder barrierTimeout(Duration d) {
+            this.barrierTimeout = positive(d, "--barrier-timeout");
+            return this;
+        }
+
+        public Builder drainTimeout(Duration d) {
+            this.drainTimeout = positive(d, "--drain-timeout");
+            return this;
+        }
+
+        public LabSettings build() {
+            return new LabSettings(bootstrap, allowRemote, experiments, records, partitions, groupProtocol, holdMode, workDir, keep, subject,
+                    targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs);
+        }
+
+        private static Duration positive(Duration d, String name) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,220 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierEvidence;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.jdi.DebuggerBarrier;
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionRef;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.RecordParser;
+import io.replaylab.oracle.SourceSpec;
+
+/**
+ * Experiment 2 (SPEC R7–R12): instance A is held by a debugger after its DB commit and before its
+ * offset commit; B joins; the partition moves to B; A resumes and its stale commit must be
+ * rejected; the target holds exactly one effect per message. No offset is moved by hand.
+ */
+final class RebalanceExperiment {
+    static final String NAME = "rebalance";
+
+    private RebalanceExperiment() {
+    }
+
+    static final String[] REQUIREMENTS = {"R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"};
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        HoldMode mode = ctx.settings.holdMode();
+        e.environment("hold mode", mode.name().toLowerCase(java.util.Locale.ROOT));
+        e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
+        e.limitation("The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
+                + "another way (commitAsync, auto-commit) is not held.");
+        String topic = ns.topic();
+        String group = ns.group();
+        String inbox = ns.inbox(1);
+        Source harness = Source.here("harness");
+        Experiments.produce(ctx, e, ns);
+
+        ctx.step("rebalance: instance A starts under the debugger barrier (" + mode.name().toLowerCase(java.util.Locale.ROOT) + " hold)");
+        LabContext.Instance a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
+        List<LabContext.Instance> running = new ArrayList<>(List.of(a));
+        try (DebuggerBarrier debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20))) {
+            BarrierEvidence evidence = BarrierEvidence.into(e, "rebalance-A", a.pid(), mode.name().toLowerCase(java.util.Locale.ROOT));
+            Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence,
+                    BarrierOptions.ofDefaults().holdTimeout(ctx.settings.handoffTimeout().plus(ctx.settings.drainTimeout())));
+            Arrival held;
+            try {
+                held = barrier.awaitArrival(ctx.settings.barrierTimeout());
+            } catch (BarrierTimeoutException t) {
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not call KafkaConsumer#commitSync within "
+                        + ctx.settings.barrierTimeout()));
+            }
+
+            // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
+            Map<PartitionRef, Long> committing = parse(held.context().get("offsets"));
+            OffsetSnapshot atHold = ctx.ops.describe(group);
+            e.record(harness, atHold.toPayload("while A is held"));
+            List<String> missing = new ArrayList<>();
+            Event dbSeen = null;
+            String inFlightId = null;
+            PartitionRef inFlight = null;
+            for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
+                long recordOffset = c.getValue() - 1;
+                Optional<RecordParser.Parsed> rec = Oracle.recordAt(SourceSpec.topic(ctx.bootstrap, topic), c.getKey().partition(), recordOffset);
+                long effects = rec.filter(RecordParser.Parsed::ok).map(r -> Oracle.effectsOf(ctx.target(inbox), r.id())).orElse(0L);
+                long groupCommitted = LabContext.committed(atHold, topic, c.getKey().partition());
+                if (rec.isPresent() && rec.get().ok() && effects == 1 && groupCommitted < c.getValue()) {
+                    dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, rec.get().id(), topic, c.getKey().partition(), recordOffset, "rebalance-A"));
+                    inFlightId = rec.get().id();
+                    inFlight = c.getKey();
+                } else {
+                    missing.add(c.getKey() + "@" + recordOffset + " (effects " + effects + ", group committed " + groupCommitted + ")");
+                }
+            }
+            if (dbSeen == null || !missing.isEmpty()) {
+                barrier.release();
+                return e.finish(Outcome.notRun("the injection point was not confirmed: A is committing " + committing
+                        + " but the target does not hold exactly one effect of the record(s) beyond the committed offset: " + missing
+                        + " (does the subject commit offsets before its DB commit?)"));
+            }
+            e.check(Check.pass("held after the DB commit, before the offset commit", "R8", "effect in the DB, offset not committed",
+                    inFlightId + " in " + inbox + "; " + inFlight + " committed " + LabContext.committed(atHold, topic, inFlight.partition())
+                            + " < " + committing.get(inFlight)));
+            Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
+
+            ctx.step("rebalance: A held at commitSync " + committing + "; starting B");
+            LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
+            running.add(b);
+            e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
+
+            // Revocation evidence: watch the group description until someone other than A owns A's partition.
+            ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings.handoffTimeout().toSeconds() + " s)");
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, ctx.settings.handoffTimeout());
+            if (handoff == null) {
+                barrier.release();
+                e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
+                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings.handoffTimeout()));
+            }
+            e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",
+                    ((Payload.AssignmentChanged) handoff.payload()).summary()));
+
+            // B redelivers A's in-flight record: its commit passes A's, and the DB must not gain a second effect.
+            ctx.step("rebalance: B redelivers the in-flight record " + inFlightId);
+            long target = committing.get(inFlight);
+            long deadline = System.nanoTime() + ctx.settings.drainTimeout().toNanos();
+            while (LabContext.committed(ctx.ops.describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
+                Thread.sleep(250);
+            }
+            long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
+            e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));
+            e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
+                    effectsAfterB + " effect(s)", effectsAfterB == 1));
+
+            ctx.step("rebalance: releasing A; its stale commit must be rejected");
+            barrier.release();
+            Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
+            if (outcome.isEmpty()) {
+                e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
+                return e.finish(Outcome.notRun("A's commit outcome was not observed after release"));
+            }
+            if (outcome.get().accepted()) {
+                e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED"));
+                return e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B"));
+            }
+            e.check(Check.pass("stale commit rejected", "R9", "REJECTED", "REJECTED: " + outcome.get().exceptionClass() + ": " + outcome.get().message()));
+            Event rejected = evidence.outcomeEvent();
+
+            ctx.step("rebalance: group settles with both instances and drains");
+            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout());
+            for (LabContext.Instance i : running) {
+                ctx.stop(e, i);
+            }
+            for (LabContext.Instance i : running) {
+                ctx.recordAssignmentLog(e, i);
+            }
+            if (settled == null) {
+                e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings.drainTimeout()));
+            } else {
+                e.record(harness, settled.toPayload("after recovery"));
+                e.artifact(ctx.save("rebalance-offsets-after", settled), "offsets after recovery");
+                e.check(Check.pass("the new owner replayed; nothing skipped by hand", "R10", "lag 0 with no offset altered by the harness",
+                        "lag " + settled.totalLag() + "; the harness made no offset change in this experiment"));
+            }
+            Comparison c = Oracle.compare(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(inbox), ctx.ops.describe(group));
+            e.record(harness, c.toPayload());
+            c.toChecks().forEach(e::check);
+            return e.finish(Outcome.judge(e.confirmFault("A's stale commit was rejected after its partition moved to B", rejected), e.checks()));
+        } finally {
+            for (LabContext.Instance i : running) {
+                if (i.process().isAlive()) {
+                    ctx.stop(e, i);
+                }
+            }
+        }
+    }
+
+    /** Polls the group description; records each ownership change; returns the event where another member owns {@code p}. */
+    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers, Duration timeout)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, List<String>> last = new HashMap<>();
+        while (System.nanoTime() < deadline) {
+            OffsetSnapshot s = ctx.ops.describe(group);
+            for (GroupMember m : s.members()) {
+                List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
+                if (!parts.equals(last.get(m.memberId()))) {
+                    last.put(m.memberId(), parts);
+                    String who = aMembers.contains(m.memberId()) ? "rebalance-A" : m.clientId();
+                    Event ev = e.record(Source.of(aMembers.contains(m.memberId()) ? "rebalance-A" : "rebalance-B", 0, "group description"),
+                            new Payload.AssignmentChanged(who, "owns", parts, m.memberEpoch() == null ? null : m.memberEpoch().toString(),
+                                    "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
+                    if (!aMembers.contains(m.memberId()) && m.assignment().contains(p)) {
+                        return ev;
+                    }
+                }
+            }
+            Thread.sleep(200);
+        }
+        return null;
+    }
+
+    static Map<PartitionRef, Long> parse(String offsets) {
+        Map<PartitionRef, Long> out = new java.util.TreeMap<>();
+        if (offsets == null) {
+            return out;
+        }
+        for (String part : offsets.split(",")) {
+            int eq = part.lastIndexOf('=');
+            int dash = part.lastIndexOf('-', eq);
+            if (eq > 0 && dash > 0) {
+                out.put(new PartitionRef(part.substring(0, dash), Integer.parseInt(part.substring(dash + 1, eq))), Long.parseLong(part.substring(eq + 1)));
+            }
+        }
+        return out;
+    }
+}

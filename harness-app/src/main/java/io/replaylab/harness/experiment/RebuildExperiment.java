@@ -1,0 +1,71 @@
+package io.replaylab.harness.experiment;
+
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TargetSnapshot;
+
+/**
+ * Experiment 3 (SPEC R16): on the same DB, generation 2 (new inbox namespace, new group) consumes
+ * the topic from the beginning; although generation 1's inbox already holds every id, it must
+ * rebuild every effect, and generation 1's rows stay untouched.
+ */
+final class RebuildExperiment {
+    static final String NAME = "rebuild";
+
+    private RebuildExperiment() {
+    }
+
+    static final String[] REQUIREMENTS = {"R16", "R12", "R14", "R15"};
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
+        String topic = ns.topic();
+        Source harness = Source.here("harness");
+        String g1 = ns.inbox(1);
+        String g2 = ns.inbox(2);
+
+        ctx.step("rebuild: generation 1 (" + g1 + ")");
+        Experiments.produce(ctx, e, ns);
+        LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
+        OffsetSnapshot d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout());
+        ctx.stop(e, one);
+        if (d1 == null) {
+            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings.drainTimeout()));
+        }
+        TargetSnapshot g1Before = Oracle.snapshot(ctx.target(g1), ctx.runDir.resolve("snapshots/rebuild-g1-before.tsv"));
+        e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
+        // The hazard: an inbox that already holds every id. With a global marker it would suppress the rebuild.
+        Event marker = e.record(harness, new Payload.Note("generation 1's inbox holds " + g1Before.rows() + " effects of the topic before g2 starts"));
+        if (g1Before.rows() != ctx.settings.records()) {
+            return e.finish(Outcome.notRun("generation 1 holds " + g1Before.rows() + " effects, not " + ctx.settings.records()));
+        }
+
+        ctx.step("rebuild: generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
+        LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
+        OffsetSnapshot d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout());
+        ctx.stop(e, two);
+        if (d2 == null) {
+            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings.drainTimeout()));
+        }
+        Comparison c = Oracle.compare(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(g2), ctx.ops.describe(ns.group("g2")));
+        e.record(harness, c.toPayload());
+        e.check(Check.of("generation 2 rebuilt every effect", "R16", ctx.settings.records() + " effects in " + g2,
+                c.targetEffects() + " effects, " + c.missing().count() + " missing", c.missing().count() == 0 && c.targetEffects() > 0));
+        c.toChecks().forEach(e::check);
+        TargetSnapshot g1After = Oracle.snapshot(ctx.target(g1), ctx.runDir.resolve("snapshots/rebuild-g1-after.tsv"));
+        Check untouched = g1Before.equalityCheck(g1After);
+        e.check(new Check("generation 1 untouched", "R16", untouched.expected(), untouched.actual(), untouched.status()));
+        return e.finish(Outcome.judge(e.confirmFault("an old inbox already held every id", marker), e.checks()));
+    }
+}
