@@ -36,6 +36,11 @@ public record RunEvidence(
     /** The experiments' outcomes combined (worst wins); NOT_RUN when the run is incomplete. */
     static Outcome outcomeOf(boolean complete, List<ExperimentEvidence> experiments) {
         Outcome combined = Outcome.combine(experiments.stream().map(ExperimentEvidence::outcome).toList());
+        if (combined.status() == Status.PASS) {
+            combined = new Outcome(Status.PASS, "all " + experiments.size() + " experiment(s) PASS: "
+                    + experiments.stream().map(ExperimentEvidence::name).collect(java.util.stream.Collectors.joining(", ")), null,
+                    combined.confirmation());
+        }
         if (!complete) {
             return combined.and(Outcome.notRun("the run did not finish: its journal ends before the run's end"));
         }

@@ -289,8 +289,16 @@ final class AdminKafkaOps implements KafkaOps {
         List<String> groups = get(admin.listGroups().all(), "list groups").stream().map(g -> g.groupId())
                 .filter(namespace::owns).sorted().toList();
         if (!groups.isEmpty()) {
-            get(admin.deleteConsumerGroups(groups).all(), "delete groups " + groups);
-            groups.forEach(g -> deleted.add("group " + g));
+            var result = admin.deleteConsumerGroups(groups).deletedGroups();
+            for (String g : groups) {
+                try {
+                    get(result.get(g), "delete group " + g);
+                    deleted.add("group " + g);
+                } catch (KafkaOpsException e) {
+                    // e.g. a member that died without leaving is still in the group until its session times out
+                    deleted.add("group " + g + " NOT deleted: " + e.getMessage());
+                }
+            }
         }
         List<String> topics = get(admin.listTopics().names(), "list topics").stream().filter(namespace::owns).sorted().toList();
         if (!topics.isEmpty()) {

@@ -54,7 +54,8 @@ public interface KafkaOps extends AutoCloseable {
 
     /**
      * Deletes the namespace's own topics and consumer groups, and nothing else (SPEC R17): only names
-     * the namespace {@link LabNamespace#owns owns}. Returns what was deleted.
+     * the namespace {@link LabNamespace#owns owns}. Returns what was deleted; a group that cannot be
+     * deleted yet (a member that died without leaving) is listed as NOT deleted.
      */
     java.util.List<String> deleteNamespace(LabNamespace namespace);
 

@@ -72,7 +72,7 @@ public final class Lab {
                 step(p, t0, "broker ready at " + bootstrap);
             }
             try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15))) {
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p);
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, t0);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
@@ -110,7 +110,12 @@ public final class Lab {
                 step(p, t0, "protocol saved: " + saved.evidenceFile());
                 saved.cleanup("stop every process the run started", ctx::stopAll);
                 if (!settings.keep() && unreachable == null) {
-                    saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
+                    try {
+                        saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
+                    } catch (RuntimeException ex) {
+                        // the protocol is saved; a failed cleanup is journaled and reported, never fatal
+                        step(p, t0, "cleanup incomplete: " + ex.getMessage());
+                    }
                 }
                 if (broker != null) {
                     LocalKafka b = broker;

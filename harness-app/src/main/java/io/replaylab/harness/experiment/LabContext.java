@@ -39,10 +39,12 @@ final class LabContext {
     final KafkaOps ops;
     final String brokerVersion;
     private final PrintWriter progress;
-    private final long t0 = System.nanoTime();
+    private final long t0;
     private final List<Instance> started = new ArrayList<>();
 
-    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, PrintWriter progress) {
+    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, PrintWriter progress,
+            long t0) {
+        this.t0 = t0;
         this.settings = settings;
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;

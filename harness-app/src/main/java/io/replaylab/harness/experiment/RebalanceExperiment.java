@@ -114,7 +114,7 @@ final class RebalanceExperiment {
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
             ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings.handoffTimeout().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, ctx.settings.handoffTimeout());
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a.pid(), b.pid(), ctx.settings.handoffTimeout());
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
@@ -179,7 +179,8 @@ final class RebalanceExperiment {
     }
 
     /** Polls the group description; records each ownership change; returns the event where another member owns {@code p}. */
-    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers, Duration timeout)
+    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers, long pidA, long pidB,
+            Duration timeout)
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, List<String>> last = new HashMap<>();
@@ -190,7 +191,8 @@ final class RebalanceExperiment {
                 if (!parts.equals(last.get(m.memberId()))) {
                     last.put(m.memberId(), parts);
                     String who = aMembers.contains(m.memberId()) ? "rebalance-A" : m.clientId();
-                    Event ev = e.record(Source.of(aMembers.contains(m.memberId()) ? "rebalance-A" : "rebalance-B", 0, "group description"),
+                    boolean isA = aMembers.contains(m.memberId());
+                    Event ev = e.record(Source.of(isA ? "rebalance-A" : "rebalance-B", isA ? pidA : pidB, "group description"),
                             new Payload.AssignmentChanged(who, "owns", parts, m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
                     if (!aMembers.contains(m.memberId()) && m.assignment().contains(p)) {

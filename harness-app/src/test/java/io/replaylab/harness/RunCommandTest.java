@@ -1,0 +1,51 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Json;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RunCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void runStartsItsOwnBrokerByDefaultAndPrintsJsonWithExit0() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "rebuild", "--records", "30",
+                "--workdir", dir.toString(), "--json");
+
+        assertThat(rc).as(err.toString()).isZero();
+        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(j.get("outcome").asText()).isEqualTo("PASS");
+        assertThat(j.get("experiments").get(0).get("name").asText()).isEqualTo("rebuild");
+        assertThat(Path.of(j.get("report").asText())).exists();
+        assertThat(Path.of(j.get("evidence").asText()).resolveSibling("broker").resolve("broker.log")).exists();
+    }
+
+    @Test
+    void badArgumentsExit2BeforeAnythingRuns() {
+        StringWriter err = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("unknown experiment 'chaos'");
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--bootstrap-server",
+                "198.51.100.7:9092", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void notRunExits3() {
+        assertThat(RunCommand.exitCode(io.replaylab.evidence.Status.NOT_RUN)).isEqualTo(3);
+        assertThat(RunCommand.exitCode(io.replaylab.evidence.Status.FAIL)).isEqualTo(1);
+    }
+}

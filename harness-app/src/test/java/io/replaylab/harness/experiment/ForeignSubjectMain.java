@@ -1,0 +1,96 @@
+package io.replaylab.harness.experiment;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * A consumer that is not the reference subject, with its own schema ({@code payments(ns, msg, cents)}
+ * keyed by (ns, msg)): the harness knows it only through its command line, Kafka and a target query.
+ * Args: bootstrap topic group db namespace instance.
+ */
+public final class ForeignSubjectMain {
+    private ForeignSubjectMain() {
+    }
+
+    public static final String TARGET_QUERY = "SELECT msg AS message_id, cents AS amount FROM payments WHERE ns = {namespace}";
+
+    public static void main(String[] a) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", a[0]);
+        p.put("group.id", a[2]);
+        p.put("client.id", a[5]);
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.interval.ms", "5000");
+        p.put("session.timeout.ms", "6000");
+        p.put("heartbeat.interval.ms", "1500");
+        p.put("key.deserializer", StringDeserializer.class.getName());
+        p.put("value.deserializer", StringDeserializer.class.getName());
+        ObjectMapper json = new ObjectMapper();
+        AtomicBoolean stop = new AtomicBoolean();
+        KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
+        Thread main = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.set(true);
+            c.wakeup();
+            try {
+                main.join(20_000);
+            } catch (InterruptedException ignored) {
+                // exiting
+            }
+        }));
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3]))) {
+            try (Statement s = db.createStatement()) {
+                s.execute("PRAGMA journal_mode=WAL");
+                s.execute("PRAGMA busy_timeout=10000");
+                s.execute("CREATE TABLE IF NOT EXISTS payments (ns TEXT, msg TEXT, cents INTEGER, PRIMARY KEY (ns, msg))");
+            }
+            c.subscribe(List.of(a[1]));
+            while (!stop.get()) {
+                try {
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                        JsonNode n = json.readTree(r.value());
+                        try (PreparedStatement ins = db.prepareStatement("INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
+                            ins.setString(1, a[4]);
+                            ins.setString(2, n.get("id").asText());
+                            ins.setLong(3, n.get("amount").asLong());
+                            ins.executeUpdate();
+                        }
+                        try {
+                            c.commitSync(Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                        } catch (CommitFailedException e) {
+                            break;
+                        }
+                    }
+                } catch (WakeupException e) {
+                    break;
+                }
+            }
+        } finally {
+            c.close();
+        }
+    }
+
+    public static String template() {
+        return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx256m -cp '" + System.getProperty("java.class.path") + "' "
+                + ForeignSubjectMain.class.getName() + " {bootstrap} {topic} {group} {db} {namespace} {instance}";
+    }
+}

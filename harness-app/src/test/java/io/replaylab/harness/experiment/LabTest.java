@@ -1,0 +1,129 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The experiments end to end, as values: settings in, evidence out, against the real broker. */
+@ExtendWith(LocalKafkaExtension.class)
+class LabTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder on(LocalKafka kafka) {
+        return LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).records(60);
+    }
+
+    private static ExperimentEvidence experiment(RunEvidence r, String name) {
+        return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void allThreeExperimentsPassWithTheReferenceSubjectAndLeaveAProtocol(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).build(), null);
+
+        assertThat(r.evidence().outcome().status()).as(r.evidence().outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> {
+            assertThat(x.outcome().confirmation()).isNotNull();
+            assertThat(x.limitations()).anyMatch(l -> l.contains("EOS"));
+        });
+        assertThat(experiment(r.evidence(), "rebalance").events()).extracting(e -> e.type())
+                .contains("barrier-reached", "db-commit-seen", "assignment-changed", "barrier-released", "commit-rejected");
+        assertThat(Evidence.read(r.runDir().resolve("evidence.json"))).isEqualTo(r.evidence());
+        assertThat(r.runDir().resolve("report.html")).exists();
+        assertThat(r.runDir().resolve("target.db")).exists();
+        try (var plans = Files.list(r.runDir().resolve("plans"))) {
+            assertThat(plans).anyMatch(p -> p.toString().endsWith(".plan.json"));
+        }
+        assertThat(r.cleaned()).isNotEmpty().allMatch(c -> c.contains(".replay.") || c.contains(".rebalance.") || c.contains(".rebuild."));
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            assertThat(ops.describe(experiment(r.evidence(), "replay").environment().get("group")).state().isInactive()).isTrue();
+        }
+    }
+
+    @ParameterizedTest(name = "{0} protocol, {1} hold")
+    @CsvSource({"consumer, THREAD", "classic, PROCESS", "consumer, PROCESS"})
+    void rebalancePassesInBothProtocolsAndHoldModes(String protocol, HoldMode mode, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).groupProtocol(protocol).holdMode(mode).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol);
+    }
+
+    @Test
+    void aSubjectWithoutTheInboxCheckIsCaughtAsASecondEffect(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay")).subject(BrokenSubjectMain.template("no-inbox")).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name())
+                .contains("no second effect", "target identical before and after");
+    }
+
+    @Test
+    void aSubjectThatCommitsOffsetsBeforeItsDbCommitIsCaughtAtTheBarrier(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(BrokenSubjectMain.template("commit-first")).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("not confirmed").contains("commit offsets before its DB commit");
+    }
+
+    @Test
+    void anUnreachableBrokerGivesNotRun() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Lab.LabResult r = Lab.run(LabSettings.custom().bootstrap("127.0.0.1:" + port).workDir(dir).build(), null);
+
+        assertThat(r.evidence().outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(r.evidence().experiments()).hasSize(3).allSatisfy(x -> assertThat(x.outcome().reason()).contains("did not answer"));
+    }
+
+    @Test
+    void aBarrierNeverReachedGivesNotRun(LocalKafka kafka) throws Exception {
+        String neverCommits = "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '" + System.getProperty("java.class.path")
+                + "' " + PollingConsumerMain.class.getName() + " {bootstrap} {topic} {group}";
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(neverCommits).barrierTimeout(Duration.ofSeconds(8)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("never reached");
+        assertThat(x.events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-expired");
+    }
+
+    @Test
+    void anotherConsumerWithItsOwnSchemaRunsThroughSubjectCmdAndTargetQuery(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay", "rebalance")).subject(ForeignSubjectMain.template())
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+    }
+}
