@@ -155,14 +155,8 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--export", paramLabel = "F", description = "write the plan as CSV (kafka-consumer-groups --from-file format)")
         Path export;
 
-        @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans", description = "where plans are saved before executing (default lab-runs/plans)")
-        Path planDir;
-
-        @Option(names = "--allow-prefix", paramLabel = "P", description = "synthetic namespace prefix the group and topics must start with (repeatable; required for --execute)")
-        List<String> allowPrefixes = new ArrayList<>();
-
-        @Option(names = "--allow-remote", description = "allow a bootstrap that is not loopback")
-        boolean allowRemote;
+        @Mixin
+        Guards guards;
 
         @Override
         public Integer call() {
@@ -173,7 +167,7 @@ final class OffsetsCommand implements Runnable {
             ResetScope scope = scope();
             try (KafkaOps ops = conn.connect()) {
                 ResetPlan plan = ops.planReset(group, scope, target);
-                return finish(spec, ops, plan, conn.json, execute, export, options(planDir, allowPrefixes, allowRemote));
+                return finish(spec, ops, plan, conn.json, execute, export, guards.options());
             }
         }
 
@@ -254,14 +248,8 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--execute")
         boolean execute;
 
-        @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans")
-        Path planDir;
-
-        @Option(names = "--allow-prefix", paramLabel = "P")
-        List<String> allowPrefixes = new ArrayList<>();
-
-        @Option(names = "--allow-remote")
-        boolean allowRemote;
+        @Mixin
+        Guards guards;
 
         @Override
         public Integer call() {
@@ -271,15 +259,27 @@ final class OffsetsCommand implements Runnable {
             SavedPlan saved = ResetPlans.load(planFile);
             try (KafkaOps ops = conn.connect()) {
                 ResetPlan plan = ops.planRestore(saved);
-                return finish(spec, ops, plan, conn.json, execute, null, options(planDir, allowPrefixes, allowRemote));
+                return finish(spec, ops, plan, conn.json, execute, null, guards.options());
             }
         }
     }
 
-    private static ExecuteResetOptions options(Path planDir, List<String> prefixes, boolean allowRemote) {
-        ExecuteResetOptions.Builder b = ExecuteResetOptions.custom().planDir(planDir).allowRemote(allowRemote);
-        prefixes.forEach(b::allowPrefix);
-        return b.build();
+    /** The guard options of every executing command. */
+    static final class Guards {
+        @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans", description = "where plans are saved before executing (default lab-runs/plans)")
+        Path planDir;
+
+        @Option(names = "--allow-prefix", paramLabel = "P", description = "synthetic namespace prefix the group and topics must start with (repeatable; required for --execute)")
+        List<String> allowPrefixes = new ArrayList<>();
+
+        @Option(names = "--allow-remote", description = "allow a bootstrap that is not loopback")
+        boolean allowRemote;
+
+        ExecuteResetOptions options() {
+            ExecuteResetOptions.Builder b = ExecuteResetOptions.custom().planDir(planDir).allowRemote(allowRemote);
+            allowPrefixes.forEach(b::allowPrefix);
+            return b.build();
+        }
     }
 
     private static int finish(CommandSpec spec, KafkaOps ops, ResetPlan plan, boolean json, boolean execute, Path export,

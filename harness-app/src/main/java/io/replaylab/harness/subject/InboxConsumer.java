@@ -133,12 +133,7 @@ final class InboxConsumer {
                         case DUPLICATE -> duplicates++;
                         default -> quarantined++;
                     }
-                    Map<String, Object> line = new LinkedHashMap<>();
-                    line.put("time", Instant.now().toString());
-                    line.put("instance", o.instanceId());
-                    line.put("topic", r.topic());
-                    line.put("partition", r.partition());
-                    line.put("offset", r.offset());
+                    Map<String, Object> line = logLine(r);
                     line.put("id", idOf(r.value()));
                     line.put("result", result.name().toLowerCase(java.util.Locale.ROOT));
                     if (reason != null) {
@@ -183,18 +178,24 @@ final class InboxConsumer {
             return true;
         } catch (CommitFailedException | RebalanceInProgressException e) {
             log.warn("offset commit of {}-{}@{} rejected: {}", r.topic(), r.partition(), r.offset() + 1, e.getMessage());
-            Map<String, Object> line = new LinkedHashMap<>();
-            line.put("time", Instant.now().toString());
-            line.put("instance", o.instanceId());
-            line.put("topic", r.topic());
-            line.put("partition", r.partition());
-            line.put("offset", r.offset());
+            Map<String, Object> line = logLine(r);
             line.put("result", "commit-rejected");
             line.put("exception", e.getClass().getName());
             line.put("message", e.getMessage());
             processing.write(line);
             return false;
         }
+    }
+
+    /** The common fields of a processing-log line. */
+    private Map<String, Object> logLine(ConsumerRecord<String, String> r) {
+        Map<String, Object> line = new LinkedHashMap<>();
+        line.put("time", Instant.now().toString());
+        line.put("instance", o.instanceId());
+        line.put("topic", r.topic());
+        line.put("partition", r.partition());
+        line.put("offset", r.offset());
+        return line;
     }
 
     private void logAssignment(JsonLines out, KafkaConsumer<String, String> c, String event, Collection<TopicPartition> parts, long pid) {
