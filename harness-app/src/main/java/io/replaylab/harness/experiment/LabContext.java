@@ -154,12 +154,19 @@ final class LabContext {
     OffsetSnapshot awaitDrained(String group, String topic, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         Cut cut = Oracle.cut(bootstrap, topic);
+        long lastReport = System.nanoTime();
         while (System.nanoTime() < deadline) {
             OffsetSnapshot s = ops.describe(group);
             boolean done = cut.endOffsets().entrySet().stream().allMatch(en -> s.partitions().stream()
                     .anyMatch(p -> p.topic().equals(topic) && p.partition() == en.getKey() && p.committed() >= en.getValue()));
             if (done) {
                 return s;
+            }
+            if (System.nanoTime() - lastReport > 2_000_000_000L) {
+                long committed = s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted())
+                        .mapToLong(PartitionOffsets::committed).sum();
+                step("  … " + group + " committed " + committed + " of " + cut.total());
+                lastReport = System.nanoTime();
             }
             Thread.sleep(250);
         }
