@@ -121,33 +121,27 @@ final class LabContext {
             e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitValue(), "its own exit"));
             return;
         }
-        i.process().destroy();
-        String how = "SIGTERM";
-        try {
-            if (!i.process().waitFor(20, TimeUnit.SECONDS)) {
-                i.process().destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                how = "SIGKILL after 20 s";
-            }
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-        }
+        String how = terminate(i.process());
         e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().isAlive() ? null : i.process().exitValue(), how));
     }
 
     /** Every process this run started, stopped by pid (R17). */
     void stopAll() {
-        for (Instance i : started) {
-            if (i.process().isAlive()) {
-                i.process().destroy();
-                try {
-                    if (!i.process().waitFor(20, TimeUnit.SECONDS)) {
-                        i.process().destroyForcibly();
-                    }
-                } catch (InterruptedException ex) {
-                    Thread.currentThread().interrupt();
-                }
+        started.stream().filter(i -> i.process().isAlive()).forEach(i -> terminate(i.process()));
+    }
+
+    private static String terminate(Process p) {
+        p.destroy();
+        try {
+            if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                return "SIGKILL after 20 s";
             }
+        } catch (InterruptedException ex) {
+            p.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
+        return "SIGTERM";
     }
 
     /** Waits until the group's committed offsets reach the topic's end on every partition; the snapshot, or null on timeout. */
