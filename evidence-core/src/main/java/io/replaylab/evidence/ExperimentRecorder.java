@@ -58,6 +58,18 @@ public final class ExperimentRecorder {
         return e;
     }
 
+    /**
+     * Appends an event observed after the fact (e.g. read from a process's own log), stamped with
+     * the wall-clock time it happened; the monotonic time stays the time of recording.
+     */
+    public synchronized Event recordObserved(Instant happenedAt, Source source, Payload payload) {
+        requireOpen();
+        Event e = new Event(events.size() + 1L, Objects.requireNonNull(happenedAt, "happenedAt"), run.nanos(), source, payload);
+        events.add(e);
+        run.append(new JournalEntry(JournalEntry.EVENT, null, null, name, null, null, null, null, e, null, null, null, null));
+        return e;
+    }
+
     public synchronized Check check(Check check) {
         requireOpen();
         checks.add(Objects.requireNonNull(check, "check"));

@@ -58,7 +58,7 @@ public final class Reports {
                 md.append("_No event was recorded._\n");
             } else {
                 md.append("| # | t+ms | source | event | detail |\n|---|---|---|---|---|\n");
-                for (Event ev : e.events()) {
+                for (Event ev : byTime(e.events())) {
                     md.append("| ").append(ev.seq()).append(" | ").append(millis(e.started(), ev.time())).append(" | ")
                             .append(mdCell(sourceLabel(ev.source()))).append(" | ").append(ev.type()).append(" | ")
                             .append(mdCell(ev.payload().summary())).append(" |\n");
@@ -136,7 +136,7 @@ public final class Reports {
             }
             h.append("</table>\n<h3>Timeline</h3>\n").append(lanes(e));
             h.append("<table class=\"timeline\"><tr><th>#</th><th>t+ms</th><th>source</th><th>event</th><th>detail</th></tr>\n");
-            for (Event ev : e.events()) {
+            for (Event ev : byTime(e.events())) {
                 h.append("<tr><td>").append(ev.seq()).append("</td><td>").append(millis(e.started(), ev.time())).append("</td><td>")
                         .append(esc(sourceLabel(ev.source()))).append("</td><td>").append(esc(ev.type())).append("</td><td>")
                         .append(esc(ev.payload().summary())).append("</td></tr>\n");
@@ -214,6 +214,11 @@ public final class Reports {
                 + "<span style=\"color:#ef6c00\">●</span> barrier <span style=\"color:#2e7d32\">●</span> commit accepted "
                 + "<span style=\"color:#c62828\">●</span> commit rejected <span style=\"color:#757575\">●</span> other</p>\n");
         return s.toString();
+    }
+
+    /** Events in the order they happened (an event read from a process's log is recorded after the fact). */
+    private static List<Event> byTime(List<Event> events) {
+        return events.stream().sorted(java.util.Comparator.comparing(Event::time).thenComparingLong(Event::seq)).toList();
     }
 
     private static String color(Payload p) {

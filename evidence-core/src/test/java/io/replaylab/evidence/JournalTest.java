@@ -83,6 +83,22 @@ class JournalTest {
     }
 
     @Test
+    void anEventObservedAfterTheFactKeepsTheTimeItHappenedAndReportsShowItInTimeOrder() {
+        java.time.Instant earlier = java.time.Instant.parse("2020-01-01T00:00:00Z");
+        RunEvidence saved;
+        try (RunRecorder run = RunRecorder.start(dir, "obs")) {
+            ExperimentRecorder e = run.experiment("x");
+            e.record(Source.here("harness"), new Payload.Note("recorded now"));
+            e.recordObserved(earlier, Source.of("A", 1, "assignment log"), new Payload.Note("happened earlier"));
+            e.finish(Outcome.notRun("test"));
+            saved = run.save().evidence();
+        }
+        assertThat(Evidence.read(dir.resolve(Evidence.JOURNAL_FILE)).experiments().get(0).events().get(1).time()).isEqualTo(earlier);
+        String md = Reports.markdown(saved);
+        assertThat(md.indexOf("happened earlier")).isLessThan(md.indexOf("recorded now"));
+    }
+
+    @Test
     void cleanupIsJournaledAfterTheSavedProtocolAndDoesNotChangeTheVerdict() throws Exception {
         try (RunRecorder run = SampleRuns.knownRun(dir)) {
             run.save().cleanup("delete topic t", () -> { });

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -219,8 +220,9 @@ final class LabContext {
                 JsonNode n = Json.mapper().readTree(line);
                 List<String> parts = new ArrayList<>();
                 n.path("partitions").forEach(p -> parts.add(p.asText()));
-                e.record(Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(), n.path("event").asText(),
-                        parts, n.path("generation").asText(null), "assignment log at " + n.path("time").asText()));
+                Instant at = Instant.parse(n.path("time").asText());
+                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(),
+                        n.path("event").asText(), parts, n.path("generation").asText(null), "assignment log"));
             }
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);

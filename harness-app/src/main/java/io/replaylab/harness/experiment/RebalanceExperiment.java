@@ -103,7 +103,7 @@ final class RebalanceExperiment {
                         + " (does the subject commit offsets before its DB commit?)"));
             }
             e.check(Check.pass("held after the DB commit, before the offset commit", "R8", "effect in the DB, offset not committed",
-                    inFlightId + " in " + inbox + "; " + inFlight + " committed " + LabContext.committed(atHold, topic, inFlight.partition())
+                    inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabContext.committed(atHold, topic, inFlight.partition()))
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
 
@@ -203,6 +203,10 @@ final class RebalanceExperiment {
             Thread.sleep(200);
         }
         return null;
+    }
+
+    private static String show(long committed) {
+        return committed < 0 ? "none" : Long.toString(committed);
     }
 
     static Map<PartitionRef, Long> parse(String offsets) {

@@ -88,7 +88,9 @@ final class ReplayExperiment {
                 planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
         e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.ns.prefix(),
                 before.state().display() + ", " + group, before.state().isInactive() && ctx.ns.owns(group)));
-        e.check(Check.of("reset landed on every partition", "R2", "all partitions at log start", reset.partitions().toString(), reset.allLanded()));
+        e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()
+                .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
+                .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
         ctx.step("replay: consumer A2 replays into the same target");
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
