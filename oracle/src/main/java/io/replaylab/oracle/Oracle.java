@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -19,7 +18,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -29,9 +27,7 @@ import java.util.regex.Matcher;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.replaylab.evidence.Status;
 import io.replaylab.kafka.OffsetSnapshot;
-import io.replaylab.kafka.PartitionOffsets;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -44,8 +40,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The independent judge: reads the source topic up to a cut and the target's effects, and compares
  * exact identities and amounts (SPEC R6, R11, R12, R16). It trusts neither the consumer's logs nor
- * its counters. Both sides are staged in a scratch SQLite file and compared with SQL, so memory
- * stays bounded whatever the topic's size.
+ * its counters. Both sides are spilled to bucket files by identity and joined one bucket at a
+ * time, so memory stays bounded whatever the topic's size.
  *
  * <pre>{@code
  * Cut cut = Oracle.cut(bootstrap, "lab-x.source");
@@ -78,45 +74,38 @@ public final class Oracle {
     /** Compares source and target; with {@code committed} (a describe of the group) it also checks the frontier (R11). */
     public static Comparison compare(SourceSpec source, TargetSpec target, OffsetSnapshot committed) {
         Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic());
-        Path scratch = null;
-        try {
-            scratch = Files.createTempFile("replay-lab-oracle-", ".db");
-            try (Connection s = DriverManager.getConnection("jdbc:sqlite:" + scratch)) {
-                try (Statement st = s.createStatement()) {
-                    st.execute("PRAGMA journal_mode=OFF");
-                    st.execute("PRAGMA synchronous=OFF");
-                    st.execute("PRAGMA cache_size=-16000");
-                    st.execute("CREATE TABLE source (partition INTEGER, \"offset\" INTEGER, message_id TEXT, amount TEXT)");
-                    st.execute("CREATE TABLE malformed (partition INTEGER, \"offset\" INTEGER, reason TEXT)");
-                    st.execute("CREATE TABLE target (message_id TEXT, amount TEXT)");
-                }
-                long t0 = System.nanoTime();
-                readSource(source, cut, s);
-                long t1 = System.nanoTime();
-                readTarget(target, s);
-                long t2 = System.nanoTime();
-                try (Statement st = s.createStatement()) {
-                    st.execute("CREATE INDEX source_id ON source (message_id)");
-                    st.execute("CREATE INDEX target_id ON target (message_id)");
-                    st.execute("CREATE INDEX source_pos ON source (partition, \"offset\")");
-                }
-                Comparison c = judge(s, cut, target.namespace(), committed);
-                log.info("oracle: source {} ms, target {} ms, compare {} ms: {}", (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000,
-                        (System.nanoTime() - t2) / 1_000_000, c.counts());
-                return c;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("oracle scratch database failed: " + e.getMessage(), e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } finally {
-            if (scratch != null) {
+        try (BucketJoin join = new BucketJoin(cut.total())) {
+            long t0 = System.nanoTime();
+            // the two sides spill to separate bucket files, so they are read at the same time
+            java.util.concurrent.CompletableFuture<Long> targetRead = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
-                    Files.deleteIfExists(scratch);
-                } catch (IOException ignored) {
-                    // temp file
+                    readTarget(target, join);
+                    return System.nanoTime();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
                 }
+            });
+            readSource(source, cut, join);
+            long t1 = System.nanoTime();
+            long t2 = join(targetRead);
+            long t3 = System.nanoTime();
+            Comparison c = join.judge(cut, target.namespace(), committed);
+            log.info("oracle: source {} ms, target {} ms (in parallel), compare {} ms: {}", (t1 - t0) / 1_000_000, (t2 - t0) / 1_000_000,
+                    (System.nanoTime() - t3) / 1_000_000, c.counts());
+            return c;
+        } catch (IOException e) {
+            throw new UncheckedIOException("oracle scratch files failed: " + e.getMessage(), e);
+        }
+    }
+
+    private static long join(java.util.concurrent.CompletableFuture<Long> f) {
+        try {
+            return f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
             }
+            throw e;
         }
     }
 
@@ -185,162 +174,54 @@ public final class Oracle {
         }
     }
 
-    private static void readSource(SourceSpec spec, Cut cut, Connection s) throws SQLException {
-        s.setAutoCommit(false);
-        try (KafkaConsumer<String, String> c = consumer(spec.bootstrap());
-             PreparedStatement ok = s.prepareStatement("INSERT INTO source VALUES (?,?,?,?)");
-             PreparedStatement bad = s.prepareStatement("INSERT INTO malformed VALUES (?,?,?)")) {
-            for (Map.Entry<Integer, Long> e : cut.endOffsets().entrySet()) {
-                TopicPartition tp = new TopicPartition(cut.topic(), e.getKey());
-                long end = e.getValue();
-                c.assign(List.of(tp));
-                c.seekToBeginning(List.of(tp));
-                long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-                int batch = 0;
-                while (c.position(tp) < end) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("could not read " + tp + " up to the cut " + end + " within " + READ_TIMEOUT
-                                + " (at " + c.position(tp) + ")");
+    /** Reads every partition up to the cut at once (the fetches run in parallel, as a plain drain's do). */
+    private static void readSource(SourceSpec spec, Cut cut, BucketJoin join) throws IOException {
+        try (KafkaConsumer<String, String> c = consumer(spec.bootstrap())) {
+            Map<TopicPartition, Long> end = new HashMap<>();
+            cut.endOffsets().forEach((p, o) -> end.put(new TopicPartition(cut.topic(), p), o));
+            List<TopicPartition> open = new java.util.ArrayList<>(end.keySet());
+            c.assign(open);
+            c.seekToBeginning(open);
+            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            while (!open.isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("could not read " + open + " up to the cut " + cut.endOffsets() + " within " + READ_TIMEOUT);
+                }
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
+                    if (r.offset() >= end.get(new TopicPartition(r.topic(), r.partition()))) {
+                        continue; // beyond the cut: not part of this comparison
                     }
-                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
-                        if (r.offset() >= end) {
-                            break; // beyond the cut: not part of this comparison
-                        }
-                        RecordParser.Parsed p = spec.parser().parse(r.key(), r.value());
-                        if (p.ok()) {
-                            ok.setInt(1, r.partition());
-                            ok.setLong(2, r.offset());
-                            ok.setString(3, p.id());
-                            ok.setString(4, Long.toString(p.amount()));
-                            ok.addBatch();
-                        } else {
-                            bad.setInt(1, r.partition());
-                            bad.setLong(2, r.offset());
-                            bad.setString(3, p.malformedReason());
-                            bad.addBatch();
-                        }
-                        if (++batch % 5000 == 0) {
-                            ok.executeBatch();
-                            bad.executeBatch();
-                        }
+                    RecordParser.Parsed p = spec.parser().parse(r.key(), r.value());
+                    if (p.ok()) {
+                        join.source(r.partition(), r.offset(), p.id(), Long.toString(p.amount()));
+                    } else {
+                        join.malformed(r.partition(), r.offset(), p.malformedReason());
                     }
                 }
-                ok.executeBatch();
-                bad.executeBatch();
+                List<TopicPartition> done = open.stream().filter(tp -> c.position(tp) >= end.get(tp)).toList();
+                if (!done.isEmpty()) {
+                    open.removeAll(done);
+                    c.pause(done); // reached the cut: fetch no further
+                }
             }
         }
-        s.commit();
     }
 
-    private static void readTarget(TargetSpec target, Connection s) throws SQLException {
-        s.setAutoCommit(false);
+    private static void readTarget(TargetSpec target, BucketJoin join) throws IOException {
         try (HikariDataSource ds = pool(target);
              Connection c = ds.getConnection();
-             PreparedStatement q = prepare(c, target.query(), target);
-             PreparedStatement ins = s.prepareStatement("INSERT INTO target VALUES (?,?)")) {
+             PreparedStatement q = prepare(c, target.query(), target)) {
             q.setFetchSize(5000);
             try (ResultSet rs = q.executeQuery()) {
                 ResultSetMetaData md = rs.getMetaData();
                 int idCol = column(md, "message_id", target);
                 int amountCol = column(md, "amount", target);
-                int n = 0;
                 while (rs.next()) {
-                    ins.setString(1, rs.getString(idCol));
-                    ins.setString(2, exact(rs, amountCol));
-                    ins.addBatch();
-                    if (++n % 5000 == 0) {
-                        ins.executeBatch();
-                    }
+                    join.target(rs.getString(idCol), exact(rs, amountCol));
                 }
-                ins.executeBatch();
             }
         } catch (SQLException e) {
             throw targetError(target, e);
-        }
-        s.commit();
-    }
-
-    private static Comparison judge(Connection s, Cut cut, String namespace, OffsetSnapshot committed) throws SQLException {
-        long source = count(s, "SELECT count(*) FROM source");
-        long effects = count(s, "SELECT count(*) FROM target");
-        Finding missing = finding(s, "missing",
-                "FROM source s WHERE NOT EXISTS (SELECT 1 FROM target t WHERE t.message_id = s.message_id)",
-                "SELECT s.message_id || ' (p' || s.partition || '@' || s.\"offset\" || ', amount ' || s.amount || ')' ", "ORDER BY s.partition, s.\"offset\"");
-        Finding duplicated = finding(s, "duplicated", "FROM (SELECT message_id, count(*) n FROM target GROUP BY message_id HAVING n > 1) d",
-                "SELECT d.message_id || ' x' || d.n ", "ORDER BY d.message_id");
-        Finding unexpected = finding(s, "unexpected",
-                "FROM (SELECT DISTINCT message_id FROM target t WHERE NOT EXISTS (SELECT 1 FROM source s WHERE s.message_id = t.message_id)) u",
-                "SELECT u.message_id ", "ORDER BY u.message_id");
-        Finding mismatched = finding(s, "mismatched",
-                "FROM target t JOIN source s ON s.message_id = t.message_id WHERE t.amount <> s.amount",
-                "SELECT t.message_id || ' source ' || s.amount || ' target ' || t.amount ", "ORDER BY t.message_id");
-        Finding malformed = finding(s, "malformed", "FROM malformed m", "SELECT 'p' || m.partition || '@' || m.\"offset\" || ': ' || m.reason ",
-                "ORDER BY m.partition, m.\"offset\"");
-        Finding sourceDuplicates = finding(s, "source-duplicates",
-                "FROM (SELECT message_id, count(*) n FROM source GROUP BY message_id HAVING n > 1) d",
-                "SELECT d.message_id || ' at ' || d.n || ' offsets' ", "ORDER BY d.message_id");
-        Finding holes = committed == null ? null : holes(s, cut, committed);
-        List<String> bad = new ArrayList<>();
-        for (Finding f : new Finding[] {missing, duplicated, unexpected, mismatched, holes}) {
-            if (f != null && f.count() > 0) {
-                bad.add(f.count() + " " + f.kind());
-            }
-        }
-        Status status = bad.isEmpty() ? Status.PASS : Status.FAIL;
-        String reason = bad.isEmpty() ? source + " source records, " + effects + " effects: every identity and amount matches"
-                + (malformed.count() > 0 ? "; " + malformed.count() + " malformed source record(s) listed" : "")
-                : String.join(", ", bad);
-        return new Comparison(status, reason, cut, namespace, source, effects, missing, duplicated, unexpected, mismatched, malformed,
-                sourceDuplicates, holes);
-    }
-
-    /** The lowest offset below each partition's committed offset whose record has no effect. */
-    private static Finding holes(Connection s, Cut cut, OffsetSnapshot committed) throws SQLException {
-        long count = 0;
-        List<String> examples = new ArrayList<>();
-        try (PreparedStatement q = s.prepareStatement("SELECT s.\"offset\", s.message_id, "
-                + "(SELECT count(*) FROM source s2 WHERE s2.partition = s.partition AND s2.\"offset\" < ? "
-                + "AND NOT EXISTS (SELECT 1 FROM target t2 WHERE t2.message_id = s2.message_id)) "
-                + "FROM source s WHERE s.partition = ? AND s.\"offset\" < ? "
-                + "AND NOT EXISTS (SELECT 1 FROM target t WHERE t.message_id = s.message_id) ORDER BY s.\"offset\" LIMIT 1")) {
-            for (PartitionOffsets p : committed.partitions()) {
-                if (!p.topic().equals(cut.topic()) || !p.hasCommitted()) {
-                    continue;
-                }
-                q.setLong(1, p.committed());
-                q.setInt(2, p.partition());
-                q.setLong(3, p.committed());
-                try (ResultSet rs = q.executeQuery()) {
-                    if (rs.next()) {
-                        count += rs.getLong(3);
-                        if (examples.size() < Finding.EXAMPLES) {
-                            examples.add(p.topic() + "-" + p.partition() + " committed " + p.committed() + " but offset " + rs.getLong(1)
-                                    + " (" + rs.getString(2) + ") has no effect");
-                        }
-                    }
-                }
-            }
-        }
-        return new Finding("holes", count, examples);
-    }
-
-    private static Finding finding(Connection s, String kind, String from, String select, String order) throws SQLException {
-        long count = count(s, "SELECT count(*) " + from);
-        List<String> examples = new ArrayList<>();
-        if (count > 0) {
-            try (Statement st = s.createStatement(); ResultSet rs = st.executeQuery(select + from + " " + order + " LIMIT " + Finding.EXAMPLES)) {
-                while (rs.next()) {
-                    examples.add(rs.getString(1));
-                }
-            }
-        }
-        return new Finding(kind, count, examples);
-    }
-
-    private static long count(Connection s, String sql) throws SQLException {
-        try (Statement st = s.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            rs.next();
-            return rs.getLong(1);
         }
     }
 
