@@ -284,6 +284,37 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
+    public java.util.Optional<OffsetSnapshot> awaitDrained(String group, String topic, Duration timeout,
+            java.util.function.Consumer<OffsetSnapshot> progress) throws InterruptedException {
+        Set<PartitionRef> parts = partitionsOf(new ResetScope.Topics(List.of(new ResetScope.TopicSelection(topic, List.of()))));
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            OffsetSnapshot s = describe(group, parts);
+            progress.accept(s);
+            // lag 0: committed at the log end, or an empty partition with nothing to commit
+            boolean drained = s.partitions().stream().filter(p -> parts.contains(p.ref())).allMatch(p -> p.lag() == 0);
+            if (drained) {
+                return java.util.Optional.of(s);
+            }
+            if (System.nanoTime() > deadline) {
+                return java.util.Optional.empty();
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    @Override
+    public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        OffsetSnapshot s = describe(group);
+        while (!s.state().isInactive() && System.nanoTime() < deadline) {
+            Thread.sleep(250);
+            s = describe(group);
+        }
+        return s;
+    }
+
+    @Override
     public List<String> deleteNamespace(LabNamespace namespace) {
         List<String> deleted = new ArrayList<>();
         List<String> groups = get(admin.listGroups().all(), "list groups").stream().map(g -> g.groupId())

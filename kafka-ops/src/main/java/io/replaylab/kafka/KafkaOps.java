@@ -59,6 +59,18 @@ public interface KafkaOps extends AutoCloseable {
      */
     java.util.List<String> deleteNamespace(LabNamespace namespace);
 
+    /**
+     * Waits until the group's committed offsets reach the log end of every partition of {@code topic}
+     * (the group has consumed everything there is now); {@code progress} sees each snapshot taken.
+     *
+     * @return the snapshot that showed it, or empty on timeout
+     */
+    java.util.Optional<OffsetSnapshot> awaitDrained(String group, String topic, Duration timeout,
+            java.util.function.Consumer<OffsetSnapshot> progress) throws InterruptedException;
+
+    /** Waits until the group is inactive (Empty, Dead or gone); returns the last snapshot either way. */
+    OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException;
+
     /** Admin requests sent so far by this instance (for benchmarks). */
     long requestCount();
 

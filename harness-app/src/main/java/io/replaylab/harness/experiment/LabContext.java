@@ -25,8 +25,6 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
-import io.replaylab.oracle.Cut;
-import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.TargetSpec;
 
 /** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
@@ -145,38 +143,23 @@ final class LabContext {
         return "SIGTERM";
     }
 
-    /** Waits until the group's committed offsets reach the topic's end on every partition; the snapshot, or null on timeout. */
+    /** Waits until the group's committed offsets reach the topic's end on every partition, with a live count; null on timeout. */
     OffsetSnapshot awaitDrained(String group, String topic, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Cut cut = Oracle.cut(bootstrap, topic);
-        long lastReport = System.nanoTime();
-        while (System.nanoTime() < deadline) {
-            OffsetSnapshot s = ops.describe(group);
-            boolean done = cut.endOffsets().entrySet().stream().allMatch(en -> s.partitions().stream()
-                    .anyMatch(p -> p.topic().equals(topic) && p.partition() == en.getKey() && p.committed() >= en.getValue()));
-            if (done) {
-                return s;
-            }
-            if (System.nanoTime() - lastReport > 2_000_000_000L) {
+        long[] lastReport = {System.nanoTime()};
+        return ops.awaitDrained(group, topic, timeout, s -> {
+            if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
                 long committed = s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted())
                         .mapToLong(PartitionOffsets::committed).sum();
-                step("  … " + group + " committed " + committed + " of " + cut.total());
-                lastReport = System.nanoTime();
+                long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
+                step("  … " + group + " committed " + committed + " of " + end);
+                lastReport[0] = System.nanoTime();
             }
-            Thread.sleep(250);
-        }
-        return null;
+        }).orElse(null);
     }
 
     /** Waits until the group has no member (its consumers left or timed out). */
     OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        OffsetSnapshot s = ops.describe(group);
-        while (!s.state().isInactive() && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-            s = ops.describe(group);
-        }
-        return s;
+        return ops.awaitInactive(group, timeout);
     }
 
     /** Saves a snapshot as JSON in the run directory and returns its relative path. */
