@@ -35,8 +35,4 @@ record JournalEntry(
         return new JournalEntry(kind, null, null, experiment, null, null, null, null, null, null, null, null, null);
     }
 
-    JournalEntry withTime(Instant t) {
-        return new JournalEntry(kind, runId, schemaVersion, experiment, requirements, t, key, value, event, check, artifact, metrics, outcome);
-    }
-
 }

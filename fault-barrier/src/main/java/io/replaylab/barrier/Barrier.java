@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -124,11 +123,6 @@ public final class Barrier {
     }
 
     // ---- injector side
-
-    /** Whether a call with this context would be held (an ARMED barrier whose predicate matches). */
-    public synchronized boolean matches(Map<String, String> context) {
-        return state == BarrierState.ARMED && options.when().test(context);
-    }
 
     /**
      * A call reached the point. If it matches, the barrier moves to HELD and true is returned

@@ -146,12 +146,6 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--from-file", paramLabel = "F", description = "CSV topic,partition,offset (kafka-consumer-groups format)")
         Path fromFile;
 
-        @Option(names = "--dry-run", description = "show the plan only (the default)")
-        boolean dryRun;
-
-        @Option(names = "--execute", description = "apply the plan through the guards")
-        boolean execute;
-
         @Option(names = "--export", paramLabel = "F", description = "write the plan as CSV (kafka-consumer-groups --from-file format)")
         Path export;
 
@@ -160,9 +154,7 @@ final class OffsetsCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (dryRun && execute) {
-                throw new IllegalArgumentException("give --dry-run or --execute, not both");
-            }
+            boolean execute = guards.execute();
             ResetTarget target = target();
             ResetScope scope = scope();
             try (KafkaOps ops = conn.connect()) {
@@ -242,20 +234,12 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--plan", required = true, paramLabel = "F", description = "a saved plan (*.plan.json)")
         Path planFile;
 
-        @Option(names = "--dry-run")
-        boolean dryRun;
-
-        @Option(names = "--execute")
-        boolean execute;
-
         @Mixin
         Guards guards;
 
         @Override
         public Integer call() {
-            if (dryRun && execute) {
-                throw new IllegalArgumentException("give --dry-run or --execute, not both");
-            }
+            boolean execute = guards.execute();
             SavedPlan saved = ResetPlans.load(planFile);
             try (KafkaOps ops = conn.connect()) {
                 ResetPlan plan = ops.planRestore(saved);
@@ -264,8 +248,14 @@ final class OffsetsCommand implements Runnable {
         }
     }
 
-    /** The guard options of every executing command. */
+    /** Dry run or execute, and the guard options, of every command that can change offsets. */
     static final class Guards {
+        @Option(names = "--dry-run", description = "show the plan only (the default)")
+        boolean dryRun;
+
+        @Option(names = "--execute", description = "apply the plan through the guards")
+        boolean execute;
+
         @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans", description = "where plans are saved before executing (default lab-runs/plans)")
         Path planDir;
 
@@ -274,6 +264,13 @@ final class OffsetsCommand implements Runnable {
 
         @Option(names = "--allow-remote", description = "allow a bootstrap that is not loopback")
         boolean allowRemote;
+
+        boolean execute() {
+            if (dryRun && execute) {
+                throw new IllegalArgumentException("give --dry-run or --execute, not both");
+            }
+            return execute;
+        }
 
         ExecuteResetOptions options() {
             ExecuteResetOptions.Builder b = ExecuteResetOptions.custom().planDir(planDir).allowRemote(allowRemote);

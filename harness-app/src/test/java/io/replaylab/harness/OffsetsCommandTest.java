@@ -126,6 +126,10 @@ class OffsetsCommandTest {
         assertThat(two.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(two.err()).contains("exactly one of");
         assertThat(cli("offsets", "describe", "--group", "g").rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        Run both = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest",
+                "--dry-run", "--execute");
+        assertThat(both.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(both.err()).contains("not both");
     }
 
     @Test

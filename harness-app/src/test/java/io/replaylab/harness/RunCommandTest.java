@@ -44,8 +44,19 @@ class RunCommandTest {
     }
 
     @Test
-    void notRunExits3() {
-        assertThat(RunCommand.exitCode(io.replaylab.evidence.Status.NOT_RUN)).isEqualTo(3);
-        assertThat(RunCommand.exitCode(io.replaylab.evidence.Status.FAIL)).isEqualTo(1);
+    void anUnreachableBrokerIsNotRunWithExit3AndStillLeavesAProtocol() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        StringWriter out = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "run", "--bootstrap-server", "127.0.0.1:" + port,
+                "--experiment", "replay", "--workdir", dir.toString(), "--json");
+
+        assertThat(rc).isEqualTo(ReplayLab.NOT_RUN);
+        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(j.get("outcome").asText()).isEqualTo("NOT_RUN");
+        assertThat(j.get("experiments").get(0).get("reason").asText()).contains("did not answer");
+        assertThat(Path.of(j.get("evidence").asText())).exists();
     }
 }

@@ -159,7 +159,7 @@ public final class DebuggerBarrier implements AutoCloseable {
                 boolean resume = true;
                 for (Event e : set) {
                     if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
-                        expireAllOnDisconnect();
+                        releaseHeldOnDisconnect();
                         return;
                     }
                     if (e instanceof ClassPrepareEvent cpe) {
@@ -181,7 +181,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (com.sun.jdi.VMDisconnectedException e) {
-            expireAllOnDisconnect();
+            releaseHeldOnDisconnect();
         } catch (RuntimeException e) {
             log.error("debugger event loop failed: {}", e.toString(), e);
         }
@@ -332,7 +332,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         }
     }
 
-    private synchronized void expireAllOnDisconnect() {
+    private synchronized void releaseHeldOnDisconnect() {
         for (Armed a : armed) {
             if (a.barrier.state() == BarrierState.HELD) {
                 a.barrier.release("program-exit");

@@ -59,20 +59,19 @@ public final class Lab {
         LocalKafka broker = null;
         List<String> cleaned = new ArrayList<>();
         try (RunRecorder run = RunRecorder.start(runDir, runId)) {
-            PrintWriter p = progress;
-            long t0 = System.nanoTime();
-            step(p, t0, "run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
+            Progress p = new Progress(progress);
+            p.step("run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
             String bootstrap = settings.bootstrap();
             String brokerVersion = "external (not known)";
             if (bootstrap == null) {
-                step(p, t0, "starting a local Kafka broker");
+                p.step("starting a local Kafka broker");
                 broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
                 bootstrap = broker.bootstrapServers();
                 brokerVersion = broker.brokerVersion().orElse("unknown");
-                step(p, t0, "broker ready at " + bootstrap);
+                p.step("broker ready at " + bootstrap);
             }
             try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15))) {
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, t0);
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
@@ -95,26 +94,26 @@ public final class Lab {
                             case RebalanceExperiment.NAME -> RebalanceExperiment.run(ctx, child, e);
                             default -> RebuildExperiment.run(ctx, child, e);
                         };
-                        step(p, t0, name + ": " + o);
+                        p.step(name + ": " + o);
                     } catch (BrokerUnreachableException ex) {
                         finishIfOpen(e, Outcome.notRun("the broker became unreachable: " + ex.getMessage()));
                     } catch (Exception | LinkageError ex) {
                         log.error("experiment {} could not complete", name, ex);
                         finishIfOpen(e, Outcome.notRun("the experiment could not complete: " + ex));
-                        step(p, t0, name + ": NOT_RUN (" + ex + ")");
+                        p.step(name + ": NOT_RUN (" + ex + ")");
                     } finally {
                         ctx.stopAll();
                     }
                 }
                 SavedProtocol saved = run.save();
-                step(p, t0, "protocol saved: " + saved.evidenceFile());
+                p.step("protocol saved: " + saved.evidenceFile());
                 saved.cleanup("stop every process the run started", ctx::stopAll);
                 if (!settings.keep() && unreachable == null) {
                     try {
                         saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
                     } catch (RuntimeException ex) {
                         // the protocol is saved; a failed cleanup is journaled and reported, never fatal
-                        step(p, t0, "cleanup incomplete: " + ex.getMessage());
+                        p.step("cleanup incomplete: " + ex.getMessage());
                     }
                 }
                 if (broker != null) {
@@ -127,7 +126,7 @@ public final class Lab {
                     });
                     broker = null;
                 }
-                step(p, t0, "done: " + saved.evidence().outcome());
+                p.step("done: " + saved.evidence().outcome());
                 return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned);
             }
         } finally {
@@ -148,13 +147,6 @@ public final class Lab {
     private static void finishIfOpen(ExperimentRecorder e, Outcome o) {
         if (!e.finished()) {
             e.finish(o);
-        }
-    }
-
-    private static void step(PrintWriter p, long t0, String message) {
-        if (p != null) {
-            p.printf("[%6.1fs] %s%n", (System.nanoTime() - t0) / 1e9, message);
-            p.flush();
         }
     }
 

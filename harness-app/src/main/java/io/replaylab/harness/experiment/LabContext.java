@@ -1,7 +1,6 @@
 package io.replaylab.harness.experiment;
 
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,13 +36,10 @@ final class LabContext {
     final Path db;
     final KafkaOps ops;
     final String brokerVersion;
-    private final PrintWriter progress;
-    private final long t0;
+    private final Progress progress;
     private final List<Instance> started = new ArrayList<>();
 
-    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, PrintWriter progress,
-            long t0) {
-        this.t0 = t0;
+    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress) {
         this.settings = settings;
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
@@ -62,10 +58,7 @@ final class LabContext {
     }
 
     void step(String message) {
-        if (progress != null) {
-            progress.printf("[%6.1fs] %s%n", (System.nanoTime() - t0) / 1e9, message);
-            progress.flush();
-        }
+        progress.step(message);
     }
 
     TargetSpec target(String inboxNamespace) {

@@ -3,7 +3,6 @@ package io.replaylab.harness.subject;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
@@ -190,18 +189,5 @@ final class SqliteProjection implements AutoCloseable {
     @Override
     public void close() {
         pool.close();
-    }
-
-    /** Counts, for summaries and tests. */
-    long count(String table) {
-        return inTransaction(c -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM " + table + " WHERE namespace = ?")) {
-                s.setString(1, namespace);
-                try (ResultSet rs = s.executeQuery()) {
-                    rs.next();
-                    return rs.getLong(1);
-                }
-            }
-        });
     }
 }

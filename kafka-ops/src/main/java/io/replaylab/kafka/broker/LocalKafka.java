@@ -8,7 +8,6 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -427,10 +426,5 @@ public final class LocalKafka implements AutoCloseable {
         } catch (IOException e) {
             log.warn("could not delete {}: {}", dir, e.getMessage());
         }
-    }
-
-    /** For tests and diagnostics: the time to wait before giving up a start. */
-    Duration startTimeout() {
-        return config.startTimeout();
     }
 }
