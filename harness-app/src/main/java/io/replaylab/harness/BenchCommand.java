@@ -4,13 +4,46 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.time.Instant;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
+import io.replaylab.evidence.Status;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.ResetScope;
+import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TargetSpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -94,16 +127,16 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            LabNamespace ns = LabNamespace.random("bench");
             try (LocalKafka kafka = LocalKafka.create().start();
-                 io.replaylab.kafka.KafkaOps ops = io.replaylab.kafka.KafkaOps.connect(kafka.bootstrapServers(), java.time.Duration.ofSeconds(60))) {
+                 KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(60))) {
                 String b = kafka.bootstrapServers();
-                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                        java.util.Map.of("bootstrap.servers", b))) {
-                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(ns.topic(), partitions, (short) 1))).all().get();
-                    java.util.Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> commit = new java.util.HashMap<>();
+                try (Admin admin = Admin.create(
+                        Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
+                    admin.createTopics(List.of(new NewTopic(ns.topic(), partitions, (short) 1))).all().get();
+                    Map<TopicPartition, OffsetAndMetadata> commit = new HashMap<>();
                     for (int p = 0; p < partitions; p++) {
-                        commit.put(new org.apache.kafka.common.TopicPartition(ns.topic(), p), new org.apache.kafka.clients.consumer.OffsetAndMetadata(0));
+                        commit.put(new TopicPartition(ns.topic(), p), new OffsetAndMetadata(0));
                     }
                     admin.alterConsumerGroupOffsets(ns.group(), commit).all().get();
                 }
@@ -121,7 +154,7 @@ final class BenchCommand implements Runnable {
                     describeReq = ops.requestCount() - r0;
                     r0 = ops.requestCount();
                     t0 = System.nanoTime();
-                    ops.planReset(ns.group(), io.replaylab.kafka.ResetScope.allTopics(), io.replaylab.kafka.ResetTargets.toEarliest());
+                    ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
                     planMs.add((System.nanoTime() - t0) / 1_000_000);
                     planReq = ops.requestCount() - r0;
                 }
@@ -171,7 +204,7 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            LabNamespace ns = LabNamespace.random("bench");
             Path dir = Files.createTempDirectory("replay-lab-bench-");
             try (LocalKafka kafka = LocalKafka.create().start()) {
                 String b = kafka.bootstrapServers();
@@ -203,7 +236,7 @@ final class BenchCommand implements Runnable {
                             lines++;
                         }
                     }
-                    double secs = java.time.Duration.between(first, last).toMillis() / 1000.0;
+                    double secs = Duration.between(first, last).toMillis() / 1000.0;
                     out.printf("%d process(es): %d records in %.2f s (first to last processed record) = %.0f records/s%n", n, lines, secs,
                             lines / secs);
                     out.flush();
@@ -227,7 +260,8 @@ final class BenchCommand implements Runnable {
 
     /** The oracle over a large topic: wall time and heap, beside the two raw reads it cannot avoid. */
     @Command(name = "oracle", mixinStandardHelpOptions = true,
-            description = "Oracle over N records in 6 partitions vs. draining the topic and SELECTing the rows; the oracle also runs in a -Xmx256m JVM.")
+            description = "Oracle over N records in 6 partitions vs. draining the topic and SELECTing the rows (medians of --runs rounds, "
+                    + "each round measures all three in turn); then the oracle once more in a -Xmx256m JVM.")
     static final class OracleBench implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -238,90 +272,47 @@ final class BenchCommand implements Runnable {
         @Option(names = "--partitions", defaultValue = "6")
         int partitions;
 
+        @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after one warm-up round (default ${DEFAULT-VALUE}).")
+        int runs;
+
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
-            io.replaylab.kafka.LabNamespace ns = io.replaylab.kafka.LabNamespace.random("bench");
+            LabNamespace ns = LabNamespace.random("bench");
             Path dir = Files.createTempDirectory("replay-lab-oracle-bench-");
             Path db = dir.resolve("target.db");
             try (LocalKafka kafka = LocalKafka.create().start()) {
                 String b = kafka.bootstrapServers();
                 long t0 = System.nanoTime();
-                java.util.Properties pp = new java.util.Properties();
-                pp.put("bootstrap.servers", b);
-                pp.put("linger.ms", "20");
-                pp.put("batch.size", "262144");
-                pp.put("compression.type", "lz4");
-                pp.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
-                pp.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
-                try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(java.util.Map.of("bootstrap.servers", b))) {
-                    admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(ns.topic(), partitions, (short) 1))).all().get();
-                }
-                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-                     org.apache.kafka.clients.producer.KafkaProducer<String, String> producer = new org.apache.kafka.clients.producer.KafkaProducer<>(pp)) {
-                    try (java.sql.Statement st = c.createStatement()) {
-                        st.execute("PRAGMA journal_mode=WAL");
-                        st.execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
-                    }
-                    c.setAutoCommit(false);
-                    try (java.sql.PreparedStatement ins = c.prepareStatement("INSERT INTO ledger VALUES (?,?,?)")) {
-                        java.util.Random rnd = new java.util.Random(1);
-                        for (int i = 0; i < records; i++) {
-                            String id = ns.prefix() + "-" + i;
-                            long amount = rnd.nextInt(200_000) - 20_000;
-                            producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(ns.topic(), "acc-" + (i % 97),
-                                    "{\"id\": \"" + id + "\", \"account\": \"acc-" + (i % 97) + "\", \"amount\": " + amount + "}"));
-                            ins.setString(1, "n");
-                            ins.setString(2, id);
-                            ins.setLong(3, amount);
-                            ins.addBatch();
-                            if (i % 10_000 == 0) {
-                                ins.executeBatch();
-                            }
-                        }
-                        ins.executeBatch();
-                    }
-                    c.commit();
-                    producer.flush();
-                }
+                fill(b, ns, db);
                 out.printf("setup: %d records in %d partitions and %d target rows in %.1f s%n", records, partitions, records,
                         (System.nanoTime() - t0) / 1e9);
-
-                long r0 = System.nanoTime();
-                long drained = drain(b, ns.topic());
-                double drainS = (System.nanoTime() - r0) / 1e9;
-                long s0 = System.nanoTime();
-                long selected = 0;
-                try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-                     java.sql.PreparedStatement q = c.prepareStatement("SELECT message_id, amount FROM ledger WHERE namespace = ?")) {
-                    q.setString(1, "n");
-                    try (java.sql.ResultSet rs = q.executeQuery()) {
-                        while (rs.next()) {
-                            rs.getString(1);
-                            rs.getLong(2);
-                            selected++;
-                        }
+                List<Long> drainMs = new ArrayList<>();
+                List<Long> selectMs = new ArrayList<>();
+                List<Long> oracleMs = new ArrayList<>();
+                for (int round = 0; round <= runs; round++) {
+                    long r0 = System.nanoTime();
+                    long drained = drain(b, ns.topic());
+                    long r1 = System.nanoTime();
+                    long selected = select(db);
+                    long r2 = System.nanoTime();
+                    Comparison cmp = Oracle.compare(SourceSpec.topic(b, ns.topic()), TargetSpec.sqlite(db, "n"));
+                    long r3 = System.nanoTime();
+                    if (drained != records || selected != records || cmp.status() != Status.PASS) {
+                        throw new IllegalStateException("bench data is off: drained " + drained + ", selected " + selected + ", oracle " + cmp.reason());
+                    }
+                    String label = round == 0 ? "warm-up" : "round " + round;
+                    out.printf("%-8s drain %5d ms  SELECT %4d ms  oracle %5d ms  = %.2fx%n", label, (r1 - r0) / 1_000_000, (r2 - r1) / 1_000_000,
+                            (r3 - r2) / 1_000_000, (double) (r3 - r2) / (r2 - r0));
+                    if (round > 0) {
+                        drainMs.add((r1 - r0) / 1_000_000);
+                        selectMs.add((r2 - r1) / 1_000_000);
+                        oracleMs.add((r3 - r2) / 1_000_000);
                     }
                 }
-                double selectS = (System.nanoTime() - s0) / 1e9;
-                out.printf("raw reads: drain %d records %.2f s, SELECT %d rows %.2f s, sum %.2f s%n", drained, drainS, selected, selectS, drainS + selectS);
-
-                for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
-                    pool.resetPeakUsage();
-                }
-                System.gc();
-                long o0 = System.nanoTime();
-                io.replaylab.oracle.Comparison cmp = io.replaylab.oracle.Oracle.compare(io.replaylab.oracle.SourceSpec.topic(b, ns.topic()),
-                        io.replaylab.oracle.TargetSpec.sqlite(db, "n"));
-                double oracleS = (System.nanoTime() - o0) / 1e9;
-                long peak = 0;
-                for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
-                    if (pool.getType() == java.lang.management.MemoryType.HEAP) {
-                        peak += pool.getPeakUsage().getUsed();
-                    }
-                }
-                out.printf("oracle in-process: %s in %.2f s = %.2fx the raw reads; peak heap (sum of pool peaks) %d MB%n", cmp.status(), oracleS,
-                        oracleS / (drainS + selectS), peak / (1024 * 1024));
+                long raw = median(drainMs) + median(selectMs);
+                out.printf("median of %d rounds: raw reads %d ms (drain %d + SELECT %d), oracle %d ms = %.2fx the raw reads (goal <= 1.5x)%n", runs,
+                        raw, median(drainMs), median(selectMs), median(oracleMs), (double) median(oracleMs) / raw);
 
                 List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                         "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "oracle", "--bootstrap-server", b, "--topic",
@@ -329,31 +320,93 @@ final class BenchCommand implements Runnable {
                 long c0 = System.nanoTime();
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("oracle-256m.txt").toFile()).start();
                 int rc = p.waitFor();
-                out.printf("oracle in a -Xmx256m JVM (CLI, JVM start included): exit %d in %.2f s (%s)%n", rc, (System.nanoTime() - c0) / 1e9,
+                out.printf("oracle in a -Xmx256m JVM (CLI, cold JVM start included): exit %d in %.2f s (%s)%n", rc, (System.nanoTime() - c0) / 1e9,
                         Files.readAllLines(dir.resolve("oracle-256m.txt")).stream().filter(l -> l.startsWith("Oracle")).findFirst().orElse("?"));
+                return rc == 0 ? ReplayLab.OK : ReplayLab.FAIL;
+            } finally {
+                try (Stream<Path> files = Files.walk(dir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+                }
             }
-            return ReplayLab.OK;
         }
 
+        /** The topic (lz4, as a producer in a hurry would write it) and the matching target rows. */
+        private void fill(String bootstrap, LabNamespace ns, Path db) throws Exception {
+            Properties pp = new Properties();
+            pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            pp.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+            pp.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+            pp.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+            pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+                admin.createTopics(List.of(new NewTopic(ns.topic(), partitions, (short) 1))).all().get();
+            }
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                 KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
+                try (Statement st = c.createStatement()) {
+                    st.execute("PRAGMA journal_mode=WAL");
+                    st.execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
+                }
+                c.setAutoCommit(false);
+                try (PreparedStatement ins = c.prepareStatement("INSERT INTO ledger VALUES (?,?,?)")) {
+                    Random rnd = new Random(1);
+                    for (int i = 0; i < records; i++) {
+                        String id = ns.prefix() + "-" + i;
+                        long amount = rnd.nextInt(200_000) - 20_000;
+                        producer.send(new ProducerRecord<>(ns.topic(), "acc-" + (i % 97),
+                                "{\"id\": \"" + id + "\", \"account\": \"acc-" + (i % 97) + "\", \"amount\": " + amount + "}"));
+                        ins.setString(1, "n");
+                        ins.setString(2, id);
+                        ins.setLong(3, amount);
+                        ins.addBatch();
+                        if (i % 10_000 == 0) {
+                            ins.executeBatch();
+                        }
+                    }
+                    ins.executeBatch();
+                }
+                c.commit();
+                producer.flush();
+            }
+        }
+
+        /** The raw source read: a plain consumer draining every partition to its end. */
         private static long drain(String bootstrap, String topic) {
-            java.util.Properties p = new java.util.Properties();
-            p.put("bootstrap.servers", bootstrap);
-            p.put("enable.auto.commit", "false");
-            p.put("max.poll.records", "5000");
-            p.put("key.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
-            p.put("value.deserializer", org.apache.kafka.common.serialization.StringDeserializer.class.getName());
-            try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p)) {
-                List<org.apache.kafka.common.TopicPartition> tps = c.partitionsFor(topic).stream()
-                        .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+            Properties p = new Properties();
+            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+                List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
                 c.assign(tps);
                 c.seekToBeginning(tps);
-                java.util.Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(tps);
+                Map<TopicPartition, Long> end = c.endOffsets(tps);
                 long n = 0;
                 while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                    n += c.poll(java.time.Duration.ofMillis(500)).count();
+                    n += c.poll(Duration.ofMillis(500)).count();
                 }
                 return n;
             }
+        }
+
+        /** The raw target read: the rows, each column fetched. */
+        private static long select(Path db) throws Exception {
+            long n = 0;
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+                 PreparedStatement q = c.prepareStatement("SELECT message_id, amount FROM ledger WHERE namespace = ?")) {
+                q.setString(1, "n");
+                try (ResultSet rs = q.executeQuery()) {
+                    while (rs.next()) {
+                        rs.getString(1);
+                        rs.getLong(2);
+                        n++;
+                    }
+                }
+            }
+            return n;
         }
     }
 }
