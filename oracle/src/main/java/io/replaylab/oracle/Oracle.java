@@ -18,22 +18,32 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.replaylab.kafka.OffsetSnapshot;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -59,7 +69,7 @@ public final class Oracle {
 
     /** The topic's end offsets now. */
     public static Cut cut(String bootstrap, String topic) {
-        try (KafkaConsumer<String, String> c = consumer(bootstrap)) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap)) {
             List<TopicPartition> parts = partitions(c, topic);
             Map<Integer, Long> end = new HashMap<>();
             c.endOffsets(parts, Duration.ofSeconds(30)).forEach((tp, o) -> end.put(tp.partition(), o));
@@ -77,7 +87,7 @@ public final class Oracle {
         try (BucketJoin join = new BucketJoin(cut.total())) {
             long t0 = System.nanoTime();
             // the two sides spill to separate bucket files, so they are read at the same time
-            java.util.concurrent.CompletableFuture<Long> targetRead = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Long> targetRead = CompletableFuture.supplyAsync(() -> {
                 try {
                     readTarget(target, join);
                     return System.nanoTime();
@@ -98,10 +108,13 @@ public final class Oracle {
         }
     }
 
-    private static long join(java.util.concurrent.CompletableFuture<Long> f) {
+    private static <T> T join(CompletableFuture<T> f) {
         try {
             return f.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof UncheckedIOException io) {
+                throw new UncheckedIOException("oracle scratch files failed: " + io.getCause().getMessage(), io.getCause());
+            }
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
             }
@@ -138,23 +151,23 @@ public final class Oracle {
     }
 
     /** The parsed record at one offset (e.g. the one a held consumer is about to commit past), or empty if absent. */
-    public static java.util.Optional<RecordParser.Parsed> recordAt(SourceSpec spec, int partition, long offset) {
-        try (KafkaConsumer<String, String> c = consumer(spec.bootstrap())) {
+    public static Optional<RecordParser.Parsed> recordAt(SourceSpec spec, int partition, long offset) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(spec.bootstrap())) {
             TopicPartition tp = new TopicPartition(spec.topic(), partition);
             c.assign(List.of(tp));
             c.seek(tp, offset);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (System.nanoTime() < deadline) {
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(300))) {
+                for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
                     if (r.offset() == offset) {
-                        return java.util.Optional.of(spec.parser().parse(r.key(), r.value()));
+                        return Optional.of(spec.parser().parse(r.key(), r.value()));
                     }
                     if (r.offset() > offset) {
-                        return java.util.Optional.empty();
+                        return Optional.empty();
                     }
                 }
             }
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 
@@ -174,12 +187,33 @@ public final class Oracle {
         }
     }
 
-    /** Reads every partition up to the cut at once (the fetches run in parallel, as a plain drain's do). */
+    /**
+     * Reads every partition up to the cut at once (the fetches run in parallel, as a plain drain's
+     * do). Parsing and spilling run on a second thread, so the poll loop keeps the fetches going.
+     */
     private static void readSource(SourceSpec spec, Cut cut, BucketJoin join) throws IOException {
-        try (KafkaConsumer<String, String> c = consumer(spec.bootstrap())) {
-            Map<TopicPartition, Long> end = new HashMap<>();
-            cut.endOffsets().forEach((p, o) -> end.put(new TopicPartition(cut.topic(), p), o));
-            List<TopicPartition> open = new java.util.ArrayList<>(end.keySet());
+        BlockingQueue<ConsumerRecords<byte[], byte[]>> batches = new ArrayBlockingQueue<>(4);
+        ConsumerRecords<byte[], byte[]> end = new ConsumerRecords<>(Map.of(), Map.of()); // its own instance: poll() may return the shared empty one
+        CompletableFuture<Void> spill = CompletableFuture.runAsync(() -> {
+            try {
+                for (ConsumerRecords<byte[], byte[]> batch = batches.take(); batch != end; batch = batches.take()) {
+                    spill(spec, cut, batch, join);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the source", e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, runnable -> {
+            Thread t = new Thread(runnable, "oracle-source-spill");
+            t.setDaemon(true);
+            t.start();
+        });
+        try (KafkaConsumer<byte[], byte[]> c = consumer(spec.bootstrap())) {
+            Map<TopicPartition, Long> endOffsets = new HashMap<>();
+            cut.endOffsets().forEach((p, o) -> endOffsets.put(new TopicPartition(cut.topic(), p), o));
+            List<TopicPartition> open = new ArrayList<>(endOffsets.keySet());
             c.assign(open);
             c.seekToBeginning(open);
             long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
@@ -187,22 +221,50 @@ public final class Oracle {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("could not read " + open + " up to the cut " + cut.endOffsets() + " within " + READ_TIMEOUT);
                 }
-                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) {
-                    if (r.offset() >= end.get(new TopicPartition(r.topic(), r.partition()))) {
-                        continue; // beyond the cut: not part of this comparison
-                    }
-                    RecordParser.Parsed p = spec.parser().parse(r.key(), r.value());
-                    if (p.ok()) {
-                        join.source(r.partition(), r.offset(), p.id(), Long.toString(p.amount()));
-                    } else {
-                        join.malformed(r.partition(), r.offset(), p.malformedReason());
-                    }
+                ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(500));
+                if (!batch.isEmpty() && !hand(batches, batch, spill)) {
+                    break; // the spill thread failed: its error is thrown below
                 }
-                List<TopicPartition> done = open.stream().filter(tp -> c.position(tp) >= end.get(tp)).toList();
+                List<TopicPartition> done = open.stream().filter(tp -> c.position(tp) >= endOffsets.get(tp)).toList();
                 if (!done.isEmpty()) {
                     open.removeAll(done);
                     c.pause(done); // reached the cut: fetch no further
                 }
+            }
+            hand(batches, end, spill);
+        } catch (RuntimeException e) {
+            spill.cancel(true);
+            throw e;
+        }
+        join(spill);
+    }
+
+    /** Queues a batch unless the spill thread has stopped; false if it has. */
+    private static boolean hand(BlockingQueue<ConsumerRecords<byte[], byte[]>> batches, ConsumerRecords<byte[], byte[]> batch,
+            CompletableFuture<Void> spill) {
+        try {
+            while (!batches.offer(batch, 100, TimeUnit.MILLISECONDS)) {
+                if (spill.isDone()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the source", e);
+        }
+    }
+
+    private static void spill(SourceSpec spec, Cut cut, ConsumerRecords<byte[], byte[]> batch, BucketJoin join) throws IOException {
+        for (ConsumerRecord<byte[], byte[]> r : batch) {
+            if (r.offset() >= cut.endOffsets().get(r.partition())) {
+                continue; // beyond the cut: not part of this comparison
+            }
+            RecordParser.Parsed p = spec.parser().parse(r.key(), r.value());
+            if (p.ok()) {
+                join.source(r.partition(), r.offset(), p.id(), Long.toString(p.amount()));
+            } else {
+                join.malformed(r.partition(), r.offset(), p.malformedReason());
             }
         }
     }
@@ -260,7 +322,7 @@ public final class Oracle {
     /** Binds every {namespace} as a parameter: it is never pasted into the SQL text. */
     private static PreparedStatement prepare(Connection c, String query, TargetSpec target) throws SQLException {
         int n = 0;
-        Matcher m = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(TargetSpec.PLACEHOLDER)).matcher(query);
+        Matcher m = Pattern.compile(Pattern.quote(TargetSpec.PLACEHOLDER)).matcher(query);
         while (m.find()) {
             n++;
         }
@@ -294,7 +356,7 @@ public final class Oracle {
                 + e.getMessage(), e);
     }
 
-    private static KafkaConsumer<String, String> consumer(String bootstrap) {
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -303,16 +365,16 @@ public final class Oracle {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 * 1024 * 1024);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "replay-lab-oracle");
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         return new KafkaConsumer<>(p);
     }
 
-    private static List<TopicPartition> partitions(KafkaConsumer<String, String> c, String topic) {
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic) {
         List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(30));
         if (infos == null || infos.isEmpty()) {
             throw new IllegalArgumentException("topic '" + topic + "' does not exist");
         }
-        return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(java.util.Comparator.comparingInt(TopicPartition::partition)).toList();
+        return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
     }
 }
