@@ -1,0 +1,43 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import java.util.Set;
+
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** The benchmarks stay runnable: a small oracle bench against the shared broker, cleaning up after itself. */
+@ExtendWith(LocalKafkaExtension.class)
+class BenchCommandTest {
+    @Test
+    void oracleBenchReportsMediansAndTheBoundedHeapRunsAndLeavesNoTopic(LocalKafka kafka) throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "bench", "oracle", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "3000", "--runs", "1");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .contains("setup: 3000 records in 6 partitions")
+                .containsPattern("median of 1 rounds: raw reads \\d+ ms \\(drain \\d+ \\+ SELECT \\d+\\), oracle \\d+ ms = [0-9.]+x")
+                .containsPattern("-Xmx256m JVM .*: exit 0 .*Oracle PASS: 3000 source records")
+                .containsPattern("-Xmx64m JVM .*: exit 0 .*Oracle PASS: 3000 source records");
+        assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    private static Set<String> topics(LocalKafka kafka) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+            return admin.listTopics().names().get();
+        }
+    }
+}
