@@ -1,11 +1,9 @@
 package io.replaylab.oracle;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,17 +36,18 @@ import io.replaylab.kafka.PartitionOffsets;
  * discrepancy), which is what keeps the join cheap next to the reads it follows.
  */
 final class BucketJoin implements AutoCloseable {
-    private static final int RECORDS_PER_BUCKET = 250_000;
+    /** Small enough that a bucket's index and bytes stay mostly in cache during its join. */
+    private static final int RECORDS_PER_BUCKET = 50_000;
     private static final int MAX_BUCKETS = 256;
     private static final int MAX_JOIN_THREADS = 4;
-    private static final int SPILL_BUFFER = 1 << 15;
+    private static final int SPILL_BUFFER = 1 << 14;
     private static final int MAX_FIELD = 0xFFFF;
     private static final Comparator<long[]> BY_PARTITION_OFFSET = Comparator.comparingLong((long[] k) -> k[0]).thenComparingLong(k -> k[1]);
 
     private final Path dir;
     private final int buckets;
-    private final DataOutputStream[] source;
-    private final DataOutputStream[] target;
+    private final SpillFile[] source;
+    private final SpillFile[] target;
     private final int[] sourceInBucket;
     private final Examples<long[]> malformed = new Examples<>(BY_PARTITION_OFFSET);
     private long malformedCount;
@@ -60,11 +59,11 @@ final class BucketJoin implements AutoCloseable {
         this.sourceInBucket = new int[buckets];
         try {
             this.dir = Files.createTempDirectory("replay-lab-oracle-");
-            this.source = new DataOutputStream[buckets];
-            this.target = new DataOutputStream[buckets];
+            this.source = new SpillFile[buckets];
+            this.target = new SpillFile[buckets];
             for (int b = 0; b < buckets; b++) {
-                source[b] = open(dir.resolve("s" + b));
-                target[b] = open(dir.resolve("t" + b));
+                source[b] = new SpillFile(dir.resolve("s" + b));
+                target[b] = new SpillFile(dir.resolve("t" + b));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the oracle's scratch files", e);
@@ -75,12 +74,7 @@ final class BucketJoin implements AutoCloseable {
     void source(int partition, long offset, String id, String amount) throws IOException {
         byte[] key = field(id, "message id");
         int b = bucket(hash(key, 0, key.length));
-        DataOutputStream out = source[b];
-        out.writeShort(key.length);
-        out.write(key);
-        writeAmount(out, amount);
-        out.writeInt(partition);
-        out.writeLong(offset);
+        source[b].record(key, field(amount, "amount"), partition, offset);
         if (++sourceInBucket[b] < 0) {
             throw new IllegalStateException("more than 2^31 source records in one bucket");
         }
@@ -95,10 +89,7 @@ final class BucketJoin implements AutoCloseable {
     /** One target effect (called from one thread, which may differ from the source's). */
     void target(String id, String amount) throws IOException {
         byte[] key = field(id, "message id");
-        DataOutputStream out = target[bucket(hash(key, 0, key.length))];
-        out.writeShort(key.length);
-        out.write(key);
-        writeAmount(out, amount);
+        target[bucket(hash(key, 0, key.length))].record(key, field(amount, "amount"));
         targetCount++;
     }
 
@@ -187,97 +178,96 @@ final class BucketJoin implements AutoCloseable {
     private void joinBucket(int b, Map<Integer, Long> frontier, Tally t) throws IOException {
         byte[] s = Files.readAllBytes(dir.resolve("s" + b));
         int n = sourceInBucket[b];
-        int[] at = new int[n];
-        int[] copies = new int[n]; // 0 for a later copy of an identity already indexed
-        int[] effects = new int[n];
-        int[] table = new int[tableSize(n)];
+        // per source record: [position in s, copies (0 for a later copy of an indexed identity), effects], side by side for locality
+        int[] rec = new int[3 * n];
+        // open addressing: (hash fragment << 32) | (record + 1); the fragment spares most probes a look into s
+        long[] table = new long[tableSize(n)];
         int mask = table.length - 1;
         int pos = 0;
         for (int i = 0; i < n; i++) {
-            at[i] = pos;
+            rec[3 * i] = pos;
             int idLen = u16(s, pos);
             int idOff = pos + 2;
-            int amtLen = u16(s, idOff + idLen);
-            pos = idOff + idLen + 2 + amtLen + 12;
-            int slot = (int) hash(s, idOff, idLen) & mask;
-            while (true) {
-                int r = table[slot] - 1;
-                if (r < 0) {
-                    table[slot] = i + 1;
-                    copies[i] = 1;
-                    break;
-                }
-                if (Arrays.equals(s, at[r] + 2, at[r] + 2 + u16(s, at[r]), s, idOff, idOff + idLen)) {
-                    copies[r]++;
-                    break;
-                }
-                slot = (slot + 1) & mask;
+            pos = idOff + idLen + 2 + u16(s, idOff + idLen) + 12;
+            long h = hash(s, idOff, idLen);
+            int r = find(table, mask, h, rec, s, s, idOff, idLen);
+            if (r >= 0) {
+                rec[3 * r + 1]++;
+            } else {
+                table[-r - 1] = (h & FRAGMENT) | (i + 1);
+                rec[3 * i + 1] = 1;
             }
         }
         Map<String, Integer> ghosts = new HashMap<>();
-        byte[] id = new byte[MAX_FIELD];
-        byte[] amt = new byte[MAX_FIELD];
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(dir.resolve("t" + b)), 1 << 16))) {
-            while (true) {
-                int idLen;
-                try {
-                    idLen = in.readUnsignedShort();
-                } catch (EOFException eof) {
-                    break;
-                }
-                in.readFully(id, 0, idLen);
-                int amtLen = in.readUnsignedShort();
-                in.readFully(amt, 0, amtLen);
-                int slot = (int) hash(id, 0, idLen) & mask;
-                int r;
-                while (true) {
-                    r = table[slot] - 1;
-                    if (r < 0 || Arrays.equals(s, at[r] + 2, at[r] + 2 + u16(s, at[r]), id, 0, idLen)) {
-                        break;
-                    }
-                    slot = (slot + 1) & mask;
-                }
+        try (TargetReader in = new TargetReader(dir.resolve("t" + b))) {
+            while (in.next()) {
+                byte[] buf = in.buf;
+                int r = find(table, mask, hash(buf, in.id, in.idLen), rec, s, buf, in.id, in.idLen);
                 if (r < 0) {
-                    ghosts.merge(new String(id, 0, idLen, StandardCharsets.UTF_8), 1, Integer::sum);
+                    ghosts.merge(new String(buf, in.id, in.idLen, StandardCharsets.UTF_8), 1, Integer::sum);
                     continue;
                 }
-                effects[r]++;
-                int srcAmt = at[r] + 2 + u16(s, at[r]);
-                if (!Arrays.equals(s, srcAmt + 2, srcAmt + 2 + u16(s, srcAmt), amt, 0, amtLen)) {
-                    String key = idAt(s, at[r]);
+                rec[3 * r + 2]++;
+                int srcAmt = rec[3 * r] + 2 + u16(s, rec[3 * r]);
+                if (!Arrays.equals(s, srcAmt + 2, srcAmt + 2 + u16(s, srcAmt), buf, in.amount, in.amount + in.amountLen)) {
+                    String key = idAt(s, rec[3 * r]);
                     t.mismatched++;
-                    t.mismatchedEx.offer(key, key + " source " + amountAt(s, at[r]) + " target " + new String(amt, 0, amtLen, StandardCharsets.UTF_8));
+                    t.mismatchedEx.offer(key, key + " source " + amountAt(s, rec[3 * r]) + " target "
+                            + new String(buf, in.amount, in.amountLen, StandardCharsets.UTF_8));
                 }
             }
         }
         t.unexpected += ghosts.size();
         ghosts.keySet().forEach(g -> t.unexpectedEx.offer(g, g));
         for (int i = 0; i < n; i++) {
-            if (copies[i] == 0) {
+            int at = rec[3 * i];
+            int copies = rec[3 * i + 1];
+            int effects = rec[3 * i + 2];
+            if (copies == 0) {
                 continue;
             }
-            if (copies[i] > 1) {
-                String key = idAt(s, at[i]);
+            if (copies > 1) {
+                String key = idAt(s, at);
                 t.sourceDuplicates++;
-                t.sourceDupEx.offer(key, key + " at " + copies[i] + " offsets");
+                t.sourceDupEx.offer(key, key + " at " + copies + " offsets");
             }
-            if (effects[i] == 0) {
-                int tail = at[i] + 2 + u16(s, at[i]);
+            if (effects == 0) {
+                int tail = at + 2 + u16(s, at);
                 tail += 2 + u16(s, tail);
                 int partition = i32(s, tail);
                 long offset = i64(s, tail + 4);
-                String key = idAt(s, at[i]);
+                String key = idAt(s, at);
                 t.missing++;
-                t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + amountAt(s, at[i]) + ")");
+                t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + amountAt(s, at) + ")");
                 Long c = frontier.get(partition);
                 if (c != null && offset < c) {
                     t.holes++;
                     t.hole(partition, offset, c, key);
                 }
-            } else if (effects[i] > 1) {
-                String key = idAt(s, at[i]);
+            } else if (effects > 1) {
+                String key = idAt(s, at);
                 t.duplicated++;
-                t.duplicatedEx.offer(key, key + " x" + effects[i]);
+                t.duplicatedEx.offer(key, key + " x" + effects);
+            }
+        }
+    }
+
+    private static final long FRAGMENT = 0xFFFFFFFF00000000L;
+
+    /** The indexed record whose identity equals {@code key[off, off+len)}, or {@code -(free slot) - 1}. */
+    private static int find(long[] table, int mask, long h, int[] rec, byte[] s, byte[] key, int off, int len) {
+        long fragment = h & FRAGMENT;
+        for (int slot = (int) h & mask;; slot = (slot + 1) & mask) {
+            long e = table[slot];
+            if (e == 0) {
+                return -slot - 1;
+            }
+            if ((e & FRAGMENT) == fragment) {
+                int r = (int) e - 1;
+                int at = rec[3 * r];
+                if (Arrays.equals(s, at + 2, at + 2 + u16(s, at), key, off, off + len)) {
+                    return r;
+                }
             }
         }
     }
@@ -289,12 +279,6 @@ final class BucketJoin implements AutoCloseable {
     private static String amountAt(byte[] s, int at) {
         int a = at + 2 + u16(s, at);
         return new String(s, a + 2, u16(s, a), StandardCharsets.UTF_8);
-    }
-
-    private static void writeAmount(DataOutputStream out, String amount) throws IOException {
-        byte[] a = field(amount, "amount");
-        out.writeShort(a.length);
-        out.write(a);
     }
 
     private static byte[] field(String text, String what) {
@@ -344,16 +328,11 @@ final class BucketJoin implements AutoCloseable {
         return ((long) i32(b, i) << 32) | (i32(b, i + 4) & 0xffffffffL);
     }
 
-    private static DataOutputStream open(Path f) throws IOException {
-        return new DataOutputStream(new BufferedOutputStream(Files.newOutputStream(f), SPILL_BUFFER));
-    }
-
     @Override
     public void close() {
         for (int b = 0; b < buckets; b++) {
-            try {
-                source[b].close();
-                target[b].close();
+            try (SpillFile s = source[b]; SpillFile t = target[b]) {
+                // closed by the try; null entries (a failed constructor) are skipped
             } catch (IOException ignored) {
                 // closing scratch files
             }
@@ -363,6 +342,155 @@ final class BucketJoin implements AutoCloseable {
             Files.deleteIfExists(dir);
         } catch (IOException ignored) {
             // temp files
+        }
+    }
+
+    /**
+     * One bucket's spill file, buffered without locks: one thread writes it, so the synchronized
+     * JDK streams (a lock per {@code writeShort}) would only cost time.
+     */
+    private static final class SpillFile implements AutoCloseable {
+        private final OutputStream out;
+        private final byte[] buf = new byte[SPILL_BUFFER];
+        private int len;
+        private boolean closed;
+
+        SpillFile(Path file) throws IOException {
+            this.out = Files.newOutputStream(file);
+        }
+
+        void record(byte[] id, byte[] amount) throws IOException {
+            room(4 + id.length + amount.length);
+            put16(id.length);
+            put(id);
+            put16(amount.length);
+            put(amount);
+        }
+
+        void record(byte[] id, byte[] amount, int partition, long offset) throws IOException {
+            room(16 + id.length + amount.length);
+            put16(id.length);
+            put(id);
+            put16(amount.length);
+            put(amount);
+            put32(partition);
+            put32((int) (offset >>> 32));
+            put32((int) offset);
+        }
+
+        private void room(int need) throws IOException {
+            if (len + need > buf.length) {
+                flush();
+            }
+        }
+
+        private void put(byte[] b) throws IOException {
+            if (b.length > buf.length - len) {
+                flush();
+                out.write(b); // a field longer than the buffer
+            } else {
+                System.arraycopy(b, 0, buf, len, b.length);
+                len += b.length;
+            }
+        }
+
+        private void put16(int v) {
+            buf[len++] = (byte) (v >>> 8);
+            buf[len++] = (byte) v;
+        }
+
+        private void put32(int v) {
+            buf[len++] = (byte) (v >>> 24);
+            buf[len++] = (byte) (v >>> 16);
+            buf[len++] = (byte) (v >>> 8);
+            buf[len++] = (byte) v;
+        }
+
+        private void flush() throws IOException {
+            out.write(buf, 0, len);
+            len = 0;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (!closed) {
+                closed = true;
+                try {
+                    flush();
+                } finally {
+                    out.close();
+                }
+            }
+        }
+    }
+
+    /** Streams a target spill file record by record through one reusable buffer (bounded memory, no locks). */
+    private static final class TargetReader implements AutoCloseable {
+        private final InputStream in;
+        byte[] buf = new byte[1 << 16];
+        private int start;
+        private int end;
+        int id;
+        int idLen;
+        int amount;
+        int amountLen;
+
+        TargetReader(Path file) throws IOException {
+            this.in = Files.newInputStream(file);
+        }
+
+        /** Positions on the next record; false at the end of the file. */
+        boolean next() throws IOException {
+            if (!fill(2)) {
+                return false;
+            }
+            int il = u16(buf, start);
+            require(2 + il + 2);
+            int al = u16(buf, start + 2 + il);
+            require(2 + il + 2 + al);
+            id = start + 2;
+            idLen = il;
+            amount = id + il + 2;
+            amountLen = al;
+            start = amount + al;
+            return true;
+        }
+
+        private void require(int n) throws IOException {
+            if (!fill(n)) {
+                throw new EOFException("a cut record in the oracle's scratch file");
+            }
+        }
+
+        /** Makes {@code n} bytes available from {@code start}, growing the buffer if one record needs it. */
+        private boolean fill(int n) throws IOException {
+            if (end - start >= n) {
+                return true;
+            }
+            if (start > 0) {
+                System.arraycopy(buf, start, buf, 0, end - start);
+                end -= start;
+                start = 0;
+            }
+            if (n > buf.length) {
+                buf = Arrays.copyOf(buf, Integer.highestOneBit(n) << 1);
+            }
+            while (end < n) {
+                int r = in.read(buf, end, buf.length - end);
+                if (r < 0) {
+                    if (end == 0) {
+                        return false;
+                    }
+                    throw new EOFException("a cut record in the oracle's scratch file");
+                }
+                end += r;
+            }
+            return true;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 

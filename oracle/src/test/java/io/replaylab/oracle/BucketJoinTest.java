@@ -1,6 +1,7 @@
 package io.replaylab.oracle;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -82,6 +83,35 @@ class BucketJoinTest {
         assertThat(got.malformed().examples()).containsExactly("p2@17: not JSON");
         assertThat(got.status()).isEqualTo(Status.FAIL);
         assertThat(want.counts().values()).allMatch(n -> n > 0); // the data really holds every kind
+    }
+
+    @Test
+    void identitiesLongerThanTheSpillBuffersStillJoinExactly() throws Exception {
+        String longId = "x".repeat(60_000);
+        String longer = "y".repeat(65_535);
+        try (BucketJoin join = new BucketJoin(10)) {
+            for (int i = 0; i < 5_000; i++) { // short records around the long ones, so they straddle buffer ends
+                join.source(0, i, "p-" + i, "1");
+                join.target("p-" + i, "1");
+                if (i == 2_500) {
+                    join.source(0, 100_000, longId, "5");
+                    join.source(0, 100_001, longer, "7");
+                    join.target(longId, "6");
+                    join.target(longer, "7");
+                    join.target(longer, "7");
+                }
+            }
+            Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", null);
+            assertThat(c.mismatched().count()).isEqualTo(1);
+            assertThat(c.mismatched().examples()).containsExactly(longId + " source 5 target 6");
+            assertThat(c.duplicated().examples()).containsExactly(longer + " x2");
+            assertThat(c.counts()).containsEntry("source", 5_002L).containsEntry("effects", 5_003L).containsEntry("missing", 0L)
+                    .containsEntry("unexpected", 0L);
+        }
+        try (BucketJoin join = new BucketJoin(10)) {
+            assertThatThrownBy(() -> join.source(0, 0, "z".repeat(65_536), "1")).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("message id of 65536 bytes is longer than the oracle's limit of 65535");
+        }
     }
 
     @Test
