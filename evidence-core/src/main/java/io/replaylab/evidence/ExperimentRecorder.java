@@ -26,6 +26,7 @@ public final class ExperimentRecorder {
     private final List<String> limitations = new ArrayList<>();
     private final List<Artifact> artifacts = new ArrayList<>();
     private List<MetricValue> metrics = List.of();
+    private MeterRegistry registry;
     private Instant ended;
     private Outcome outcome;
 
@@ -93,12 +94,20 @@ public final class ExperimentRecorder {
         return this;
     }
 
-    /** Attaches a snapshot of every meter in the registry (replacing an earlier one). */
+    /**
+     * Attaches a registry: every meter in it is snapshotted now and again when the experiment
+     * finishes, so the evidence holds the final values (a later registry replaces this one).
+     */
     public synchronized ExperimentRecorder metrics(MeterRegistry registry) {
         requireOpen();
+        this.registry = Objects.requireNonNull(registry, "registry");
+        snapshotMetrics();
+        return this;
+    }
+
+    private void snapshotMetrics() {
         metrics = MetricValue.snapshot(registry);
         run.append(new JournalEntry(JournalEntry.METRICS, null, null, name, null, null, null, null, null, null, null, metrics, null));
-        return this;
     }
 
     /**
@@ -115,7 +124,11 @@ public final class ExperimentRecorder {
     /** Ends the experiment with its outcome; every later call throws. */
     public synchronized Outcome finish(Outcome outcome) {
         requireOpen();
-        this.outcome = Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(outcome, "outcome");
+        if (registry != null) {
+            snapshotMetrics();
+        }
+        this.outcome = outcome;
         this.ended = run.now();
         run.append(new JournalEntry(JournalEntry.FINISHED, null, null, name, null, ended, null, null, null, null, null, null, outcome));
         return outcome;

@@ -88,7 +88,7 @@ public final class Reports {
                 md.append("\n### Metrics\n\n| meter | type | tags | values |\n|---|---|---|---|\n");
                 for (MetricValue m : e.metrics()) {
                     md.append("| ").append(m.name()).append(" | ").append(m.type()).append(" | ").append(mdCell(sorted(m.tags())))
-                            .append(" | ").append(mdCell(sorted(m.values()))).append(" |\n");
+                            .append(" | ").append(mdCell(m.display())).append(" |\n");
                 }
             }
         }
@@ -153,7 +153,7 @@ public final class Reports {
                 h.append("<h3>Metrics</h3>\n<table class=\"metrics\"><tr><th>meter</th><th>type</th><th>tags</th><th>values</th></tr>");
                 for (MetricValue m : e.metrics()) {
                     h.append("<tr><td>").append(esc(m.name())).append("</td><td>").append(esc(m.type())).append("</td><td>")
-                            .append(esc(sorted(m.tags()))).append("</td><td>").append(esc(sorted(m.values()))).append("</td></tr>");
+                            .append(esc(sorted(m.tags()))).append("</td><td>").append(esc(m.display())).append("</td></tr>");
                 }
                 h.append("</table>\n");
             }

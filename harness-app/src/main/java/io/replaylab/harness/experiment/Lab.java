@@ -84,6 +84,7 @@ public final class Lab {
                     }
                     LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
                     ExperimentRecorder e = run.experiment(name, requirements(name));
+                    ctx.meter(e);
                     if (unreachable != null) {
                         e.finish(Outcome.notRun("prerequisite missing: " + unreachable));
                         continue;

@@ -24,6 +24,14 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TargetSnapshot;
 import io.replaylab.oracle.TargetSpec;
 
 /** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
@@ -38,6 +46,7 @@ final class LabContext {
     final String brokerVersion;
     private final Progress progress;
     private final List<Instance> started = new ArrayList<>();
+    private MeterRegistry meters = new SimpleMeterRegistry();
 
     LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress) {
         this.settings = settings;
@@ -59,6 +68,39 @@ final class LabContext {
 
     void step(String message) {
         progress.step(message);
+    }
+
+    /**
+     * A fresh registry for one experiment, attached to its evidence (snapshotted again when it
+     * finishes): drains, waits, oracle reads, barrier hold and handoff times, processes started and
+     * the Admin requests the harness sent.
+     */
+    void meter(ExperimentRecorder e) {
+        meters = new SimpleMeterRegistry();
+        long base = ops.requestCount();
+        FunctionCounter.builder("replaylab.kafka.admin.requests", ops, o -> o.requestCount() - base)
+                .description("Admin requests the harness sent during the experiment").register(meters);
+        e.metrics(meters);
+    }
+
+    MeterRegistry meters() {
+        return meters;
+    }
+
+    /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
+    Comparison compare(String topic, String inbox, String group) {
+        Timer.Sample t = Timer.start(meters);
+        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target(inbox), ops.describe(group));
+        t.stop(meters.timer("replaylab.oracle.compare"));
+        return c;
+    }
+
+    /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
+    TargetSnapshot snapshot(String inbox, String name) {
+        Timer.Sample t = Timer.start(meters);
+        TargetSnapshot s = Oracle.snapshot(target(inbox), runDir.resolve("snapshots").resolve(name + ".tsv"));
+        t.stop(meters.timer("replaylab.oracle.snapshot"));
+        return s;
     }
 
     TargetSpec target(String inboxNamespace) {
@@ -100,6 +142,7 @@ final class LabContext {
             }
         }
         started.add(inst);
+        meters.counter("replaylab.subject.processes").increment();
         e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
         e.environment("pid." + instance, Long.toString(inst.pid()));
         e.artifact(runDir.relativize(out).toString(), "stdout of " + instance);
@@ -136,23 +179,45 @@ final class LabContext {
         return "SIGTERM";
     }
 
-    /** Waits until the group's committed offsets reach the topic's end on every partition, with a live count; null on timeout. */
-    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout) throws InterruptedException {
+    /**
+     * Waits until the group's committed offsets reach the topic's end on every partition, with a
+     * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
+     * (offsets committed while waiting), tagged with {@code stage}.
+     */
+    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage) throws InterruptedException {
         long[] lastReport = {System.nanoTime()};
-        return ops.awaitDrained(group, topic, timeout, s -> {
+        long[] first = {-1};
+        Timer.Sample t = Timer.start(meters);
+        OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
+            long committed = committedSum(s, topic);
+            if (first[0] < 0) {
+                first[0] = committed;
+            }
             if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
-                long committed = s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted())
-                        .mapToLong(PartitionOffsets::committed).sum();
                 long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
                 step("  … " + group + " committed " + committed + " of " + end);
                 lastReport[0] = System.nanoTime();
             }
         }).orElse(null);
+        if (done != null) {
+            t.stop(meters.timer("replaylab.drain", "stage", stage));
+            meters.counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
+        }
+        return done;
     }
 
-    /** Waits until the group has no member (its consumers left or timed out). */
+    private static long committedSum(OffsetSnapshot s, String topic) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
+    }
+
+    /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
     OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
-        return ops.awaitInactive(group, timeout);
+        Timer.Sample t = Timer.start(meters);
+        OffsetSnapshot s = ops.awaitInactive(group, timeout);
+        if (s != null) {
+            t.stop(meters.timer("replaylab.group.inactive"));
+        }
+        return s;
     }
 
     /** Saves a snapshot as JSON in the run directory and returns its relative path. */

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
@@ -110,6 +112,7 @@ final class RebalanceExperiment {
             ctx.step("rebalance: A held at commitSync " + committing + "; starting B");
             LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
             running.add(b);
+            Timer.Sample handoffTime = Timer.start(ctx.meters());
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
@@ -120,6 +123,7 @@ final class RebalanceExperiment {
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
                 return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings.handoffTimeout()));
             }
+            handoffTime.stop(ctx.meters().timer("replaylab.handoff"));
             e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",
                     ((Payload.AssignmentChanged) handoff.payload()).summary()));
 
@@ -137,6 +141,7 @@ final class RebalanceExperiment {
 
             ctx.step("rebalance: releasing A; its stale commit must be rejected");
             barrier.release();
+            ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
             Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
             if (outcome.isEmpty()) {
                 e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
@@ -150,7 +155,7 @@ final class RebalanceExperiment {
             Event rejected = evidence.outcomeEvent();
 
             ctx.step("rebalance: group settles with both instances and drains");
-            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout());
+            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "recovery");
             for (LabContext.Instance i : running) {
                 ctx.stop(e, i);
             }
@@ -165,7 +170,7 @@ final class RebalanceExperiment {
                 e.check(Check.pass("the new owner replayed; nothing skipped by hand", "R10", "lag 0 with no offset altered by the harness",
                         "lag " + settled.totalLag() + "; the harness made no offset change in this experiment"));
             }
-            Comparison c = Oracle.compare(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(inbox), ctx.ops.describe(group));
+            Comparison c = ctx.compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A's stale commit was rejected after its partition moved to B", rejected), e.checks()));

@@ -38,12 +38,12 @@ final class RebuildExperiment {
         ctx.step("rebuild: generation 1 (" + g1 + ")");
         Experiments.produce(ctx, e, ns);
         LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
-        OffsetSnapshot d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout());
+        OffsetSnapshot d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout(), "generation 1");
         ctx.stop(e, one);
         if (d1 == null) {
             return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings.drainTimeout()));
         }
-        TargetSnapshot g1Before = Oracle.snapshot(ctx.target(g1), ctx.runDir.resolve("snapshots/rebuild-g1-before.tsv"));
+        TargetSnapshot g1Before = ctx.snapshot(g1, "rebuild-g1-before");
         e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
         // The hazard: an inbox that already holds every id. With a global marker it would suppress the rebuild.
         Event marker = e.record(harness, new Payload.Note("generation 1's inbox holds " + g1Before.rows() + " effects of the topic before g2 starts"));
@@ -53,17 +53,17 @@ final class RebuildExperiment {
 
         ctx.step("rebuild: generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
         LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
-        OffsetSnapshot d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout());
+        OffsetSnapshot d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout(), "generation 2");
         ctx.stop(e, two);
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings.drainTimeout()));
         }
-        Comparison c = Oracle.compare(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(g2), ctx.ops.describe(ns.group("g2")));
+        Comparison c = ctx.compare(topic, g2, ns.group("g2"));
         e.record(harness, c.toPayload());
         e.check(Check.of("generation 2 rebuilt every effect", "R16", ctx.settings.records() + " effects in " + g2,
                 c.targetEffects() + " effects, " + c.missing().count() + " missing", c.missing().count() == 0 && c.targetEffects() > 0));
         c.toChecks().forEach(e::check);
-        TargetSnapshot g1After = Oracle.snapshot(ctx.target(g1), ctx.runDir.resolve("snapshots/rebuild-g1-after.tsv"));
+        TargetSnapshot g1After = ctx.snapshot(g1, "rebuild-g1-after");
         Check untouched = g1Before.equalityCheck(g1After);
         e.check(new Check("generation 1 untouched", "R16", untouched.expected(), untouched.actual(), untouched.status()));
         return e.finish(Outcome.judge(e.confirmFault("an old inbox already held every id", marker), e.checks()));

@@ -50,7 +50,7 @@ final class ReplayExperiment {
 
         ctx.step("replay: consumer A drains the topic into " + ctx.db.getFileName() + " (" + inbox + ")");
         LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
-        OffsetSnapshot drained = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout());
+        OffsetSnapshot drained = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "first pass");
         if (drained == null) {
             ctx.stop(e, a);
             return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings.drainTimeout()
@@ -62,7 +62,7 @@ final class ReplayExperiment {
         OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings.handoffTimeout());
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
-        TargetSnapshot targetBefore = Oracle.snapshot(ctx.target(inbox), ctx.runDir.resolve("snapshots/replay-target-before.tsv"));
+        TargetSnapshot targetBefore = ctx.snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
             return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings.handoffTimeout()
@@ -94,7 +94,7 @@ final class ReplayExperiment {
 
         ctx.step("replay: consumer A2 replays into the same target");
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
-        OffsetSnapshot after = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout());
+        OffsetSnapshot after = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "replay");
         ctx.stop(e, a2);
         ctx.recordAssignmentLog(e, a2);
         if (after == null) {
@@ -118,10 +118,10 @@ final class ReplayExperiment {
                 + (counts.isEmpty() ? "" : "; subject's log: " + counts)));
 
         ctx.step("replay: checks (snapshot equality, oracle, frontier)");
-        TargetSnapshot targetAfter = Oracle.snapshot(ctx.target(inbox), ctx.runDir.resolve("snapshots/replay-target-after.tsv"));
+        TargetSnapshot targetAfter = ctx.snapshot(inbox, "replay-target-after");
         e.artifact("snapshots/replay-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
         e.check(targetBefore.equalityCheck(targetAfter));
-        Comparison c = Oracle.compare(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(inbox), ctx.ops.describe(group));
+        Comparison c = ctx.compare(topic, inbox, group);
         e.record(harness, c.toPayload());
         c.toChecks().forEach(e::check);
         return e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", delivered), e.checks()));

@@ -13,6 +13,7 @@ import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.MetricValue;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
@@ -40,6 +41,11 @@ class LabTest {
         return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
     }
 
+    private static MetricValue metric(RunEvidence r, String experiment, String name, String tag, String value) {
+        return experiment(r, experiment).metrics().stream().filter(m -> m.name().equals(name) && (tag == null || value.equals(m.tags().get(tag))))
+                .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " in " + experiment + ": " + experiment(r, experiment).metrics()));
+    }
+
     @Test
     void allThreeExperimentsPassWithTheReferenceSubjectAndLeaveAProtocol(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).build(), null);
@@ -53,6 +59,16 @@ class LabTest {
         assertThat(experiment(r.evidence(), "rebalance").events()).extracting(e -> e.type())
                 .contains("barrier-reached", "db-commit-seen", "assignment-changed", "barrier-released", "commit-rejected");
         assertThat(Evidence.read(r.runDir().resolve("evidence.json"))).isEqualTo(r.evidence());
+        // metrics: final values, taken when each experiment finished
+        assertThat(metric(r.evidence(), "replay", "replaylab.drain.records", "stage", "replay").values()).containsEntry("count", 60.0);
+        assertThat(metric(r.evidence(), "replay", "replaylab.drain", "stage", "first pass").values().get("count")).isEqualTo(1.0);
+        assertThat(metric(r.evidence(), "replay", "replaylab.subject.processes", null, null).values()).containsEntry("count", 2.0);
+        assertThat(metric(r.evidence(), "replay", "replaylab.oracle.snapshot", null, null).values()).containsEntry("count", 2.0);
+        assertThat(metric(r.evidence(), "replay", "replaylab.kafka.admin.requests", null, null).values().get("count")).isPositive();
+        assertThat(metric(r.evidence(), "rebalance", "replaylab.barrier.hold", null, null).values().get("total")).isPositive();
+        assertThat(metric(r.evidence(), "rebalance", "replaylab.handoff", null, null).values()).containsEntry("count", 1.0);
+        assertThat(metric(r.evidence(), "rebuild", "replaylab.oracle.compare", null, null).values()).containsEntry("count", 1.0);
+        assertThat(Files.readString(r.report())).contains("### Metrics").contains("replaylab.barrier.hold");
         assertThat(r.runDir().resolve("report.html")).exists();
         assertThat(r.runDir().resolve("target.db")).exists();
         try (var plans = Files.list(r.runDir().resolve("plans"))) {
