@@ -46,6 +46,9 @@ final class AdminKafkaOps implements KafkaOps {
     private final String bootstrap;
     private final Duration timeout;
     private final Admin admin;
+    /** Runs after every guard passed and the plan was saved, just before the alter: a test widens the race window here. */
+    Runnable beforeAlter = () -> {
+    };
 
     AdminKafkaOps(String bootstrap, Duration timeout) {
         this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
@@ -256,6 +259,7 @@ final class AdminKafkaOps implements KafkaOps {
             }
         }
         try {
+            beforeAlter.run();
             if (!alter.isEmpty()) {
                 get(admin.alterConsumerGroupOffsets(plan.group(), alter).all(), "alter offsets of group " + plan.group());
             }

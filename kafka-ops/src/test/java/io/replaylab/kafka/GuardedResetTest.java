@@ -77,6 +77,40 @@ class GuardedResetTest {
     }
 
     @Test
+    void aConsumerJoiningBetweenTheGuardsAndTheAlterIsRefusedByTheBrokerAndThePlanSaysNotApplied(LocalKafka kafka, LabNamespace ns)
+            throws Exception {
+        Process[] joined = new Process[1];
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Clients.createTopic(kafka.bootstrapServers(), ns.topic("other"), 1);
+            ((AdminKafkaOps) ops).beforeAlter = () -> { // the guards saw an inactive group; now it has a member
+                try {
+                    joined[0] = PollingConsumerMain.start(kafka.bootstrapServers(), ns.topic("other"), ns.group());
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            };
+            try {
+                assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
+                        .isInstanceOf(KafkaOpsException.class)
+                        .hasMessageContaining("the broker refused the reset of group '" + ns.group() + "'")
+                        .hasMessageContaining("records that it did not apply");
+                assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            } finally {
+                if (joined[0] != null) {
+                    joined[0].destroyForcibly().waitFor();
+                }
+            }
+            try (var files = Files.list(dir.resolve("plans"))) {
+                SavedPlan saved = ResetPlans.load(files.filter(f -> f.toString().endsWith(".plan.json")).findFirst().orElseThrow());
+                assertThat(saved.status()).isEqualTo(SavedPlan.Status.NOT_APPLIED);
+                assertThat(saved.statusDetail()).contains("the broker refused the reset");
+                assertThat(saved.plan()).isEqualTo(plan);
+            }
+        }
+    }
+
+    @Test
     void stalePlanIsRefused(LocalKafka kafka, LabNamespace ns) {
         try (KafkaOps ops = setUp(kafka, ns)) {
             ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());

@@ -1,9 +1,10 @@
 package io.replaylab.oracle;
 
-import java.io.EOFException;
+import static io.replaylab.oracle.Spill.i32;
+import static io.replaylab.oracle.Spill.i64;
+import static io.replaylab.oracle.Spill.u16;
+
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,14 +41,13 @@ final class BucketJoin implements AutoCloseable {
     private static final int RECORDS_PER_BUCKET = 50_000;
     private static final int MAX_BUCKETS = 256;
     private static final int MAX_JOIN_THREADS = 4;
-    private static final int SPILL_BUFFER = 1 << 14;
     private static final int MAX_FIELD = 0xFFFF;
     private static final Comparator<long[]> BY_PARTITION_OFFSET = Comparator.comparingLong((long[] k) -> k[0]).thenComparingLong(k -> k[1]);
 
     private final Path dir;
     private final int buckets;
-    private final SpillFile[] source;
-    private final SpillFile[] target;
+    private final Spill.Writer[] source;
+    private final Spill.Writer[] target;
     private final int[] sourceInBucket;
     private final Examples<long[]> malformed = new Examples<>(BY_PARTITION_OFFSET);
     private long malformedCount;
@@ -59,11 +59,11 @@ final class BucketJoin implements AutoCloseable {
         this.sourceInBucket = new int[buckets];
         try {
             this.dir = Files.createTempDirectory("replay-lab-oracle-");
-            this.source = new SpillFile[buckets];
-            this.target = new SpillFile[buckets];
+            this.source = new Spill.Writer[buckets];
+            this.target = new Spill.Writer[buckets];
             for (int b = 0; b < buckets; b++) {
-                source[b] = new SpillFile(dir.resolve("s" + b));
-                target[b] = new SpillFile(dir.resolve("t" + b));
+                source[b] = new Spill.Writer(dir.resolve("s" + b));
+                target[b] = new Spill.Writer(dir.resolve("t" + b));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the oracle's scratch files", e);
@@ -73,7 +73,7 @@ final class BucketJoin implements AutoCloseable {
     /** One source record (called from one thread). */
     void source(int partition, long offset, String id, String amount) throws IOException {
         byte[] key = field(id, "message id");
-        int b = bucket(hash(key, 0, key.length));
+        int b = bucket(Spill.hash(key, 0, key.length));
         source[b].record(key, field(amount, "amount"), partition, offset);
         if (++sourceInBucket[b] < 0) {
             throw new IllegalStateException("more than 2^31 source records in one bucket");
@@ -89,7 +89,7 @@ final class BucketJoin implements AutoCloseable {
     /** One target effect (called from one thread, which may differ from the source's). */
     void target(String id, String amount) throws IOException {
         byte[] key = field(id, "message id");
-        target[bucket(hash(key, 0, key.length))].record(key, field(amount, "amount"));
+        target[bucket(Spill.hash(key, 0, key.length))].record(key, field(amount, "amount"));
         targetCount++;
     }
 
@@ -189,7 +189,7 @@ final class BucketJoin implements AutoCloseable {
             int idLen = u16(s, pos);
             int idOff = pos + 2;
             pos = idOff + idLen + 2 + u16(s, idOff + idLen) + 12;
-            long h = hash(s, idOff, idLen);
+            long h = Spill.hash(s, idOff, idLen);
             int r = find(table, mask, h, rec, s, s, idOff, idLen);
             if (r >= 0) {
                 rec[3 * r + 1]++;
@@ -199,10 +199,10 @@ final class BucketJoin implements AutoCloseable {
             }
         }
         Map<String, Integer> ghosts = new HashMap<>();
-        try (TargetReader in = new TargetReader(dir.resolve("t" + b))) {
+        try (Spill.Reader in = new Spill.Reader(dir.resolve("t" + b))) {
             while (in.next()) {
                 byte[] buf = in.buf;
-                int r = find(table, mask, hash(buf, in.id, in.idLen), rec, s, buf, in.id, in.idLen);
+                int r = find(table, mask, Spill.hash(buf, in.id, in.idLen), rec, s, buf, in.id, in.idLen);
                 if (r < 0) {
                     ghosts.merge(new String(buf, in.id, in.idLen, StandardCharsets.UTF_8), 1, Integer::sum);
                     continue;
@@ -302,36 +302,10 @@ final class BucketJoin implements AutoCloseable {
         return size;
     }
 
-    /** FNV-1a over the bytes, then a 64-bit finalizer so both the high (bucket) and low (slot) bits mix. */
-    static long hash(byte[] b, int off, int len) {
-        long h = 0xcbf29ce484222325L;
-        for (int i = off; i < off + len; i++) {
-            h ^= b[i] & 0xff;
-            h *= 0x100000001b3L;
-        }
-        h ^= h >>> 33;
-        h *= 0xff51afd7ed558ccdL;
-        h ^= h >>> 33;
-        h *= 0xc4ceb9fe1a85ec53L;
-        return h ^ (h >>> 33);
-    }
-
-    private static int u16(byte[] b, int i) {
-        return ((b[i] & 0xff) << 8) | (b[i + 1] & 0xff);
-    }
-
-    private static int i32(byte[] b, int i) {
-        return ((b[i] & 0xff) << 24) | ((b[i + 1] & 0xff) << 16) | ((b[i + 2] & 0xff) << 8) | (b[i + 3] & 0xff);
-    }
-
-    private static long i64(byte[] b, int i) {
-        return ((long) i32(b, i) << 32) | (i32(b, i + 4) & 0xffffffffL);
-    }
-
     @Override
     public void close() {
         for (int b = 0; b < buckets; b++) {
-            try (SpillFile s = source[b]; SpillFile t = target[b]) {
+            try (Spill.Writer s = source[b]; Spill.Writer t = target[b]) {
                 // closed by the try; null entries (a failed constructor) are skipped
             } catch (IOException ignored) {
                 // closing scratch files
@@ -342,155 +316,6 @@ final class BucketJoin implements AutoCloseable {
             Files.deleteIfExists(dir);
         } catch (IOException ignored) {
             // temp files
-        }
-    }
-
-    /**
-     * One bucket's spill file, buffered without locks: one thread writes it, so the synchronized
-     * JDK streams (a lock per {@code writeShort}) would only cost time.
-     */
-    private static final class SpillFile implements AutoCloseable {
-        private final OutputStream out;
-        private final byte[] buf = new byte[SPILL_BUFFER];
-        private int len;
-        private boolean closed;
-
-        SpillFile(Path file) throws IOException {
-            this.out = Files.newOutputStream(file);
-        }
-
-        void record(byte[] id, byte[] amount) throws IOException {
-            room(4 + id.length + amount.length);
-            put16(id.length);
-            put(id);
-            put16(amount.length);
-            put(amount);
-        }
-
-        void record(byte[] id, byte[] amount, int partition, long offset) throws IOException {
-            room(16 + id.length + amount.length);
-            put16(id.length);
-            put(id);
-            put16(amount.length);
-            put(amount);
-            put32(partition);
-            put32((int) (offset >>> 32));
-            put32((int) offset);
-        }
-
-        private void room(int need) throws IOException {
-            if (len + need > buf.length) {
-                flush();
-            }
-        }
-
-        private void put(byte[] b) throws IOException {
-            if (b.length > buf.length - len) {
-                flush();
-                out.write(b); // a field longer than the buffer
-            } else {
-                System.arraycopy(b, 0, buf, len, b.length);
-                len += b.length;
-            }
-        }
-
-        private void put16(int v) {
-            buf[len++] = (byte) (v >>> 8);
-            buf[len++] = (byte) v;
-        }
-
-        private void put32(int v) {
-            buf[len++] = (byte) (v >>> 24);
-            buf[len++] = (byte) (v >>> 16);
-            buf[len++] = (byte) (v >>> 8);
-            buf[len++] = (byte) v;
-        }
-
-        private void flush() throws IOException {
-            out.write(buf, 0, len);
-            len = 0;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!closed) {
-                closed = true;
-                try {
-                    flush();
-                } finally {
-                    out.close();
-                }
-            }
-        }
-    }
-
-    /** Streams a target spill file record by record through one reusable buffer (bounded memory, no locks). */
-    private static final class TargetReader implements AutoCloseable {
-        private final InputStream in;
-        byte[] buf = new byte[1 << 16];
-        private int start;
-        private int end;
-        int id;
-        int idLen;
-        int amount;
-        int amountLen;
-
-        TargetReader(Path file) throws IOException {
-            this.in = Files.newInputStream(file);
-        }
-
-        /** Positions on the next record; false at the end of the file. */
-        boolean next() throws IOException {
-            if (!fill(2)) {
-                return false;
-            }
-            int il = u16(buf, start);
-            require(2 + il + 2);
-            int al = u16(buf, start + 2 + il);
-            require(2 + il + 2 + al);
-            id = start + 2;
-            idLen = il;
-            amount = id + il + 2;
-            amountLen = al;
-            start = amount + al;
-            return true;
-        }
-
-        private void require(int n) throws IOException {
-            if (!fill(n)) {
-                throw new EOFException("a cut record in the oracle's scratch file");
-            }
-        }
-
-        /** Makes {@code n} bytes available from {@code start}, growing the buffer if one record needs it. */
-        private boolean fill(int n) throws IOException {
-            if (end - start >= n) {
-                return true;
-            }
-            if (start > 0) {
-                System.arraycopy(buf, start, buf, 0, end - start);
-                end -= start;
-                start = 0;
-            }
-            if (n > buf.length) {
-                buf = Arrays.copyOf(buf, Integer.highestOneBit(n) << 1);
-            }
-            while (end < n) {
-                int r = in.read(buf, end, buf.length - end);
-                if (r < 0) {
-                    if (end == 0) {
-                        return false;
-                    }
-                    throw new EOFException("a cut record in the oracle's scratch file");
-                }
-                end += r;
-            }
-            return true;
-        }
-
-        @Override
-        public void close() throws IOException {
-            in.close();
         }
     }
 

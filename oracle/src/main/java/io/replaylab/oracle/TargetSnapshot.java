@@ -6,50 +6,109 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.stream.Stream;
 
 import io.replaylab.evidence.Check;
 
 /**
- * The target's effects at one moment (SPEC R6): the ordered (identity, amount) rows, saved to a
- * file (one {@code id<TAB>amount} per line, so memory stays bounded), their count and SHA-256 digest.
+ * The target's effects at one moment (SPEC R6): the (identity, amount) rows in the database's
+ * order, saved to a file (one {@code id<TAB>amount} per line, so memory stays bounded), their
+ * count and SHA-256 digest.
  */
 public record TargetSnapshot(Path file, long rows, String digest) {
 
-    /** Equality, or the exact difference, streaming both files. */
+    private static final int LINES_PER_BUCKET = 100_000;
+
+    /**
+     * Equality, or the exact difference as multisets of (identity, amount) rows. Equal digests
+     * settle it at once; otherwise both files are spread over bucket files by row and compared one
+     * bucket at a time, so the answer depends neither on the database's sort order (collations,
+     * numeric vs. text amounts) nor on memory.
+     */
     public SnapshotDiff diff(TargetSnapshot after) {
-        long onlyBefore = 0;
-        long onlyAfter = 0;
-        List<String> exBefore = new ArrayList<>();
-        List<String> exAfter = new ArrayList<>();
-        try (BufferedReader a = Files.newBufferedReader(file, StandardCharsets.UTF_8);
-             BufferedReader b = Files.newBufferedReader(after.file(), StandardCharsets.UTF_8)) {
-            String x = a.readLine();
-            String y = b.readLine();
-            while (x != null || y != null) {
-                int c = x == null ? 1 : y == null ? -1 : x.compareTo(y);
-                if (c == 0) {
-                    x = a.readLine();
-                    y = b.readLine();
-                } else if (c < 0) {
-                    onlyBefore++;
-                    if (exBefore.size() < Finding.EXAMPLES) {
-                        exBefore.add(x.replace('\t', '='));
+        if (rows == after.rows() && digest.equals(after.digest())) {
+            return new SnapshotDiff(true, 0, 0, List.of(), List.of());
+        }
+        int buckets = (int) Math.min(256, Math.max(1, (rows + after.rows()) / LINES_PER_BUCKET + 1));
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("replay-lab-snapshot-diff-");
+            spread(file, dir, "b", buckets);
+            spread(after.file(), dir, "a", buckets);
+            long onlyBefore = 0;
+            long onlyAfter = 0;
+            TreeSet<String> exBefore = new TreeSet<>();
+            TreeSet<String> exAfter = new TreeSet<>();
+            for (int k = 0; k < buckets; k++) {
+                Map<String, Integer> balance = new HashMap<>();
+                count(dir.resolve("b" + k), balance, 1);
+                count(dir.resolve("a" + k), balance, -1);
+                for (Map.Entry<String, Integer> e : balance.entrySet()) {
+                    int n = e.getValue();
+                    if (n > 0) {
+                        onlyBefore += n;
+                        keepFirst(exBefore, e.getKey());
+                    } else if (n < 0) {
+                        onlyAfter -= n;
+                        keepFirst(exAfter, e.getKey());
                     }
-                    x = a.readLine();
-                } else {
-                    onlyAfter++;
-                    if (exAfter.size() < Finding.EXAMPLES) {
-                        exAfter.add(y.replace('\t', '='));
-                    }
-                    y = b.readLine();
                 }
             }
+            return new SnapshotDiff(onlyBefore == 0 && onlyAfter == 0, onlyBefore, onlyAfter, List.copyOf(exBefore), List.copyOf(exAfter));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot compare snapshots " + file + " and " + after.file(), e);
+        } finally {
+            if (dir != null) {
+                try (Stream<Path> files = Files.list(dir)) {
+                    files.forEach(f -> f.toFile().delete());
+                    Files.deleteIfExists(dir);
+                } catch (IOException ignored) {
+                    // scratch files
+                }
+            }
         }
-        return new SnapshotDiff(onlyBefore == 0 && onlyAfter == 0, onlyBefore, onlyAfter, exBefore, exAfter);
+    }
+
+    /** Writes each {@code id<TAB>amount} line of a snapshot into its bucket. */
+    private static void spread(Path snapshot, Path dir, String side, int buckets) throws IOException {
+        Spill.Writer[] out = new Spill.Writer[buckets];
+        try (BufferedReader in = Files.newBufferedReader(snapshot, StandardCharsets.UTF_8)) {
+            for (int k = 0; k < buckets; k++) {
+                out[k] = new Spill.Writer(dir.resolve(side + k));
+            }
+            for (String line = in.readLine(); line != null; line = in.readLine()) {
+                int tab = line.lastIndexOf('\t');
+                byte[] id = line.substring(0, Math.max(0, tab)).getBytes(StandardCharsets.UTF_8);
+                byte[] amount = line.substring(tab + 1).getBytes(StandardCharsets.UTF_8);
+                out[(int) Math.floorMod(Spill.hash(id, 0, id.length) >>> 40, (long) buckets)].record(id, amount);
+            }
+        } finally {
+            for (Spill.Writer w : out) {
+                if (w != null) {
+                    w.close();
+                }
+            }
+        }
+    }
+
+    private static void count(Path bucket, Map<String, Integer> balance, int sign) throws IOException {
+        try (Spill.Reader r = new Spill.Reader(bucket)) {
+            while (r.next()) {
+                String row = new String(r.buf, r.id, r.idLen, StandardCharsets.UTF_8) + "=" + new String(r.buf, r.amount, r.amountLen, StandardCharsets.UTF_8);
+                balance.merge(row, sign, Integer::sum);
+            }
+        }
+    }
+
+    private static void keepFirst(TreeSet<String> examples, String row) {
+        examples.add(row);
+        if (examples.size() > Finding.EXAMPLES) {
+            examples.pollLast();
+        }
     }
 
     /** As the R6 check: the exact inbox identities and amounts are equal before and after. */

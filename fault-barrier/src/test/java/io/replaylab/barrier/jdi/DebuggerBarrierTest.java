@@ -182,4 +182,29 @@ class DebuggerBarrierTest {
         assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
         assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
     }
+
+    @Test
+    void aControllerKilledWhileHoldingLeavesTheProgramRunning(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        Process controller = plain(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
+                System.getProperty("java.class.path"), HoldingControllerMain.class.getName(), Integer.toString(a.port())), "controller");
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!Files.readString(dir.resolve("controller.out")).contains("held") && controller.isAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(Files.readString(dir.resolve("controller.out"))).as(Files.readString(dir.resolve("controller.err"))).contains("held");
+        Thread.sleep(1000);
+        assertThat(Files.readString(dir.resolve("A.out"))).as("held: no commit while the controller lives").doesNotContain("commit accepted");
+
+        controller.destroyForcibly().waitFor(); // SIGKILL: no close(), no detach — only the dropped JDWP connection
+
+        deadline = System.nanoTime() + 20_000_000_000L;
+        while (!Files.readString(dir.resolve("A.out")).contains("commit accepted") && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        assertThat(a.process().isAlive()).isTrue();
+    }
 }
