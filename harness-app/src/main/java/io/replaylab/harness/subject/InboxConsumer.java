@@ -87,6 +87,7 @@ final class InboxConsumer {
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
             consumer = c;
             long[] lastActivity = {System.nanoTime()};
+            boolean[] joined = {false}; // idle time counts only once the group gave this instance an assignment (maybe empty)
             c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> parts) {
@@ -97,6 +98,7 @@ final class InboxConsumer {
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> parts) {
                     logAssignment(assignments, c, "assigned", parts, pid);
+                    joined[0] = true;
                     lastActivity[0] = System.nanoTime();
                 }
 
@@ -148,7 +150,7 @@ final class InboxConsumer {
                         break;
                     }
                 }
-                if (o.untilIdle() != null && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
+                if (o.untilIdle() != null && joined[0] && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
                     log.info("idle for {}; stopping", o.untilIdle());
                     break;
                 }

@@ -106,7 +106,7 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--max-poll-records", defaultValue = "100")
         int maxPollRecords;
 
-        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long (ISO-8601, e.g. PT3S)")
+        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment (ISO-8601, e.g. PT3S)")
         Duration untilIdle;
 
         @Option(names = "--assignment-log")

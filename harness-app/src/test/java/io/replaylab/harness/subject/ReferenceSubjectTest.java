@@ -105,7 +105,10 @@ class ReferenceSubjectTest {
         Path db = dir.resolve("target.db");
         assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
         assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
-        assertThat(Db.count(db, "SELECT count(DISTINCT instance) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(2);
+        assertThat(Db.count(db, "SELECT count(DISTINCT instance) FROM ledger WHERE namespace = ?", inbox))
+                .as("A: %s%nB: %s%nB.err: %s", Files.readString(dir.resolve("A.assignments.jsonl")), Files.readString(dir.resolve("B.assignments.jsonl")),
+                        Files.readString(dir.resolve("B.err")))
+                .isEqualTo(2);
         assertThat(Files.readString(dir.resolve("A.assignments.jsonl"))).contains("\"event\":\"assigned\"");
         assertThat(Files.readString(dir.resolve("B.assignments.jsonl"))).contains("\"event\":\"assigned\"");
         assertThat(Files.readString(dir.resolve("A.err")) + Files.readString(dir.resolve("B.err"))).doesNotContain("SQLITE_BUSY")
