@@ -260,7 +260,13 @@ public final class Oracle {
             if (r.offset() >= cut.endOffsets().get(r.partition())) {
                 continue; // beyond the cut: not part of this comparison
             }
-            RecordParser.Parsed p = spec.parser().parse(r.key(), r.value());
+            RecordParser.Parsed p;
+            try {
+                p = spec.parser().parse(r.key(), r.value());
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("the record parser failed on " + r.topic() + "-" + r.partition() + "@" + r.offset()
+                        + " (a parser reports a bad record as Parsed.malformed, it does not throw): " + e, e);
+            }
             if (p.ok()) {
                 join.source(r.partition(), r.offset(), p.id(), Long.toString(p.amount()));
             } else {

@@ -144,6 +144,18 @@ class OracleTest {
         assertThat(c.malformed().count()).isEqualTo(3);
         assertThat(c.malformed().examples()).containsExactly("p0@4: not JSON", "p0@5: non-integer amount: 1.5", "p0@6: missing id");
         assertThat(c.reason()).contains("3 malformed source record(s) listed");
+
+        RecordParser throwing = (key, value) -> {
+            if (value.startsWith("not")) {
+                throw new IllegalArgumentException("boom");
+            }
+            return RecordParsers.paymentJson().parse(key, value);
+        };
+        assertThatThrownBy(() -> Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()).parser(throwing),
+                TargetSpec.sqlite(dir.resolve("target.db"), ns.inbox(1))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("the record parser failed on " + ns.topic() + "-0@4")
+                .hasMessageContaining("boom");
     }
 
     @Test
