@@ -21,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -57,16 +56,21 @@ final class BucketJoin implements AutoCloseable {
     BucketJoin(long expectedRecords) {
         this.buckets = (int) Math.min(MAX_BUCKETS, Math.max(4, expectedRecords / RECORDS_PER_BUCKET + 1));
         this.sourceInBucket = new int[buckets];
+        this.source = new Spill.Writer[buckets];
+        this.target = new Spill.Writer[buckets];
         try {
             this.dir = Files.createTempDirectory("replay-lab-oracle-");
-            this.source = new Spill.Writer[buckets];
-            this.target = new Spill.Writer[buckets];
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the oracle's scratch directory", e);
+        }
+        try {
             for (int b = 0; b < buckets; b++) {
                 source[b] = new Spill.Writer(dir.resolve("s" + b));
                 target[b] = new Spill.Writer(dir.resolve("t" + b));
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the oracle's scratch files", e);
+            close();
+            throw new UncheckedIOException("cannot create the oracle's scratch files in " + dir, e);
         }
     }
 
@@ -305,18 +309,10 @@ final class BucketJoin implements AutoCloseable {
     @Override
     public void close() {
         for (int b = 0; b < buckets; b++) {
-            try (Spill.Writer s = source[b]; Spill.Writer t = target[b]) {
-                // closed by the try; null entries (a failed constructor) are skipped
-            } catch (IOException ignored) {
-                // closing scratch files
-            }
+            Spill.closeQuietly(source[b]);
+            Spill.closeQuietly(target[b]);
         }
-        try (Stream<Path> files = Files.list(dir)) {
-            files.forEach(f -> f.toFile().delete());
-            Files.deleteIfExists(dir);
-        } catch (IOException ignored) {
-            // temp files
-        }
+        Spill.delete(dir);
     }
 
     /** One join thread's counts and examples; tallies add up. */

@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.stream.Stream;
 
 /**
  * The oracle's scratch files: records of {@code [u16 id length][id][u16 amount length][amount]}
@@ -17,6 +18,26 @@ final class Spill {
     static final int BUFFER = 1 << 14;
 
     private Spill() {
+    }
+
+    static void closeQuietly(AutoCloseable c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (Exception ignored) {
+                // a scratch file: nothing to save
+            }
+        }
+    }
+
+    /** Deletes a scratch directory and the files in it. */
+    static void delete(Path dir) {
+        try (Stream<Path> files = Files.list(dir)) {
+            files.forEach(f -> f.toFile().delete());
+            Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+            // temp files: the OS cleans up what is left
+        }
     }
 
     /** FNV-1a over the bytes, then a 64-bit finalizer so both the high (bucket) and low (slot) bits mix. */

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.stream.Stream;
 
 import io.replaylab.evidence.Check;
 
@@ -63,12 +62,7 @@ public record TargetSnapshot(Path file, long rows, String digest) {
             throw new UncheckedIOException("cannot compare snapshots " + file + " and " + after.file(), e);
         } finally {
             if (dir != null) {
-                try (Stream<Path> files = Files.list(dir)) {
-                    files.forEach(f -> f.toFile().delete());
-                    Files.deleteIfExists(dir);
-                } catch (IOException ignored) {
-                    // scratch files
-                }
+                Spill.delete(dir);
             }
         }
     }
@@ -86,11 +80,12 @@ public record TargetSnapshot(Path file, long rows, String digest) {
                 byte[] amount = line.substring(tab + 1).getBytes(StandardCharsets.UTF_8);
                 out[(int) Math.floorMod(Spill.hash(id, 0, id.length) >>> 40, (long) buckets)].record(id, amount);
             }
+            for (Spill.Writer w : out) {
+                w.close(); // a failed flush must fail the diff, not shorten it
+            }
         } finally {
             for (Spill.Writer w : out) {
-                if (w != null) {
-                    w.close();
-                }
+                Spill.closeQuietly(w);
             }
         }
     }
