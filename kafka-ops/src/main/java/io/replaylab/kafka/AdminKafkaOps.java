@@ -308,6 +308,23 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
+    public java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, PartitionRef partition, Set<String> previousOwners, Duration timeout,
+            java.util.function.Consumer<OffsetSnapshot> eachLook) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            OffsetSnapshot s = describe(group, Set.of(partition));
+            eachLook.accept(s);
+            if (s.members().stream().anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().contains(partition))) {
+                return java.util.Optional.of(s);
+            }
+            if (System.nanoTime() > deadline) {
+                return java.util.Optional.empty();
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    @Override
     public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         OffsetSnapshot s = describe(group);

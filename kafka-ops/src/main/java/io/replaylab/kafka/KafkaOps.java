@@ -71,6 +71,16 @@ public interface KafkaOps extends AutoCloseable {
     /** Waits until the group is inactive (Empty, Dead or gone); returns the last snapshot either way. */
     OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException;
 
+    /**
+     * Waits until a member whose id is not in {@code previousOwners} owns {@code partition} in the
+     * group's description: a rebalance moved it (the handoff of the rebalance experiment).
+     * {@code eachLook} sees every description taken, e.g. to record each assignment change.
+     *
+     * @return the description that showed the new owner, or empty on timeout
+     */
+    java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, PartitionRef partition, java.util.Set<String> previousOwners,
+            Duration timeout, java.util.function.Consumer<OffsetSnapshot> eachLook) throws InterruptedException;
+
     /** Admin requests sent so far by this instance (for benchmarks). */
     long requestCount();
 

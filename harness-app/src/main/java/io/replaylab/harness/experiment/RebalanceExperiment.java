@@ -183,31 +183,29 @@ final class RebalanceExperiment {
         }
     }
 
-    /** Polls the group description; records each ownership change; returns the event where another member owns {@code p}. */
+    /** Waits (kafka-ops) for another member to own {@code p}, recording each ownership change; returns the event that shows the handoff. */
     private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers, long pidA, long pidB,
             Duration timeout)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, List<String>> last = new HashMap<>();
-        while (System.nanoTime() < deadline) {
-            OffsetSnapshot s = ctx.ops.describe(group);
+        Event[] handoff = {null};
+        ctx.ops.awaitOwnerChange(group, p, aMembers, timeout, s -> {
             for (GroupMember m : s.members()) {
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {
                     last.put(m.memberId(), parts);
-                    String who = aMembers.contains(m.memberId()) ? "rebalance-A" : m.clientId();
                     boolean isA = aMembers.contains(m.memberId());
                     Event ev = e.record(Source.of(isA ? "rebalance-A" : "rebalance-B", isA ? pidA : pidB, "group description"),
-                            new Payload.AssignmentChanged(who, "owns", parts, m.memberEpoch() == null ? null : m.memberEpoch().toString(),
+                            new Payload.AssignmentChanged(isA ? "rebalance-A" : m.clientId(), "owns", parts,
+                                    m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
-                    if (!aMembers.contains(m.memberId()) && m.assignment().contains(p)) {
-                        return ev;
+                    if (!isA && m.assignment().contains(p)) {
+                        handoff[0] = ev;
                     }
                 }
             }
-            Thread.sleep(200);
-        }
-        return null;
+        });
+        return handoff[0];
     }
 
     private static String show(long committed) {
