@@ -392,12 +392,13 @@ final class BenchCommand implements Runnable {
             }
         }
 
-        /** The raw source read: a plain consumer draining every partition to its end. */
+        /** The raw source read: a plain consumer draining every partition to its end, with the oracle's fetch settings. */
         private static long drain(String bootstrap, String topic) {
             Properties p = new Properties();
             p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
             p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+            p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20"); // as the oracle's: no long poll at a partition's end in either
             p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {

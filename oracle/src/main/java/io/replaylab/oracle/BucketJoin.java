@@ -75,10 +75,10 @@ final class BucketJoin implements AutoCloseable {
     }
 
     /** One source record (called from one thread). */
-    void source(int partition, long offset, String id, String amount) throws IOException {
-        byte[] key = field(id, "message id");
+    void source(int partition, long offset, String id, long amount) throws IOException {
+        byte[] key = field(id.getBytes(StandardCharsets.UTF_8), "message id", id);
         int b = bucket(Spill.hash(key, 0, key.length));
-        source[b].record(key, field(amount, "amount"), partition, offset);
+        source[b].record(key, amount, partition, offset);
         if (++sourceInBucket[b] < 0) {
             throw new IllegalStateException("more than 2^31 source records in one bucket");
         }
@@ -90,10 +90,17 @@ final class BucketJoin implements AutoCloseable {
         malformed.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + ": " + reason);
     }
 
-    /** One target effect (called from one thread, which may differ from the source's). */
-    void target(String id, String amount) throws IOException {
-        byte[] key = field(id, "message id");
-        target[bucket(Spill.hash(key, 0, key.length))].record(key, field(amount, "amount"));
+    /** One target effect with an integer amount (called from one thread, which may differ from the source's). */
+    void target(byte[] id, long amount) throws IOException {
+        byte[] key = field(id, "message id", null);
+        target[bucket(Spill.hash(key, 0, key.length))].record(key, amount);
+        targetCount++;
+    }
+
+    /** One target effect with an exact decimal amount in its canonical text (no trailing zeros, no exponent). */
+    void target(byte[] id, String exactAmount) throws IOException {
+        byte[] key = field(id, "message id", null);
+        target[bucket(Spill.hash(key, 0, key.length))].record(key, field(exactAmount.getBytes(StandardCharsets.UTF_8), "amount", exactAmount));
         targetCount++;
     }
 
@@ -285,11 +292,11 @@ final class BucketJoin implements AutoCloseable {
         return new String(s, a + 2, u16(s, a), StandardCharsets.UTF_8);
     }
 
-    private static byte[] field(String text, String what) {
-        byte[] b = text.getBytes(StandardCharsets.UTF_8);
+    private static byte[] field(byte[] b, String what, String text) {
         if (b.length > MAX_FIELD) {
+            String shown = text != null ? text : new String(b, 0, 120, StandardCharsets.UTF_8);
             throw new IllegalArgumentException("a " + what + " of " + b.length + " bytes is longer than the oracle's limit of " + MAX_FIELD
-                    + ": " + text.substring(0, 40) + "...");
+                    + ": " + shown.substring(0, Math.min(40, shown.length())) + "...");
         }
         return b;
     }

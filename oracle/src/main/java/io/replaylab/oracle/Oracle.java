@@ -137,7 +137,8 @@ public final class Oracle {
              ResultSet rs = q.executeQuery();
              BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             while (rs.next()) {
-                String line = rs.getString(1) + "\t" + exact(rs, 2) + "\n";
+                String id = rs.getString(1);
+                String line = id + "\t" + exact(rs.getObject(2), id) + "\n";
                 w.write(line);
                 sha.update(line.getBytes(StandardCharsets.UTF_8));
                 rows++;
@@ -268,7 +269,7 @@ public final class Oracle {
                         + " (a parser reports a bad record as Parsed.malformed, it does not throw): " + e, e);
             }
             if (p.ok()) {
-                join.source(r.partition(), r.offset(), p.id(), Long.toString(p.amount()));
+                join.source(r.partition(), r.offset(), p.id(), p.amount());
             } else {
                 join.malformed(r.partition(), r.offset(), p.malformedReason());
             }
@@ -276,6 +277,8 @@ public final class Oracle {
     }
 
     private static void readTarget(TargetSpec target, BucketJoin join) throws IOException {
+        // SQLite hands TEXT out as its UTF-8 bytes: no decode to a String and encode back per row
+        boolean utf8Text = target.jdbcUrl().startsWith("jdbc:sqlite:");
         try (HikariDataSource ds = pool(target);
              Connection c = ds.getConnection();
              PreparedStatement q = prepare(c, target.query(), target)) {
@@ -285,7 +288,16 @@ public final class Oracle {
                 int idCol = column(md, "message_id", target);
                 int amountCol = column(md, "amount", target);
                 while (rs.next()) {
-                    join.target(rs.getString(idCol), exact(rs, amountCol));
+                    byte[] id = utf8Text ? rs.getBytes(idCol) : utf8(rs.getString(idCol));
+                    if (id == null) {
+                        throw new IllegalArgumentException("a target row has a NULL message_id (query: " + target.query() + ")");
+                    }
+                    Object amount = rs.getObject(amountCol);
+                    if (amount instanceof Long || amount instanceof Integer || amount instanceof Short) {
+                        join.target(id, ((Number) amount).longValue());
+                    } else {
+                        join.target(id, exact(amount, new String(id, StandardCharsets.UTF_8)));
+                    }
                 }
             }
         } catch (SQLException e) {
@@ -293,11 +305,14 @@ public final class Oracle {
         }
     }
 
+    private static byte[] utf8(String s) {
+        return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    }
+
     /** An amount as exact text: integers and exact decimals; floating point is refused. */
-    private static String exact(ResultSet rs, int col) throws SQLException {
-        Object v = rs.getObject(col);
+    private static String exact(Object v, String id) {
         if (v == null) {
-            throw new IllegalArgumentException("target row with message_id " + rs.getString(1) + " has a NULL amount");
+            throw new IllegalArgumentException("target row with message_id " + id + " has a NULL amount");
         }
         if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof BigInteger) {
             return v.toString();
@@ -309,10 +324,10 @@ public final class Oracle {
             try {
                 return new BigDecimal(str.trim()).stripTrailingZeros().toPlainString();
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("target amount '" + str + "' is not a number");
+                throw new IllegalArgumentException("target amount '" + str + "' of message_id " + id + " is not a number");
             }
         }
-        throw new IllegalArgumentException("target amounts must be exact (integer or decimal), but a row holds a "
+        throw new IllegalArgumentException("target amounts must be exact (integer or decimal), but message_id " + id + " holds a "
                 + v.getClass().getSimpleName() + " (" + v + "); floating point cannot be compared exactly");
     }
 
@@ -370,6 +385,7 @@ public final class Oracle {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 * 1024 * 1024);
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20); // reading up to a known cut: a long poll at a partition's end only waits
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, "replay-lab-oracle");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());

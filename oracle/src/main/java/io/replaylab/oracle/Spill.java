@@ -88,15 +88,49 @@ final class Spill {
             put(amount);
         }
 
-        void record(byte[] id, byte[] amount, int partition, long offset) throws IOException {
-            room(16 + id.length + amount.length);
+        /** An integer amount, written as its decimal digits (the same bytes as its exact text) without making a String. */
+        void record(byte[] id, long amount) throws IOException {
+            room(4 + id.length + 20);
             put16(id.length);
             put(id);
-            put16(amount.length);
-            put(amount);
+            putDecimal(amount);
+        }
+
+        void record(byte[] id, long amount, int partition, long offset) throws IOException {
+            room(16 + id.length + 20);
+            put16(id.length);
+            put(id);
+            putDecimal(amount);
             put32(partition);
             put32((int) (offset >>> 32));
             put32((int) offset);
+        }
+
+        private void putDecimal(long v) {
+            if (v == Long.MIN_VALUE) {
+                byte[] min = Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                put16(min.length);
+                System.arraycopy(min, 0, buf, len, min.length);
+                len += min.length;
+                return;
+            }
+            boolean negative = v < 0;
+            long u = negative ? -v : v;
+            int digits = 1;
+            for (long t = u; t >= 10; t /= 10) {
+                digits++;
+            }
+            int n = digits + (negative ? 1 : 0);
+            put16(n);
+            int end = len + n;
+            for (int i = end - 1; i >= end - digits; i--) {
+                buf[i] = (byte) ('0' + (u % 10));
+                u /= 10;
+            }
+            if (negative) {
+                buf[len] = '-';
+            }
+            len = end;
         }
 
         private void room(int need) throws IOException {

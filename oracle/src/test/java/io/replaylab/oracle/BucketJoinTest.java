@@ -63,11 +63,11 @@ class BucketJoinTest {
         Comparison got;
         try (BucketJoin join = new BucketJoin(2_000_000)) { // more buckets than the records need: joins run on several threads
             for (Src s : source) {
-                join.source(s.partition(), s.offset(), s.id(), s.amount());
+                join.source(s.partition(), s.offset(), s.id(), Long.parseLong(s.amount()));
             }
             join.malformed(2, 17, "not JSON");
             for (String[] t : target) {
-                join.target(t[0], t[1]);
+                join.target(utf8(t[0]), Long.parseLong(t[1]));
             }
             got = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", snapshot(committed));
         }
@@ -91,14 +91,14 @@ class BucketJoinTest {
         String longer = "y".repeat(65_535);
         try (BucketJoin join = new BucketJoin(10)) {
             for (int i = 0; i < 5_000; i++) { // short records around the long ones, so they straddle buffer ends
-                join.source(0, i, "p-" + i, "1");
-                join.target("p-" + i, "1");
+                join.source(0, i, "p-" + i, 1);
+                join.target(utf8("p-" + i), 1);
                 if (i == 2_500) {
-                    join.source(0, 100_000, longId, "5");
-                    join.source(0, 100_001, longer, "7");
-                    join.target(longId, "6");
-                    join.target(longer, "7");
-                    join.target(longer, "7");
+                    join.source(0, 100_000, longId, 5);
+                    join.source(0, 100_001, longer, Long.MIN_VALUE);
+                    join.target(utf8(longId), 6);
+                    join.target(utf8(longer), Long.MIN_VALUE);
+                    join.target(utf8(longer), Long.MIN_VALUE);
                 }
             }
             Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", null);
@@ -109,9 +109,33 @@ class BucketJoinTest {
                     .containsEntry("unexpected", 0L);
         }
         try (BucketJoin join = new BucketJoin(10)) {
-            assertThatThrownBy(() -> join.source(0, 0, "z".repeat(65_536), "1")).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> join.source(0, 0, "z".repeat(65_536), 1)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("message id of 65536 bytes is longer than the oracle's limit of 65535");
         }
+    }
+
+    @Test
+    void integerAndDecimalAmountsCompareByTheirExactDigits() throws Exception {
+        try (BucketJoin join = new BucketJoin(10)) {
+            long[] amounts = {0, 7, -7, 10, -100, 1234567890123L, Long.MAX_VALUE, Long.MIN_VALUE};
+            for (int i = 0; i < amounts.length; i++) {
+                join.source(0, i, "a" + i, amounts[i]);
+                if (i % 2 == 0) {
+                    join.target(utf8("a" + i), Long.toString(amounts[i])); // the decimal path
+                } else {
+                    join.target(utf8("a" + i), amounts[i]); // the integer path
+                }
+            }
+            join.source(0, 99, "half", 1);
+            join.target(utf8("half"), "1.5");
+            Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", null);
+            assertThat(c.mismatched().examples()).containsExactly("half source 1 target 1.5");
+            assertThat(c.counts()).containsEntry("mismatched", 1L).containsEntry("missing", 0L).containsEntry("duplicated", 0L);
+        }
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     }
 
     @Test

@@ -86,12 +86,13 @@ class OracleTest {
 
     @Test
     void identicalSourceAndTargetPass(LocalKafka kafka, LabNamespace ns) throws Exception {
-        List<Sent> sent = produce(kafka, ns, 20);
+        List<Sent> sent = new ArrayList<>(produce(kafka, ns, 20, "{\"id\": \"zahlung-ä€😀\", \"amount\": -5}")); // escapes nothing, not ASCII
+        sent.add(new Sent("zahlung-ä€😀", 0, 20, -5));
         Comparison c = compare(kafka, ns, ledger(ns.inbox(1), sent), ns.inbox(1));
 
-        assertThat(c.status()).isEqualTo(Status.PASS);
-        assertThat(c.sourceRecords()).isEqualTo(20);
-        assertThat(c.targetEffects()).isEqualTo(20);
+        assertThat(c.status()).as(c.reason()).isEqualTo(Status.PASS);
+        assertThat(c.sourceRecords()).isEqualTo(21);
+        assertThat(c.targetEffects()).isEqualTo(21);
         assertThat(c.findings()).allSatisfy(f -> assertThat(f.count()).isZero());
         assertThat(c.toChecks()).extracting(Check::status).containsOnly(Status.PASS);
     }
@@ -240,12 +241,18 @@ class OracleTest {
     }
 
     @Test
-    void floatingPointAmountsAndMissingDatabasesAreRefusedClearly(LocalKafka kafka, LabNamespace ns) throws Exception {
+    void floatingPointOrNullValuesAndMissingDatabasesAreRefusedClearly(LocalKafka kafka, LabNamespace ns) throws Exception {
         produce(kafka, ns, 1);
         Path db = dir.resolve("float.db");
         sql(db, "CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount REAL)");
         sql(db, "INSERT INTO ledger VALUES ('n', '" + ns.prefix() + "-0', -250.5)");
-        assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("floating point");
+        assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("floating point")
+                .hasMessageContaining("message_id " + ns.prefix() + "-0");
+        sql(db, "DELETE FROM ledger");
+        sql(db, "INSERT INTO ledger VALUES ('n', NULL, 5)");
+        assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("a target row has a NULL message_id");
+        sql(db, "UPDATE ledger SET message_id = 'x', amount = NULL");
+        assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("target row with message_id x has a NULL amount");
         assertThatThrownBy(() -> compare(kafka, ns, dir.resolve("absent.db"), "n")).hasMessageContaining("does not exist");
         assertThatThrownBy(() -> Oracle.cut(kafka.bootstrapServers(), ns.topic("absent"))).hasMessageContaining("does not exist");
     }
