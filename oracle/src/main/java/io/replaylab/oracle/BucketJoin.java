@@ -2,7 +2,6 @@ package io.replaylab.oracle;
 
 import static io.replaylab.oracle.Spill.i32;
 import static io.replaylab.oracle.Spill.i64;
-import static io.replaylab.oracle.Spill.u16;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -77,8 +76,9 @@ final class BucketJoin implements AutoCloseable {
     /** One source record (called from one thread). */
     void source(int partition, long offset, String id, long amount) throws IOException {
         byte[] key = field(id.getBytes(StandardCharsets.UTF_8), "message id", id);
-        int b = bucket(Spill.hash(key, 0, key.length));
-        source[b].record(key, amount, partition, offset);
+        long h = Spill.hash(key, 0, key.length);
+        int b = bucket(h);
+        source[b].record(h, key, amount, partition, offset);
         if (++sourceInBucket[b] < 0) {
             throw new IllegalStateException("more than 2^31 source records in one bucket");
         }
@@ -93,14 +93,24 @@ final class BucketJoin implements AutoCloseable {
     /** One target effect with an integer amount (called from one thread, which may differ from the source's). */
     void target(byte[] id, long amount) throws IOException {
         byte[] key = field(id, "message id", null);
-        target[bucket(Spill.hash(key, 0, key.length))].record(key, amount);
+        long h = Spill.hash(key, 0, key.length);
+        target[bucket(h)].record(h, key, amount);
         targetCount++;
     }
 
     /** One target effect with an exact decimal amount in its canonical text (no trailing zeros, no exponent). */
     void target(byte[] id, String exactAmount) throws IOException {
+        if (exactAmount.indexOf('.') < 0) {
+            try {
+                target(id, Long.parseLong(exactAmount)); // an integer has one form: the integer one
+                return;
+            } catch (NumberFormatException beyondLong) {
+                // stays text
+            }
+        }
         byte[] key = field(id, "message id", null);
-        target[bucket(Spill.hash(key, 0, key.length))].record(key, field(exactAmount.getBytes(StandardCharsets.UTF_8), "amount", exactAmount));
+        long h = Spill.hash(key, 0, key.length);
+        target[bucket(h)].record(h, key, field(exactAmount.getBytes(StandardCharsets.UTF_8), "amount", exactAmount));
         targetCount++;
     }
 
@@ -197,10 +207,11 @@ final class BucketJoin implements AutoCloseable {
         int pos = 0;
         for (int i = 0; i < n; i++) {
             rec[3 * i] = pos;
-            int idLen = u16(s, pos);
-            int idOff = pos + 2;
-            pos = idOff + idLen + 2 + u16(s, idOff + idLen) + 12;
-            long h = Spill.hash(s, idOff, idLen);
+            long h = i64(s, pos);
+            int idLen = Spill.idLength(s, pos);
+            int idOff = Spill.idAt(pos);
+            int a = idOff + idLen;
+            pos = a + Spill.amountLength(s, a) + 12;
             int r = find(table, mask, h, rec, s, s, idOff, idLen);
             if (r >= 0) {
                 rec[3 * r + 1]++;
@@ -213,18 +224,17 @@ final class BucketJoin implements AutoCloseable {
         try (Spill.Reader in = new Spill.Reader(dir.resolve("t" + b))) {
             while (in.next()) {
                 byte[] buf = in.buf;
-                int r = find(table, mask, Spill.hash(buf, in.id, in.idLen), rec, s, buf, in.id, in.idLen);
+                int r = find(table, mask, in.hash, rec, s, buf, in.id, in.idLen);
                 if (r < 0) {
                     ghosts.merge(new String(buf, in.id, in.idLen, StandardCharsets.UTF_8), 1, Integer::sum);
                     continue;
                 }
                 rec[3 * r + 2]++;
-                int srcAmt = rec[3 * r] + 2 + u16(s, rec[3 * r]);
-                if (!Arrays.equals(s, srcAmt + 2, srcAmt + 2 + u16(s, srcAmt), buf, in.amount, in.amount + in.amountLen)) {
+                int srcAmt = Spill.amountAt(s, rec[3 * r]);
+                if (!Spill.sameAmount(s, srcAmt, buf, in.amount)) {
                     String key = idAt(s, rec[3 * r]);
                     t.mismatched++;
-                    t.mismatchedEx.offer(key, key + " source " + amountAt(s, rec[3 * r]) + " target "
-                            + new String(buf, in.amount, in.amountLen, StandardCharsets.UTF_8));
+                    t.mismatchedEx.offer(key, key + " source " + Spill.amountText(s, srcAmt) + " target " + Spill.amountText(buf, in.amount));
                 }
             }
         }
@@ -243,13 +253,13 @@ final class BucketJoin implements AutoCloseable {
                 t.sourceDupEx.offer(key, key + " at " + copies + " offsets");
             }
             if (effects == 0) {
-                int tail = at + 2 + u16(s, at);
-                tail += 2 + u16(s, tail);
+                int a = Spill.amountAt(s, at);
+                int tail = a + Spill.amountLength(s, a);
                 int partition = i32(s, tail);
                 long offset = i64(s, tail + 4);
                 String key = idAt(s, at);
                 t.missing++;
-                t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + amountAt(s, at) + ")");
+                t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + Spill.amountText(s, a) + ")");
                 Long c = frontier.get(partition);
                 if (c != null && offset < c) {
                     t.holes++;
@@ -276,7 +286,8 @@ final class BucketJoin implements AutoCloseable {
             if ((e & FRAGMENT) == fragment) {
                 int r = (int) e - 1;
                 int at = rec[3 * r];
-                if (Arrays.equals(s, at + 2, at + 2 + u16(s, at), key, off, off + len)) {
+                int id = Spill.idAt(at);
+                if (Arrays.equals(s, id, id + Spill.idLength(s, at), key, off, off + len)) {
                     return r;
                 }
             }
@@ -284,12 +295,7 @@ final class BucketJoin implements AutoCloseable {
     }
 
     private static String idAt(byte[] s, int at) {
-        return new String(s, at + 2, u16(s, at), StandardCharsets.UTF_8);
-    }
-
-    private static String amountAt(byte[] s, int at) {
-        int a = at + 2 + u16(s, at);
-        return new String(s, a + 2, u16(s, a), StandardCharsets.UTF_8);
+        return new String(s, Spill.idAt(at), Spill.idLength(s, at), StandardCharsets.UTF_8);
     }
 
     private static byte[] field(byte[] b, String what, String text) {

@@ -10,12 +10,16 @@ import java.util.Arrays;
 import java.util.stream.Stream;
 
 /**
- * The oracle's scratch files: records of {@code [u16 id length][id][u16 amount length][amount]}
- * (a source record adds {@code [i32 partition][i64 offset]}), written and read without locks, and
- * the identity hash that spreads them over buckets.
+ * The oracle's scratch files, written and read without locks. A record is
+ * {@code [i64 identity hash][u16 id length][id][amount]} and a source record adds
+ * {@code [i32 partition][i64 offset]}. An amount is {@code [0][i64]} for an integer or
+ * {@code [1][u16 length][exact decimal text]}: one canonical form per value, so equal amounts are
+ * equal bytes. The hash is taken once, when a record is written, and reused by the join.
  */
 final class Spill {
     static final int BUFFER = 1 << 14;
+    private static final byte INTEGER = 0;
+    private static final byte DECIMAL = 1;
 
     private Spill() {
     }
@@ -66,6 +70,34 @@ final class Spill {
         return ((long) i32(b, i) << 32) | (i32(b, i + 4) & 0xffffffffL);
     }
 
+    /** Where the id of the record at {@code at} starts. */
+    static int idAt(int at) {
+        return at + 10;
+    }
+
+    static int idLength(byte[] b, int at) {
+        return u16(b, at + 8);
+    }
+
+    /** Where the amount of the record at {@code at} starts. */
+    static int amountAt(byte[] b, int at) {
+        return at + 10 + u16(b, at + 8);
+    }
+
+    /** The encoded length of the amount starting at {@code a}. */
+    static int amountLength(byte[] b, int a) {
+        return b[a] == INTEGER ? 9 : 3 + u16(b, a + 1);
+    }
+
+    static boolean sameAmount(byte[] x, int a, byte[] y, int c) {
+        return Arrays.equals(x, a, a + amountLength(x, a), y, c, c + amountLength(y, c));
+    }
+
+    /** The amount as exact text, for examples. */
+    static String amountText(byte[] b, int a) {
+        return b[a] == INTEGER ? Long.toString(i64(b, a + 1)) : new String(b, a + 3, u16(b, a + 1), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
     /**
      * One spill file, buffered without locks: one thread writes it, so the synchronized JDK
      * streams (a lock per {@code writeShort}) would only cost time.
@@ -80,63 +112,41 @@ final class Spill {
             this.out = Files.newOutputStream(file);
         }
 
-        void record(byte[] id, byte[] amount) throws IOException {
-            room(4 + id.length + amount.length);
-            put16(id.length);
-            put(id);
-            put16(amount.length);
-            put(amount);
+        void record(long hash, byte[] id, long amount) throws IOException {
+            head(hash, id, 9);
+            putAmount(amount);
         }
 
-        /** An integer amount, written as its decimal digits (the same bytes as its exact text) without making a String. */
-        void record(byte[] id, long amount) throws IOException {
-            room(4 + id.length + 20);
-            put16(id.length);
-            put(id);
-            putDecimal(amount);
+        /** A decimal amount that is not an integer, in its canonical exact text. */
+        void record(long hash, byte[] id, byte[] decimal) throws IOException {
+            head(hash, id, 3 + decimal.length);
+            buf[len++] = DECIMAL;
+            put16(decimal.length);
+            put(decimal);
         }
 
-        void record(byte[] id, long amount, int partition, long offset) throws IOException {
-            room(16 + id.length + 20);
-            put16(id.length);
-            put(id);
-            putDecimal(amount);
+        void record(long hash, byte[] id, long amount, int partition, long offset) throws IOException {
+            head(hash, id, 9 + 12);
+            putAmount(amount);
             put32(partition);
-            put32((int) (offset >>> 32));
-            put32((int) offset);
+            put64(offset);
         }
 
-        private void putDecimal(long v) {
-            if (v == Long.MIN_VALUE) {
-                byte[] min = Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-                put16(min.length);
-                System.arraycopy(min, 0, buf, len, min.length);
-                len += min.length;
-                return;
-            }
-            boolean negative = v < 0;
-            long u = negative ? -v : v;
-            int digits = 1;
-            for (long t = u; t >= 10; t /= 10) {
-                digits++;
-            }
-            int n = digits + (negative ? 1 : 0);
-            put16(n);
-            int end = len + n;
-            for (int i = end - 1; i >= end - digits; i--) {
-                buf[i] = (byte) ('0' + (u % 10));
-                u /= 10;
-            }
-            if (negative) {
-                buf[len] = '-';
-            }
-            len = end;
-        }
-
-        private void room(int need) throws IOException {
-            if (len + need > buf.length) {
+        private void head(long hash, byte[] id, int rest) throws IOException {
+            if (len + 10 + id.length + rest > buf.length) {
                 flush();
             }
+            put64(hash);
+            put16(id.length);
+            put(id);
+            if (len + rest > buf.length) {
+                flush(); // an id longer than the buffer went out directly
+            }
+        }
+
+        private void putAmount(long amount) {
+            buf[len++] = INTEGER;
+            put64(amount);
         }
 
         private void put(byte[] b) throws IOException {
@@ -161,6 +171,11 @@ final class Spill {
             buf[len++] = (byte) v;
         }
 
+        private void put64(long v) {
+            put32((int) (v >>> 32));
+            put32((int) v);
+        }
+
         private void flush() throws IOException {
             out.write(buf, 0, len);
             len = 0;
@@ -179,16 +194,18 @@ final class Spill {
         }
     }
 
-    /** Streams an (id, amount) spill file record by record through one reusable buffer (bounded memory, no locks). */
+    /** Streams a spill file of (id, amount) records through one reusable buffer (bounded memory, no locks). */
     static final class Reader implements AutoCloseable {
         private final InputStream in;
         byte[] buf = new byte[1 << 16];
         private int start;
         private int end;
+        /** The current record's position in {@link #buf}. */
+        int at;
+        long hash;
         int id;
         int idLen;
         int amount;
-        int amountLen;
 
         Reader(Path file) throws IOException {
             this.in = Files.newInputStream(file);
@@ -196,17 +213,19 @@ final class Spill {
 
         /** Positions on the next record; false at the end of the file. */
         boolean next() throws IOException {
-            if (!fill(2)) {
+            if (!fill(10)) {
                 return false;
             }
-            int il = u16(buf, start);
-            require(2 + il + 2);
-            int al = u16(buf, start + 2 + il);
-            require(2 + il + 2 + al);
-            id = start + 2;
+            int il = u16(buf, start + 8);
+            require(10 + il + 3);
+            int a = start + 10 + il;
+            int al = buf[a] == INTEGER ? 9 : 3 + u16(buf, a + 1);
+            require(10 + il + al);
+            at = start;
+            hash = i64(buf, at);
+            id = at + 10;
             idLen = il;
-            amount = id + il + 2;
-            amountLen = al;
+            amount = id + il;
             start = amount + al;
             return true;
         }

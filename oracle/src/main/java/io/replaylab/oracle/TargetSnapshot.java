@@ -78,7 +78,8 @@ public record TargetSnapshot(Path file, long rows, String digest) {
                 int tab = line.lastIndexOf('\t');
                 byte[] id = line.substring(0, Math.max(0, tab)).getBytes(StandardCharsets.UTF_8);
                 byte[] amount = line.substring(tab + 1).getBytes(StandardCharsets.UTF_8);
-                out[(int) Math.floorMod(Spill.hash(id, 0, id.length) >>> 40, (long) buckets)].record(id, amount);
+                long h = Spill.hash(id, 0, id.length);
+                out[(int) Math.floorMod(h >>> 40, (long) buckets)].record(h, id, amount); // snapshot amounts are compared as their text
             }
             for (Spill.Writer w : out) {
                 w.close(); // a failed flush must fail the diff, not shorten it
@@ -93,7 +94,7 @@ public record TargetSnapshot(Path file, long rows, String digest) {
     private static void count(Path bucket, Map<String, Integer> balance, int sign) throws IOException {
         try (Spill.Reader r = new Spill.Reader(bucket)) {
             while (r.next()) {
-                String row = new String(r.buf, r.id, r.idLen, StandardCharsets.UTF_8) + "=" + new String(r.buf, r.amount, r.amountLen, StandardCharsets.UTF_8);
+                String row = new String(r.buf, r.id, r.idLen, StandardCharsets.UTF_8) + "=" + Spill.amountText(r.buf, r.amount);
                 balance.merge(row, sign, Integer::sum);
             }
         }
