@@ -48,6 +48,7 @@ final class BucketJoin implements AutoCloseable {
     private final Spill.Writer[] target;
     private final int[] sourceInBucket;
     private final Examples<long[]> malformed = new Examples<>(BY_PARTITION_OFFSET);
+    private volatile boolean abandoned;
     private long malformedCount;
     private long sourceCount;
     private long targetCount;
@@ -71,6 +72,15 @@ final class BucketJoin implements AutoCloseable {
             close();
             throw new UncheckedIOException("cannot create the oracle's scratch files in " + dir, e);
         }
+    }
+
+    /** The comparison will not be judged (one side failed): the other side may stop reading. */
+    void abandon() {
+        abandoned = true;
+    }
+
+    boolean abandoned() {
+        return abandoned;
     }
 
     /** One source record (called from one thread). */

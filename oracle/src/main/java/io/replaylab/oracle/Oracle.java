@@ -28,6 +28,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -92,10 +93,24 @@ public final class Oracle {
                     readTarget(target, join);
                     return System.nanoTime();
                 } catch (IOException e) {
+                    join.abandon();
                     throw new UncheckedIOException(e);
+                } catch (RuntimeException e) {
+                    join.abandon(); // a bad target (query, NULL, float) fails the comparison: the source read stops early
+                    throw e;
                 }
             });
-            readSource(source, cut, join);
+            try {
+                readSource(source, cut, join);
+            } catch (IOException | RuntimeException e) {
+                join.abandon(); // the target read stops at its next row; its files are deleted only after it has
+                try {
+                    targetRead.join();
+                } catch (CompletionException | CancellationException ignored) {
+                    // the source's failure is the one to report
+                }
+                throw e;
+            }
             long t1 = System.nanoTime();
             long t2 = join(targetRead);
             long t3 = System.nanoTime();
@@ -218,7 +233,7 @@ public final class Oracle {
             c.assign(open);
             c.seekToBeginning(open);
             long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
-            while (!open.isEmpty()) {
+            while (!open.isEmpty() && !join.abandoned()) {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("could not read " + open + " up to the cut " + cut.endOffsets() + " within " + READ_TIMEOUT);
                 }
@@ -287,7 +302,7 @@ public final class Oracle {
                 ResultSetMetaData md = rs.getMetaData();
                 int idCol = column(md, "message_id", target);
                 int amountCol = column(md, "amount", target);
-                while (rs.next()) {
+                while (rs.next() && !join.abandoned()) {
                     byte[] id = utf8Text ? rs.getBytes(idCol) : utf8(rs.getString(idCol));
                     if (id == null) {
                         throw new IllegalArgumentException("a target row has a NULL message_id (query: " + target.query() + ")");
