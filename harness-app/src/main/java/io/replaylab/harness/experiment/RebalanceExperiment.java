@@ -5,9 +5,11 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.Timer;
@@ -52,7 +54,7 @@ final class RebalanceExperiment {
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
         HoldMode mode = ctx.settings.holdMode();
-        e.environment("hold mode", mode.name().toLowerCase(java.util.Locale.ROOT));
+        e.environment("hold mode", mode.name().toLowerCase(Locale.ROOT));
         e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
         e.limitation("The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
                 + "another way (commitAsync, auto-commit) is not held.");
@@ -62,11 +64,11 @@ final class RebalanceExperiment {
         Source harness = Source.here("harness");
         Experiments.produce(ctx, e, ns);
 
-        ctx.step("rebalance: instance A starts under the debugger barrier (" + mode.name().toLowerCase(java.util.Locale.ROOT) + " hold)");
+        ctx.step("rebalance: instance A starts under the debugger barrier (" + mode.name().toLowerCase(Locale.ROOT) + " hold)");
         LabContext.Instance a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
         List<LabContext.Instance> running = new ArrayList<>(List.of(a));
         try (DebuggerBarrier debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20))) {
-            BarrierEvidence evidence = BarrierEvidence.into(e, "rebalance-A", a.pid(), mode.name().toLowerCase(java.util.Locale.ROOT));
+            BarrierEvidence evidence = BarrierEvidence.into(e, "rebalance-A", a.pid(), mode.name().toLowerCase(Locale.ROOT));
             Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence,
                     BarrierOptions.ofDefaults().holdTimeout(ctx.settings.handoffTimeout().plus(ctx.settings.drainTimeout())));
             Arrival held;
@@ -213,7 +215,7 @@ final class RebalanceExperiment {
     }
 
     static Map<PartitionRef, Long> parse(String offsets) {
-        Map<PartitionRef, Long> out = new java.util.TreeMap<>();
+        Map<PartitionRef, Long> out = new TreeMap<>();
         if (offsets == null) {
             return out;
         }
