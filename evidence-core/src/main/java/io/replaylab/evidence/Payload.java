@@ -1,5 +1,6 @@
 package io.replaylab.evidence;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -185,15 +186,20 @@ public sealed interface Payload {
         }
     }
 
-    /** The oracle's verdict with its counts. */
-    record OracleVerdict(String status, Map<String, Long> counts, String detail) implements Payload {
+    /**
+     * The oracle's verdict with its counts, and the cut it read the source up to (SPEC R13): the end
+     * offset of each partition ({@code topic-partition}) taken at {@code cutAt}.
+     */
+    record OracleVerdict(String status, Map<String, Long> counts, String detail, Instant cutAt, Map<String, Long> cut) implements Payload {
         public OracleVerdict {
             counts = sorted(counts);
+            cut = cut == null ? Map.of() : sorted(cut);
         }
 
         @Override
         public String summary() {
-            return "oracle " + status + " " + counts + (detail == null || detail.isEmpty() ? "" : ": " + detail);
+            return "oracle " + status + " " + counts + (cut.isEmpty() ? "" : " up to the cut " + cut + (cutAt == null ? "" : " taken " + cutAt))
+                    + (detail == null || detail.isEmpty() ? "" : ": " + detail);
         }
     }
 

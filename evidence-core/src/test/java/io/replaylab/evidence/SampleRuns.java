@@ -49,7 +49,8 @@ final class SampleRuns {
                 new Payload.CommitRejected("A", Map.of("t-0", 5L), "org.apache.kafka.clients.consumer.CommitFailedException", "kicked out"),
                 new Payload.ProcessStarted("A", 1234, List.of("java", "-jar", "x.jar")),
                 new Payload.ProcessStopped("A", 1234, 0, "SIGTERM"),
-                new Payload.OracleVerdict("PASS", Map.of("missing", 0L, "duplicated", 0L), ""),
+                new Payload.OracleVerdict("PASS", Map.of("missing", 0L, "duplicated", 0L), "", java.time.Instant.parse("2026-01-02T03:04:05Z"),
+                        Map.of("t-0", 5L, "t-1", 7L)),
                 new Payload.Delivered("A", 0, 10, 0),
                 new Payload.Note("replay started"));
     }

@@ -53,7 +53,9 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
     }
 
     public Payload.OracleVerdict toPayload() {
-        return new Payload.OracleVerdict(status.name(), counts(), reason);
+        Map<String, Long> ends = new LinkedHashMap<>();
+        cut.endOffsets().forEach((p, end) -> ends.put(cut.topic() + "-" + p, end));
+        return new Payload.OracleVerdict(status.name(), counts(), reason, cut.takenAt(), ends);
     }
 
     private static Check zero(String name, String req, Finding f) {

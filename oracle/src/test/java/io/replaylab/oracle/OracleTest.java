@@ -269,5 +269,9 @@ class OracleTest {
         assertThat(c.status()).isEqualTo(Status.PASS);
         assertThat(c.sourceRecords()).isEqualTo(4);
         assertThat(c.cut().total()).isEqualTo(4);
+        // the evidence names the cut (R13)
+        assertThat(c.toPayload().cut()).containsExactly(java.util.Map.entry(ns.topic() + "-0", 4L));
+        assertThat(c.toPayload().cutAt()).isEqualTo(cut.takenAt());
+        assertThat(c.toPayload().summary()).contains("up to the cut {" + ns.topic() + "-0=4}");
     }
 }
