@@ -200,8 +200,7 @@ final class Spill {
         byte[] buf = new byte[1 << 16];
         private int start;
         private int end;
-        /** The current record's position in {@link #buf}. */
-        int at;
+        /** The current record's identity hash, and where its id and amount start in {@link #buf}. */
         long hash;
         int id;
         int idLen;
@@ -221,9 +220,8 @@ final class Spill {
             int a = start + 10 + il;
             int al = buf[a] == INTEGER ? 9 : 3 + u16(buf, a + 1);
             require(10 + il + al);
-            at = start;
-            hash = i64(buf, at);
-            id = at + 10;
+            hash = i64(buf, start);
+            id = start + 10;
             idLen = il;
             amount = id + il;
             start = amount + al;
