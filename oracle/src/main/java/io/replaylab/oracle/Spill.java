@@ -117,7 +117,10 @@ final class Spill {
             putAmount(amount);
         }
 
-        /** A decimal amount that is not an integer, in its canonical exact text. */
+        /**
+         * An amount as its exact text. The join writes integers through the {@code long} overloads,
+         * so each value keeps one form there; the snapshot diff writes every amount as text.
+         */
         void record(long hash, byte[] id, byte[] decimal) throws IOException {
             head(hash, id, 3 + decimal.length);
             buf[len++] = DECIMAL;
