@@ -28,6 +28,8 @@ class RunCommandTest {
         assertThat(j.get("experiments").get(0).get("name").asText()).isEqualTo("rebuild");
         assertThat(Path.of(j.get("report").asText())).exists();
         assertThat(Path.of(j.get("evidence").asText()).resolveSibling("broker").resolve("broker.log")).exists();
+        assertThat(Path.of(j.get("evidence").asText()).resolveSibling("broker").resolve("data")).as("the broker's data went with the cleanup")
+                .doesNotExist();
     }
 
     @Test

@@ -1,17 +1,13 @@
 package io.replaylab.harness.experiment;
 
-import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
@@ -122,9 +118,10 @@ public final class Lab {
                 if (broker != null) {
                     LocalKafka b = broker;
                     saved.cleanup("stop the local broker (pid " + b.pid() + "), keep broker.log", () -> {
-                        b.stop();
-                        if (!settings.keep()) {
-                            deleteTree(b.dataDir());
+                        if (settings.keep()) {
+                            b.stop();
+                        } else {
+                            b.stopAndDeleteData();
                         }
                     });
                     broker = null;
@@ -150,17 +147,6 @@ public final class Lab {
     private static void finishIfOpen(ExperimentRecorder e, Outcome o) {
         if (!e.finished()) {
             e.finish(o);
-        }
-    }
-
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete {}: {}", dir, e.getMessage());
         }
     }
 }

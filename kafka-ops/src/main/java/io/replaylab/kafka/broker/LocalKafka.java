@@ -224,6 +224,12 @@ public final class LocalKafka implements AutoCloseable {
         return start();
     }
 
+    /** Stops the broker and deletes its data (topics, offsets); its config and {@code broker.log} stay in the work dir. */
+    public synchronized void stopAndDeleteData() {
+        stop();
+        deleteRecursively(dataDir());
+    }
+
     /** Stops the broker; deletes its dir if this fixture created it. */
     @Override
     public synchronized void close() {

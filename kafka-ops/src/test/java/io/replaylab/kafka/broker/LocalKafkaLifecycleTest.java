@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class LocalKafkaLifecycleTest {
 
     @Test
-    void killMakesClientsSeeTheBrokerGoneAndRestartKeepsTopicAndOffsets() throws Exception {
+    void killMakesClientsSeeTheBrokerGoneRestartKeepsTopicAndOffsetsAndDeletingDataKeepsTheLog() throws Exception {
         LabNamespace ns = LabNamespace.random("life");
         try (LocalKafka kafka = LocalKafka.create().start()) {
             String bootstrap = kafka.bootstrapServers();
@@ -54,6 +54,13 @@ class LocalKafkaLifecycleTest {
                 assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get().get(tp).offset())
                         .isEqualTo(42);
             }
+
+            long restarted = kafka.pid();
+            kafka.stopAndDeleteData();
+
+            assertThat(ProcessHandle.of(restarted).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+            assertThat(kafka.dataDir()).doesNotExist();
+            assertThat(kafka.logFile()).exists(); // the broker's own account stays for the protocol
         }
     }
 
