@@ -61,6 +61,16 @@ final class BenchCommand implements Runnable {
         spec.commandLine().usage(spec.commandLine().getOut());
     }
 
+    /** This CLI in a child JVM on the same classpath: {@code jvmOptions} first, then the CLI's arguments. */
+    static List<String> cliCommand(List<String> jvmOptions, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ReplayLab.class.getName()));
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
     static long median(List<Long> xs) {
         List<Long> s = new ArrayList<>(xs);
         Collections.sort(s);
@@ -246,11 +256,8 @@ final class BenchCommand implements Runnable {
         }
 
         private static Process start(Path dir, String name, String... args) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                    System.getProperty("java.class.path"), ReplayLab.class.getName()));
-            cmd.addAll(List.of(args));
-            return new ProcessBuilder(cmd).redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile())
-                    .start();
+            return new ProcessBuilder(cliCommand(List.of(), args)).redirectOutput(dir.resolve(name + ".out").toFile())
+                    .redirectError(dir.resolve(name + ".err").toFile()).start();
         }
 
         private static int runCli(Path dir, String name, String... args) throws Exception {
@@ -337,9 +344,8 @@ final class BenchCommand implements Runnable {
             // the heap bound, shown by running the CLI in JVMs that cannot grow past it
             int rc = 0;
             for (String heap : List.of("256m", "64m")) {
-                List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + heap,
-                        "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "oracle", "--bootstrap-server", b, "--topic",
-                        ns.topic(), "--db", db.toString(), "--namespace", "n");
+                List<String> cmd = cliCommand(List.of("-Xmx" + heap), "oracle", "--bootstrap-server", b, "--topic", ns.topic(), "--db",
+                        db.toString(), "--namespace", "n");
                 Path log = dir.resolve("oracle-" + heap + ".txt");
                 long c0 = System.nanoTime();
                 int exit = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start().waitFor();
