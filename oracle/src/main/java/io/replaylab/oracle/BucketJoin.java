@@ -318,7 +318,7 @@ final class BucketJoin implements AutoCloseable {
     }
 
     private int bucket(long hash) {
-        return (int) Math.floorMod(hash >>> 40, (long) buckets); // high bits: the table slot uses the low ones
+        return Spill.bucket(hash, buckets);
     }
 
     private static int tableSize(int n) {

@@ -58,6 +58,11 @@ final class Spill {
         return h ^ (h >>> 33);
     }
 
+    /** The bucket of an identity hash: from its high bits, since a join's table slot uses the low ones. */
+    static int bucket(long hash, int buckets) {
+        return (int) Math.floorMod(hash >>> 40, (long) buckets);
+    }
+
     static int u16(byte[] b, int i) {
         return ((b[i] & 0xff) << 8) | (b[i + 1] & 0xff);
     }

@@ -79,7 +79,7 @@ public record TargetSnapshot(Path file, long rows, String digest) {
                 byte[] id = line.substring(0, Math.max(0, tab)).getBytes(StandardCharsets.UTF_8);
                 byte[] amount = line.substring(tab + 1).getBytes(StandardCharsets.UTF_8);
                 long h = Spill.hash(id, 0, id.length);
-                out[(int) Math.floorMod(h >>> 40, (long) buckets)].record(h, id, amount); // snapshot amounts are compared as their text
+                out[Spill.bucket(h, buckets)].record(h, id, amount); // snapshot amounts are compared as their text
             }
             for (Spill.Writer w : out) {
                 w.close(); // a failed flush must fail the diff, not shorten it
