@@ -166,6 +166,21 @@ public sealed interface Payload {
         }
     }
 
+    /**
+     * An offset commit that never reached the broker: the connection carrying it closed while it
+     * was held (the client timed out) and no retry arrived. Neither accepted nor rejected.
+     */
+    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements Payload {
+        public CommitNotDelivered {
+            offsets = sorted(offsets);
+        }
+
+        @Override
+        public String summary() {
+            return "commit by " + instance + " NOT DELIVERED " + offsets + ": " + reason;
+        }
+    }
+
     /** A process the run started. */
     record ProcessStarted(String instance, long pid, List<String> command) implements Payload {
         public ProcessStarted {

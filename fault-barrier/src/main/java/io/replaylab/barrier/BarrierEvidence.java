@@ -55,8 +55,14 @@ public final class BarrierEvidence implements BarrierListener {
     public void onOutcome(CallOutcome o) {
         Map<String, Long> offsets = lastArrival == null ? Map.of() : offsets(lastArrival.context().get("offsets"));
         Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
-                : new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
+                : o.delivered() ? new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message())
+                : new Payload.CommitNotDelivered(instance, offsets, o.message());
         lastOutcome = recorder.record(Source.of(instance, pid, ""), p);
+    }
+
+    @Override
+    public void onObservation(String point, String what) {
+        recorder.record(Source.of(instance, pid, ""), new Payload.Note(point + ": " + what));
     }
 
     /** {@code t-0=5,t-1=7} as a map; anything unreadable gives an empty map. */

@@ -7,5 +7,9 @@ public interface BarrierListener {
     default void onOutcome(CallOutcome outcome) {
     }
 
+    /** Something the injector saw at the point that is neither a move nor the outcome (e.g. a held call's connection closed). */
+    default void onObservation(String point, String what) {
+    }
+
     BarrierListener NONE = t -> { };
 }

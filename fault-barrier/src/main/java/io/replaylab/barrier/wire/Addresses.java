@@ -1,0 +1,111 @@
+package io.replaylab.barrier.wire;
+
+import java.nio.ByteBuffer;
+
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.FindCoordinatorResponseData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.AbstractResponse;
+
+/**
+ * The answers that name brokers, rewritten so that the client keeps talking to the proxy. Parsed
+ * and written with kafka-clients' generated message classes (unknown tagged fields survive); an
+ * answer that names no broker goes on as the original bytes.
+ */
+final class Addresses {
+    private static final String LOOPBACK = "127.0.0.1";
+
+    private Addresses() {
+    }
+
+    /** Whether an answer of this kind can carry broker addresses (Produce v10+ and Fetch v16+ carry NodeEndpoints). */
+    static boolean mayCarryAddresses(ApiKeys key, short version) {
+        return switch (key) {
+            case METADATA, FIND_COORDINATOR, DESCRIBE_CLUSTER -> true;
+            case PRODUCE -> version >= 10;
+            case FETCH -> version >= 16;
+            default -> false;
+        };
+    }
+
+    /**
+     * The rewritten body, or null when nothing in it names a broker. {@code body} is positioned
+     * after the response header and is not changed.
+     */
+    static ByteBuffer rewrite(ApiKeys key, short version, ByteBuffer body, WireProxy proxy) {
+        ApiMessage data = AbstractResponse.parseResponse(key, new ByteBufferAccessor(body.duplicate()), version).data();
+        boolean changed = switch (key) {
+            case METADATA -> metadata((MetadataResponseData) data, proxy);
+            case FIND_COORDINATOR -> coordinator((FindCoordinatorResponseData) data, version, proxy);
+            case DESCRIBE_CLUSTER -> cluster((DescribeClusterResponseData) data, proxy);
+            case PRODUCE -> produce((ProduceResponseData) data, proxy);
+            case FETCH -> fetch((FetchResponseData) data, proxy);
+            default -> false;
+        };
+        if (!changed) {
+            return null;
+        }
+        ByteBuffer out = MessageUtil.toByteBufferAccessor(data, version).buffer();
+        out.rewind();
+        return out;
+    }
+
+    private static boolean metadata(MetadataResponseData d, WireProxy proxy) {
+        d.topics().forEach(t -> proxy.learnTopic(t.topicId(), t.name()));
+        d.brokers().forEach(b -> {
+            b.setPort(proxy.portFor(b.nodeId(), b.host(), b.port()));
+            b.setHost(LOOPBACK);
+        });
+        return !d.brokers().isEmpty();
+    }
+
+    private static boolean coordinator(FindCoordinatorResponseData d, short version, WireProxy proxy) {
+        boolean changed = false;
+        if (version < 4) {
+            if (d.nodeId() >= 0 && d.host() != null && !d.host().isEmpty()) {
+                d.setPort(proxy.portFor(d.nodeId(), d.host(), d.port()));
+                d.setHost(LOOPBACK);
+                changed = true;
+            }
+            return changed;
+        }
+        for (FindCoordinatorResponseData.Coordinator c : d.coordinators()) {
+            if (c.nodeId() >= 0 && c.host() != null && !c.host().isEmpty()) {
+                c.setPort(proxy.portFor(c.nodeId(), c.host(), c.port()));
+                c.setHost(LOOPBACK);
+                changed = true;
+            }
+        }
+        return changed;
+    }
+
+    private static boolean cluster(DescribeClusterResponseData d, WireProxy proxy) {
+        d.brokers().forEach(b -> {
+            b.setPort(proxy.portFor(b.brokerId(), b.host(), b.port()));
+            b.setHost(LOOPBACK);
+        });
+        return !d.brokers().isEmpty();
+    }
+
+    private static boolean produce(ProduceResponseData d, WireProxy proxy) {
+        d.nodeEndpoints().forEach(n -> {
+            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
+            n.setHost(LOOPBACK);
+        });
+        return !d.nodeEndpoints().isEmpty();
+    }
+
+    private static boolean fetch(FetchResponseData d, WireProxy proxy) {
+        d.nodeEndpoints().forEach(n -> {
+            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
+            n.setHost(LOOPBACK);
+        });
+        return !d.nodeEndpoints().isEmpty();
+    }
+}

@@ -1,0 +1,251 @@
+package io.replaylab.barrier.wire;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.CallOutcome;
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The barrier side of the proxy for one group: decides which OffsetCommit frames are held, keeps
+ * the held member's retries with them, forwards them on release and reads the broker's answer.
+ */
+final class CommitGate {
+    private static final Logger log = LoggerFactory.getLogger(CommitGate.class);
+
+    /** What the request side does with a commit frame: hold it (this gate), or forward it (observed by the gate, or not). */
+    record Decision(CommitGate hold, Consumer<OffsetCommitResponseData> observer) {
+        static final Decision PASS = new Decision(null, null);
+    }
+
+    private final String group;
+    private final BarrierListener listener;
+    private final WireProxy proxy;
+    private final Barrier barrier;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "wire-barrier-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private final long holdTimeoutMillis;
+    private final Set<Connection> holding = new LinkedHashSet<>();
+    private final List<String> history = new ArrayList<>();
+    private String heldMember;
+    private int framesHeld;
+    private int framesDropped;
+    private int framesForwarded;
+
+    CommitGate(String point, String group, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
+        this.group = group;
+        this.listener = listener;
+        this.proxy = proxy;
+        this.barrier = Barrier.arm(point, options, listener);
+        this.holdTimeoutMillis = options.holdTimeout().toMillis();
+        barrier.onRelease(this::released);
+    }
+
+    Barrier barrier() {
+        return barrier;
+    }
+
+    synchronized List<String> log() {
+        return List.copyOf(history);
+    }
+
+    /** The first gate that holds or observes this commit decides; a commit no gate wants passes unobserved. */
+    static Decision decide(List<CommitGate> gates, Connection c, Connection.Frame f) {
+        for (CommitGate g : gates) {
+            Decision d = g.decide(c, f);
+            if (d != Decision.PASS) {
+                return d;
+            }
+        }
+        return Decision.PASS;
+    }
+
+    private Decision decide(Connection c, Connection.Frame f) {
+        CommitRequest r = f.commit();
+        if (!group.equals(r.group())) {
+            return Decision.PASS;
+        }
+        synchronized (this) {
+            switch (barrier.state()) {
+                case ARMED -> {
+                    if (!barrier.reach(arrival(c, f))) {
+                        return Decision.PASS;
+                    }
+                    heldMember = r.memberId();
+                    hold(c, f, "held");
+                    timer.schedule(this::holdTimeout, holdTimeoutMillis, TimeUnit.MILLISECONDS);
+                    return new Decision(this, null);
+                }
+                case HELD -> {
+                    if (!r.memberId().equals(heldMember)) {
+                        return Decision.PASS;
+                    }
+                    hold(c, f, "held with it (the same member's commit again)");
+                    listener.onObservation(barrier.point(), "the same member sent its OffsetCommit again on " + c + " (correlation "
+                            + f.correlationId() + ", " + r.offsetsText() + "); held as well");
+                    return new Decision(this, null);
+                }
+                case RELEASED -> {
+                    if (r.memberId().equals(heldMember) && barrier.outcome().isEmpty()) {
+                        note(c, f, "forwarded after release, observed");
+                        return new Decision(null, observerFor(c, f));
+                    }
+                    return Decision.PASS;
+                }
+                default -> {
+                    return Decision.PASS;
+                }
+            }
+        }
+    }
+
+    private void hold(Connection c, Connection.Frame f, String what) {
+        framesHeld++;
+        holding.add(c);
+        c.hold(this, f);
+        note(c, f, what);
+    }
+
+    private void note(Connection c, Connection.Frame f, String what) {
+        CommitRequest r = f.commit();
+        String line = Instant.now() + " " + c + " correlation " + f.correlationId() + " OffsetCommit v" + f.version() + " group " + r.group()
+                + " member " + r.memberId() + " generation " + r.generation() + " " + r.offsetsText() + ": " + what;
+        history.add(line);
+        log.info(line);
+    }
+
+    private Arrival arrival(Connection c, Connection.Frame f) {
+        CommitRequest r = f.commit();
+        Map<String, String> ctx = new TreeMap<>();
+        ctx.put("group", r.group());
+        ctx.put("member", r.memberId());
+        ctx.put("generation", Integer.toString(r.generation()));
+        ctx.put("offsets", r.offsetsText());
+        ctx.put("client.id", r.clientId() == null ? "" : r.clientId());
+        ctx.put("api.version", Short.toString(r.version()));
+        ctx.put("connection", c.toString());
+        ctx.put("correlation.id", Integer.toString(f.correlationId()));
+        return new Arrival(barrier.point(), "client " + (r.clientId() == null ? "?" : r.clientId()), ctx,
+                List.of("OffsetCommit v" + r.version() + " on " + c), Instant.now(), System.nanoTime());
+    }
+
+    /** A connection that kept frames for this gate closed; its frames are gone. */
+    void dropped(Connection c, List<Connection.Frame> frames) {
+        synchronized (this) {
+            holding.remove(c);
+            for (Connection.Frame f : frames) {
+                if (f.commit() != null && f.commit().memberId().equals(heldMember)) {
+                    framesDropped++;
+                    note(c, f, "dropped: the client closed the connection while it was held");
+                }
+            }
+        }
+        listener.onObservation(barrier.point(), "the client closed " + c + " while its OffsetCommit was held; that frame was never sent");
+    }
+
+    private void released() {
+        List<Connection> live;
+        synchronized (this) {
+            live = new ArrayList<>(holding);
+            holding.clear();
+        }
+        boolean any = false;
+        for (Connection c : live) {
+            if (!c.isClosed() && c.isHeld()) {
+                c.releaseHeld(this);
+                any = true;
+            }
+        }
+        if (!any) {
+            listener.onObservation(barrier.point(), "released with no held frame left on a live connection; waiting up to "
+                    + proxy.retryGrace().toSeconds() + " s for the client to send the commit again");
+            timer.schedule(this::notDeliveredUnlessAnswered, proxy.retryGrace().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void notDeliveredUnlessAnswered() {
+        int dropped;
+        int forwarded;
+        synchronized (this) {
+            dropped = framesDropped;
+            forwarded = framesForwarded;
+        }
+        if (barrier.outcome().isEmpty() && forwarded == 0) {
+            barrier.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held OffsetCommit ("
+                    + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release"));
+        }
+    }
+
+    /** Observes the broker's answer to a released (or later) commit of the held member: the first answer is the outcome. */
+    Consumer<OffsetCommitResponseData> observerFor(Connection c, Connection.Frame f) {
+        if (!f.commit().memberId().equals(heldMember) || !group.equals(f.commit().group())) {
+            return null;
+        }
+        synchronized (this) {
+            framesForwarded++;
+        }
+        note(c, f, "forwarded to the broker");
+        return response -> {
+            List<String> errors = new ArrayList<>();
+            for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+                String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
+                for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+                    Errors e = Errors.forCode(p.errorCode());
+                    if (e != Errors.NONE) {
+                        errors.add(topic + "-" + p.partitionIndex() + " " + e.name() + " (" + e.message() + ")");
+                    }
+                }
+            }
+            String where = "OffsetCommit v" + f.version() + " correlation " + f.correlationId() + " on " + c;
+            synchronized (this) {
+                String line = Instant.now() + " " + where + ": broker answered " + (errors.isEmpty() ? "NONE" : errors);
+                history.add(line);
+                log.info(line);
+            }
+            if (errors.isEmpty()) {
+                barrier.recordOutcome(CallOutcome.accepted(barrier.point()));
+            } else {
+                String names = errors.stream().map(s -> s.split(" ")[1]).distinct().reduce((a, b) -> a + "," + b).orElse("");
+                barrier.recordOutcome(CallOutcome.rejected(barrier.point(), names, "the broker answered " + where + ": " + String.join("; ", errors)));
+            }
+        };
+    }
+
+    private void holdTimeout() {
+        if (barrier.state() == BarrierState.HELD) {
+            log.warn("barrier {} held for its safety timeout of {} ms; releasing", barrier.point(), holdTimeoutMillis);
+            barrier.release("hold-timeout");
+        }
+    }
+
+    /** The proxy is closing: a held commit goes out first (a close never leaves a client stuck). */
+    void releaseOnClose() {
+        if (barrier.state() == BarrierState.HELD) {
+            barrier.release("close");
+        }
+    }
+
+    void shutdown() {
+        timer.shutdownNow();
+    }
+}

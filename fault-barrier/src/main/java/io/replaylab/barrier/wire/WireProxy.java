@@ -1,0 +1,296 @@
+package io.replaylab.barrier.wire;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
+import io.replaylab.barrier.BarrierOptions;
+import org.apache.kafka.common.Uuid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Kafka wire-protocol proxy on 127.0.0.1 that sits between any Kafka client (Java, librdkafka,
+ * ...) and a broker or cluster. Every frame passes unchanged, in order, with its correlation id,
+ * except that broker addresses in Metadata, FindCoordinator, DescribeCluster and the
+ * {@code NodeEndpoints} of Produce/Fetch answers are rewritten to the proxy's own ports (one port
+ * per upstream node, plus bootstrap), so the client never talks to the broker directly.
+ *
+ * <p>An armed barrier ({@link #arm}) stops the connection that carries a group's OffsetCommit at
+ * that frame: the frame and everything behind it on that connection wait, other connections flow.
+ * While it is held, every further OffsetCommit of the same member waits too: librdkafka and the
+ * Java client give up a held coordinator connection and send the same commit again on a new one
+ * (KAFKA-NOTES §8). On release the held frames go out and the broker's answer is read per
+ * partition: ACCEPTED, REJECTED with the error name, or NOT_DELIVERED when the client closed
+ * every held connection and sent no retry.
+ *
+ * <pre>{@code
+ * try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
+ *     Barrier b = proxy.arm("offset-commit", "my-group", listener, BarrierOptions.ofDefaults());
+ *     // start the consumer with bootstrap.servers = proxy.bootstrapServers()
+ *     Arrival a = b.awaitArrival(Duration.ofSeconds(60));   // context: group, member, generation, offsets
+ *     b.release();
+ *     CallOutcome o = b.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+ * }
+ * }</pre>
+ */
+public final class WireProxy implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(WireProxy.class);
+
+    /** The broker's own default {@code socket.request.max.bytes}: a larger frame is no Kafka frame. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024;
+
+    private final InetSocketAddress upstreamBootstrap;
+    private final int maxFrameBytes;
+    private final Duration retryGrace;
+    private final Listener bootstrap;
+    private final Map<Integer, Listener> nodes = new ConcurrentHashMap<>();
+    private final Map<Uuid, String> topicNames = new ConcurrentHashMap<>();
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final List<CommitGate> gates = new CopyOnWriteArrayList<>();
+    private final AtomicInteger connectionIds = new AtomicInteger();
+    private final AtomicLong requests = new AtomicLong();
+    private final AtomicLong upstreamConnects = new AtomicLong();
+    private volatile boolean closed;
+
+    private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
+        this.upstreamBootstrap = upstreamBootstrap;
+        this.maxFrameBytes = maxFrameBytes;
+        this.retryGrace = retryGrace;
+        this.bootstrap = new Listener(-1, upstreamBootstrap);
+    }
+
+    /** How long after a release with every held frame dropped a retry may still come before the commit counts as NOT_DELIVERED. */
+    public static final Duration DEFAULT_RETRY_GRACE = Duration.ofSeconds(15);
+
+    /** Starts a proxy for the broker(s) at {@code upstreamBootstrap} ({@code host:port[,host:port...]}; the first is used). */
+    public static WireProxy start(String upstreamBootstrap) {
+        return start(upstreamBootstrap, DEFAULT_MAX_FRAME_BYTES, DEFAULT_RETRY_GRACE);
+    }
+
+    /**
+     * As {@link #start(String)}, closing any connection whose frame is larger than {@code maxFrameBytes}, and
+     * waiting {@code retryGrace} after a release for a commit whose held connections the client closed.
+     */
+    public static WireProxy start(String upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
+        if (maxFrameBytes < 64) {
+            throw new IllegalArgumentException("maxFrameBytes must be at least 64, was " + maxFrameBytes);
+        }
+        if (retryGrace.isNegative()) {
+            throw new IllegalArgumentException("retryGrace must not be negative, was " + retryGrace);
+        }
+        return new WireProxy(address(upstreamBootstrap), maxFrameBytes, retryGrace);
+    }
+
+    static InetSocketAddress address(String bootstrap) {
+        Objects.requireNonNull(bootstrap, "upstreamBootstrap");
+        String first = bootstrap.split(",")[0].trim();
+        int colon = first.lastIndexOf(':');
+        if (colon <= 0 || colon == first.length() - 1) {
+            throw new IllegalArgumentException("upstream bootstrap must be host:port, was '" + bootstrap + "'");
+        }
+        try {
+            return InetSocketAddress.createUnresolved(first.substring(0, colon).replace("[", "").replace("]", ""),
+                    Integer.parseInt(first.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("upstream bootstrap must be host:port with a port 1..65535, was '" + bootstrap + "'", e);
+        }
+    }
+
+    /** What a client puts in {@code bootstrap.servers}: {@code 127.0.0.1:PORT}. */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + bootstrap.port();
+    }
+
+    /** The upstream bootstrap this proxy forwards to. */
+    public String upstream() {
+        return upstreamBootstrap.getHostString() + ":" + upstreamBootstrap.getPort();
+    }
+
+    /** The proxy port that stands for each upstream node id seen so far (from Metadata and coordinator answers). */
+    public Map<Integer, Integer> nodePorts() {
+        Map<Integer, Integer> out = new TreeMap<>();
+        nodes.forEach((id, l) -> out.put(id, l.port()));
+        return out;
+    }
+
+    /** Requests forwarded (or held) so far, over all connections. */
+    public long requestCount() {
+        return requests.get();
+    }
+
+    /** Client connections accepted so far (each has its own upstream connection). */
+    public long connectionCount() {
+        return upstreamConnects.get();
+    }
+
+    /**
+     * Arms a one-shot barrier for the OffsetCommits of {@code group}: the first one whose context
+     * passes {@code options.when()} is held (context keys: {@code group}, {@code member},
+     * {@code generation} (the generation or member epoch), {@code offsets} as {@code topic-p=offset,...},
+     * {@code client.id}, {@code api.version}, {@code connection}). Later commits of the same member
+     * are held with it until release. The safety hold timeout releases it anyway.
+     */
+    public Barrier arm(String point, String group, BarrierListener listener, BarrierOptions options) {
+        Objects.requireNonNull(group, "group");
+        if (closed) {
+            throw new IllegalStateException("the proxy is closed");
+        }
+        CommitGate gate = new CommitGate(point, group, listener, options, this);
+        gates.add(gate);
+        return gate.barrier();
+    }
+
+    /** Releases every held commit (forwarding it), then closes all listeners and connections. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        gates.forEach(CommitGate::releaseOnClose);
+        closed = true;
+        bootstrap.close();
+        nodes.values().forEach(Listener::close);
+        connections.forEach(Connection::close);
+        gates.forEach(CommitGate::shutdown);
+    }
+
+    // ---- package-private: used by connections and gates
+
+    int maxFrameBytes() {
+        return maxFrameBytes;
+    }
+
+    Duration retryGrace() {
+        return retryGrace;
+    }
+
+    List<CommitGate> gates() {
+        return gates;
+    }
+
+    void countRequest() {
+        requests.incrementAndGet();
+    }
+
+    void forget(Connection c) {
+        connections.remove(c);
+    }
+
+    String topicName(Uuid id) {
+        return topicNames.getOrDefault(id, id.toString());
+    }
+
+    void learnTopic(Uuid id, String name) {
+        if (id != null && !Uuid.ZERO_UUID.equals(id) && name != null) {
+            topicNames.put(id, name);
+        }
+    }
+
+    /** The proxy port for an upstream node; opens a listener the first time a node is named. */
+    int portFor(int nodeId, String host, int port) {
+        Listener l = nodes.computeIfAbsent(nodeId, id -> new Listener(id, InetSocketAddress.createUnresolved(host, port)));
+        l.retarget(InetSocketAddress.createUnresolved(host, port));
+        return l.port();
+    }
+
+    /** One accept loop: a port on 127.0.0.1 that stands for one upstream address. */
+    private final class Listener {
+        private final int nodeId;
+        private final ServerSocket server;
+        private volatile InetSocketAddress target;
+
+        Listener(int nodeId, InetSocketAddress target) {
+            this.nodeId = nodeId;
+            this.target = target;
+            try {
+                server = new ServerSocket();
+                server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot open a proxy port on 127.0.0.1", e);
+            }
+            Thread t = new Thread(this::acceptLoop, "wire-proxy-accept-" + (nodeId < 0 ? "bootstrap" : "node" + nodeId));
+            t.setDaemon(true);
+            t.start();
+            log.debug("proxy port {} stands for {} ({})", server.getLocalPort(), target, nodeId < 0 ? "bootstrap" : "node " + nodeId);
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        void retarget(InetSocketAddress to) {
+            if (!to.equals(target)) {
+                log.info("node {} moved from {} to {}", nodeId, target, to);
+                target = to;
+            }
+        }
+
+        private void acceptLoop() {
+            while (!closed) {
+                Socket client;
+                try {
+                    client = server.accept();
+                } catch (IOException e) {
+                    if (!closed) {
+                        log.warn("proxy port {} stopped accepting: {}", port(), e.toString());
+                    }
+                    return;
+                }
+                InetSocketAddress to = target;
+                Socket upstream = new Socket();
+                try {
+                    upstream.connect(new InetSocketAddress(to.getHostString(), to.getPort()), 10_000);
+                } catch (IOException e) {
+                    log.warn("cannot reach {} for a client on proxy port {}: {}", to, port(), e.toString());
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
+                upstreamConnects.incrementAndGet();
+                Connection c = new Connection(connectionIds.incrementAndGet(), client, upstream, nodeId, WireProxy.this);
+                connections.add(c);
+                if (closed) {
+                    c.close();
+                    return;
+                }
+                c.start();
+            }
+        }
+
+        void close() {
+            closeQuietly(server);
+        }
+    }
+
+    static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception ignored) {
+            // closing on the way out
+        }
+    }
+
+    /** Snapshot of the held/forwarded commit history of every armed barrier (for tests and evidence). */
+    public List<String> commitLog() {
+        List<String> out = new ArrayList<>();
+        gates.forEach(g -> out.addAll(g.log()));
+        return out;
+    }
+}

@@ -1,0 +1,303 @@
+package io.replaylab.barrier.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.DataOutputStream;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.BarrierTransition;
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.jdi.CommitLoopMain;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The wire barrier between real Java clients and a real broker. */
+@ExtendWith(LocalKafkaExtension.class)
+class WireProxyTest {
+    @TempDir
+    Path dir;
+
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+    private final List<BarrierTransition> moves = new CopyOnWriteArrayList<>();
+    private final List<CallOutcome> outcomes = new CopyOnWriteArrayList<>();
+    private final List<String> observations = new CopyOnWriteArrayList<>();
+    private final BarrierListener listener = new BarrierListener() {
+        @Override
+        public void onTransition(BarrierTransition t) {
+            moves.add(t);
+        }
+
+        @Override
+        public void onOutcome(CallOutcome o) {
+            outcomes.add(o);
+        }
+
+        @Override
+        public void onObservation(String point, String what) {
+            observations.add(what);
+        }
+    };
+
+    @AfterEach
+    void stopEverything() throws Exception {
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+    }
+
+    private WireProxy proxy(LocalKafka kafka, Duration retryGrace) {
+        WireProxy p = WireProxy.start(kafka.bootstrapServers(), WireProxy.DEFAULT_MAX_FRAME_BYTES, retryGrace);
+        cleanup.add(p);
+        return p;
+    }
+
+    private Process commitLoop(String bootstrap, LabNamespace ns, String protocol, String client, int sessionMs) throws Exception {
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
+                System.getProperty("java.class.path"), CommitLoopMain.class.getName(), bootstrap, ns.topic(), ns.group(),
+                protocol, "300000", "" + sessionMs, dir.resolve("target.db").toString(), client);
+        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve(client + ".out").toFile()).redirectError(dir.resolve(client + ".err").toFile())
+                .start();
+        cleanup.add(() -> {
+            p.destroyForcibly();
+            p.waitFor();
+        });
+        return p;
+    }
+
+    private long effects(String client) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("target.db"));
+             ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM effects WHERE client = '" + client + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static int port(String bootstrap) {
+        return Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
+    }
+
+    private static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol, Map<String, Object> extra) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.putAll(extra);
+        return new KafkaConsumer<>(p);
+    }
+
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"classic", "consumer"})
+    void producesConsumesAndCommitsThroughTheProxyUnchanged(String protocol, LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        Clients.fill(proxy.bootstrapServers(), ns.topic(), 2, 25); // produce through the proxy
+
+        Set<String> seen = new HashSet<>();
+        try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), protocol, Map.of())) {
+            c.subscribe(List.of(ns.topic()));
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (seen.size() < 50 && System.nanoTime() < deadline) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    seen.add(r.value());
+                }
+                c.commitSync();
+            }
+        }
+
+        assertThat(seen).hasSize(50).contains("v-0-0", "v-1-24");
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) { // read back directly from the broker
+            OffsetSnapshot s = ops.describe(ns.group());
+            assertThat(s.partitions()).extracting(p -> p.committed()).containsOnly(25L);
+        }
+        int brokerPort = port(kafka.bootstrapServers());
+        assertThat(proxy.nodePorts()).hasSize(1).doesNotContainValue(brokerPort);
+        assertThat(proxy.requestCount()).isGreaterThan(10);
+    }
+
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"classic", "consumer"})
+    void aCommitHeldOnTheWireIsRejectedByTheBrokerOnceThePartitionMovedToB(String protocol, LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        // the heartbeats queue behind the held commit on the coordinator connection: the broker drops A after its session (3 s classic, 6 s consumer)
+        Process a = commitLoop(proxy.bootstrapServers(), ns, protocol, "A", 3000);
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1").containsEntry("group", ns.group())
+                .containsKeys("member", "generation", "api.version");
+        assertThat(effects("A")).as("held after its DB commit").isEqualTo(1);
+        int brokerPort = port(kafka.bootstrapServers());
+        Set<Integer> proxyPorts = new HashSet<>(proxy.nodePorts().values());
+        proxyPorts.add(port(proxy.bootstrapServers()));
+        assertThat(Sockets.remotePorts(a.pid())).as("A talks only to the proxy").isNotEmpty().doesNotContain(brokerPort)
+                .isSubsetOf(proxyPorts);
+
+        commitLoop(proxy.bootstrapServers(), ns, protocol, "B", 3000);
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            awaitOnlyOwner(ops, ns.group(), "B", Duration.ofSeconds(60));
+        }
+        barrier.release();
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+
+        assertThat(outcome.delivered()).as(proxy.commitLog().toString()).isTrue();
+        assertThat(outcome.accepted()).as(outcome.toString()).isFalse();
+        assertThat(outcome.exceptionClass()).matches("[A-Z_,]+").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "STALE_MEMBER_EPOCH",
+                "REBALANCE_IN_PROGRESS", "FENCED_MEMBER_EPOCH");
+        assertThat(outcome.message()).contains(ns.topic() + "-0");
+        awaitOutput("A", "commit rejected");
+        assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
+        assertThat(outcomes).containsExactly(outcome);
+    }
+
+    @Test
+    void aBriefHoldWithNoRebalanceIsAccepted(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
+        barrier.awaitArrival(Duration.ofSeconds(60));
+        Thread.sleep(1000);
+        assertThat(Files.readString(dir.resolve("A.out"))).as("held: commitSync has not returned").doesNotContain("commit accepted");
+        barrier.release();
+
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
+
+        assertThat(outcome.accepted()).isTrue();
+        assertThat(outcome.verdict()).isEqualTo("ACCEPTED");
+        awaitOutput("A", "commit accepted");
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (effects("A") < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(effects("A")).as("the one-shot barrier let later commits pass").isEqualTo(2);
+    }
+
+    @Test
+    void aCommitWhoseClientGaveUpWhileHeldIsRecordedAsNotDelivered(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, Duration.ofSeconds(1));
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic",
+                Map.of(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1500, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 4000));
+        c.assign(List.of(tp));
+
+        assertThatThrownBy(() -> c.commitSync(Map.of(tp, new OffsetAndMetadata(7)), Duration.ofSeconds(4)))
+                .isInstanceOf(TimeoutException.class);
+        c.close(Duration.ofMillis(500)); // the client is gone: every connection that carried the commit closes
+        assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
+        barrier.release();
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(10)).orElseThrow();
+
+        assertThat(outcome.delivered()).isFalse();
+        assertThat(outcome.verdict()).isEqualTo("NOT_DELIVERED");
+        assertThat(outcome.message()).contains("closed the connection");
+        assertThat(observations).anyMatch(o -> o.contains("while its OffsetCommit was held"));
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get())
+                    .as("the broker never stored the held offset").doesNotContainKey(tp);
+        }
+    }
+
+    @Test
+    void aFrameThatIsNoKafkaRequestClosesOnlyItsOwnConnection(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        try (Socket bad = new Socket("127.0.0.1", port(proxy.bootstrapServers()))) {
+            DataOutputStream out = new DataOutputStream(bad.getOutputStream());
+            out.writeInt(Integer.MAX_VALUE); // larger than any Kafka frame
+            out.flush();
+            bad.setSoTimeout(5000);
+            assertThat(bad.getInputStream().read()).as("the proxy closed that connection").isEqualTo(-1);
+        }
+        try (Socket garbage = new Socket("127.0.0.1", port(proxy.bootstrapServers()))) {
+            DataOutputStream out = new DataOutputStream(garbage.getOutputStream());
+            out.writeInt(12);
+            out.writeShort(32000); // no such api key
+            out.writeShort(0);
+            out.writeInt(1);
+            out.writeInt(0);
+            out.flush();
+            garbage.setSoTimeout(5000);
+            assertThat(garbage.getInputStream().read()).isEqualTo(-1);
+        }
+        Clients.createTopic(proxy.bootstrapServers(), ns.topic(), 1); // the proxy still serves everyone else
+        Clients.fill(proxy.bootstrapServers(), ns.topic(), 1, 3);
+        assertThat(Clients.readAll(proxy.bootstrapServers(), new TopicPartition(ns.topic(), 0), 3, Duration.ofSeconds(20))).hasSize(3);
+    }
+
+    @Test
+    void anUpstreamThatIsNoAddressIsRefusedByName() {
+        assertThatThrownBy(() -> WireProxy.start("localhost")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host:port");
+        assertThatThrownBy(() -> WireProxy.start("localhost:notaport")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("localhost:notaport");
+    }
+
+    private void awaitOutput(String client, String text) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (!Files.readString(dir.resolve(client + ".out")).contains(text) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(Files.readString(dir.resolve(client + ".out"))).contains(text);
+    }
+
+    /** Waits until the group description shows only the member with this client id owning partitions. */
+    private static void awaitOnlyOwner(KafkaOps ops, String group, String clientId, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            OffsetSnapshot s = ops.describe(group);
+            if (s.members().stream().anyMatch(m -> m.clientId().equals(clientId) && !m.assignment().isEmpty())
+                    && s.members().stream().noneMatch(m -> !m.clientId().equals(clientId) && !m.assignment().isEmpty())) {
+                return;
+            }
+            Thread.sleep(250);
+        }
+        throw new AssertionError(clientId + " never owned the partition alone: " + ops.describe(group).members().stream()
+                .map(GroupMember::toString).toList());
+    }
+}
