@@ -1,6 +1,7 @@
 package io.replaylab.barrier;
 
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -11,13 +12,13 @@ import io.replaylab.evidence.Source;
 public final class BarrierEvidence implements BarrierListener {
     private final ExperimentRecorder recorder;
     private final String instance;
-    private final long pid;
+    private final LongSupplier pid;
     private final String mode;
     private volatile Event lastReached;
     private volatile Arrival lastArrival;
     private volatile Event lastOutcome;
 
-    private BarrierEvidence(ExperimentRecorder recorder, String instance, long pid, String mode) {
+    private BarrierEvidence(ExperimentRecorder recorder, String instance, LongSupplier pid, String mode) {
         this.recorder = recorder;
         this.instance = instance;
         this.pid = pid;
@@ -30,6 +31,11 @@ public final class BarrierEvidence implements BarrierListener {
      * @param mode how it is held, e.g. {@code thread} or {@code process}
      */
     public static BarrierEvidence into(ExperimentRecorder recorder, String instance, long pid, String mode) {
+        return new BarrierEvidence(recorder, instance, () -> pid, mode);
+    }
+
+    /** As above, for a barrier armed before its program starts (the wire barrier): the pid is read when an event is recorded. */
+    public static BarrierEvidence into(ExperimentRecorder recorder, String instance, LongSupplier pid, String mode) {
         return new BarrierEvidence(recorder, instance, pid, mode);
     }
 
@@ -43,7 +49,7 @@ public final class BarrierEvidence implements BarrierListener {
             case EXPIRED -> new Payload.BarrierExpired(t.point(), 0);
         };
         Source src = t.to() == BarrierState.ARMED || t.to() == BarrierState.EXPIRED ? Source.here("harness")
-                : Source.of(instance, pid, thread);
+                : Source.of(instance, pid.getAsLong(), thread);
         Event e = recorder.record(src, p);
         if (t.to() == BarrierState.HELD) {
             lastReached = e;
@@ -57,12 +63,12 @@ public final class BarrierEvidence implements BarrierListener {
         Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
                 : o.delivered() ? new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message())
                 : new Payload.CommitNotDelivered(instance, offsets, o.message());
-        lastOutcome = recorder.record(Source.of(instance, pid, ""), p);
+        lastOutcome = recorder.record(Source.of(instance, pid.getAsLong(), ""), p);
     }
 
     @Override
     public void onObservation(String point, String what) {
-        recorder.record(Source.of(instance, pid, ""), new Payload.Note(point + ": " + what));
+        recorder.record(Source.of(instance, pid.getAsLong(), ""), new Payload.Note(point + ": " + what));
     }
 
     /** {@code t-0=5,t-1=7} as a map; anything unreadable gives an empty map. */

@@ -47,6 +47,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--hold-mode", defaultValue = "thread", description = "thread (default: a processing stall) or process (a frozen JVM)")
     String holdMode;
 
+    @Option(names = "--barrier", defaultValue = "auto", description = "what holds A's offset commit in rebalance: auto (default: debugger for a "
+            + "java subject, wire otherwise), debugger (JVM only) or wire (a Kafka protocol proxy; any client)")
+    String barrier;
+
     @Option(names = "--workdir", defaultValue = "lab-runs")
     Path workDir;
 
@@ -82,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
         LabSettings settings = LabSettings.custom()
                 .experiments(experiment.equals("all") ? LabSettings.ALL : Set.of(experiment))
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
-                .holdMode(holdMode.equals("process") ? HoldMode.PROCESS : HoldMode.THREAD).workDir(workDir).keep(keep)
+                .holdMode(holdMode.equals("process") ? HoldMode.PROCESS : HoldMode.THREAD).barrier(barrier).workDir(workDir).keep(keep)
                 .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
                 .drainTimeout(drainTimeout).build();
         PrintWriter out = spec.commandLine().getOut();

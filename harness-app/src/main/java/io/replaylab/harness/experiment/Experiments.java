@@ -26,6 +26,9 @@ final class Experiments {
                 .environment("group protocol", ctx.settings.groupProtocol())
                 .environment("subject", ctx.settings.subject() == null ? "reference (replay-lab subject consume)" : ctx.settings.subject())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
+        if (ctx.proxy != null) {
+            e.environment("subject bootstrap", ctx.proxy.bootstrapServers() + " (the wire proxy, forwarding to " + ctx.bootstrap + ")");
+        }
     }
 
     /** Produces the run's synthetic records (the source side is always ours: deterministic, with a manifest). */

@@ -9,6 +9,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.RunEvidence;
@@ -68,8 +69,13 @@ public final class Lab {
                 brokerVersion = broker.brokerVersion().orElse("unknown");
                 p.step("broker ready at " + bootstrap);
             }
-            try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15))) {
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p);
+            BarrierKind.Choice barrier = settings.barrierChoice();
+            try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null) {
+                if (proxy != null) {
+                    p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
+                }
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
@@ -94,6 +100,9 @@ public final class Lab {
                             default -> RebuildExperiment.run(ctx, child, e);
                         };
                         p.step(name + ": " + o);
+                    } catch (SubjectExitedException ex) {
+                        finishIfOpen(e, Outcome.notRun(ex.getMessage()));
+                        p.step(name + ": NOT_RUN (" + ex.getMessage() + ")");
                     } catch (BrokerUnreachableException ex) {
                         finishIfOpen(e, Outcome.notRun("the broker became unreachable: " + ex.getMessage()));
                     } catch (Exception | LinkageError ex) {
@@ -107,6 +116,9 @@ public final class Lab {
                 SavedProtocol saved = run.save();
                 p.step("protocol saved: " + saved.evidenceFile());
                 saved.cleanup("stop every process the run started", ctx::stopAll);
+                if (proxy != null) {
+                    saved.cleanup("close the wire proxy", proxy::close);
+                }
                 if (!settings.keep() && unreachable == null) {
                     try {
                         saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));

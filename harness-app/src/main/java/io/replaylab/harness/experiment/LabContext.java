@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.replaylab.barrier.jdi.DebuggableProcess;
+import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Json;
 import io.replaylab.evidence.Payload;
@@ -44,12 +45,16 @@ final class LabContext {
     final Path db;
     final KafkaOps ops;
     final String brokerVersion;
+    /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
+    final WireProxy proxy;
     private final Progress progress;
     private final List<Instance> started = new ArrayList<>();
     private MeterRegistry meters = new SimpleMeterRegistry();
 
-    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress) {
+    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress,
+            WireProxy proxy) {
         this.settings = settings;
+        this.proxy = proxy;
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
         this.ns = ns;
@@ -117,7 +122,7 @@ final class LabContext {
 
     Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
         Map<String, String> values = new HashMap<>();
-        values.put("bootstrap", bootstrap);
+        values.put("bootstrap", subjectBootstrap());
         values.put("topic", topic);
         values.put("group", group);
         values.put("db", db.toAbsolutePath().toString());
@@ -148,6 +153,37 @@ final class LabContext {
         e.artifact(runDir.relativize(out).toString(), "stdout of " + instance);
         e.artifact(runDir.relativize(err).toString(), "stderr of " + instance);
         return inst;
+    }
+
+    /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
+    String subjectBootstrap() {
+        return proxy == null ? bootstrap : proxy.bootstrapServers();
+    }
+
+    /**
+     * Throws {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these
+     * instances, which the experiment needs running, has exited on its own: its exit code and the
+     * last lines of its stderr say why. Called on every look of a wait, so an early exit is seen within a
+     * poll interval instead of at the end of a timeout.
+     */
+    void requireRunning(Instance... instances) {
+        for (Instance i : instances) {
+            if (!i.process().isAlive()) {
+                throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
+                        + i.process().exitValue() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
+                        + tail(runDir.resolve("logs").resolve(i.name() + ".err"), 5));
+            }
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
+            List<String> last = all.subList(Math.max(0, all.size() - lines), all.size());
+            return last.isEmpty() ? "(empty)" : String.join(" | ", last);
+        } catch (IOException | UncheckedIOException ex) {
+            return "(unreadable: " + ex.getMessage() + ")";
+        }
     }
 
     /** SIGTERM, then SIGKILL after a grace period; recorded. */
@@ -182,13 +218,15 @@ final class LabContext {
     /**
      * Waits until the group's committed offsets reach the topic's end on every partition, with a
      * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
-     * (offsets committed while waiting), tagged with {@code stage}.
+     * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
+     * on its own ends the wait at once ({@link #requireRunning}).
      */
-    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage) throws InterruptedException {
+    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, Instance... needed) throws InterruptedException {
         long[] lastReport = {System.nanoTime()};
         long[] first = {-1};
         Timer.Sample t = Timer.start(meters);
         OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
+            requireRunning(needed);
             long committed = committedSum(s, topic);
             if (first[0] < 0) {
                 first[0] = committed;

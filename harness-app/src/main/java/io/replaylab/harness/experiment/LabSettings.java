@@ -14,10 +14,11 @@ import io.replaylab.barrier.jdi.HoldMode;
  * @param bootstrap null: start a local broker for the run
  * @param subject null: the reference subject
  * @param targetQuery null: the reference schema's query
+ * @param barrier null: chosen from the subject (see {@link #barrierChoice()})
  */
 public record LabSettings(String bootstrap, boolean allowRemote, Set<String> experiments, int records, int partitions,
         String groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
-        Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs) {
+        Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier) {
 
     public static final Set<String> ALL = Set.of("replay", "rebalance", "rebuild");
 
@@ -33,6 +34,26 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
 
     public SubjectTemplate subjectTemplate() {
         return subject == null ? SubjectTemplate.reference(groupProtocol, maxPollIntervalMs, sessionTimeoutMs) : SubjectTemplate.custom(subject);
+    }
+
+    /**
+     * The barrier this run uses: the one asked for, else the debugger for the reference subject and
+     * for a subject whose program is {@code java}, the wire barrier for any other program (a debugger
+     * needs a JVM; the wire barrier reaches every Kafka client).
+     */
+    public BarrierKind.Choice barrierChoice() {
+        if (barrier != null) {
+            return new BarrierKind.Choice(barrier, "asked for with --barrier");
+        }
+        if (subject == null) {
+            return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the reference subject is a JVM");
+        }
+        String program = SubjectTemplate.split(subject).get(0);
+        String name = program.substring(program.lastIndexOf('/') + 1);
+        if (name.equals("java")) {
+            return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject's program is java");
+        }
+        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + name + "' is not java: a debugger cannot hold it");
     }
 
     public static final class Builder {
@@ -52,6 +73,7 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         private Duration drainTimeout = Duration.ofMinutes(3);
         private int maxPollIntervalMs = 5000;
         private int sessionTimeoutMs = 6000;
+        private BarrierKind barrier;
 
         private Builder() {
         }
@@ -140,9 +162,15 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
+        /** {@code auto} (or null), {@code debugger} or {@code wire}. */
+        public Builder barrier(String kind) {
+            this.barrier = kind == null || kind.equals("auto") ? null : BarrierKind.parse(kind);
+            return this;
+        }
+
         public LabSettings build() {
             return new LabSettings(bootstrap, allowRemote, experiments, records, partitions, groupProtocol, holdMode, workDir, keep, subject,
-                    targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs);
+                    targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs, barrier);
         }
 
         private static Duration positive(Duration d, String name) {

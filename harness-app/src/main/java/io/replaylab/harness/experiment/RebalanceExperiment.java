@@ -17,8 +17,10 @@ import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.IllegalBarrierMoveException;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
@@ -53,30 +55,55 @@ final class RebalanceExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
+        BarrierKind.Choice choice = ctx.settings.barrierChoice();
+        boolean wire = choice.kind() == BarrierKind.WIRE;
         HoldMode mode = ctx.settings.holdMode();
-        e.environment("hold mode", mode.name().toLowerCase(Locale.ROOT));
+        String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
+        e.environment("barrier", choice.display());
+        e.environment("hold mode", holdMode);
         e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
-        e.limitation("The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
-                + "another way (commitAsync, auto-commit) is not held.");
+        e.limitation(wire
+                ? "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
+                        + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "
+                        + "connection would. A commit that never leaves the client is not held."
+                : "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
+                        + "another way (commitAsync, auto-commit) is not held.");
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
         Experiments.produce(ctx, e, ns);
 
-        ctx.step("rebalance: instance A starts under the debugger barrier (" + mode.name().toLowerCase(Locale.ROOT) + " hold)");
-        LabContext.Instance a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
-        List<LabContext.Instance> running = new ArrayList<>(List.of(a));
-        try (DebuggerBarrier debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20))) {
-            BarrierEvidence evidence = BarrierEvidence.into(e, "rebalance-A", a.pid(), mode.name().toLowerCase(Locale.ROOT));
-            Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence,
-                    BarrierOptions.ofDefaults().holdTimeout(ctx.settings.handoffTimeout().plus(ctx.settings.drainTimeout())));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings.handoffTimeout().plus(ctx.settings.drainTimeout()));
+        List<LabContext.Instance> running = new ArrayList<>();
+        DebuggerBarrier debugger = null;
+        Barrier barrier;
+        BarrierEvidence evidence;
+        LabContext.Instance a;
+        if (wire) {
+            ctx.step("rebalance: wire barrier armed on group " + group + "'s OffsetCommit; instance A starts through the proxy at "
+                    + ctx.proxy.bootstrapServers());
+            long[] pidA = {0};
+            evidence = BarrierEvidence.into(e, "rebalance-A", () -> pidA[0], "wire");
+            barrier = ctx.proxy.arm("offset-commit", group, evidence, options); // armed before A exists: its first commit cannot slip by
+            a = ctx.start(e, "rebalance-A", topic, group, inbox, false);
+            pidA[0] = a.pid();
+            running.add(a);
+        } else {
+            ctx.step("rebalance: instance A starts under the debugger barrier (" + holdMode + " hold)");
+            a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
+            running.add(a);
+            debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20));
+            evidence = BarrierEvidence.into(e, "rebalance-A", a::pid, holdMode);
+            barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence, options);
+        }
+        try {
             Arrival held;
             try {
-                held = barrier.awaitArrival(ctx.settings.barrierTimeout());
+                held = awaitArrival(ctx, barrier, a);
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not call KafkaConsumer#commitSync within "
-                        + ctx.settings.barrierTimeout()));
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (wire ? "send an OffsetCommit for group " + group
+                        : "call KafkaConsumer#commitSync") + " within " + ctx.settings.barrierTimeout()));
             }
 
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
@@ -111,7 +138,7 @@ final class RebalanceExperiment {
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
 
-            ctx.step("rebalance: A held at commitSync " + committing + "; starting B");
+            ctx.step("rebalance: A held at " + (wire ? "its OffsetCommit " : "commitSync ") + committing + "; starting B");
             LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
             running.add(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
@@ -119,7 +146,7 @@ final class RebalanceExperiment {
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
             ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings.handoffTimeout().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a.pid(), b.pid(), ctx.settings.handoffTimeout());
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, b, ctx.settings.handoffTimeout());
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
@@ -134,6 +161,7 @@ final class RebalanceExperiment {
             long target = committing.get(inFlight);
             long deadline = System.nanoTime() + ctx.settings.drainTimeout().toNanos();
             while (LabContext.committed(ctx.ops.describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
+                ctx.requireRunning(b);
                 Thread.sleep(250);
             }
             long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
@@ -149,6 +177,11 @@ final class RebalanceExperiment {
                 e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
                 return e.finish(Outcome.notRun("A's commit outcome was not observed after release"));
             }
+            if (!outcome.get().delivered()) {
+                e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + outcome.get().message()));
+                return e.finish(Outcome.notRun("A's commit never reached the broker, so its rejection could not be observed: "
+                        + outcome.get().message()));
+            }
             if (outcome.get().accepted()) {
                 e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED"));
                 return e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B"));
@@ -157,7 +190,7 @@ final class RebalanceExperiment {
             Event rejected = evidence.outcomeEvent();
 
             ctx.step("rebalance: group settles with both instances and drains");
-            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "recovery");
+            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "recovery", b);
             for (LabContext.Instance i : running) {
                 ctx.stop(e, i);
             }
@@ -177,6 +210,12 @@ final class RebalanceExperiment {
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A's stale commit was rejected after its partition moved to B", rejected), e.checks()));
         } finally {
+            if (barrier.state() == BarrierState.HELD) {
+                barrier.release("experiment ended"); // a held program never stays frozen
+            }
+            if (debugger != null) {
+                debugger.close();
+            }
             for (LabContext.Instance i : running) {
                 if (i.process().isAlive()) {
                     ctx.stop(e, i);
@@ -185,13 +224,37 @@ final class RebalanceExperiment {
         }
     }
 
+    /** Waits for A at the barrier, looking every 250 ms whether A is still running (an exited subject is NOT_RUN at once). */
+    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
+        long deadline = System.nanoTime() + ctx.settings.barrierTimeout().toNanos();
+        while (System.nanoTime() < deadline) {
+            Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
+            if (got.isPresent()) {
+                return got.get();
+            }
+            try {
+                ctx.requireRunning(a);
+            } catch (SubjectExitedException exited) {
+                try {
+                    barrier.expire(); // the evidence shows the point was never reached
+                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+                    // held just before A exited: the state says so
+                }
+                throw exited;
+            }
+        }
+        return barrier.awaitArrival(Duration.ofNanos(1));
+    }
+
     /** Waits (kafka-ops) for another member to own {@code p}, recording each ownership change; returns the event that shows the handoff. */
-    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers, long pidA, long pidB,
-            Duration timeout)
-            throws InterruptedException {
+    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
+            LabContext.Instance a, LabContext.Instance b, Duration timeout) throws InterruptedException {
+        long pidA = a.pid();
+        long pidB = b.pid();
         Map<String, List<String>> last = new HashMap<>();
         Event[] handoff = {null};
         ctx.ops.awaitOwnerChange(group, p, aMembers, timeout, s -> {
+            ctx.requireRunning(a, b);
             for (GroupMember m : s.members()) {
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {

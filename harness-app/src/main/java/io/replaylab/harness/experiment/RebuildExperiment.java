@@ -38,8 +38,12 @@ final class RebuildExperiment {
         ctx.step("rebuild: generation 1 (" + g1 + ")");
         Experiments.produce(ctx, e, ns);
         LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
-        OffsetSnapshot d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout(), "generation 1");
-        ctx.stop(e, one);
+        OffsetSnapshot d1;
+        try {
+            d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout(), "generation 1", one);
+        } finally {
+            ctx.stop(e, one);
+        }
         if (d1 == null) {
             return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings.drainTimeout()));
         }
@@ -53,8 +57,12 @@ final class RebuildExperiment {
 
         ctx.step("rebuild: generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
         LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
-        OffsetSnapshot d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout(), "generation 2");
-        ctx.stop(e, two);
+        OffsetSnapshot d2;
+        try {
+            d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout(), "generation 2", two);
+        } finally {
+            ctx.stop(e, two);
+        }
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings.drainTimeout()));
         }

@@ -50,13 +50,16 @@ final class ReplayExperiment {
 
         ctx.step("replay: consumer A drains the topic into " + ctx.db.getFileName() + " (" + inbox + ")");
         LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
-        OffsetSnapshot drained = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "first pass");
-        if (drained == null) {
+        OffsetSnapshot drained;
+        try {
+            drained = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "first pass", a);
+        } finally {
             ctx.stop(e, a);
+        }
+        if (drained == null) {
             return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings.drainTimeout()
                     + " (see logs/replay-A.err)"));
         }
-        ctx.stop(e, a);
         ctx.recordAssignmentLog(e, a);
 
         OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings.handoffTimeout());
@@ -94,8 +97,12 @@ final class ReplayExperiment {
 
         ctx.step("replay: consumer A2 replays into the same target");
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
-        OffsetSnapshot after = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "replay");
-        ctx.stop(e, a2);
+        OffsetSnapshot after;
+        try {
+            after = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "replay", a2);
+        } finally {
+            ctx.stop(e, a2);
+        }
         ctx.recordAssignmentLog(e, a2);
         if (after == null) {
             return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings.drainTimeout()));
