@@ -1,0 +1,83 @@
+package io.replaylab.kafka.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The librdkafka subject for tests: {@code inbox_consumer.py} (a serial inbox consumer on Debian's
+ * {@code python3-confluent-kafka}) and the Python that can run it. Under CI ({@code CI=true}) a
+ * missing package fails the test: {@code .ci/run} installs it. Elsewhere the test is skipped with
+ * the install command.
+ */
+public final class PythonConsumer {
+    /** The consumer's effects: one row per applied delivery. */
+    public static final String TARGET_QUERY = "SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}";
+
+    private static final List<String> CANDIDATES = List.of("/usr/bin/python3", "python3");
+    private static final String INSTALL = "install it with: sudo apt-get install -y python3-confluent-kafka";
+
+    private PythonConsumer() {
+    }
+
+    /** A Python that imports confluent_kafka; skips (or fails under CI) when there is none. */
+    public static String python() {
+        for (String p : CANDIDATES) {
+            if (imports(p)) {
+                return p;
+            }
+        }
+        String why = "no Python with confluent_kafka (librdkafka) found among " + CANDIDATES + "; " + INSTALL;
+        if ("true".equals(System.getenv("CI"))) {
+            throw new AssertionError(why + " (CI must run this test: .ci/run installs the package)");
+        }
+        Assumptions.abort(why);
+        return null;
+    }
+
+    private static boolean imports(String python) {
+        try {
+            Process p = new ProcessBuilder(python, "-c", "import confluent_kafka").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Copies the consumer script into {@code dir} and returns its path. */
+    public static Path script(Path dir) {
+        Path target = dir.resolve("inbox_consumer.py");
+        try (InputStream in = PythonConsumer.class.getResourceAsStream("inbox_consumer.py")) {
+            if (in == null) {
+                throw new IllegalStateException("inbox_consumer.py is not on the test classpath (kafka-ops test-jar)");
+            }
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return target;
+    }
+
+    /** A {@code --subject-cmd} template that runs the consumer ({@code noInbox}: its twin without the inbox check). */
+    public static String template(Path dir, boolean noInbox) {
+        return "'" + python() + "' '" + script(dir) + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db}"
+                + " --namespace {namespace} --instance {instance}" + (noInbox ? " --no-inbox" : "");
+    }
+
+    /** The command for one instance outside the harness. */
+    public static List<String> command(Path dir, String bootstrap, String topic, String group, Path db, String namespace, String instance) {
+        return List.of(python(), script(dir).toString(), "--bootstrap", bootstrap, "--topic", topic, "--group", group, "--db", db.toString(),
+                "--namespace", namespace, "--instance", instance);
+    }
+}

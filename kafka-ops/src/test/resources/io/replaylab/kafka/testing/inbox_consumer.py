@@ -1,0 +1,85 @@
+#!/usr/bin/python3
+"""A serial inbox consumer on librdkafka (Debian's python3-confluent-kafka), written for replay-lab's
+tests: the shape of the handbook's own Python consumer, and nothing of replay-lab inside it.
+
+Per record, in ONE SQLite transaction: the message id into the inbox (INSERT OR IGNORE) and, only
+when that row is new, the effect into the ledger; THEN commit(message, asynchronous=False).
+With --no-inbox the ledger row is written for every delivery (the bug the lab must catch).
+
+Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
+"""
+import argparse
+import json
+import signal
+import sqlite3
+import sys
+
+from confluent_kafka import Consumer, KafkaException
+
+TARGET_QUERY = "SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bootstrap", required=True)
+    ap.add_argument("--topic", required=True)
+    ap.add_argument("--group", required=True)
+    ap.add_argument("--db", required=True)
+    ap.add_argument("--namespace", required=True)
+    ap.add_argument("--instance", required=True)
+    ap.add_argument("--no-inbox", action="store_true")
+    args = ap.parse_args()
+
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+
+    db = sqlite3.connect(args.db, timeout=10, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("CREATE TABLE IF NOT EXISTS py_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
+    db.execute("CREATE TABLE IF NOT EXISTS py_ledger (ns TEXT, message_id TEXT, amount INTEGER)")
+
+    consumer = Consumer({
+        "bootstrap.servers": args.bootstrap,
+        "group.id": args.group,
+        "client.id": args.instance,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 1500,
+        "max.poll.interval.ms": 10000,
+    })
+
+    def assigned(_, parts):
+        print("assigned", [f"{p.topic}-{p.partition}" for p in parts], flush=True)
+
+    def revoked(_, parts):
+        print("revoked", [f"{p.topic}-{p.partition}" for p in parts], flush=True)
+
+    consumer.subscribe([args.topic], on_assign=assigned, on_revoke=revoked, on_lost=revoked)
+    try:
+        while not stop:
+            msg = consumer.poll(0.2)
+            if msg is None:
+                continue
+            if msg.error():
+                print("consumer error:", msg.error(), file=sys.stderr, flush=True)
+                continue
+            payment = json.loads(msg.value())
+            db.execute("BEGIN IMMEDIATE")
+            new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
+            if new or args.no_inbox:
+                db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
+            db.execute("COMMIT")
+            print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
+            try:
+                consumer.commit(message=msg, asynchronous=False)
+            except KafkaException as e:
+                print("commit failed:", e, flush=True)
+    finally:
+        consumer.close()
+        db.close()
+
+
+if __name__ == "__main__":
+    main()
