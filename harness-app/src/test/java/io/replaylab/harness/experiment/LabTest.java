@@ -14,6 +14,7 @@ import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.MetricValue;
+import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The experiments end to end, as values: settings in, evidence out, against the real broker. */
 @ExtendWith(LocalKafkaExtension.class)
@@ -88,6 +90,38 @@ class LabTest {
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol);
+    }
+
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"classic", "consumer"})
+    void rebalancePassesWithTheWireBarrierInBothProtocols(String protocol, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).groupProtocol(protocol).barrier("wire").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment()).containsEntry("barrier", "wire (asked for with --barrier)").containsEntry("hold mode", "connection")
+                .containsKey("subject bootstrap");
+        Payload.CommitRejected rejected = x.events().stream().map(e -> e.payload()).filter(Payload.CommitRejected.class::isInstance)
+                .map(Payload.CommitRejected.class::cast).findFirst().orElseThrow();
+        assertThat(rejected.exception()).as("the broker's error, read from the OffsetCommit answer").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION",
+                "STALE_MEMBER_EPOCH", "FENCED_MEMBER_EPOCH", "REBALANCE_IN_PROGRESS");
+        assertThat(Files.readString(r.report())).contains("| barrier | wire (asked for with --barrier) |");
+    }
+
+    @Test
+    void aSubjectThatExitsAtOnceIsNotRunWithinSecondsNamingItsExitCodeAndStderr(LocalKafka kafka) throws Exception {
+        String exits = "sh -c 'echo boom-on-stderr >&2; exit 3' {group}";
+        long start = System.nanoTime();
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay", "rebalance")).subject(exits).build(), null);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+        assertThat(r.evidence().experiments()).hasSize(2).allSatisfy(x -> {
+            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+            assertThat(x.outcome().reason()).contains("exited on its own with code 3").contains("boom-on-stderr");
+        });
+        assertThat(experiment(r.evidence(), "rebalance").environment().get("barrier")).startsWith("wire").contains("'sh' is not java");
+        assertThat(experiment(r.evidence(), "rebalance").events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-expired");
+        assertThat(took).as("not the 3-minute drain timeout, nor the barrier timeout").isLessThan(Duration.ofSeconds(40));
     }
 
     @Test
