@@ -22,6 +22,7 @@ import java.util.Random;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 
+import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -51,7 +52,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code replay-lab bench …}: the benchmarks behind the figures in the notes (never timed unit tests). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class, BenchCommand.OracleBench.class})
+        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class, BenchCommand.OracleBench.class, BenchCommand.WireBench.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -75,6 +76,156 @@ final class BenchCommand implements Runnable {
         List<Long> s = new ArrayList<>(xs);
         Collections.sort(s);
         return s.get(s.size() / 2);
+    }
+
+/** A plain drain of a whole topic from the beginning (fetch settings as the oracle's); returns the records read. */
+static long drain(String bootstrap, String topic) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20"); // as the oracle's: no long poll at a partition's end in either
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
+            List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+            c.assign(tps);
+            c.seekToBeginning(tps);
+            Map<TopicPartition, Long> end = c.endOffsets(tps);
+            long n = 0;
+            while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
+                n += c.poll(Duration.ofMillis(500)).count();
+            }
+            return n;
+        }
+    }
+
+    /**
+     * The wire proxy's cost: a drain and a produce run of the same records, through the proxy and
+     * direct, alternating which goes first; then sequential one-record produce requests for the
+     * added latency per request.
+     */
+    @Command(name = "wire", mixinStandardHelpOptions = true, description = "The wire barrier's proxy vs direct: drain, produce, latency per request.")
+    static final class WireBench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--records", defaultValue = "100000")
+        int records;
+
+        @Option(names = "--partitions", defaultValue = "3")
+        int partitions;
+
+        @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after one warm-up round (default ${DEFAULT-VALUE}).")
+        int runs;
+
+        @Option(names = "--requests", defaultValue = "2000", description = "Sequential one-record produce requests per path for the latency.")
+        int requests;
+
+        @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
+        String bootstrap;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            LabNamespace ns = LabNamespace.random("bench");
+            try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
+                String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
+                try (WireProxy proxy = WireProxy.start(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
+                    admin.createTopics(List.of(new NewTopic(ns.topic("drain"), partitions, (short) 1), new NewTopic(ns.topic("produce"), partitions, (short) 1),
+                            new NewTopic(ns.topic("latency"), 1, (short) 1))).all().get();
+                    try {
+                        return measure(out, b, proxy, ns);
+                    } finally {
+                        admin.deleteTopics(List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"))).all().get();
+                    }
+                }
+            }
+        }
+
+        private int measure(PrintWriter out, String direct, WireProxy proxy, LabNamespace ns) throws Exception {
+            produce(direct, ns.topic("drain"));
+            List<Long> drainDirect = new ArrayList<>();
+            List<Long> drainProxy = new ArrayList<>();
+            List<Long> produceDirect = new ArrayList<>();
+            List<Long> produceProxy = new ArrayList<>();
+            for (int round = 0; round <= runs; round++) {
+                boolean proxyFirst = round % 2 == 1;
+                long[] d = new long[2];
+                long[] p = new long[2];
+                for (int leg = 0; leg < 2; leg++) {
+                    boolean viaProxy = (leg == 0) == proxyFirst;
+                    String b = viaProxy ? proxy.bootstrapServers() : direct;
+                    long t0 = System.nanoTime();
+                    long n = drain(b, ns.topic("drain"));
+                    long t1 = System.nanoTime();
+                    produce(b, ns.topic("produce"));
+                    long t2 = System.nanoTime();
+                    if (n != records) {
+                        throw new IllegalStateException("drained " + n + " of " + records + " records " + (viaProxy ? "through the proxy" : "direct"));
+                    }
+                    d[viaProxy ? 1 : 0] = (t1 - t0) / 1_000_000;
+                    p[viaProxy ? 1 : 0] = (t2 - t1) / 1_000_000;
+                }
+                out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%n",
+                        round == 0 ? "warm-up" : "round " + round, d[0], d[1], (double) d[1] / d[0], p[0], p[1], (double) p[1] / p[0]);
+                out.flush();
+                if (round > 0) {
+                    drainDirect.add(d[0]);
+                    drainProxy.add(d[1]);
+                    produceDirect.add(p[0]);
+                    produceProxy.add(p[1]);
+                }
+            }
+            out.printf("median of %d rounds, %d records: drain direct %d ms, proxy %d ms = %.3fx; produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n",
+                    runs, records, median(drainDirect), median(drainProxy), (double) median(drainProxy) / median(drainDirect),
+                    median(produceDirect), median(produceProxy), (double) median(produceProxy) / median(produceDirect));
+            long[] directLatency = latencies(direct, ns.topic("latency"));
+            long[] proxyLatency = latencies(proxy.bootstrapServers(), ns.topic("latency"));
+            out.printf("latency per produce request (%d sequential, acks=all): direct median %d us, p99 %d us; proxy median %d us, p99 %d us;"
+                    + " added median %d us, p99 %d us%n", requests, directLatency[0], directLatency[1], proxyLatency[0], proxyLatency[1],
+                    proxyLatency[0] - directLatency[0], proxyLatency[1] - directLatency[1]);
+            out.printf("proxy: %d connections, %d requests forwarded%n", proxy.connectionCount(), proxy.requestCount());
+            return ReplayLab.OK;
+        }
+
+        private static Properties producerConfig(String bootstrap) {
+            Properties pp = new Properties();
+            pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+            pp.put(ProducerConfig.ACKS_CONFIG, "all");
+            pp.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            pp.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+            return pp;
+        }
+
+        /** {@code records} payment-sized records, producer defaults (acks=all), flushed. */
+        private void produce(String bootstrap, String topic) {
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
+                for (int i = 0; i < records; i++) {
+                    producer.send(new ProducerRecord<>(topic, "acc-" + (i % 97), "{\"id\": \"bench-" + i + "\", \"account\": \"acc-" + (i % 97)
+                            + "\", \"amount\": " + (i * 37 % 200_000) + "}"));
+                }
+                producer.flush();
+            }
+        }
+
+        /** Median and p99 in microseconds of sequential one-record produce requests (after 200 unmeasured). */
+        private long[] latencies(String bootstrap, String topic) throws Exception {
+            List<Long> us = new ArrayList<>();
+            Properties pp = producerConfig(bootstrap);
+            pp.put(ProducerConfig.LINGER_MS_CONFIG, "0"); // the request's own round trip, not the batching wait
+            try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
+                for (int i = 0; i < requests + 200; i++) {
+                    long t0 = System.nanoTime();
+                    producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();
+                    if (i >= 200) {
+                        us.add((System.nanoTime() - t0) / 1000);
+                    }
+                }
+            }
+            Collections.sort(us);
+            return new long[] {us.get(us.size() / 2), us.get(Math.min(us.size() - 1, (int) Math.ceil(us.size() * 0.99) - 1))};
+        }
     }
 
     /** Broker start-to-ready (fresh format each run) and idle RSS. */
@@ -399,27 +550,6 @@ final class BenchCommand implements Runnable {
         }
 
         /** The raw source read: a plain consumer draining every partition to its end, with the oracle's fetch settings. */
-        private static long drain(String bootstrap, String topic) {
-            Properties p = new Properties();
-            p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-            p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-            p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "20"); // as the oracle's: no long poll at a partition's end in either
-            p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
-                List<TopicPartition> tps = c.partitionsFor(topic).stream().map(i -> new TopicPartition(topic, i.partition())).toList();
-                c.assign(tps);
-                c.seekToBeginning(tps);
-                Map<TopicPartition, Long> end = c.endOffsets(tps);
-                long n = 0;
-                while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-                    n += c.poll(Duration.ofMillis(500)).count();
-                }
-                return n;
-            }
-        }
-
         /** The raw target read: the rows, each column fetched. */
         private static long select(Path db) throws Exception {
             long n = 0;

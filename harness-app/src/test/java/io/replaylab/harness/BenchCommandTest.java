@@ -35,6 +35,23 @@ class BenchCommandTest {
         assertThat(topics(kafka)).isEqualTo(before);
     }
 
+    @Test
+    void wireBenchComparesTheProxyWithDirectAndLeavesNoTopic(LocalKafka kafka) throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "bench", "wire", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "2000", "--runs", "1", "--requests", "50");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("median of 1 rounds, 2000 records: drain direct \\d+ ms, proxy \\d+ ms = [0-9.]+x; produce direct \\d+ ms, proxy \\d+ ms")
+                .containsPattern("latency per produce request \\(50 sequential, acks=all\\): direct median \\d+ us, p99 \\d+ us; proxy median \\d+ us")
+                .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded");
+        assertThat(topics(kafka)).isEqualTo(before);
+    }
+
     private static Set<String> topics(LocalKafka kafka) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
             return admin.listTopics().names().get();
