@@ -238,6 +238,9 @@ public final class Reports {
         if (p instanceof Payload.CommitRejected) {
             return "#c62828";
         }
+        if (p instanceof Payload.CommitNotDelivered) {
+            return "#6d4c41";
+        }
         return "#757575";
     }
 

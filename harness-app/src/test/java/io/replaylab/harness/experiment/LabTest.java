@@ -109,6 +109,19 @@ class LabTest {
     }
 
     @Test
+    void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsNotRunNeverPass(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(GivesUpOnCommitMain.template())
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier("wire").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("never reached the broker").contains("closed the connection");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
+        assertThat(x.events()).extracting(e -> e.type()).contains("commit-not-delivered").doesNotContain("commit-rejected", "commit-accepted");
+    }
+
+    @Test
     void aSubjectThatExitsAtOnceIsNotRunWithinSecondsNamingItsExitCodeAndStderr(LocalKafka kafka) throws Exception {
         String exits = "sh -c 'echo boom-on-stderr >&2; exit 3' {group}";
         long start = System.nanoTime();
