@@ -197,7 +197,7 @@ final class Connection {
 
     private void responseLoop() {
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(upstream.getInputStream(), 64 * 1024))) {
-            while (!closed) {
+            while (!closed || awaitsObservedAnswer()) {
                 int size = in.readInt();
                 if (size < 4 || size > proxy.maxFrameBytes()) {
                     log.warn("{}: closing: a response frame of {} bytes is outside 4..{}", this, size, proxy.maxFrameBytes());
@@ -213,9 +213,15 @@ final class Connection {
                 } else {
                     bytes = answer(p, bytes);
                 }
-                synchronized (clientWrite) {
-                    toClient.write(bytes);
-                    toClient.flush();
+                try {
+                    synchronized (clientWrite) {
+                        toClient.write(bytes);
+                        toClient.flush();
+                    }
+                } catch (IOException e) {
+                    if (!closed) {
+                        throw e;
+                    } // the client is gone; the broker's answer to a released commit was still read above
                 }
             }
         } catch (EOFException e) {
@@ -226,7 +232,13 @@ final class Connection {
             }
         } finally {
             close();
+            WireProxy.closeQuietly(upstream);
         }
+    }
+
+    /** A commit the gate observes was forwarded and its answer has not come yet. */
+    private boolean awaitsObservedAnswer() {
+        return pending.values().stream().anyMatch(p -> p.observer() != null);
     }
 
     /** The response as the client gets it: addresses rewritten where needed; a commit's answer shown to its observer. */
@@ -273,14 +285,38 @@ final class Connection {
         }
     }
 
+    /**
+     * Closes the client side and drops kept frames. The upstream side stays open while the broker's
+     * answer to a forwarded commit the gate observes is still due (at most 10 s): a client that went
+     * away after its commit left does not hide what the broker did with it.
+     */
     void close() {
         if (closed) {
             return;
         }
         closed = true;
         WireProxy.closeQuietly(client);
-        WireProxy.closeQuietly(upstream);
         dropHeld();
         proxy.forget(this);
+        if (!awaitsObservedAnswer()) {
+            WireProxy.closeQuietly(upstream);
+        } else {
+            Thread t = new Thread(() -> {
+                try {
+                    Thread.sleep(10_000);
+                } catch (InterruptedException ignored) {
+                    // closing now
+                }
+                WireProxy.closeQuietly(upstream);
+            }, "wire-proxy-c" + id + "-linger");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
+    /** Closes both sides at once (the proxy is closing). */
+    void closeNow() {
+        close();
+        WireProxy.closeQuietly(upstream);
     }
 }

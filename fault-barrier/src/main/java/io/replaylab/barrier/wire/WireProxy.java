@@ -167,7 +167,7 @@ public final class WireProxy implements AutoCloseable {
         closed = true;
         bootstrap.close();
         nodes.values().forEach(Listener::close);
-        connections.forEach(Connection::close);
+        connections.forEach(Connection::closeNow);
         gates.forEach(CommitGate::shutdown);
     }
 

@@ -153,6 +153,10 @@ class WireProxyTest {
         }
         int brokerPort = port(kafka.bootstrapServers());
         assertThat(proxy.nodePorts()).hasSize(1).doesNotContainValue(brokerPort);
+        try (Admin admin = Clients.admin(proxy.bootstrapServers())) { // DescribeCluster answers are rewritten too
+            assertThat(admin.describeCluster().nodes().get()).extracting(n -> n.host() + ":" + n.port())
+                    .containsExactly("127.0.0.1:" + proxy.nodePorts().values().iterator().next());
+        }
         assertThat(proxy.requestCount()).isGreaterThan(10);
     }
 
@@ -231,6 +235,11 @@ class WireProxyTest {
         assertThatThrownBy(() -> c.commitSync(Map.of(tp, new OffsetAndMetadata(7)), Duration.ofSeconds(4)))
                 .isInstanceOf(TimeoutException.class);
         c.close(Duration.ofMillis(500)); // the client is gone: every connection that carried the commit closes
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (count(proxy, "dropped") < count(proxy, "held") && System.nanoTime() < deadline) {
+            Thread.sleep(50); // the proxy sees each close a moment after the client made it
+        }
+        assertThat(count(proxy, "dropped")).as(proxy.commitLog().toString()).isEqualTo(count(proxy, "held")).isGreaterThanOrEqualTo(1);
         assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
         barrier.release();
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(10)).orElseThrow();
@@ -276,6 +285,10 @@ class WireProxyTest {
         assertThatThrownBy(() -> WireProxy.start("localhost")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("host:port");
         assertThatThrownBy(() -> WireProxy.start("localhost:notaport")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("localhost:notaport");
+    }
+
+    private static long count(WireProxy proxy, String what) {
+        return proxy.commitLog().stream().filter(l -> l.contains(": " + what)).count();
     }
 
     private void awaitOutput(String client, String text) throws Exception {
