@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.replaylab.barrier.wire.WireProxy;
@@ -132,9 +133,11 @@ static long drain(String bootstrap, String topic) {
             try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
                 String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
                 try (WireProxy proxy = WireProxy.start(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
-                    admin.createTopics(List.of(new NewTopic(ns.topic("drain"), partitions, (short) 1), new NewTopic(ns.topic("produce"), partitions, (short) 1),
-                            new NewTopic(ns.topic("latency"), 1, (short) 1))).all().get();
+                    List<String> topics = List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"));
+                    admin.createTopics(List.of(new NewTopic(topics.get(0), partitions, (short) 1), new NewTopic(topics.get(1), partitions, (short) 1),
+                            new NewTopic(topics.get(2), 1, (short) 1))).all().get();
                     try {
+                        awaitLeaders(admin, topics);
                         return measure(out, b, proxy, ns);
                     } finally {
                         admin.deleteTopics(List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"))).all().get();
@@ -198,14 +201,42 @@ static long drain(String bootstrap, String topic) {
             return pp;
         }
 
-        /** {@code records} payment-sized records, producer defaults (acks=all), flushed. */
+        /** {@code records} payment-sized records, producer defaults (acks=all), flushed; a record the broker did not take fails the bench. */
         private void produce(String bootstrap, String topic) {
+            AtomicReference<Exception> failed = new AtomicReference<>();
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
                 for (int i = 0; i < records; i++) {
                     producer.send(new ProducerRecord<>(topic, "acc-" + (i % 97), "{\"id\": \"bench-" + i + "\", \"account\": \"acc-" + (i % 97)
-                            + "\", \"amount\": " + (i * 37 % 200_000) + "}"));
+                            + "\", \"amount\": " + (i * 37 % 200_000) + "}"), (md, e) -> {
+                                if (e != null) {
+                                    failed.compareAndSet(null, e);
+                                }
+                            });
                 }
                 producer.flush();
+            }
+            if (failed.get() != null) {
+                throw new IllegalStateException("the bench's produce to " + topic + " failed: " + failed.get(), failed.get());
+            }
+        }
+
+        /**
+         * Waits until every partition of the new topics has a leader: an idempotent producer that meets
+         * NOT_LEADER_OR_FOLLOWER on a just-created partition can stall on OUT_OF_ORDER_SEQUENCE_NUMBER (seen here).
+         */
+        private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (true) {
+                boolean ready = admin.describeTopics(topics).allTopicNames().get().values().stream()
+                        .allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
+                if (ready) {
+                    Thread.sleep(500); // the leader's own log may be a moment behind the metadata that names it
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("the bench topics " + topics + " got no leader within 30 s");
+                }
+                Thread.sleep(100);
             }
         }
 
