@@ -14,6 +14,7 @@ import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.experiment.Lab;
 import io.replaylab.harness.experiment.LabSettings;
+import io.replaylab.harness.experiment.LabStop;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -90,7 +91,11 @@ final class RunCommand implements Callable<Integer> {
                 .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
                 .drainTimeout(drainTimeout).build();
         PrintWriter out = spec.commandLine().getOut();
-        Lab.LabResult r = Lab.run(settings, quiet || json ? null : out);
+        LabStop stop = LabStop.create();
+        Lab.LabResult r;
+        try (Signals signals = Signals.install(stop)) {
+            r = Lab.run(settings, quiet || json ? null : out, stop);
+        }
         RunEvidence ev = r.evidence();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -113,6 +118,10 @@ final class RunCommand implements Callable<Integer> {
             }
         }
         out.flush();
+        if (stop.requested()) {
+            spec.commandLine().getErr().println("interrupted by " + stop.reason() + "; the protocol is saved: " + r.report());
+            return Signals.exitCode(stop.reason());
+        }
         return exitCode(ev.outcome().status());
     }
 

@@ -12,6 +12,8 @@ import java.util.List;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.SavedProtocol;
@@ -45,6 +47,16 @@ public final class Lab {
 
     /** @param progress one line per step, or null for none */
     public static LabResult run(LabSettings settings, PrintWriter progress) throws Exception {
+        return run(settings, progress, LabStop.create());
+    }
+
+    /**
+     * As {@link #run(LabSettings, PrintWriter)}, stoppable from another thread: after
+     * {@code stop.request(why)} the running experiment ends NOT_RUN "interrupted by why during
+     * step", the rest are not started, every process of the run is stopped, the protocol is saved
+     * and then the run's namespace is cleaned up.
+     */
+    public static LabResult run(LabSettings settings, PrintWriter progress, LabStop stop) throws Exception {
         String runId = "run-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
         LabNamespace ns = LabNamespace.random("rl");
         runId = runId + "-" + ns.prefix().substring(3);
@@ -71,11 +83,12 @@ public final class Lab {
             }
             BarrierKind.Choice barrier = settings.barrierChoice();
             try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
-                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null) {
+                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null;
+                 ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
                 }
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy);
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy, stop, guard);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
@@ -89,6 +102,10 @@ public final class Lab {
                     LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
                     ExperimentRecorder e = run.experiment(name, requirements(name));
                     ctx.meter(e);
+                    if (stop.requested()) {
+                        e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
+                        continue;
+                    }
                     if (unreachable != null) {
                         e.finish(Outcome.notRun("prerequisite missing: " + unreachable));
                         continue;
@@ -100,15 +117,19 @@ public final class Lab {
                             default -> RebuildExperiment.run(ctx, child, e);
                         };
                         p.step(name + ": " + o);
-                    } catch (SubjectExitedException ex) {
-                        finishIfOpen(e, Outcome.notRun(ex.getMessage()));
-                        p.step(name + ": NOT_RUN (" + ex.getMessage() + ")");
-                    } catch (BrokerUnreachableException ex) {
-                        finishIfOpen(e, Outcome.notRun("the broker became unreachable: " + ex.getMessage()));
                     } catch (Exception | LinkageError ex) {
-                        log.error("experiment {} could not complete", name, ex);
-                        finishIfOpen(e, Outcome.notRun("the experiment could not complete: " + ex));
-                        p.step(name + ": NOT_RUN (" + ex + ")");
+                        String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + p.last()
+                                : ex instanceof SubjectExitedException ? ex.getMessage()
+                                : ex instanceof BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
+                                : "the experiment could not complete: " + ex;
+                        if (!stop.requested() && !(ex instanceof SubjectExitedException) && !(ex instanceof BrokerUnreachableException)) {
+                            log.error("experiment {} could not complete", name, ex);
+                        }
+                        if (!e.finished()) {
+                            e.record(Source.here("harness"), new Payload.Note(why));
+                        }
+                        finishIfOpen(e, Outcome.notRun(why));
+                        p.step(name + ": NOT_RUN (" + why + ")");
                     } finally {
                         ctx.stopAll();
                     }

@@ -48,12 +48,16 @@ final class LabContext {
     /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
     final WireProxy proxy;
     private final Progress progress;
+    private final LabStop stop;
+    private final ProcessGuard guard;
     private final List<Instance> started = new ArrayList<>();
     private MeterRegistry meters = new SimpleMeterRegistry();
 
     LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress,
-            WireProxy proxy) {
+            WireProxy proxy, LabStop stop, ProcessGuard guard) {
         this.settings = settings;
+        this.stop = stop;
+        this.guard = guard;
         this.proxy = proxy;
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
@@ -129,7 +133,7 @@ final class LabContext {
         values.put("namespace", inbox);
         values.put("instance", instance);
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
-        List<String> cmd = settings.subjectTemplate().command(values);
+        List<String> cmd = guard.wrap(settings.subjectTemplate().command(values));
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         Instance inst;
@@ -146,6 +150,7 @@ final class LabContext {
                 throw new IllegalStateException("cannot start the subject (" + cmd.get(0) + "): " + ex.getMessage(), ex);
             }
         }
+        guard.watch(inst.process());
         started.add(inst);
         meters.counter("replaylab.subject.processes").increment();
         e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
@@ -161,12 +166,16 @@ final class LabContext {
     }
 
     /**
-     * Throws {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these
-     * instances, which the experiment needs running, has exited on its own: its exit code and the
-     * last lines of its stderr say why. Called on every look of a wait, so an early exit is seen within a
-     * poll interval instead of at the end of a timeout.
+     * Called on every look of a wait, so that the wait ends within a poll interval instead of at its
+     * timeout: throws {@link LabStoppedException} when the run was asked to stop, and
+     * {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these instances,
+     * which the experiment needs running, has exited on its own (its exit code and the last lines of
+     * its stderr say why).
      */
-    void requireRunning(Instance... instances) {
+    void checkpoint(Instance... instances) {
+        if (stop.requested()) {
+            throw new LabStoppedException(stop.reason());
+        }
         for (Instance i : instances) {
             if (!i.process().isAlive()) {
                 throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
@@ -192,41 +201,51 @@ final class LabContext {
             e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitValue(), "its own exit"));
             return;
         }
-        String how = terminate(i.process());
+        String how = terminate(List.of(i.process()), grace());
         e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().isAlive() ? null : i.process().exitValue(), how));
     }
 
-    /** Every process this run started, stopped by pid (R17). */
+    /** Every process this run started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
     void stopAll() {
-        started.stream().filter(i -> i.process().isAlive()).forEach(i -> terminate(i.process()));
+        terminate(started.stream().map(Instance::process).filter(Process::isAlive).toList(), grace());
     }
 
-    private static String terminate(Process p) {
-        p.destroy();
-        try {
-            if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                return "SIGKILL after 20 s";
+    /** 20 s for a subject to finish its record and leave the group; 3 s when the run was asked to stop (all within about 10 s). */
+    private Duration grace() {
+        return stop.requested() ? Duration.ofSeconds(3) : Duration.ofSeconds(20);
+    }
+
+    private static String terminate(List<Process> processes, Duration grace) {
+        processes.forEach(Process::destroy);
+        long deadline = System.nanoTime() + grace.toNanos();
+        String how = "SIGTERM";
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    how = "SIGKILL after " + grace.toSeconds() + " s";
+                }
+            } catch (InterruptedException ex) {
+                p.destroyForcibly();
+                how = "SIGKILL (interrupted)";
+                Thread.currentThread().interrupt();
             }
-        } catch (InterruptedException ex) {
-            p.destroyForcibly();
-            Thread.currentThread().interrupt();
         }
-        return "SIGTERM";
+        return how;
     }
 
     /**
      * Waits until the group's committed offsets reach the topic's end on every partition, with a
      * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
      * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
-     * on its own ends the wait at once ({@link #requireRunning}).
+     * on its own ends the wait at once ({@link #checkpoint}).
      */
     OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, Instance... needed) throws InterruptedException {
         long[] lastReport = {System.nanoTime()};
         long[] first = {-1};
         Timer.Sample t = Timer.start(meters);
         OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
-            requireRunning(needed);
+            checkpoint(needed);
             long committed = committedSum(s, topic);
             if (first[0] < 0) {
                 first[0] = committed;
@@ -251,8 +270,13 @@ final class LabContext {
     /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
     OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
         Timer.Sample t = Timer.start(meters);
-        OffsetSnapshot s = ops.awaitInactive(group, timeout);
-        if (s != null) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        OffsetSnapshot s = ops.awaitInactive(group, Duration.ZERO);
+        while (!s.state().isInactive() && System.nanoTime() < deadline) {
+            checkpoint();
+            s = ops.awaitInactive(group, Duration.ofMillis(250));
+        }
+        if (s.state().isInactive()) {
             t.stop(meters.timer("replaylab.group.inactive"));
         }
         return s;

@@ -6,15 +6,22 @@ import java.io.PrintWriter;
 final class Progress {
     private final PrintWriter out;
     private final long t0 = System.nanoTime();
+    private volatile String last = "the start";
 
     Progress(PrintWriter out) {
         this.out = out;
     }
 
     void step(String message) {
+        last = message;
         if (out != null) {
             out.printf("[%6.1fs] %s%n", (System.nanoTime() - t0) / 1e9, message);
             out.flush();
         }
+    }
+
+    /** The step the run is in: the last one announced. */
+    String last() {
+        return last;
     }
 }

@@ -161,7 +161,7 @@ final class RebalanceExperiment {
             long target = committing.get(inFlight);
             long deadline = System.nanoTime() + ctx.settings.drainTimeout().toNanos();
             while (LabContext.committed(ctx.ops.describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
-                ctx.requireRunning(b);
+                ctx.checkpoint(b);
                 Thread.sleep(250);
             }
             long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
@@ -172,7 +172,11 @@ final class RebalanceExperiment {
             ctx.step("rebalance: releasing A; its stale commit must be rejected");
             barrier.release();
             ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
-            Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
+            Optional<CallOutcome> outcome = Optional.empty();
+            for (long until = System.nanoTime() + 60_000_000_000L; outcome.isEmpty() && System.nanoTime() < until; ) {
+                ctx.checkpoint();
+                outcome = barrier.awaitOutcome(Duration.ofMillis(250));
+            }
             if (outcome.isEmpty()) {
                 e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
                 return e.finish(Outcome.notRun("A's commit outcome was not observed after release"));
@@ -224,7 +228,7 @@ final class RebalanceExperiment {
         }
     }
 
-    /** Waits for A at the barrier, looking every 250 ms whether A is still running (an exited subject is NOT_RUN at once). */
+    /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */
     private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
         long deadline = System.nanoTime() + ctx.settings.barrierTimeout().toNanos();
         while (System.nanoTime() < deadline) {
@@ -233,14 +237,14 @@ final class RebalanceExperiment {
                 return got.get();
             }
             try {
-                ctx.requireRunning(a);
-            } catch (SubjectExitedException exited) {
+                ctx.checkpoint(a);
+            } catch (SubjectExitedException | LabStoppedException ended) {
                 try {
                     barrier.expire(); // the evidence shows the point was never reached
                 } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
-                    // held just before A exited: the state says so
+                    // held just before: the state says so
                 }
-                throw exited;
+                throw ended;
             }
         }
         return barrier.awaitArrival(Duration.ofNanos(1));
@@ -254,7 +258,7 @@ final class RebalanceExperiment {
         Map<String, List<String>> last = new HashMap<>();
         Event[] handoff = {null};
         ctx.ops.awaitOwnerChange(group, p, aMembers, timeout, s -> {
-            ctx.requireRunning(a, b);
+            ctx.checkpoint(a, b);
             for (GroupMember m : s.members()) {
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {

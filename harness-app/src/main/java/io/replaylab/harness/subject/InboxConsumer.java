@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
@@ -72,7 +73,7 @@ final class InboxConsumer {
             }
             try {
                 // finish the record in hand and leave the group, then exit with the loop's own code (0 on a clean stop)
-                boolean finished = done.await(30, TimeUnit.SECONDS);
+                boolean finished = done.await(10, TimeUnit.SECONDS);
                 Runtime.getRuntime().halt(finished ? exitCode : 1);
             } catch (InterruptedException ignored) {
                 Thread.currentThread().interrupt();
@@ -155,6 +156,9 @@ final class InboxConsumer {
                     break;
                 }
             }
+            if (stopping) {
+                c.close(Duration.ofSeconds(3)); // bounded: the broker may be gone, and leaving the group must not hold up the stop
+            }
             System.out.printf("%s: applied %d, duplicate %d, quarantined %d%n", o.instanceId(), applied, duplicates, quarantined);
             System.out.flush();
             exitCode = 0;
@@ -175,7 +179,13 @@ final class InboxConsumer {
             try {
                 c.commitSync(next);
             } catch (WakeupException e) {
-                c.commitSync(next); // a stop request must not lose the commit of the record in hand
+                try {
+                    c.commitSync(next, Duration.ofSeconds(3)); // a stop request must not lose the commit of the record in hand
+                } catch (TimeoutException t) {
+                    // the broker is gone: the effect is in the DB, the offset is not; a redelivery meets the inbox
+                    log.warn("stopping: the commit of {}-{}@{} was not confirmed within 3 s", r.topic(), r.partition(), r.offset() + 1);
+                    return false;
+                }
             }
             return true;
         } catch (CommitFailedException | RebalanceInProgressException e) {

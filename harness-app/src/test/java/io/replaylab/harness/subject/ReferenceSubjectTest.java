@@ -18,6 +18,7 @@ import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaConfig;
 import io.replaylab.kafka.testing.LocalKafkaExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -165,5 +166,29 @@ class ReferenceSubjectTest {
             assertThat(s.state()).isEqualTo(GroupState.EMPTY); // it left the group, no session timeout to wait out
             assertThat(s.totalLag()).isZero();
         }
+    }
+
+    @Test
+    void sigtermWithTheBrokerGoneExitsWithinFiveSecondsAndLeavesNoHalfWrittenEffect(LabNamespace ns) throws Exception {
+        try (LocalKafka own = LocalKafka.create(LocalKafkaConfig.custom().workDir(dir.resolve("own-broker")).build()).start()) {
+            produce(own, ns, 300, 1, 0);
+            Process a = consume(own, ns, "A", ns.group(), ns.inbox(1), null);
+            Path log = dir.resolve("A.processing.jsonl");
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while ((!Files.exists(log) || Files.readAllLines(log).size() < 5) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            own.stop(); // the broker goes away under the consumer
+            Thread.sleep(1000);
+
+            long t0 = System.nanoTime();
+            a.destroy(); // SIGTERM
+            assertThat(a.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)).as("exited within 5 s of SIGTERM").isTrue();
+            assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(5000);
+        }
+        Path db = dir.resolve("target.db");
+        assertThat(Db.column(db, "PRAGMA integrity_check")).containsExactly("ok");
+        long inbox = Db.count(db, "SELECT count(*) FROM inbox WHERE namespace = ?", ns.inbox(1));
+        assertThat(inbox).isPositive().isEqualTo(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", ns.inbox(1)));
     }
 }

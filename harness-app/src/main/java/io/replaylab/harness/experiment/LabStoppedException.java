@@ -1,0 +1,8 @@
+package io.replaylab.harness.experiment;
+
+/** The run was asked to stop ({@link LabStop}): thrown at the next look of a wait, so the experiment ends NOT_RUN at once. */
+final class LabStoppedException extends RuntimeException {
+    LabStoppedException(String reason) {
+        super("interrupted by " + reason);
+    }
+}

@@ -1,0 +1,101 @@
+package io.replaylab.harness.experiment;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Subject processes never outlive the harness, even when it dies without running a hook (SIGKILL,
+ * OOM). Each subject runs in its own process group ({@code setsid}, so a terminal's Ctrl-C reaches
+ * only the harness, which stops them in order); a small watchdog shell, started first, waits on a
+ * pipe from the harness. A clean end writes {@code done}; any other end of the harness closes the
+ * pipe, and the watchdog sends SIGTERM, then SIGKILL after 2 s, to every group listed in
+ * the groups file. The subject's program is not changed.
+ */
+final class ProcessGuard implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ProcessGuard.class);
+    private static final String SETSID = "/usr/bin/setsid";
+    private static final String WATCHDOG = "trap '' INT TERM; read -r line; [ \"$line\" = done ] && exit 0; "
+            + "for t in $(cat \"$1\" 2>/dev/null); do kill -TERM \"$t\" 2>/dev/null; done; sleep 2; "
+            + "for t in $(cat \"$1\" 2>/dev/null); do kill -KILL \"$t\" 2>/dev/null; done";
+
+    private final Path groups;
+    private final Process watchdog;
+    private final boolean setsid;
+
+    private ProcessGuard(Path groups, Process watchdog, boolean setsid) {
+        this.groups = groups;
+        this.watchdog = watchdog;
+        this.setsid = setsid;
+    }
+
+    static ProcessGuard start(Path groupsFile) {
+        boolean setsid = Files.isExecutable(Path.of(SETSID));
+        if (!setsid) {
+            log.warn("{} is missing (util-linux): subjects run in the harness's process group, and a harness killed with SIGKILL "
+                    + "leaves them to the watchdog by pid only", SETSID);
+        }
+        try {
+            Files.createDirectories(groupsFile.getParent());
+            Files.writeString(groupsFile, "");
+            Process w = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "replay-lab-watchdog", groupsFile.toAbsolutePath().toString())
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            return new ProcessGuard(groupsFile, w, setsid);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the process watchdog", e);
+        }
+    }
+
+    /** The command to start instead of {@code command}: the same program, in its own process group. */
+    List<String> wrap(List<String> command) {
+        if (!setsid) {
+            return command;
+        }
+        List<String> out = new ArrayList<>(command.size() + 1);
+        out.add(SETSID);
+        out.addAll(command);
+        return out;
+    }
+
+    /** Registers a started process: the watchdog stops its group (or the pid alone without setsid) if the harness dies. */
+    void watch(Process p) {
+        try {
+            Files.writeString(groups, target(p.pid()) + "\n", StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot record the process group of pid " + p.pid(), e);
+        }
+    }
+
+    /** What {@code kill} takes: {@code -PGID} for a group of its own, else the pid. */
+    private String target(long pid) {
+        return setsid ? "-" + pid : Long.toString(pid);
+    }
+
+    /** A clean end: the watchdog leaves without touching anything. */
+    @Override
+    public void close() {
+        try (OutputStream in = watchdog.getOutputStream()) {
+            in.write("done\n".getBytes(StandardCharsets.US_ASCII));
+        } catch (IOException e) {
+            log.debug("watchdog already gone: {}", e.toString());
+        }
+        try {
+            if (!watchdog.waitFor(5, TimeUnit.SECONDS)) {
+                watchdog.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            watchdog.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.LocalKafkaExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A signal to the harness alone (not its process group) never leaves a process of the run behind, and the run still has its report. */
+@ExtendWith(LocalKafkaExtension.class)
+class InterruptedRunTest {
+    @TempDir
+    Path dir;
+
+    private final List<ProcessHandle> seen = new ArrayList<>();
+    private Process harness;
+
+    @AfterEach
+    void killLeftovers() {
+        if (harness != null) {
+            harness.destroyForcibly();
+        }
+        seen.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    private Process run(LocalKafka kafka, String... extra) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "run",
+                "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
+        cmd.addAll(List.of(extra));
+        harness = new ProcessBuilder(cmd).redirectOutput(dir.resolve("harness.out").toFile()).redirectError(dir.resolve("harness.err").toFile()).start();
+        return harness;
+    }
+
+    /** Waits for a progress line, then remembers every process the harness has started so far. */
+    private void awaitStep(String text) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!Files.readString(dir.resolve("harness.out")).contains(text)) {
+            assertThat(harness.isAlive()).as("the harness ended before '" + text + "':\n" + Files.readString(dir.resolve("harness.out"))
+                    + Files.readString(dir.resolve("harness.err"))).isTrue();
+            assertThat(System.nanoTime()).as("no '" + text + "' within 120 s").isLessThan(deadline);
+            Thread.sleep(100);
+        }
+        harness.descendants().forEach(seen::add);
+    }
+
+    private String output() throws Exception {
+        return Files.readString(dir.resolve("harness.out")) + Files.readString(dir.resolve("harness.err"));
+    }
+
+    private void signal(String name) throws Exception {
+        assertThat(new ProcessBuilder("kill", "-" + name, Long.toString(harness.pid())).start().waitFor()).isZero();
+    }
+
+    private void assertNothingLeftWithin(Duration d) throws Exception {
+        long deadline = System.nanoTime() + d.toNanos();
+        while (seen.stream().anyMatch(ProcessHandle::isAlive) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+        }
+        assertThat(seen).as("processes of the run").isNotEmpty().noneMatch(ProcessHandle::isAlive);
+    }
+
+    private RunEvidence evidence() throws Exception {
+        try (Stream<Path> runs = Files.list(dir.resolve("runs"))) {
+            Path runDir = runs.filter(Files::isDirectory).findFirst().orElseThrow();
+            assertThat(runDir.resolve("report.md")).exists();
+            assertThat(runDir.resolve("report.html")).exists();
+            return Evidence.read(runDir.resolve("evidence.json"));
+        }
+    }
+
+    private static ExperimentEvidence experiment(RunEvidence r, String name) {
+        return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void sigtermWhileAIsHeldStopsEverythingSavesTheProtocolAndExits143(LocalKafka kafka) throws Exception {
+        run(kafka, "--experiment", "rebalance");
+        awaitStep("waiting for"); // A is held (by the debugger) and B runs: the harness waits for the handoff
+        assertThat(seen).hasSizeGreaterThanOrEqualTo(2);
+
+        harness.destroy(); // SIGTERM to the harness alone
+
+        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).as("the harness stopped within 15 s").isTrue();
+        assertThat(harness.exitValue()).as(output()).isEqualTo(143);
+        assertNothingLeftWithin(Duration.ofSeconds(15));
+        ExperimentEvidence x = experiment(evidence(), "rebalance");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("interrupted by SIGTERM during rebalance: waiting for");
+        assertThat(x.events()).extracting(e -> e.type()).contains("barrier-released", "process-stopped");
+        assertThat(Files.readString(dir.resolve("harness.err"))).contains("interrupted by SIGTERM; the protocol is saved");
+    }
+
+    @Test
+    void sigintDuringADrainStopsEverythingAndTheRestIsNotStarted(LocalKafka kafka) throws Exception {
+        run(kafka, "--barrier", "wire");
+        awaitStep("replay: consumer A drains");
+
+        signal("INT");
+
+        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).isTrue();
+        assertThat(harness.exitValue()).as(output()).isEqualTo(130);
+        assertNothingLeftWithin(Duration.ofSeconds(15));
+        RunEvidence r = evidence();
+        assertThat(experiment(r, "replay").outcome().reason()).startsWith("interrupted by SIGINT during replay:");
+        assertThat(experiment(r, "rebalance").outcome().reason()).isEqualTo("not started: the run was interrupted by SIGINT");
+        assertThat(experiment(r, "rebuild").outcome().status()).isEqualTo(Status.NOT_RUN);
+    }
+
+    @Test
+    void aSecondSignalDuringTheShutdownKillsTheChildrenAtOnce(LocalKafka kafka) throws Exception {
+        run(kafka, "--experiment", "rebalance");
+        awaitStep("waiting for");
+
+        harness.destroy();
+        Thread.sleep(100); // the first one started the orderly stop (A and B get 3 s each to finish)
+        harness.destroy();
+
+        assertThat(harness.waitFor(3, TimeUnit.SECONDS)).as("out at once, no grace period").isTrue();
+        assertThat(harness.exitValue()).as(output()).isEqualTo(143);
+        assertThat(output()).contains("SIGTERM during the shutdown: killing the remaining children now");
+        assertNothingLeftWithin(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void sigkillOfTheHarnessAloneLeavesNoSubjectBehind(LocalKafka kafka) throws Exception {
+        run(kafka, "--experiment", "rebalance", "--barrier", "wire");
+        awaitStep("waiting for");
+        assertThat(seen).hasSizeGreaterThanOrEqualTo(3); // A, B and the watchdog
+
+        harness.destroyForcibly(); // SIGKILL: no hook, no handler runs
+
+        assertNothingLeftWithin(Duration.ofSeconds(15));
+    }
+}
