@@ -21,12 +21,10 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.kafka.GroupMember;
-import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
-import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.Groups;
 import io.replaylab.kafka.testing.LocalKafkaExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -86,21 +84,6 @@ class DebuggerBarrierTest {
         }
     }
 
-    /** Waits until the group description shows a member with this client id owning partitions. */
-    private static void awaitOwner(KafkaOps ops, String group, String clientId, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            OffsetSnapshot s = ops.describe(group);
-            if (s.members().stream().anyMatch(m -> m.clientId().equals(clientId) && !m.assignment().isEmpty())
-                    && s.members().stream().noneMatch(m -> !m.clientId().equals(clientId) && !m.assignment().isEmpty())) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError(clientId + " never owned the partition: " + ops.describe(group).members().stream()
-                .map(GroupMember::toString).toList());
-    }
-
     @ParameterizedTest(name = "{0} protocol, {1} hold")
     @CsvSource({"classic, THREAD", "classic, PROCESS", "consumer, THREAD", "consumer, PROCESS"})
     void commitHeldAfterTheDbCommitIsRejectedOnceThePartitionMovedToB(String protocol, HoldMode mode, LocalKafka kafka, LabNamespace ns)
@@ -120,9 +103,7 @@ class DebuggerBarrierTest {
         assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
 
         plain(command(kafka, ns, protocol, "B", 300000, 3000), "B");
-        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            awaitOwner(ops, ns.group(), "B", Duration.ofSeconds(60));
-        }
+        Groups.awaitSoleOwner(kafka.bootstrapServers(), ns.group(), "B", Duration.ofSeconds(60));
         barrier.release();
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 

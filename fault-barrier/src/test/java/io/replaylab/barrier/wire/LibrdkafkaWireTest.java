@@ -18,11 +18,10 @@ import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
-import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.Groups;
 import io.replaylab.kafka.testing.LocalKafkaExtension;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -89,17 +88,7 @@ class LibrdkafkaWireTest {
                     .isSubsetOf(proxyPorts);
 
             start(proxy, ns, "B");
-            try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-                long deadline = System.nanoTime() + 60_000_000_000L;
-                OffsetSnapshot s = ops.describe(ns.group());
-                while (!(s.members().stream().anyMatch(m -> m.clientId().equals("B") && !m.assignment().isEmpty())
-                        && s.members().stream().noneMatch(m -> m.clientId().equals("A") && !m.assignment().isEmpty()))
-                        && System.nanoTime() < deadline) {
-                    Thread.sleep(250);
-                    s = ops.describe(ns.group());
-                }
-                assertThat(s.members()).as("B owns the partition, A does not").anyMatch(m -> m.clientId().equals("B") && !m.assignment().isEmpty());
-            }
+            Groups.awaitSoleOwner(kafka.bootstrapServers(), ns.group(), "B", Duration.ofSeconds(60));
             if (when.startsWith("after librdkafka")) {
                 // KAFKA-NOTES §8: librdkafka drops the stalled coordinator connection and sends the same commit on a new one
                 long deadline = System.nanoTime() + 60_000_000_000L;

@@ -27,12 +27,12 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.jdi.CommitLoopMain;
-import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.Groups;
 import io.replaylab.kafka.testing.LocalKafkaExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -182,9 +182,7 @@ class WireProxyTest {
                 .isSubsetOf(proxyPorts);
 
         commitLoop(proxy.bootstrapServers(), ns, protocol, "B", 3000);
-        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            awaitOnlyOwner(ops, ns.group(), "B", Duration.ofSeconds(60));
-        }
+        Groups.awaitSoleOwner(kafka.bootstrapServers(), ns.group(), "B", Duration.ofSeconds(60));
         barrier.release();
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
@@ -297,20 +295,5 @@ class WireProxyTest {
             Thread.sleep(100);
         }
         assertThat(Files.readString(dir.resolve(client + ".out"))).contains(text);
-    }
-
-    /** Waits until the group description shows only the member with this client id owning partitions. */
-    private static void awaitOnlyOwner(KafkaOps ops, String group, String clientId, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline) {
-            OffsetSnapshot s = ops.describe(group);
-            if (s.members().stream().anyMatch(m -> m.clientId().equals(clientId) && !m.assignment().isEmpty())
-                    && s.members().stream().noneMatch(m -> !m.clientId().equals(clientId) && !m.assignment().isEmpty())) {
-                return;
-            }
-            Thread.sleep(250);
-        }
-        throw new AssertionError(clientId + " never owned the partition alone: " + ops.describe(group).members().stream()
-                .map(GroupMember::toString).toList());
     }
 }

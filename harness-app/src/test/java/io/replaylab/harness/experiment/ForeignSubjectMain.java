@@ -18,13 +18,16 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * A consumer that is not the reference subject, with its own schema ({@code payments(ns, msg, cents)}
  * keyed by (ns, msg)): the harness knows it only through its command line, Kafka and a target query.
- * Args: bootstrap topic group db namespace instance.
+ * Args: bootstrap topic group db namespace instance [gives-up]. With {@code gives-up} it gives up on
+ * an offset commit that does not answer within 3 s: it closes its client (every connection goes)
+ * and stays alive doing nothing (held on the wire, such a commit never reaches the broker).
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -42,15 +45,22 @@ public final class ForeignSubjectMain {
         p.put("max.poll.interval.ms", "5000");
         p.put("session.timeout.ms", "6000");
         p.put("heartbeat.interval.ms", "1500");
+        boolean givesUp = a.length > 6 && a[6].equals("gives-up");
+        if (givesUp) {
+            p.put("request.timeout.ms", "1500");
+        }
         p.put("key.deserializer", StringDeserializer.class.getName());
         p.put("value.deserializer", StringDeserializer.class.getName());
         ObjectMapper json = new ObjectMapper();
         AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean gaveUp = new AtomicBoolean();
         KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
         Thread main = Thread.currentThread();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             stop.set(true);
-            c.wakeup();
+            if (!gaveUp.get()) {
+                c.wakeup();
+            }
             try {
                 main.join(20_000);
             } catch (InterruptedException ignored) {
@@ -74,10 +84,23 @@ public final class ForeignSubjectMain {
                             ins.setLong(3, n.get("amount").asLong());
                             ins.executeUpdate();
                         }
+                        Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                         try {
-                            c.commitSync(Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                            if (givesUp) {
+                                c.commitSync(next, Duration.ofSeconds(3));
+                            } else {
+                                c.commitSync(next);
+                            }
                         } catch (CommitFailedException e) {
                             break;
+                        } catch (TimeoutException e) {
+                            System.out.println("gave up on the commit: " + e.getMessage());
+                            c.close(Duration.ofMillis(500));
+                            gaveUp.set(true);
+                            while (!stop.get()) {
+                                Thread.sleep(100); // alive, with no connection left, until told to stop
+                            }
+                            return;
                         }
                     }
                 } catch (WakeupException e) {
@@ -85,12 +108,19 @@ public final class ForeignSubjectMain {
                 }
             }
         } finally {
-            c.close();
+            if (!gaveUp.get()) {
+                c.close();
+            }
         }
     }
 
     public static String template() {
+        return template("");
+    }
+
+    /** The template with a mode (e.g. {@code gives-up}) after the usual arguments. */
+    public static String template(String mode) {
         return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx256m -cp '" + System.getProperty("java.class.path") + "' "
-                + ForeignSubjectMain.class.getName() + " {bootstrap} {topic} {group} {db} {namespace} {instance}";
+                + ForeignSubjectMain.class.getName() + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
     }
 }

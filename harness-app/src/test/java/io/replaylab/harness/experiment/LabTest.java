@@ -110,7 +110,7 @@ class LabTest {
 
     @Test
     void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsNotRunNeverPass(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(GivesUpOnCommitMain.template())
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(ForeignSubjectMain.template("gives-up"))
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier("wire").build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
