@@ -152,6 +152,8 @@ static long drain(String bootstrap, String topic) {
             List<Long> drainProxy = new ArrayList<>();
             List<Long> produceDirect = new ArrayList<>();
             List<Long> produceProxy = new ArrayList<>();
+            List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's two legs ran back to back
+            List<Long> produceRatio = new ArrayList<>();
             for (int round = 0; round <= runs; round++) {
                 boolean proxyFirst = round % 2 == 1;
                 long[] d = new long[2];
@@ -178,11 +180,14 @@ static long drain(String bootstrap, String topic) {
                     drainProxy.add(d[1]);
                     produceDirect.add(p[0]);
                     produceProxy.add(p[1]);
+                    drainRatio.add(d[1] * 1000 / Math.max(1, d[0]));
+                    produceRatio.add(p[1] * 1000 / Math.max(1, p[0]));
                 }
             }
             out.printf("median of %d rounds, %d records: drain direct %d ms, proxy %d ms = %.3fx; produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n",
                     runs, records, median(drainDirect), median(drainProxy), (double) median(drainProxy) / median(drainDirect),
                     median(produceDirect), median(produceProxy), (double) median(produceProxy) / median(produceDirect));
+            out.printf("median of the per-round ratios: drain %.3fx, produce %.3fx%n", median(drainRatio) / 1000.0, median(produceRatio) / 1000.0);
             long[] directLatency = latencies(direct, ns.topic("latency"));
             long[] proxyLatency = latencies(proxy.bootstrapServers(), ns.topic("latency"));
             out.printf("latency per produce request (%d sequential, acks=all): direct median %d us, p99 %d us; proxy median %d us, p99 %d us;"

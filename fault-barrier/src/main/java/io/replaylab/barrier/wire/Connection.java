@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,9 +31,16 @@ import org.slf4j.LoggerFactory;
 final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
-    /** A request frame as read, size prefix included, with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, String clientId, byte[] bytes, CommitRequest commit) {
+    /** A request frame as read ({@code length} bytes of {@code bytes}, size prefix included), with what its header says. */
+    record Frame(ApiKeys key, short version, int correlationId, String clientId, byte[] bytes, int length, CommitRequest commit) {
+        /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
+        Frame kept() {
+            return new Frame(key, version, correlationId, clientId, Arrays.copyOf(bytes, length), length, commit);
+        }
     }
+
+    /** Frames up to this size are read into a buffer reused per connection (no allocation, no zeroing per frame). */
+    private static final int REUSED_BUFFER_BYTES = 8 * 1024 * 1024;
 
     /** What the response side needs to know about a forwarded request. */
     private record Pending(ApiKeys key, short version, Consumer<OffsetCommitResponseData> observer) {
@@ -51,6 +59,8 @@ final class Connection {
     /** Frames kept while a barrier holds this connection; null when it flows. Guarded by this. */
     private List<Frame> held;
     private CommitGate holder;
+    private byte[] requestBuffer = new byte[16 * 1024];
+    private byte[] responseBuffer = new byte[16 * 1024];
     private volatile boolean closed;
 
     Connection(int id, Socket client, Socket upstream, int nodeId, WireProxy proxy) {
@@ -95,7 +105,7 @@ final class Connection {
                 proxy.countRequest();
                 synchronized (this) {
                     if (held != null) {
-                        held.add(f);
+                        held.add(f.kept());
                         continue;
                     }
                 }
@@ -128,7 +138,10 @@ final class Connection {
                     this, size, proxy.maxFrameBytes());
             return null;
         }
-        byte[] bytes = new byte[4 + size];
+        byte[] bytes = requestBuffer.length >= 4 + size ? requestBuffer : buffer(4 + size);
+        if (bytes.length <= REUSED_BUFFER_BYTES) {
+            requestBuffer = bytes;
+        }
         ByteBuffer.wrap(bytes).putInt(size);
         in.readFully(bytes, 4, size);
         ByteBuffer buf = ByteBuffer.wrap(bytes, 4, size).slice();
@@ -149,20 +162,25 @@ final class Connection {
                 return null;
             }
         }
-        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), h.clientId(), bytes, commit);
+        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), h.clientId(), bytes, 4 + size, commit);
+    }
+
+    /** A read buffer of at least {@code n} bytes: doubling, so a connection settles on its largest frame size quickly. */
+    private static byte[] buffer(int n) {
+        return new byte[n > REUSED_BUFFER_BYTES ? n : Math.min(REUSED_BUFFER_BYTES, Math.max(n, Integer.highestOneBit(n - 1) << 1))];
     }
 
     private void forward(Frame f, Consumer<OffsetCommitResponseData> observer) throws IOException {
         pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer));
         synchronized (upstreamWrite) {
-            toUpstream.write(f.bytes());
+            toUpstream.write(f.bytes(), 0, f.length());
             toUpstream.flush();
         }
     }
 
     /** Called by a gate: from now on this connection keeps every frame, starting with {@code first}. */
     synchronized void hold(CommitGate gate, Frame first) {
-        held = new ArrayList<>(List.of(first));
+        held = new ArrayList<>(List.of(first.kept()));
         holder = gate;
         if (closed) {
             dropHeld();
@@ -203,19 +221,27 @@ final class Connection {
                     log.warn("{}: closing: a response frame of {} bytes is outside 4..{}", this, size, proxy.maxFrameBytes());
                     return;
                 }
-                byte[] bytes = new byte[4 + size];
+                byte[] bytes = responseBuffer.length >= 4 + size ? responseBuffer : buffer(4 + size);
+                if (bytes.length <= REUSED_BUFFER_BYTES) {
+                    responseBuffer = bytes;
+                }
                 ByteBuffer.wrap(bytes).putInt(size);
                 in.readFully(bytes, 4, size);
+                int length = 4 + size;
                 int correlationId = ByteBuffer.wrap(bytes, 4, 4).getInt(); // the first field of every response header
                 Pending p = pending.remove(correlationId);
                 if (p == null) {
                     log.warn("{}: a response with correlation id {} that no forwarded request carries; passed on unchanged", this, correlationId);
                 } else {
-                    bytes = answer(p, bytes);
+                    byte[] rewritten = answer(p, bytes, length);
+                    if (rewritten != null) {
+                        bytes = rewritten;
+                        length = rewritten.length;
+                    }
                 }
                 try {
                     synchronized (clientWrite) {
-                        toClient.write(bytes);
+                        toClient.write(bytes, 0, length);
                         toClient.flush();
                     }
                 } catch (IOException e) {
@@ -241,12 +267,15 @@ final class Connection {
         return pending.values().stream().anyMatch(p -> p.observer() != null);
     }
 
-    /** The response as the client gets it: addresses rewritten where needed; a commit's answer shown to its observer. */
-    private byte[] answer(Pending p, byte[] bytes) {
+    /**
+     * Shows a commit's answer to its observer and rewrites broker addresses where the answer names
+     * them: the rewritten frame, or null when the client gets the bytes as read.
+     */
+    private byte[] answer(Pending p, byte[] bytes, int length) {
         if (p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
-            return bytes;
+            return null;
         }
-        ByteBuffer buf = ByteBuffer.wrap(bytes, 4, bytes.length - 4).slice();
+        ByteBuffer buf = ByteBuffer.wrap(bytes, 4, length - 4).slice();
         try {
             ResponseHeader.parse(buf, p.key().responseHeaderVersion(p.version()));
             int headerEnd = buf.position();
@@ -267,7 +296,7 @@ final class Connection {
         } catch (RuntimeException e) {
             log.warn("{}: could not read a {} v{} response ({}); passed on unchanged", this, p.key(), p.version(), e.toString());
         }
-        return bytes;
+        return null;
     }
 
     /** Frames kept for a barrier are dropped with the connection; the gate hears which. */
