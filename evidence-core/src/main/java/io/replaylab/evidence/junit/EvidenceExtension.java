@@ -1,0 +1,101 @@
+package io.replaylab.evidence.junit;
+
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.SavedProtocol;
+import io.replaylab.evidence.Status;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.platform.commons.support.AnnotationSupport;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
+
+/** What {@link RecordEvidence} does: one run with one experiment per test, saved after it, its outcome made the test's result. */
+final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
+    private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(EvidenceExtension.class);
+    static final String DIR_PROPERTY = "replaylab.evidence.dir";
+
+    @Override
+    public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+        return p.getParameter().getType() == ExperimentRecorder.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+        return recording(e).experiment;
+    }
+
+    private Recording recording(ExtensionContext e) {
+        return e.getStore(STORE).getOrComputeIfAbsent("recording", k -> start(e), Recording.class);
+    }
+
+    private static Recording start(ExtensionContext e) {
+        Method m = e.getRequiredTestMethod();
+        String dirName = m.getName() + (e.getDisplayName().startsWith("[") ? "-" + safe(e.getDisplayName()) : "");
+        Path dir = Path.of(System.getProperty(DIR_PROPERTY, "target/replay-lab"), e.getRequiredTestClass().getName(), dirName);
+        RunRecorder run = RunRecorder.start(dir, safe(e.getRequiredTestClass().getSimpleName() + "." + dirName));
+        String[] requirements = AnnotationSupport.findAnnotation(m, RecordEvidence.class)
+                .or(() -> AnnotationSupport.findAnnotation(e.getRequiredTestClass(), RecordEvidence.class))
+                .map(RecordEvidence::requirements).orElse(new String[0]);
+        return new Recording(run, run.experiment(m.getName(), requirements));
+    }
+
+    private static String safe(String s) {
+        String out = s.replaceAll("[^A-Za-z0-9._=-]+", "_");
+        return out.length() > 80 ? out.substring(0, 80) : out;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext e) {
+        Recording r = e.getStore(STORE).get("recording", Recording.class);
+        if (r == null) {
+            return; // this test took no recorder
+        }
+        Optional<Throwable> thrown = e.getExecutionException();
+        if (!r.experiment.finished()) {
+            r.experiment.finish(thrown.map(EvidenceExtension::outcomeOf)
+                    .orElse(Outcome.notRun("the test ended without finishing its experiment (no ExperimentRecorder.finish)")));
+        }
+        SavedProtocol saved;
+        try (RunRecorder run = r.run) {
+            saved = run.save();
+        }
+        if (thrown.isPresent()) {
+            return; // the test's own exception is its result; the protocol is saved
+        }
+        Outcome o = saved.evidence().experiments().get(0).outcome();
+        String where = " (protocol: " + saved.reportMarkdown() + ")";
+        if (o.status() == Status.FAIL) {
+            throw new AssertionFailedError("experiment " + o + where);
+        }
+        if (o.status() == Status.NOT_RUN) {
+            throw new TestAbortedException("experiment NOT_RUN: " + o.reason() + where);
+        }
+    }
+
+    /** R14 for a test that threw: an assertion is a failed check; an abort or any other exception means the experiment could not run. */
+    private static Outcome outcomeOf(Throwable t) {
+        if (t instanceof TestAbortedException) {
+            return Outcome.notRun("the test was aborted: " + t.getMessage());
+        }
+        if (t instanceof AssertionError) {
+            return Outcome.checkFailed("an assertion of the test failed: " + t.getMessage());
+        }
+        return Outcome.notRun("the test could not complete: " + t);
+    }
+
+    /** One test's run; its journal is closed when the test's store closes, also if the save never happened. */
+    record Recording(RunRecorder run, ExperimentRecorder experiment) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            run.close();
+        }
+    }
+}
