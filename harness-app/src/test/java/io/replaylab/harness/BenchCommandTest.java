@@ -8,14 +8,13 @@ import java.util.Map;
 import java.util.Set;
 
 import io.replaylab.kafka.broker.LocalKafka;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The benchmarks stay runnable: a small oracle bench against the shared broker, cleaning up after itself. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class BenchCommandTest {
     @Test
     void oracleBenchReportsMediansAndTheBoundedHeapRunsAndLeavesNoTopic(LocalKafka kafka) throws Exception {

@@ -15,14 +15,13 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.broker.LocalKafka;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A signal to the harness alone (not its process group) never leaves a process of the run behind, and the run still has its report. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class InterruptedRunTest {
     @TempDir
     Path dir;

@@ -16,13 +16,12 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class OffsetsCommandTest {
     @TempDir
     Path dir;

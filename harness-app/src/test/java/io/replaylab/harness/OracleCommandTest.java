@@ -13,14 +13,13 @@ import io.replaylab.evidence.Json;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class OracleCommandTest {
     @TempDir
     Path dir;

@@ -10,15 +10,14 @@ import java.util.List;
 
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
 import io.replaylab.kafka.testing.PollingConsumerMain;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Executing a reset: only through every guard, with the plan saved first, verified after. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class GuardedResetTest {
     @TempDir
     Path dir;

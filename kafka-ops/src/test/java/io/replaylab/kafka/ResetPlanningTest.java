@@ -11,15 +11,14 @@ import java.util.concurrent.ExecutionException;
 
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Planning is a dry run: every target and scope against hand-computed offsets; nothing changes. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class ResetPlanningTest {
 
     /** Topic with 3 partitions of 10 records; the group committed 5, 7 and 10. */

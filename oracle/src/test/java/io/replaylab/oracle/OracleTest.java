@@ -17,16 +17,15 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Known-answer tests: real topics, real SQLite files, one discrepancy kind at a time. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class OracleTest {
     @TempDir
     Path dir;

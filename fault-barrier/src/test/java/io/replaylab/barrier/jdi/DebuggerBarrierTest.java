@@ -25,16 +25,15 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.testing.Groups;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The debugger barrier against a real broker and a real consumer process it knows nothing about. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class DebuggerBarrierTest {
     @TempDir
     Path dir;

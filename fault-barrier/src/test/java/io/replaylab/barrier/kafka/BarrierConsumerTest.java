@@ -17,14 +17,13 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class BarrierConsumerTest {
 
     @Test

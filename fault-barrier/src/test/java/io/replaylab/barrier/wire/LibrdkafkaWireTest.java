@@ -22,18 +22,17 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.testing.Groups;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The wire barrier holds a librdkafka client (Python, confluent-kafka) that no debugger can reach. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class LibrdkafkaWireTest {
     @TempDir
     Path dir;

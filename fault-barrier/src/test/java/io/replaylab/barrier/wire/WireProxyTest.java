@@ -33,7 +33,7 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.testing.Groups;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -44,13 +44,12 @@ import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The wire barrier between real Java clients and a real broker. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class WireProxyTest {
     @TempDir
     Path dir;

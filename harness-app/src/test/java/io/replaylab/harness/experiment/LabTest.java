@@ -20,17 +20,16 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.broker.LocalKafka;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PollingConsumerMain;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The experiments end to end, as values: settings in, evidence out, against the real broker. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class LabTest {
     @TempDir
     Path dir;

@@ -11,17 +11,16 @@ import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.broker.LocalKafka;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The lab on the handbook's kind of consumer: a serial Python program on librdkafka, reached only
  * through its command line, the wire barrier and a target query.
  */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class PythonSubjectTest {
     @TempDir
     Path dir;

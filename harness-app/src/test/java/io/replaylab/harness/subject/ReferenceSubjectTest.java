@@ -19,13 +19,12 @@ import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.broker.LocalKafkaConfig;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The reference producer and consumer as separate processes, against the real broker and real SQLite files. */
-@ExtendWith(LocalKafkaExtension.class)
+@LocalKafkaTest
 class ReferenceSubjectTest {
     @TempDir
     Path dir;

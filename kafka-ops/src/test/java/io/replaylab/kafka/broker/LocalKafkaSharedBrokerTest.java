@@ -8,17 +8,16 @@ import java.util.Map;
 
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.testing.Clients;
-import io.replaylab.kafka.testing.LocalKafkaExtension;
+import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-@ExtendWith(LocalKafkaExtension.class)
-class LocalKafkaTest {
+@LocalKafkaTest
+class LocalKafkaSharedBrokerTest {
 
     @Test
     void producedRecordIsConsumedBack(LocalKafka kafka, LabNamespace ns) {

@@ -1,0 +1,98 @@
+package io.replaylab.kafka.junit;
+
+import java.util.List;
+
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** What {@link LocalKafkaTest} does: the shared broker, a namespace and a KafkaOps per test, cleanup after a passed test. */
+final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback, TestExecutionExceptionHandler {
+    private static final Logger log = LoggerFactory.getLogger(LocalKafkaExtension.class);
+    private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(LocalKafkaExtension.class);
+
+    /** The shared broker, started on first use; closed by JUnit when the root context closes (the JVM's tests are done). */
+    static LocalKafka sharedBroker(ExtensionContext context) {
+        return context.getRoot().getStore(STORE)
+                .getOrComputeIfAbsent("broker", k -> new SharedBroker(LocalKafka.create().start()), SharedBroker.class).kafka();
+    }
+
+    @Override
+    public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+        Class<?> type = p.getParameter().getType();
+        return type == LocalKafka.class || type == LabNamespace.class || type == KafkaOps.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+        Class<?> type = p.getParameter().getType();
+        if (type == LocalKafka.class) {
+            return sharedBroker(e);
+        }
+        if (type == LabNamespace.class) {
+            return namespace(e);
+        }
+        return e.getStore(STORE).getOrComputeIfAbsent("ops", k -> new TestOps(KafkaOps.connect(sharedBroker(e).bootstrapServers())),
+                TestOps.class).ops();
+    }
+
+    /** One namespace per test, however many parameters ask for it. */
+    private static LabNamespace namespace(ExtensionContext e) {
+        String base = e.getTestMethod().map(m -> m.getName()).orElse(e.getRequiredTestClass().getSimpleName());
+        return e.getStore(STORE).getOrComputeIfAbsent("namespace", k -> LabNamespace.random("t-" + base), LabNamespace.class);
+    }
+
+    @Override
+    public void handleTestExecutionException(ExtensionContext e, Throwable t) throws Throwable {
+        LabNamespace ns = e.getStore(STORE).get("namespace", LabNamespace.class);
+        if (ns != null) {
+            t.addSuppressed(new KeptNamespace("kept for inspection: the topics and groups of namespace " + ns.prefix() + " on "
+                    + sharedBroker(e).bootstrapServers() + " (deleted only after a test that passed)"));
+        }
+        throw t;
+    }
+
+    @Override
+    public void afterEach(ExtensionContext e) {
+        LabNamespace ns = e.getStore(STORE).get("namespace", LabNamespace.class);
+        if (ns == null || e.getExecutionException().isPresent()) {
+            return;
+        }
+        try (KafkaOps ops = KafkaOps.connect(sharedBroker(e).bootstrapServers())) {
+            List<String> deleted = ops.deleteNamespace(ns);
+            log.debug("deleted {} after {}", deleted, e.getDisplayName());
+        } catch (RuntimeException ex) {
+            log.warn("could not delete namespace {} after {}: {}", ns.prefix(), e.getDisplayName(), ex.toString());
+        }
+    }
+
+    /** Closed by JUnit when the root context closes, i.e. once the JVM's tests are done. */
+    record SharedBroker(LocalKafka kafka) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            kafka.close();
+        }
+    }
+
+    /** Closed by JUnit after the test. */
+    record TestOps(KafkaOps ops) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            ops.close();
+        }
+    }
+
+    /** Added to a failed test's exception: where its Kafka state was left. */
+    static final class KeptNamespace extends RuntimeException {
+        KeptNamespace(String message) {
+            super(message, null, false, false);
+        }
+    }
+}

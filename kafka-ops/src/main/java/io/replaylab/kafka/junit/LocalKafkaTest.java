@@ -1,0 +1,39 @@
+package io.replaylab.kafka.junit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A test class against a real Kafka broker: one {@link io.replaylab.kafka.broker.LocalKafka} per test
+ * JVM, started on first use and stopped when the JVM's tests are done. Test methods take as
+ * parameters the {@code LocalKafka}, a {@link io.replaylab.kafka.LabNamespace} unique to the test
+ * (its topic, group and inbox names) and a connected {@link io.replaylab.kafka.KafkaOps} (closed
+ * after the test). After a test that passed, the namespace's topics and groups are deleted; after a
+ * test that failed they are kept for inspection, and the failure names them.
+ *
+ * <pre>{@code
+ * @LocalKafkaTest
+ * class MyConsumerTest {
+ *     @Test
+ *     void drainsTheTopic(LocalKafka kafka, LabNamespace ns, KafkaOps ops) {
+ *         // kafka.bootstrapServers(), ns.topic(), ns.group(), ops.describe(ns.group()) ...
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Needs {@code junit-jupiter-api} (an optional dependency of kafka-ops), plus
+ * {@code org.apache.kafka:kafka_2.13} and a log binding on the test classpath for the broker.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(LocalKafkaExtension.class)
+public @interface LocalKafkaTest {
+}
