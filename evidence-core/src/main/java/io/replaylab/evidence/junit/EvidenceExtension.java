@@ -1,9 +1,14 @@
 package io.replaylab.evidence.junit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
+import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.RunRecorder;
@@ -21,6 +26,7 @@ import org.opentest4j.TestAbortedException;
 final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(EvidenceExtension.class);
     static final String DIR_PROPERTY = "replaylab.evidence.dir";
+    private static final List<String> PROTOCOL_FILES = List.of("journal.jsonl", Evidence.EVIDENCE_FILE, "report.md", "report.html");
 
     @Override
     public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
@@ -40,11 +46,23 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
         Method m = e.getRequiredTestMethod();
         String dirName = m.getName() + (e.getDisplayName().startsWith("[") ? "-" + safe(e.getDisplayName()) : "");
         Path dir = Path.of(System.getProperty(DIR_PROPERTY, "target/replay-lab"), e.getRequiredTestClass().getName(), dirName);
+        replacePrevious(dir);
         RunRecorder run = RunRecorder.start(dir, safe(e.getRequiredTestClass().getSimpleName() + "." + dirName));
         String[] requirements = AnnotationSupport.findAnnotation(m, RecordEvidence.class)
                 .or(() -> AnnotationSupport.findAnnotation(e.getRequiredTestClass(), RecordEvidence.class))
                 .map(RecordEvidence::requirements).orElse(new String[0]);
         return new Recording(run, run.experiment(m.getName(), requirements));
+    }
+
+    /** A rerun of the test replaces its previous protocol (only the protocol's own files go). */
+    private static void replacePrevious(Path dir) {
+        try {
+            for (String f : PROTOCOL_FILES) {
+                Files.deleteIfExists(dir.resolve(f));
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException("cannot replace the previous protocol in " + dir, ex);
+        }
     }
 
     private static String safe(String s) {

@@ -77,6 +77,16 @@ class RecordEvidenceTest {
     }
 
     @Test
+    void aRerunReplacesTheTestsPreviousProtocol() throws Exception {
+        run("failsACheck");
+        run("passes").assertStatistics(s -> s.succeeded(1));
+        run("passes").assertStatistics(s -> s.succeeded(1));
+
+        assertThat(saved("passes").outcome().status()).isEqualTo(Status.PASS);
+        assertThat(saved("failsACheck").outcome().status()).as("another test's protocol is left alone").isEqualTo(Status.FAIL);
+    }
+
+    @Test
     void aFailedExperimentFailsTheTestWithItsReason() throws Exception {
         run("failsACheck").assertThatEvents().haveExactly(1, event(test("failsACheck"),
                 finishedWithFailure(instanceOf(AssertionError.class), message(m -> m.contains("experiment FAIL [CHECK_FAILED]")
