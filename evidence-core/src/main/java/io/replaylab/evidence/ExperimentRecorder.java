@@ -6,8 +6,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.function.Predicate;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -140,11 +138,6 @@ public final class ExperimentRecorder {
 
     public synchronized List<Event> events() {
         return List.copyOf(events);
-    }
-
-    /** The first recorded event whose payload matches. */
-    public synchronized Optional<Event> find(Predicate<Payload> which) {
-        return events.stream().filter(e -> which.test(e.payload())).findFirst();
     }
 
     public synchronized boolean finished() {

@@ -40,10 +40,6 @@ final class Journal implements AutoCloseable {
         }
     }
 
-    Path file() {
-        return file;
-    }
-
     @Override
     public synchronized void close() {
         try {

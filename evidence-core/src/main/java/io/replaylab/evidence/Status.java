@@ -8,9 +8,4 @@ public enum Status {
     PASS,
     NOT_RUN,
     FAIL;
-
-    /** The worse of the two. */
-    public Status and(Status other) {
-        return other.ordinal() > ordinal() ? other : this;
-    }
 }

@@ -15,8 +15,4 @@ public enum BarrierState {
             case RELEASED, EXPIRED -> EnumSet.noneOf(BarrierState.class);
         };
     }
-
-    public boolean isFinal() {
-        return this == RELEASED || this == EXPIRED;
-    }
 }

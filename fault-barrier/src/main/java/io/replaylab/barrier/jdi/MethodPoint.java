@@ -14,10 +14,6 @@ public record MethodPoint(String className, String methodName) {
         return new MethodPoint("org.apache.kafka.clients.consumer.KafkaConsumer", "commitSync");
     }
 
-    public static MethodPoint kafkaCommitAsync() {
-        return new MethodPoint("org.apache.kafka.clients.consumer.KafkaConsumer", "commitAsync");
-    }
-
     @Override
     public String toString() {
         return className + "#" + methodName;

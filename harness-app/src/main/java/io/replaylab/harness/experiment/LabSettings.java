@@ -162,6 +162,24 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
+        /** The reference subject's {@code max.poll.interval.ms} (a thread hold hands the partition over after it). */
+        public Builder maxPollIntervalMs(int ms) {
+            if (ms < 1000 || ms > 300_000) {
+                throw new IllegalArgumentException("max poll interval must be 1000..300000 ms, was " + ms);
+            }
+            this.maxPollIntervalMs = ms;
+            return this;
+        }
+
+        /** The reference subject's classic-protocol {@code session.timeout.ms} (a frozen process is dropped after it). */
+        public Builder sessionTimeoutMs(int ms) {
+            if (ms < 1000 || ms > 300_000) {
+                throw new IllegalArgumentException("session timeout must be 1000..300000 ms, was " + ms);
+            }
+            this.sessionTimeoutMs = ms;
+            return this;
+        }
+
         /** {@code auto} (or null), {@code debugger} or {@code wire}. */
         public Builder barrier(String kind) {
             this.barrier = kind == null || kind.equals("auto") ? null : BarrierKind.parse(kind);

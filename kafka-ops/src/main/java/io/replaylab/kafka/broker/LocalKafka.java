@@ -79,10 +79,6 @@ public final class LocalKafka implements AutoCloseable {
         return new LocalKafka(Objects.requireNonNull(config, "config"));
     }
 
-    public static LocalKafkaConfig.Builder builder() {
-        return LocalKafkaConfig.custom();
-    }
-
     /**
      * Starts the broker and returns once an Admin client's {@code describeCluster} succeeds.
      *

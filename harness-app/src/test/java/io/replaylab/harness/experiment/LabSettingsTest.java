@@ -1,0 +1,30 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** Settings are checked when set, and the barrier is chosen from the subject unless asked for. */
+class LabSettingsTest {
+    @Test
+    void theBarrierIsTheDebuggerForJavaSubjectsAndTheWireForAnyOtherProgram() {
+        assertThat(LabSettings.custom().build().barrierChoice().kind()).isEqualTo(BarrierKind.DEBUGGER);
+        assertThat(LabSettings.custom().subject("/usr/lib/jvm/x/bin/java -jar c.jar {group}").build().barrierChoice())
+                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject's program is java"));
+        assertThat(LabSettings.custom().subject("'/usr/bin/python3' c.py {group}").build().barrierChoice().display())
+                .isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
+        assertThat(LabSettings.custom().subject("python3 c.py {group}").barrier("debugger").build().barrierChoice())
+                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "asked for with --barrier"));
+        assertThatThrownBy(() -> LabSettings.custom().barrier("jdwp")).hasMessage("--barrier must be auto, debugger or wire, was jdwp");
+    }
+
+    @Test
+    void theReferenceSubjectsTimeoutsCanBeSetAndAreChecked() {
+        LabSettings s = LabSettings.custom().maxPollIntervalMs(8000).sessionTimeoutMs(9000).build();
+
+        assertThat(s.subjectTemplate().template()).contains("--max-poll-interval-ms 8000").contains("--session-timeout-ms 9000");
+        assertThatThrownBy(() -> LabSettings.custom().maxPollIntervalMs(10)).hasMessageContaining("max poll interval must be 1000..300000 ms, was 10");
+        assertThatThrownBy(() -> LabSettings.custom().sessionTimeoutMs(0)).hasMessageContaining("session timeout");
+    }
+}
