@@ -1,6 +1,7 @@
 package io.replaylab.barrier;
 
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 import io.replaylab.evidence.Event;
@@ -59,7 +60,10 @@ public final class BarrierEvidence implements BarrierListener {
 
     @Override
     public void onOutcome(CallOutcome o) {
-        Map<String, Long> offsets = lastArrival == null ? Map.of() : offsets(lastArrival.context().get("offsets"));
+        Map<String, Long> offsets = new TreeMap<>();
+        if (lastArrival != null) {
+            lastArrival.offsets().forEach(c -> offsets.put(c.partitionName(), c.offset()));
+        }
         Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
                 : o.delivered() ? new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message())
                 : new Payload.CommitNotDelivered(instance, offsets, o.message());
@@ -69,25 +73,6 @@ public final class BarrierEvidence implements BarrierListener {
     @Override
     public void onObservation(String point, String what) {
         recorder.record(Source.of(instance, pid.getAsLong(), ""), new Payload.Note(point + ": " + what));
-    }
-
-    /** {@code t-0=5,t-1=7} as a map; anything unreadable gives an empty map. */
-    static Map<String, Long> offsets(String text) {
-        Map<String, Long> out = new java.util.TreeMap<>();
-        if (text == null) {
-            return out;
-        }
-        for (String part : text.split(",")) {
-            int eq = part.lastIndexOf('=');
-            if (eq > 0) {
-                try {
-                    out.put(part.substring(0, eq), Long.parseLong(part.substring(eq + 1)));
-                } catch (NumberFormatException ignored) {
-                    // not an offset
-                }
-            }
-        }
-        return out;
     }
 
     /** The event that shows the call held at the barrier, if any. */

@@ -1,6 +1,7 @@
 package io.replaylab.barrier;
 
 import java.lang.reflect.InvocationTargetException;
+import java.util.List;
 import java.util.Map;
 
 /** The hold-then-call-then-record sequence shared by the in-process decorators. */
@@ -18,7 +19,12 @@ public final class Holds {
      * when it was held. Rethrows whatever the call threw, unwrapped.
      */
     public static Object around(Barrier barrier, Map<String, String> context, Call call) throws Throwable {
-        boolean held = barrier != null && barrier.reach(Arrival.here(barrier.point(), context));
+        return around(barrier, context, List.of(), call);
+    }
+
+    /** As above, for a commit of these offsets. */
+    public static Object around(Barrier barrier, Map<String, String> context, List<CommitOffset> offsets, Call call) throws Throwable {
+        boolean held = barrier != null && barrier.reach(Arrival.here(barrier.point(), context, offsets));
         if (held) {
             barrier.holdUntilReleased();
         }

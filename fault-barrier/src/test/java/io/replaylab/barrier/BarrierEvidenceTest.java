@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.ExperimentRecorder;
@@ -24,7 +25,7 @@ class BarrierEvidenceTest {
             Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), evidence);
             Thread t = new Thread(() -> {
                 try {
-                    Holds.around(b, Map.of("offsets", "t-0=5,t-1=7"), () -> {
+                    Holds.around(b, Map.of("method", "commitSync"), List.of(new CommitOffset("t", 1, 7), new CommitOffset("t", 0, 5)), () -> {
                         throw new java.lang.reflect.InvocationTargetException(new IllegalStateException("stale"));
                     });
                 } catch (Throwable ignored) {
@@ -40,6 +41,8 @@ class BarrierEvidenceTest {
                     .containsExactly("barrier-armed", "barrier-reached", "barrier-released", "commit-rejected");
             assertThat(e.events().get(1).source().instance()).isEqualTo("consumer-A");
             assertThat(e.events().get(1).source().pid()).isEqualTo(42);
+            Payload.BarrierReached reached = (Payload.BarrierReached) e.events().get(1).payload();
+            assertThat(reached.context()).containsEntry("offsets", "t-0=5,t-1=7").containsEntry("method", "commitSync");
             Payload.CommitRejected rejected = (Payload.CommitRejected) e.events().get(3).payload();
             assertThat(rejected.offsets()).containsExactly(Map.entry("t-0", 5L), Map.entry("t-1", 7L));
             assertThat(rejected.message()).isEqualTo("stale");

@@ -50,6 +50,7 @@ import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.CommitOffset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -195,6 +196,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         }
         ThreadReference thread = be.thread();
         Map<String, String> context = new TreeMap<>();
+        List<CommitOffset> offsets = new ArrayList<>();
         List<String> stack = new ArrayList<>();
         try {
             List<StackFrame> frames = thread.frames();
@@ -206,12 +208,16 @@ public final class DebuggerBarrier implements AutoCloseable {
             context.put("method", top.location().method().toString());
             List<Value> argv = top.getArgumentValues();
             if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && map.referenceType().name().contains("Map")) {
-                context.put("offsets", OffsetsReader.read(map));
+                String unreadable = OffsetsReader.read(map, offsets);
+                if (unreadable != null) {
+                    context.put("offsets", unreadable);
+                }
             }
         } catch (IncompatibleThreadStateException | RuntimeException e) {
             context.put("inspect-error", e.toString());
         }
-        Arrival arrival = new Arrival(a.barrier.point(), thread.name(), context, stack, Instant.now(), System.nanoTime());
+        Arrival arrival = new Arrival(a.barrier.point(), thread.name(), Arrival.withOffsets(context, offsets), offsets, stack, Instant.now(),
+                System.nanoTime());
         if (!a.barrier.reach(arrival)) {
             return false;
         }
@@ -388,8 +394,8 @@ public final class DebuggerBarrier implements AutoCloseable {
         private OffsetsReader() {
         }
 
-        static String read(ObjectReference map) {
-            Map<String, Long> out = new TreeMap<>();
+        /** Reads the offsets map through its fields into {@code out}; null, or what could not be read. */
+        static String read(ObjectReference map, List<CommitOffset> out) {
             String type = map.referenceType().name();
             if (type.endsWith("ImmutableCollections$Map1")) {
                 put(out, get(map, "k0"), get(map, "v0"));
@@ -406,16 +412,14 @@ public final class DebuggerBarrier implements AutoCloseable {
             } else {
                 return "(unreadable " + type + ")";
             }
-            StringBuilder b = new StringBuilder();
-            out.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
-            return b.toString();
+            return null;
         }
 
-        private static void put(Map<String, Long> out, Value tp, Value om) {
+        private static void put(List<CommitOffset> out, Value tp, Value om) {
             if (tp instanceof ObjectReference t && om instanceof ObjectReference o
                     && get(t, "topic") instanceof StringReference topic && get(t, "partition") instanceof IntegerValue p
                     && get(o, "offset") instanceof LongValue off) {
-                out.put(topic.value() + "-" + p.value(), off.value());
+                out.add(new CommitOffset(topic.value(), p.value(), off.value()));
             }
         }
 

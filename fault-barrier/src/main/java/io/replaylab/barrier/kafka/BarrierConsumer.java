@@ -2,10 +2,13 @@ package io.replaylab.barrier.kafka;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.Holds;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -33,21 +36,22 @@ public final class BarrierConsumer {
             }
             Map<String, String> ctx = new TreeMap<>();
             ctx.put("method", name);
-            ctx.put("offsets", args != null && args.length > 0 && args[0] instanceof Map<?, ?> m ? format(m) : "(all consumed)");
-            return Holds.around(beforeCommit, ctx, () -> method.invoke(delegate, args));
+            List<CommitOffset> offsets = args != null && args.length > 0 && args[0] instanceof Map<?, ?> m ? offsets(m) : List.of();
+            if (offsets.isEmpty()) {
+                ctx.put("offsets", "(all consumed)");
+            }
+            return Holds.around(beforeCommit, ctx, offsets, () -> method.invoke(delegate, args));
         };
         return (Consumer<K, V>) Proxy.newProxyInstance(BarrierConsumer.class.getClassLoader(), new Class<?>[] {Consumer.class}, h);
     }
 
-    static String format(Map<?, ?> offsets) {
-        Map<String, Long> sorted = new TreeMap<>();
+    private static List<CommitOffset> offsets(Map<?, ?> offsets) {
+        List<CommitOffset> out = new ArrayList<>();
         offsets.forEach((k, v) -> {
             if (k instanceof TopicPartition tp && v instanceof OffsetAndMetadata om) {
-                sorted.put(tp.toString(), om.offset());
+                out.add(new CommitOffset(tp.topic(), tp.partition(), om.offset()));
             }
         });
-        StringBuilder b = new StringBuilder();
-        sorted.forEach((k, v) -> b.append(b.length() == 0 ? "" : ",").append(k).append('=').append(v));
-        return b.toString();
+        return out;
     }
 }

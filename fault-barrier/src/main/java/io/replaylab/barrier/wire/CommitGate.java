@@ -140,12 +140,11 @@ final class CommitGate {
         ctx.put("group", r.group());
         ctx.put("member", r.memberId());
         ctx.put("generation", Integer.toString(r.generation()));
-        ctx.put("offsets", r.offsetsText());
         ctx.put("client.id", r.clientId() == null ? "" : r.clientId());
         ctx.put("api.version", Short.toString(r.version()));
         ctx.put("connection", c.toString());
         ctx.put("correlation.id", Integer.toString(f.correlationId()));
-        return new Arrival(barrier.point(), "client " + (r.clientId() == null ? "?" : r.clientId()), ctx,
+        return new Arrival(barrier.point(), "client " + (r.clientId() == null ? "?" : r.clientId()), Arrival.withOffsets(ctx, r.offsets()), r.offsets(),
                 List.of("OffsetCommit v" + r.version() + " on " + c), Instant.now(), System.nanoTime());
     }
 

@@ -107,7 +107,8 @@ final class RebalanceExperiment {
             }
 
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
-            Map<PartitionRef, Long> committing = parse(held.context().get("offsets"));
+            Map<PartitionRef, Long> committing = new TreeMap<>();
+            held.offsets().forEach(o -> committing.put(new PartitionRef(o.topic(), o.partition()), o.offset()));
             OffsetSnapshot atHold = ctx.ops.describe(group);
             e.record(harness, atHold.toPayload("while A is held"));
             List<String> missing = new ArrayList<>();
@@ -279,20 +280,5 @@ final class RebalanceExperiment {
 
     private static String show(long committed) {
         return committed < 0 ? "none" : Long.toString(committed);
-    }
-
-    static Map<PartitionRef, Long> parse(String offsets) {
-        Map<PartitionRef, Long> out = new TreeMap<>();
-        if (offsets == null) {
-            return out;
-        }
-        for (String part : offsets.split(",")) {
-            int eq = part.lastIndexOf('=');
-            int dash = part.lastIndexOf('-', eq);
-            if (eq > 0 && dash > 0) {
-                out.put(new PartitionRef(part.substring(0, dash), Integer.parseInt(part.substring(dash + 1, eq))), Long.parseLong(part.substring(eq + 1)));
-            }
-        }
-        return out;
     }
 }
