@@ -39,6 +39,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -157,6 +159,29 @@ class WireProxyTest {
                     .containsExactly("127.0.0.1:" + proxy.nodePorts().values().iterator().next());
         }
         assertThat(proxy.requestCount()).isGreaterThan(10);
+    }
+
+    @Test
+    void largeFetchAnswersPassThroughIntact(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        String filler = "x".repeat(1000);
+        try (KafkaProducer<String, String> producer = Clients.producer(kafka.bootstrapServers())) {
+            for (int i = 0; i < 4000; i++) {
+                producer.send(new ProducerRecord<>(ns.topic(), 0, "k" + i, i + ":" + filler));
+            }
+            producer.flush();
+        }
+
+        // answers of up to 1 MB (max.partition.fetch.bytes), read into the per-connection buffer
+        List<ConsumerRecord<String, String>> read = Clients.readAll(proxy.bootstrapServers(), new TopicPartition(ns.topic(), 0), 4000,
+                Duration.ofSeconds(60));
+
+        assertThat(read).hasSize(4000);
+        for (int i = 0; i < read.size(); i++) {
+            assertThat(read.get(i).offset()).isEqualTo(i);
+            assertThat(read.get(i).value()).isEqualTo(i + ":" + filler);
+        }
     }
 
     @ParameterizedTest(name = "{0} protocol")
