@@ -2,6 +2,7 @@ package io.replaylab.harness;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -47,6 +48,9 @@ final class OracleCommand implements Callable<Integer> {
     @Option(names = "--group", description = "also check that no committed offset of this group passes a missing effect (R11)")
     String group;
 
+    @Option(names = "--timeout", defaultValue = "PT30S", description = "how long the broker may stay silent before the read fails (exit 5)")
+    Duration timeout;
+
     @Option(names = "--json", description = "print one JSON object")
     boolean json;
 
@@ -63,7 +67,7 @@ final class OracleCommand implements Callable<Integer> {
                 committed = ops.describe(group);
             }
         }
-        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target, committed);
+        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout), target, committed);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

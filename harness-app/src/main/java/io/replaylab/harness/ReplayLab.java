@@ -2,13 +2,18 @@ package io.replaylab.harness;
 
 import java.io.PrintWriter;
 
+import io.replaylab.evidence.EvidenceFormatException;
+import io.replaylab.harness.subject.SubjectCommand;
+import io.replaylab.kafka.BrokerUnreachableException;
+import io.replaylab.kafka.ResetRefusedException;
+import io.replaylab.oracle.OracleReadException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code replay-lab} command line: a thin shell over the modules. */
 @Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = Versions.Provider.class,
         description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
-        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, io.replaylab.harness.subject.SubjectCommand.class, OracleCommand.class, ReportCommand.class, BenchCommand.class})
+        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, SubjectCommand.class, OracleCommand.class, ReportCommand.class, BenchCommand.class})
 public final class ReplayLab implements Runnable {
     /** Exit codes shared by every subcommand. */
     public static final int OK = 0;
@@ -52,15 +57,15 @@ public final class ReplayLab implements Runnable {
         return rc;
     }
 
-    /** Refusals, unreachable brokers and bad input each have their own exit code; never 0 after a refusal. */
+    /** Refusals, unreachable brokers or databases, and bad input each have their own exit code; never 0 after a refusal. */
     static int exitCodeOf(Throwable e) {
-        if (e instanceof io.replaylab.kafka.ResetRefusedException) {
+        if (e instanceof ResetRefusedException) {
             return REFUSED;
         }
-        if (e instanceof io.replaylab.kafka.BrokerUnreachableException) {
+        if (e instanceof BrokerUnreachableException || e instanceof OracleReadException) {
             return UNREACHABLE;
         }
-        if (e instanceof IllegalArgumentException || e instanceof io.replaylab.evidence.EvidenceFormatException) {
+        if (e instanceof IllegalArgumentException || e instanceof EvidenceFormatException) {
             return BAD_INPUT;
         }
         return FAIL;

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -66,5 +69,22 @@ class OracleCommandTest {
         String[] bad = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", dir.resolve("nope.db").toString(), "--namespace", "n");
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2]).contains("does not exist");
+    }
+
+    @Test
+    void aBrokerThatDoesNotAnswerIsExit5NamingItNotAVerdict() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = s.getLocalPort();
+        }
+        Path db = dir.resolve("empty.db");
+        Files.createFile(db);
+
+        String[] r = run("oracle", "--bootstrap-server", "127.0.0.1:" + port, "--topic", "t", "--db", db.toString(), "--namespace", "n",
+                "--timeout", "PT2S");
+
+        assertThat(r[0]).as(r[2]).isEqualTo("5");
+        assertThat(r[2]).contains("the broker at 127.0.0.1:" + port + " did not answer within 2 s");
+        assertThat(r[1]).doesNotContain("Oracle FAIL");
     }
 }

@@ -44,6 +44,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,18 +64,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class Oracle {
     private static final Logger log = LoggerFactory.getLogger(Oracle.class);
-    private static final Duration READ_TIMEOUT = Duration.ofMinutes(5);
 
     private Oracle() {
     }
 
     /** The topic's end offsets now. */
     public static Cut cut(String bootstrap, String topic) {
+        return cut(bootstrap, topic, SourceSpec.DEFAULT_TIMEOUT);
+    }
+
+    /** The topic's end offsets now; {@link OracleReadException} when the broker does not answer within {@code timeout}. */
+    public static Cut cut(String bootstrap, String topic, Duration timeout) {
         try (KafkaConsumer<byte[], byte[]> c = consumer(bootstrap)) {
-            List<TopicPartition> parts = partitions(c, topic);
+            List<TopicPartition> parts = partitions(c, topic, timeout);
             Map<Integer, Long> end = new HashMap<>();
-            c.endOffsets(parts, Duration.ofSeconds(30)).forEach((tp, o) -> end.put(tp.partition(), o));
+            c.endOffsets(parts, timeout).forEach((tp, o) -> end.put(tp.partition(), o));
             return new Cut(topic, Instant.now(), end);
+        } catch (TimeoutException e) {
+            throw new OracleReadException("the broker at " + bootstrap + " did not answer within " + timeout.toSeconds()
+                    + " s (reading the end offsets of topic " + topic + "): " + e.getMessage(), e);
         }
     }
 
@@ -84,7 +92,7 @@ public final class Oracle {
 
     /** Compares source and target; with {@code committed} (a describe of the group) it also checks the frontier (R11). */
     public static Comparison compare(SourceSpec source, TargetSpec target, OffsetSnapshot committed) {
-        Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic());
+        Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic(), source.timeout());
         try (BucketJoin join = new BucketJoin(cut.total())) {
             long t0 = System.nanoTime();
             // the two sides spill to separate bucket files, so they are read at the same time
@@ -172,7 +180,7 @@ public final class Oracle {
             TopicPartition tp = new TopicPartition(spec.topic(), partition);
             c.assign(List.of(tp));
             c.seek(tp, offset);
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long deadline = System.nanoTime() + spec.timeout().toNanos();
             while (System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
                     if (r.offset() == offset) {
@@ -232,12 +240,16 @@ public final class Oracle {
             List<TopicPartition> open = new ArrayList<>(endOffsets.keySet());
             c.assign(open);
             c.seekToBeginning(open);
-            long deadline = System.nanoTime() + READ_TIMEOUT.toNanos();
+            long silentSince = System.nanoTime(); // the read fails only when the broker stays silent for the whole timeout
             while (!open.isEmpty() && !join.abandoned()) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("could not read " + open + " up to the cut " + cut.endOffsets() + " within " + READ_TIMEOUT);
+                if (System.nanoTime() - silentSince > spec.timeout().toNanos()) {
+                    throw new OracleReadException("the broker at " + spec.bootstrap() + " sent nothing for " + spec.timeout().toSeconds()
+                            + " s while " + open + " were still short of the cut " + cut.endOffsets(), null);
                 }
                 ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(500));
+                if (!batch.isEmpty()) {
+                    silentSince = System.nanoTime();
+                }
                 if (!batch.isEmpty() && !hand(batches, batch, spill)) {
                     break; // the spill thread failed: its error is thrown below
                 }
@@ -388,6 +400,9 @@ public final class Oracle {
     }
 
     private static RuntimeException targetError(TargetSpec target, SQLException e) {
+        if (e.getSQLState() != null && e.getSQLState().startsWith("08")) { // connection exception: the database did not answer
+            return new OracleReadException("cannot connect to the target (" + target.jdbcUrl() + "): " + e.getMessage(), e);
+        }
         return new IllegalArgumentException("cannot read the target (" + target.jdbcUrl() + ") with query [" + target.query() + "]: "
                 + e.getMessage(), e);
     }
@@ -407,8 +422,8 @@ public final class Oracle {
         return new KafkaConsumer<>(p);
     }
 
-    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic) {
-        List<PartitionInfo> infos = c.partitionsFor(topic, Duration.ofSeconds(30));
+    private static List<TopicPartition> partitions(KafkaConsumer<byte[], byte[]> c, String topic, Duration timeout) {
+        List<PartitionInfo> infos = c.partitionsFor(topic, timeout);
         if (infos == null || infos.isEmpty()) {
             throw new IllegalArgumentException("topic '" + topic + "' does not exist");
         }

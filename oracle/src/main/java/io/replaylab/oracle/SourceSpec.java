@@ -1,5 +1,6 @@
 package io.replaylab.oracle;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -7,23 +8,35 @@ import java.util.Objects;
  * read_committed) up to a cut.
  *
  * @param cut null means "take the cut when reading"
+ * @param timeout how long the broker may stay silent (metadata, end offsets, fetches) before the
+ *        read fails with {@link OracleReadException}
  */
-public record SourceSpec(String bootstrap, String topic, Cut cut, RecordParser parser) {
+public record SourceSpec(String bootstrap, String topic, Cut cut, RecordParser parser, Duration timeout) {
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
+
     public SourceSpec {
         Objects.requireNonNull(bootstrap, "bootstrap");
         Objects.requireNonNull(topic, "topic");
         Objects.requireNonNull(parser, "parser");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("the source timeout must be positive, was " + timeout);
+        }
     }
 
     public static SourceSpec topic(String bootstrap, String topic) {
-        return new SourceSpec(bootstrap, topic, null, RecordParsers.paymentJson());
+        return new SourceSpec(bootstrap, topic, null, RecordParsers.paymentJson(), DEFAULT_TIMEOUT);
     }
 
     public SourceSpec upTo(Cut c) {
-        return new SourceSpec(bootstrap, topic, c, parser);
+        return new SourceSpec(bootstrap, topic, c, parser, timeout);
     }
 
     public SourceSpec parser(RecordParser p) {
-        return new SourceSpec(bootstrap, topic, cut, p);
+        return new SourceSpec(bootstrap, topic, cut, p, timeout);
+    }
+
+    public SourceSpec timeout(Duration t) {
+        return new SourceSpec(bootstrap, topic, cut, parser, t);
     }
 }
