@@ -23,6 +23,8 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Known-answer tests: real topics, real SQLite files, one discrepancy kind at a time. */
 @LocalKafkaTest
@@ -272,5 +274,37 @@ class OracleTest {
         assertThat(c.toPayload().cut()).containsExactly(java.util.Map.entry(ns.topic() + "-0", 4L));
         assertThat(c.toPayload().cutAt()).isEqualTo(cut.takenAt());
         assertThat(c.toPayload().summary()).contains("up to the cut {" + ns.topic() + "-0=4}");
+    }
+
+    /** Each discrepancy kind, alone, makes the verdict FAIL with every other count zero (none rides on another). */
+    @ParameterizedTest(name = "{0} alone")
+    @ValueSource(strings = {"missing", "duplicated", "unexpected", "mismatched"})
+    void eachDiscrepancyAloneFailsTheVerdict(String kind, LocalKafka kafka, LabNamespace ns) throws Exception {
+        List<Sent> sent = produce(kafka, ns, 6);
+        List<Sent> rows = new ArrayList<>(sent);
+        switch (kind) {
+            case "missing" -> rows.remove(2);
+            case "duplicated" -> rows.add(sent.get(2));
+            case "unexpected" -> rows.add(new Sent("ghost", 0, -1, 7));
+            default -> rows.set(2, new Sent(sent.get(2).id(), 0, 2, sent.get(2).amount() + 1));
+        }
+        Comparison c = compare(kafka, ns, ledger(ns.inbox(1), rows), ns.inbox(1));
+
+        assertThat(c.status()).as(c.reason()).isEqualTo(Status.FAIL);
+        assertThat(c.reason()).isEqualTo("1 " + kind);
+        assertThat(c.findings()).filteredOn(f -> !f.kind().equals(kind)).allSatisfy(f -> assertThat(f.count()).as(f.kind()).isZero());
+        assertThat(c.findings()).filteredOn(f -> f.kind().equals(kind)).singleElement().satisfies(f -> assertThat(f.count()).isEqualTo(1));
+        assertThat(c.toChecks()).extracting(Check::status).contains(Status.FAIL);
+    }
+
+    @Test
+    void malformedRecordsAloneAreListedAndDoNotFail(LocalKafka kafka, LabNamespace ns) throws Exception {
+        List<Sent> sent = produce(kafka, ns, 4, "not json");
+        Comparison c = compare(kafka, ns, ledger(ns.inbox(1), sent), ns.inbox(1));
+
+        assertThat(c.status()).as(c.reason()).isEqualTo(Status.PASS);
+        assertThat(c.malformed().count()).isEqualTo(1);
+        assertThat(c.findings()).filteredOn(f -> !f.kind().equals("malformed")).allSatisfy(f -> assertThat(f.count()).as(f.kind()).isZero());
+        assertThat(c.reason()).endsWith("1 malformed source record(s) listed");
     }
 }
