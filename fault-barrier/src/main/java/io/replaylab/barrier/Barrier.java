@@ -32,6 +32,7 @@ public final class Barrier {
     private BarrierState state = BarrierState.ARMED;
     private Arrival arrival;
     private long heldAtNanos;
+    private final long armedAtNanos = System.nanoTime();
     private CallOutcome outcome;
 
     private Barrier(String point, BarrierOptions options, BarrierListener listener) {
@@ -43,7 +44,7 @@ public final class Barrier {
     /** Arms a barrier point. */
     public static Barrier arm(String point, BarrierOptions options, BarrierListener listener) {
         Barrier b = new Barrier(point, options, listener);
-        listener.onTransition(new BarrierTransition(point, null, BarrierState.ARMED, "controller", null, Instant.now(), System.nanoTime(), 0));
+        listener.onTransition(new BarrierTransition(point, null, BarrierState.ARMED, "controller", null, Instant.now(), System.nanoTime(), 0, 0));
         return b;
     }
 
@@ -211,8 +212,10 @@ public final class Barrier {
         }
         BarrierState from = state;
         state = to;
-        long held = from == BarrierState.HELD ? TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - heldAtNanos) : 0;
-        listener.onTransition(new BarrierTransition(point, from, to, by, arrival, Instant.now(), System.nanoTime(), held));
+        long now = System.nanoTime();
+        long held = from == BarrierState.HELD ? TimeUnit.NANOSECONDS.toMillis(now - heldAtNanos) : 0;
+        long waited = from == BarrierState.ARMED ? TimeUnit.NANOSECONDS.toMillis(now - armedAtNanos) : 0;
+        listener.onTransition(new BarrierTransition(point, from, to, by, arrival, Instant.now(), now, held, waited));
         notifyAll();
     }
 

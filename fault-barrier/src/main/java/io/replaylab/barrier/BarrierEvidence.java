@@ -47,7 +47,7 @@ public final class BarrierEvidence implements BarrierListener {
             case ARMED -> new Payload.BarrierArmed(t.point(), mode, "");
             case HELD -> new Payload.BarrierReached(t.point(), thread, t.arrival().context(), t.arrival().stack());
             case RELEASED -> new Payload.BarrierReleased(t.point(), t.by(), t.heldMillis());
-            case EXPIRED -> new Payload.BarrierExpired(t.point(), 0);
+            case EXPIRED -> new Payload.BarrierExpired(t.point(), t.waitedMillis());
         };
         Source src = t.to() == BarrierState.ARMED || t.to() == BarrierState.EXPIRED ? Source.here("harness")
                 : Source.of(instance, pid.getAsLong(), thread);

@@ -1,6 +1,7 @@
 package io.replaylab.barrier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -48,6 +49,19 @@ class BarrierEvidenceTest {
             assertThat(rejected.message()).isEqualTo("stale");
             assertThat(evidence.reachedEvent().seq()).isEqualTo(2);
             assertThat(evidence.outcomeEvent().seq()).isEqualTo(4);
+        }
+    }
+
+    @Test
+    void anExpiryRecordsHowLongTheBarrierWaited() throws Exception {
+        try (RunRecorder run = RunRecorder.start(dir, "r")) {
+            ExperimentRecorder e = run.experiment("rebalance", "R8");
+            Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), BarrierEvidence.into(e, "consumer-A", 42, "thread"));
+
+            assertThatThrownBy(() -> b.awaitArrival(Duration.ofMillis(300))).isInstanceOf(BarrierTimeoutException.class);
+
+            Payload.BarrierExpired expired = (Payload.BarrierExpired) e.events().get(1).payload();
+            assertThat(expired.waitedMillis()).isBetween(300L, 10_000L);
         }
     }
 }
