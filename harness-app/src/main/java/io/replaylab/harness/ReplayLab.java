@@ -1,6 +1,7 @@
 package io.replaylab.harness;
 
 import java.io.PrintWriter;
+import java.util.Map;
 
 import io.replaylab.evidence.EvidenceFormatException;
 import io.replaylab.harness.subject.SubjectCommand;
@@ -42,10 +43,10 @@ public final class ReplayLab implements Runnable {
             return BAD_INPUT;
         });
         cli.setExecutionExceptionHandler((ex, c, parseResult) -> {
-            StringBuilder msg = new StringBuilder("error: " + ex.getMessage());
+            StringBuilder msg = new StringBuilder("error: " + inFlags(ex.getMessage()));
             for (Throwable t = ex.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
                 if (t.getMessage() != null && !msg.toString().contains(t.getMessage())) {
-                    msg.append("\n  caused by: ").append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+                    msg.append("\n  caused by: ").append(t.getClass().getSimpleName()).append(": ").append(inFlags(t.getMessage()));
                 }
             }
             c.getErr().println(msg);
@@ -55,6 +56,33 @@ public final class ReplayLab implements Runnable {
         out.flush();
         err.flush();
         return rc;
+    }
+
+    /** The library's messages name its API (e.g. {@code ExecuteResetOptions.allowPrefix}); on the command line they name the flag. */
+    private static final Map<String, String> FLAGS = Map.ofEntries(
+            Map.entry("ExecuteResetOptions.allowPrefix", "--allow-prefix P"),
+            Map.entry("ExecuteResetOptions.allowRemote", "--allow-remote"),
+            Map.entry("ExecuteResetOptions.planDir", "--plan-dir D"),
+            Map.entry("ResetTargets.toOffset", "--to-offset"),
+            Map.entry("ResetTargets.toEarliest", "--to-earliest"),
+            Map.entry("ResetTargets.toLatest", "--to-latest"),
+            Map.entry("ResetTargets.shiftBy", "--shift-by"),
+            Map.entry("ResetTargets.byDuration", "--by-duration"),
+            Map.entry("ResetScope.allTopics", "--all-topics"),
+            Map.entry("ResetScope.topics", "--topic"),
+            Map.entry("bad bootstrap servers", "bad --bootstrap-server"),
+            Map.entry("no namespace was given", "no --namespace was given"));
+
+    /** A library message as the command line says it: API names become the flags that set them. */
+    static String inFlags(String message) {
+        if (message == null) {
+            return null;
+        }
+        String out = message;
+        for (Map.Entry<String, String> e : FLAGS.entrySet()) {
+            out = out.replace(e.getKey(), e.getValue());
+        }
+        return out;
     }
 
     /** Refusals, unreachable brokers or databases, and bad input each have their own exit code; never 0 after a refusal. */

@@ -99,6 +99,21 @@ class OffsetsCommandTest {
     }
 
     @Test
+    void theLibrarysWordsBecomeTheFlagsThatSetThem(LocalKafka kafka, LabNamespace ns) {
+        setUp(kafka, ns);
+        Run noPrefix = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+                "--to-earliest", "--execute", "--plan-dir", dir.toString());
+        Run badOffset = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+                "--to-offset", "-3");
+
+        assertThat(noPrefix.rc()).isEqualTo(ReplayLab.REFUSED);
+        assertThat(noPrefix.err()).contains("pass the lab's synthetic prefix (--allow-prefix P)").doesNotContain("ExecuteResetOptions");
+        assertThat(badOffset.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(badOffset.err()).contains("--to-offset must be >= 0, was -3").doesNotContain("ResetTargets");
+        assertThat(committed(kafka, ns)).containsExactly(4L, 6L);
+    }
+
+    @Test
     void exportAndFromFileUseKafkasCsvAndAMalformedFileExits2NamingItsLine(LocalKafka kafka, LabNamespace ns) throws Exception {
         setUp(kafka, ns);
         Path csv = dir.resolve("plan.csv");

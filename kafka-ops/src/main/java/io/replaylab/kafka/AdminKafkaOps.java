@@ -61,7 +61,7 @@ final class AdminKafkaOps implements KafkaOps {
         try {
             this.admin = Admin.create(p);
         } catch (org.apache.kafka.common.KafkaException e) {
-            throw new IllegalArgumentException("bad --bootstrap-server '" + bootstrap + "': " + e.getMessage(), e);
+            throw new IllegalArgumentException("bad bootstrap servers '" + bootstrap + "': " + e.getMessage(), e);
         }
     }
 
@@ -161,7 +161,7 @@ final class AdminKafkaOps implements KafkaOps {
                 : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
         if (rows.isEmpty()) {
             throw new IllegalArgumentException("group '" + group + "' has no committed offsets" + (inScope == null
-                    ? "; name the topics to reset with --topic" : " in " + scope.describe()));
+                    ? "; name the topics to reset (ResetScope.topics)" : " in " + scope.describe()));
         }
         Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
         List<PlanRow> plan = new ArrayList<>();
@@ -198,7 +198,7 @@ final class AdminKafkaOps implements KafkaOps {
     public ResetResult executeReset(ResetPlan plan, ExecuteResetOptions options) {
         List<String> failed = new ArrayList<>();
         if (options.allowedPrefixes().isEmpty()) {
-            failed.add("no allowed namespace prefix was given: pass the lab's synthetic prefix (--allow-prefix P)");
+            failed.add("no allowed namespace prefix was given: pass the lab's synthetic prefix (ExecuteResetOptions.allowPrefix)");
         } else {
             if (!matches(plan.group(), options.allowedPrefixes())) {
                 failed.add("group '" + plan.group() + "' is outside the allowed prefixes " + options.allowedPrefixes());
@@ -210,7 +210,7 @@ final class AdminKafkaOps implements KafkaOps {
             Set<String> hosts = new LinkedHashSet<>(Bootstraps.nonLoopbackHosts(bootstrap));
             hosts.addAll(Bootstraps.nonLoopbackHosts(plan.bootstrap()));
             hosts.forEach(h -> failed.add("bootstrap host '" + h + "' is not loopback; a lab reset is local "
-                    + "(pass --allow-remote if you really mean that cluster)"));
+                    + "(ExecuteResetOptions.allowRemote if you really mean that cluster)"));
         }
         if (!bootstrap.equals(plan.bootstrap())) {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
@@ -230,7 +230,7 @@ final class AdminKafkaOps implements KafkaOps {
         }
         Path planDir = options.planDir();
         if (planDir == null) {
-            failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (--plan-dir D)");
+            failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (ExecuteResetOptions.planDir)");
         } else {
             String problem = probeWritable(planDir);
             if (problem != null) {

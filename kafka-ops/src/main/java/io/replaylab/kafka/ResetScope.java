@@ -18,7 +18,7 @@ public sealed interface ResetScope {
     /** Each spec is {@code topic} or {@code topic:p,p}. */
     static ResetScope topics(List<String> specs) {
         if (specs.isEmpty()) {
-            throw new IllegalArgumentException("give at least one --topic, or use --all-topics");
+            throw new IllegalArgumentException("give at least one topic (ResetScope.topics), or use ResetScope.allTopics");
         }
         List<TopicSelection> out = new ArrayList<>();
         for (String s : specs) {
@@ -64,13 +64,13 @@ public sealed interface ResetScope {
             int colon = s.lastIndexOf(':');
             if (colon < 0) {
                 if (s.isEmpty()) {
-                    throw new IllegalArgumentException("empty --topic");
+                    throw new IllegalArgumentException("an empty topic (ResetScope.topics)");
                 }
                 return new TopicSelection(s, List.of());
             }
             String topic = s.substring(0, colon);
             if (topic.isEmpty()) {
-                throw new IllegalArgumentException("--topic '" + spec + "' has no topic name before ':'");
+                throw new IllegalArgumentException("topic '" + spec + "' (ResetScope.topics) has no topic name before ':'");
             }
             List<Integer> parts = new ArrayList<>();
             for (String p : s.substring(colon + 1).split(",")) {
@@ -81,7 +81,7 @@ public sealed interface ResetScope {
                     }
                     parts.add(n);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("--topic '" + spec + "': '" + p + "' is not a partition number (use topic:0,1)");
+                    throw new IllegalArgumentException("topic '" + spec + "' (ResetScope.topics): '" + p + "' is not a partition number (use topic:0,1)");
                 }
             }
             return new TopicSelection(topic, parts);

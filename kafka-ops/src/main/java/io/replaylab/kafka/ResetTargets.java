@@ -30,7 +30,7 @@ public final class ResetTargets {
 
     public static ResetTarget toOffset(long offset) {
         if (offset < 0) {
-            throw new IllegalArgumentException("--to-offset must be >= 0, was " + offset);
+            throw new IllegalArgumentException("ResetTargets.toOffset must be >= 0, was " + offset);
         }
         return simple("to-offset " + offset, p -> offset);
     }
@@ -39,8 +39,8 @@ public final class ResetTargets {
     public static ResetTarget shiftBy(long delta) {
         return simple("shift-by " + delta, p -> {
             if (!p.hasCommitted()) {
-                throw new IllegalArgumentException("cannot --shift-by on " + p.ref() + ": the group has no committed offset there; "
-                        + "use --to-earliest, --to-latest or --to-offset for it");
+                throw new IllegalArgumentException("cannot shift (ResetTargets.shiftBy) " + p.ref() + ": the group has no committed offset there; "
+                        + "use ResetTargets.toEarliest, ResetTargets.toLatest or ResetTargets.toOffset for it");
             }
             return p.committed() + delta;
         });
@@ -55,7 +55,7 @@ public final class ResetTargets {
     /** The first offset at or after now minus {@code duration}. */
     public static ResetTarget byDuration(Duration duration) {
         if (duration.isNegative()) {
-            throw new IllegalArgumentException("--by-duration must not be negative, was " + duration);
+            throw new IllegalArgumentException("ResetTargets.byDuration must not be negative, was " + duration);
         }
         return byTime("by-duration " + duration, lookup -> lookup.now().minus(duration));
     }

@@ -163,7 +163,7 @@ class ResetPlanningTest {
     void topicSpecsParseLikeKafkasTool() {
         assertThat(ResetScope.topics("t:0,2").describe()).isEqualTo("t:0,2");
         assertThatThrownBy(() -> ResetScope.topics("t:x")).hasMessageContaining("'x' is not a partition number");
-        assertThatThrownBy(() -> ResetScope.topics(List.of())).hasMessageContaining("--all-topics");
+        assertThatThrownBy(() -> ResetScope.topics(List.of())).hasMessageContaining("ResetScope.allTopics");
     }
 
     @Test

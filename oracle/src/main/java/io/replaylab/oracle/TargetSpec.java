@@ -16,7 +16,7 @@ public record TargetSpec(String jdbcUrl, String namespace, String query) {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");
         Objects.requireNonNull(query, "query");
         if (query.contains(PLACEHOLDER) && namespace == null) {
-            throw new IllegalArgumentException("the target query uses {namespace} but no --namespace was given");
+            throw new IllegalArgumentException("the target query uses {namespace} but no namespace was given");
         }
     }
 

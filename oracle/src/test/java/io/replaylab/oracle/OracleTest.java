@@ -235,7 +235,7 @@ class OracleTest {
         assertThat(Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), t).status()).isEqualTo(Status.PASS);
         Comparison injected = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), t.namespace("x' OR '1'='1"));
         assertThat(injected.targetEffects()).as("the namespace is a bound value, not SQL").isZero();
-        assertThatThrownBy(() -> new TargetSpec("jdbc:sqlite:" + db, null, q)).hasMessageContaining("no --namespace");
+        assertThatThrownBy(() -> new TargetSpec("jdbc:sqlite:" + db, null, q)).hasMessageContaining("no namespace was given");
         assertThatThrownBy(() -> Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()),
                 new TargetSpec("jdbc:sqlite:" + db, null, "SELECT msg AS id, cents AS amount FROM payments")))
                 .hasMessageContaining("column named 'message_id'");

@@ -48,7 +48,6 @@ final class CommitGate {
     private final Set<Connection> holding = new LinkedHashSet<>();
     private final List<String> history = new ArrayList<>();
     private String heldMember;
-    private int framesHeld;
     private int framesDropped;
     private int framesForwarded;
 
@@ -107,8 +106,7 @@ final class CommitGate {
                 }
                 case RELEASED -> {
                     if (r.memberId().equals(heldMember) && barrier.outcome().isEmpty()) {
-                        note(c, f, "forwarded after release, observed");
-                        return new Decision(null, observerFor(c, f));
+                        return new Decision(null, observerFor(c, f)); // sent after the release: its answer is the outcome
                     }
                     return Decision.PASS;
                 }
@@ -120,7 +118,6 @@ final class CommitGate {
     }
 
     private void hold(Connection c, Connection.Frame f, String what) {
-        framesHeld++;
         holding.add(c);
         c.hold(this, f);
         note(c, f, what);

@@ -10,8 +10,6 @@ import io.replaylab.evidence.Source;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.Oracle;
-import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TargetSnapshot;
 
 /**

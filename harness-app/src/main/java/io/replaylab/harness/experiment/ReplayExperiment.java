@@ -20,8 +20,6 @@ import io.replaylab.kafka.ResetResult;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.Oracle;
-import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TargetSnapshot;
 
 /**
