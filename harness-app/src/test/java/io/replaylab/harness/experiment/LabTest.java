@@ -108,6 +108,23 @@ class LabTest {
     }
 
     @Test
+    void aSecondInstanceThatNeverJoinsIsAFailedFaultNoHandoff(LocalKafka kafka) throws Exception {
+        // instance B of this subject never starts a consumer: A's partition cannot move while A is held
+        String bNeverJoins = "sh -c 'if [ \"$0\" = rebalance-B ]; then exec sleep 600; fi; exec \"$@\"' {instance} "
+                + ForeignSubjectMain.template();
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(bNeverJoins).targetQuery(ForeignSubjectMain.TARGET_QUERY)
+                .handoffTimeout(Duration.ofSeconds(12)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for PT12S");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("partition moved to B while A was held")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
+        assertThat(x.environment().get("barrier")).startsWith("wire");
+    }
+
+    @Test
     void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsNotRunNeverPass(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(ForeignSubjectMain.template("gives-up"))
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier("wire").build(), null);
