@@ -21,6 +21,7 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.ProgramOutput;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
@@ -109,8 +110,7 @@ class DebuggerBarrierTest {
         assertThat(outcome.accepted()).isFalse();
         assertThat(outcome.exceptionClass()).isEqualTo("org.apache.kafka.clients.consumer.CommitFailedException");
         assertThat(outcome.message()).isNotBlank();
-        Thread.sleep(500);
-        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit rejected");
+        ProgramOutput.await(dir.resolve("A.out"), "commit rejected");
         assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
     }
 
@@ -127,8 +127,11 @@ class DebuggerBarrierTest {
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
         assertThat(outcome.accepted()).isTrue();
-        Thread.sleep(1500);
-        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (effects("A") < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
         assertThat(effects("A")).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 

@@ -26,6 +26,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.ProgramOutput;
 import io.replaylab.barrier.jdi.CommitLoopMain;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -215,7 +216,7 @@ class WireProxyTest {
         assertThat(outcome.exceptionClass()).matches("[A-Z_,]+").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "STALE_MEMBER_EPOCH",
                 "REBALANCE_IN_PROGRESS", "FENCED_MEMBER_EPOCH");
         assertThat(outcome.message()).contains(ns.topic() + "-0");
-        awaitOutput("A", "commit rejected");
+        ProgramOutput.await(dir.resolve("A.out"), "commit rejected");
         assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
         assertThat(outcomes).containsExactly(outcome);
     }
@@ -236,7 +237,7 @@ class WireProxyTest {
 
         assertThat(outcome.accepted()).isTrue();
         assertThat(outcome.verdict()).isEqualTo("ACCEPTED");
-        awaitOutput("A", "commit accepted");
+        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
         long deadline = System.nanoTime() + 20_000_000_000L;
         while (effects("A") < 2 && System.nanoTime() < deadline) {
             Thread.sleep(100);
@@ -311,13 +312,5 @@ class WireProxyTest {
 
     private static long count(WireProxy proxy, String what) {
         return proxy.commitLog().stream().filter(l -> l.contains(": " + what)).count();
-    }
-
-    private void awaitOutput(String client, String text) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!Files.readString(dir.resolve(client + ".out")).contains(text) && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(Files.readString(dir.resolve(client + ".out"))).contains(text);
     }
 }
