@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.replaylab.evidence.LogTail;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,12 +146,7 @@ public final class DebuggableProcess implements AutoCloseable {
     }
 
     private static String tail(Path file) {
-        try {
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 10), lines.size()));
-        } catch (IOException | UncheckedIOException e) {
-            return "(unreadable)";
-        }
+        return String.join("\n", LogTail.lastLines(file, 10));
     }
 
     private static int freePort() {

@@ -18,6 +18,7 @@ import io.replaylab.barrier.jdi.DebuggableProcess;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Json;
+import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Source;
@@ -186,13 +187,8 @@ final class LabContext {
     }
 
     private static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.exists(file) ? Files.readAllLines(file, StandardCharsets.UTF_8) : List.of();
-            List<String> last = all.subList(Math.max(0, all.size() - lines), all.size());
-            return last.isEmpty() ? "(empty)" : String.join(" | ", last);
-        } catch (IOException | UncheckedIOException ex) {
-            return "(unreadable: " + ex.getMessage() + ")";
-        }
+        List<String> last = LogTail.lastLines(file, lines);
+        return last.isEmpty() ? "(empty)" : String.join(" | ", last);
     }
 
     /** SIGTERM, then SIGKILL after a grace period; recorded. */

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.Uuid;
+import io.replaylab.evidence.LogTail;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -382,12 +383,8 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     private static String tail(Path file, int lines) {
-        try {
-            List<String> all = Files.readAllLines(file, StandardCharsets.UTF_8);
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size())) + (all.isEmpty() ? "" : "\n");
-        } catch (IOException | UncheckedIOException e) {
-            return "";
-        }
+        List<String> last = LogTail.lastLines(file, lines);
+        return last.isEmpty() ? "" : String.join("\n", last) + "\n";
     }
 
     private void destroyQuietly() {
