@@ -167,10 +167,7 @@ final class CommitGate {
         }
         boolean any = false;
         for (Connection c : live) {
-            if (!c.isClosed() && c.isHeld()) {
-                c.releaseHeld(this);
-                any = true;
-            }
+            any |= c.releaseHeld(this);
         }
         if (!any) {
             listener.onObservation(barrier.point(), "released with no held frame left on a live connection; waiting up to "

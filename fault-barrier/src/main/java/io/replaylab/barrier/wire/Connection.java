@@ -32,10 +32,10 @@ final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
     /** A request frame as read ({@code length} bytes of {@code bytes}, size prefix included), with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, String clientId, byte[] bytes, int length, CommitRequest commit) {
+    record Frame(ApiKeys key, short version, int correlationId, byte[] bytes, int length, CommitRequest commit) {
         /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
         Frame kept() {
-            return new Frame(key, version, correlationId, clientId, Arrays.copyOf(bytes, length), length, commit);
+            return new Frame(key, version, correlationId, Arrays.copyOf(bytes, length), length, commit);
         }
     }
 
@@ -162,7 +162,7 @@ final class Connection {
                 return null;
             }
         }
-        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), h.clientId(), bytes, 4 + size, commit);
+        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, 4 + size, commit);
     }
 
     /** A read buffer of at least {@code n} bytes: doubling, so a connection settles on its largest frame size quickly. */
@@ -187,10 +187,13 @@ final class Connection {
         }
     }
 
-    /** Called by a gate on release: sends the kept frames in order (each commit observed as the gate says), then flows. */
-    synchronized void releaseHeld(CommitGate gate) {
+    /**
+     * Called by a gate on release: sends the kept frames in order (each commit observed as the gate
+     * says), then flows. False when there was nothing to send (the client closed this connection).
+     */
+    synchronized boolean releaseHeld(CommitGate gate) {
         if (held == null || holder != gate) {
-            return;
+            return false;
         }
         List<Frame> frames = held;
         held = null;
@@ -203,14 +206,7 @@ final class Connection {
             log.warn("{}: the released frames could not be sent upstream: {}", this, e.toString());
             close();
         }
-    }
-
-    synchronized boolean isHeld() {
-        return held != null;
-    }
-
-    boolean isClosed() {
-        return closed;
+        return true;
     }
 
     private void responseLoop() {

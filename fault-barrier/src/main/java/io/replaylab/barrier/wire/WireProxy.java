@@ -56,7 +56,6 @@ public final class WireProxy implements AutoCloseable {
     /** The broker's own default {@code socket.request.max.bytes}: a larger frame is no Kafka frame. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 100 * 1024 * 1024;
 
-    private final InetSocketAddress upstreamBootstrap;
     private final int maxFrameBytes;
     private final Duration retryGrace;
     private final Listener bootstrap;
@@ -70,7 +69,6 @@ public final class WireProxy implements AutoCloseable {
     private volatile boolean closed;
 
     private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
-        this.upstreamBootstrap = upstreamBootstrap;
         this.maxFrameBytes = maxFrameBytes;
         this.retryGrace = retryGrace;
         this.bootstrap = new Listener(-1, upstreamBootstrap);
@@ -116,11 +114,6 @@ public final class WireProxy implements AutoCloseable {
     /** What a client puts in {@code bootstrap.servers}: {@code 127.0.0.1:PORT}. */
     public String bootstrapServers() {
         return "127.0.0.1:" + bootstrap.port();
-    }
-
-    /** The upstream bootstrap this proxy forwards to. */
-    public String upstream() {
-        return upstreamBootstrap.getHostString() + ":" + upstreamBootstrap.getPort();
     }
 
     /** The proxy port that stands for each upstream node id seen so far (from Metadata and coordinator answers). */
