@@ -1,8 +1,10 @@
 package io.replaylab.barrier.jdi;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
@@ -69,5 +71,28 @@ public final class CommitLoopMain {
                 }
             }
         }
+    }
+
+    /** How many effects {@code client} has committed to the program's SQLite file. */
+    public static long effects(Path db, String client) throws Exception {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+             PreparedStatement q = c.prepareStatement("SELECT count(*) FROM effects WHERE client = ?")) {
+            q.setString(1, client);
+            try (ResultSet rs = q.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Waits (with a deadline) until {@code client} has at least {@code count} effects; returns how many it has. */
+    public static long awaitEffects(Path db, String client, long count) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        long n = effects(db, client);
+        while (n < count && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            n = effects(db, client);
+        }
+        return n;
     }
 }

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,14 +73,6 @@ class DebuggerBarrierTest {
         return d;
     }
 
-    private long effects(String client) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("target.db"));
-             ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM effects WHERE client = '" + client + "'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     @ParameterizedTest(name = "{0} protocol, {1} hold")
     @CsvSource({"classic, THREAD", "classic, PROCESS", "consumer, THREAD", "consumer, PROCESS"})
     void commitHeldAfterTheDbCommitIsRejectedOnceThePartitionMovedToB(String protocol, HoldMode mode, LocalKafka kafka, LabNamespace ns)
@@ -99,7 +88,7 @@ class DebuggerBarrierTest {
 
         assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1");
         assertThat(arrival.stack().get(0)).startsWith("org.apache.kafka.clients.consumer.KafkaConsumer.commitSync");
-        assertThat(effects("A")).as("held after its DB commit").isEqualTo(1);
+        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("held after its DB commit").isEqualTo(1);
         assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
 
         plain(command(kafka, ns, protocol, "B", 300000, 3000), "B");
@@ -128,11 +117,7 @@ class DebuggerBarrierTest {
 
         assertThat(outcome.accepted()).isTrue();
         ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (effects("A") < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(effects("A")).as("the one-shot barrier let later commits pass").isEqualTo(2);
+        assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 
     @Test
@@ -158,11 +143,7 @@ class DebuggerBarrierTest {
 
         debugger.close(); // the controller goes away while the whole VM is suspended
 
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!Files.readString(dir.resolve("A.out")).contains("commit accepted") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
         assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
     }
 
@@ -183,11 +164,7 @@ class DebuggerBarrierTest {
 
         controller.destroyForcibly().waitFor(); // SIGKILL: no close(), no detach — only the dropped JDWP connection
 
-        deadline = System.nanoTime() + 20_000_000_000L;
-        while (!Files.readString(dir.resolve("A.out")).contains("commit accepted") && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(Files.readString(dir.resolve("A.out"))).contains("commit accepted");
+        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
         assertThat(a.process().isAlive()).isTrue();
     }
 }

@@ -7,9 +7,6 @@ import java.io.DataOutputStream;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -104,14 +101,6 @@ class WireProxyTest {
         return p;
     }
 
-    private long effects(String client) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("target.db"));
-             ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM effects WHERE client = '" + client + "'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
-    }
-
     private static int port(String bootstrap) {
         return Integer.parseInt(bootstrap.substring(bootstrap.lastIndexOf(':') + 1));
     }
@@ -199,7 +188,7 @@ class WireProxyTest {
 
         assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1").containsEntry("group", ns.group())
                 .containsKeys("member", "generation", "api.version");
-        assertThat(effects("A")).as("held after its DB commit").isEqualTo(1);
+        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("held after its DB commit").isEqualTo(1);
         int brokerPort = port(kafka.bootstrapServers());
         Set<Integer> proxyPorts = new HashSet<>(proxy.nodePorts().values());
         proxyPorts.add(port(proxy.bootstrapServers()));
@@ -238,11 +227,7 @@ class WireProxyTest {
         assertThat(outcome.accepted()).isTrue();
         assertThat(outcome.verdict()).isEqualTo("ACCEPTED");
         ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (effects("A") < 2 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(effects("A")).as("the one-shot barrier let later commits pass").isEqualTo(2);
+        assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 
     @Test
