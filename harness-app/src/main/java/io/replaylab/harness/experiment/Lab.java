@@ -121,8 +121,9 @@ public final class Lab {
                         String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + p.last()
                                 : ex instanceof SubjectExitedException ? ex.getMessage()
                                 : ex instanceof BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
-                                : "the experiment could not complete: " + ex;
-                        if (!stop.requested() && !(ex instanceof SubjectExitedException) && !(ex instanceof BrokerUnreachableException)) {
+                                : null;
+                        if (why == null) { // nothing the lab foresees: keep the stack trace
+                            why = "the experiment could not complete: " + ex;
                             log.error("experiment {} could not complete", name, ex);
                         }
                         if (!e.finished()) {
