@@ -26,6 +26,8 @@ import org.opentest4j.TestAbortedException;
 final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(EvidenceExtension.class);
     static final String DIR_PROPERTY = "replaylab.evidence.dir";
+    /** JUnit configuration parameter: {@code fail} makes a NOT_RUN experiment fail its test instead of aborting it (a CI where nothing may skip). */
+    static final String NOT_RUN_PARAMETER = "replaylab.evidence.not-run";
     private static final List<String> PROTOCOL_FILES = List.of("journal.jsonl", Evidence.EVIDENCE_FILE, "report.md", "report.html");
 
     @Override
@@ -94,7 +96,11 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
             throw new AssertionFailedError("experiment " + o + where);
         }
         if (o.status() == Status.NOT_RUN) {
-            throw new TestAbortedException("experiment NOT_RUN: " + o.reason() + where);
+            String message = "experiment NOT_RUN: " + o.reason() + where;
+            if (e.getConfigurationParameter(NOT_RUN_PARAMETER).filter("fail"::equals).isPresent()) {
+                throw new AssertionFailedError(message);
+            }
+            throw new TestAbortedException(message);
         }
     }
 

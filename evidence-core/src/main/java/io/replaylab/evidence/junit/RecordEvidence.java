@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * ({@code evidence.json}, {@code report.md}, {@code report.html}; the base directory is the system
  * property {@code replaylab.evidence.dir}). The experiment's outcome becomes the test's result:
  * PASS passes, FAIL fails with the outcome's reason, NOT_RUN aborts the test (reported skipped, with
- * the reason). A test that throws makes its experiment FAIL (an assertion error: a check failed) or
+ * the reason; with the JUnit configuration parameter {@code replaylab.evidence.not-run=fail} it fails
+ * instead, for a CI where no test may be skipped). A test that throws makes its experiment FAIL (an assertion error: a check failed) or
  * NOT_RUN (anything else: it could not complete), and the protocol is saved all the same.
  *
  * <pre>{@code

@@ -104,6 +104,16 @@ class RecordEvidenceTest {
     }
 
     @Test
+    void withNotRunSetToFailANotRunExperimentFailsTheTest() throws Exception {
+        EngineTestKit.engine("junit-jupiter").configurationParameter(EvidenceExtension.NOT_RUN_PARAMETER, "fail")
+                .selectors(selectMethod(Examples.class, "notRun", ExperimentRecorder.class.getName())).execute().testEvents()
+                .assertThatEvents().haveExactly(1, event(test("notRun"),
+                        finishedWithFailure(instanceOf(AssertionError.class), message(m -> m.contains("the broker was not reachable")))));
+
+        assertThat(saved("notRun").outcome().status()).isEqualTo(Status.NOT_RUN);
+    }
+
+    @Test
     void aTestThatNeverFinishesItsExperimentIsAbortedNeverPassed() throws Exception {
         run("forgetsToFinish").assertThatEvents().haveExactly(1, event(test("forgetsToFinish"),
                 abortedWithReason(message(m -> m.contains("without finishing its experiment")))));
