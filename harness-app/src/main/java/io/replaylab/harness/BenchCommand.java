@@ -33,6 +33,7 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -510,7 +511,10 @@ static long drain(String bootstrap, String topic) {
                 long r1 = System.nanoTime();
                 long selected = select(db);
                 long r2 = System.nanoTime();
-                Comparison cmp = Oracle.compare(SourceSpec.topic(b, ns.topic()), TargetSpec.sqlite(db, "n"));
+                Comparison cmp;
+                try (Target target = Target.open(TargetSpec.sqlite(db, "n"))) {
+                    cmp = Oracle.compare(SourceSpec.topic(b, ns.topic()), target);
+                }
                 long r3 = System.nanoTime();
                 if (drained != records || selected != records || cmp.status() != Status.PASS) {
                     throw new IllegalStateException("bench data is off: drained " + drained + ", selected " + selected + ", oracle " + cmp.reason());

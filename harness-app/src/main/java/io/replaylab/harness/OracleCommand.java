@@ -14,9 +14,11 @@ import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Finding;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSpec;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -36,8 +38,11 @@ final class OracleCommand implements Callable<Integer> {
     @Option(names = "--db", description = "SQLite target file (or use --jdbc-url)")
     Path db;
 
-    @Option(names = "--jdbc-url", description = "any JDBC URL for the target")
+    @Option(names = "--jdbc-url", description = "any JDBC URL for the target, e.g. jdbc:postgresql://localhost:5432/lab")
     String jdbcUrl;
+
+    @Mixin
+    TargetLogin login;
 
     @Option(names = "--namespace", description = "inbox namespace bound to {namespace} in the query")
     String namespace;
@@ -59,15 +64,21 @@ final class OracleCommand implements Callable<Integer> {
         if ((db == null) == (jdbcUrl == null)) {
             throw new IllegalArgumentException("give exactly one of --db FILE or --jdbc-url URL");
         }
-        TargetSpec target = new TargetSpec(db != null ? "jdbc:sqlite:" + db.toAbsolutePath() : jdbcUrl, namespace,
-                targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
+        TargetSpec target = db != null ? TargetSpec.sqlite(db, namespace) : TargetSpec.jdbc(jdbcUrl, namespace);
+        target = target.query(targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
+        if (login.user != null || login.password() != null) {
+            target = target.credentials(login.user != null ? login.user : target.user(), login.password() != null ? login.password() : target.password());
+        }
         OffsetSnapshot committed = null;
         if (group != null) {
             try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
                 committed = ops.describe(group);
             }
         }
-        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout), target, committed);
+        Comparison c;
+        try (Target t = Target.open(target)) {
+            c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout), t, committed);
+        }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -17,6 +17,7 @@ import io.replaylab.harness.experiment.LabSettings;
 import io.replaylab.harness.experiment.LabStop;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -64,6 +65,13 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--target-query", description = "returns message_id, amount per effect; {namespace} is bound as a parameter")
     String targetQuery;
 
+    @Option(names = "--target-jdbc-url", description = "project into this PostgreSQL database instead of a SQLite file in the run directory, e.g. "
+            + "jdbc:postgresql://localhost:5432/lab (loopback only unless --allow-remote; the run creates and drops a schema of its own)")
+    String targetJdbcUrl;
+
+    @Mixin
+    TargetLogin login;
+
     @Option(names = "--handoff-timeout", defaultValue = "PT2M")
     Duration handoffTimeout;
 
@@ -89,7 +97,7 @@ final class RunCommand implements Callable<Integer> {
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
                 .holdMode(holdMode.equals("process") ? HoldMode.PROCESS : HoldMode.THREAD).barrier(barrier).workDir(workDir).keep(keep)
                 .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).build();
+                .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password()).build();
         PrintWriter out = spec.commandLine().getOut();
         LabStop stop = LabStop.create();
         Lab.LabResult r;

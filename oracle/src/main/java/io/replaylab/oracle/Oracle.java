@@ -34,8 +34,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import io.replaylab.kafka.OffsetSnapshot;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -56,9 +54,10 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * Cut cut = Oracle.cut(bootstrap, "lab-x.source");
- * Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, "lab-x.source").upTo(cut),
- *         TargetSpec.sqlite(Path.of("target.db"), "lab-x/g1"), committedOffsets);
- * TargetSnapshot before = Oracle.snapshot(TargetSpec.sqlite(db, "lab-x/g1"), Path.of("before.tsv"));
+ * try (Target target = Target.open(TargetSpec.sqlite(Path.of("target.db"), "lab-x/g1"))) {
+ *     Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, "lab-x.source").upTo(cut), target, committedOffsets);
+ *     TargetSnapshot before = Oracle.snapshot(target, Path.of("before.tsv"));
+ * }
  * }</pre>
  */
 public final class Oracle {
@@ -85,12 +84,12 @@ public final class Oracle {
         }
     }
 
-    public static Comparison compare(SourceSpec source, TargetSpec target) {
+    public static Comparison compare(SourceSpec source, Target target) {
         return compare(source, target, null);
     }
 
     /** Compares source and target; with {@code committed} (a describe of the group) it also checks the frontier (R11). */
-    public static Comparison compare(SourceSpec source, TargetSpec target, OffsetSnapshot committed) {
+    public static Comparison compare(SourceSpec source, Target target, OffsetSnapshot committed) {
         Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic(), source.timeout());
         try (BucketJoin join = new BucketJoin(cut.total())) {
             long t0 = System.nanoTime();
@@ -121,7 +120,7 @@ public final class Oracle {
             long t1 = System.nanoTime();
             long t2 = join(targetRead);
             long t3 = System.nanoTime();
-            Comparison c = join.judge(cut, target.namespace(), committed);
+            Comparison c = join.judge(cut, target.spec().namespace(), committed);
             log.info("oracle: source {} ms, target {} ms (in parallel), compare {} ms: {}", (t1 - t0) / 1_000_000, (t2 - t0) / 1_000_000,
                     (System.nanoTime() - t3) / 1_000_000, c.counts());
             return c;
@@ -144,33 +143,51 @@ public final class Oracle {
         }
     }
 
-    /** Saves the target's (identity, amount) rows, ordered, to {@code file} and returns count and digest (SPEC R6). */
-    public static TargetSnapshot snapshot(TargetSpec target, Path file) {
+    /**
+     * Saves the target's (identity, amount) rows to {@code file} in the database's own order and
+     * returns their count and digest (SPEC R6). The digest is the sum of each row's SHA-256 (mod
+     * 2^256): it depends on the rows as a multiset only, never on a collation or ORDER BY, so the
+     * same rows give the same digest on SQLite and on PostgreSQL.
+     */
+    public static TargetSnapshot snapshot(Target target, Path file) {
         MessageDigest sha;
         try {
             sha = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+        BigInteger sum = BigInteger.ZERO;
         long rows = 0;
-        try (HikariDataSource ds = pool(target);
-             Connection c = ds.getConnection();
-             PreparedStatement q = prepare(c, "SELECT message_id, amount FROM (" + target.query() + ") ORDER BY message_id, amount", target);
-             ResultSet rs = q.executeQuery();
+        TargetSpec spec = target.spec();
+        try (Connection c = target.connection();
+             PreparedStatement q = prepare(c, spec.query(), spec);
              BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            while (rs.next()) {
-                String id = rs.getString(1);
-                String line = id + "\t" + exact(rs.getObject(2), id) + "\n";
-                w.write(line);
-                sha.update(line.getBytes(StandardCharsets.UTF_8));
-                rows++;
+            streamRows(c, q);
+            try (ResultSet rs = q.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                int idCol = column(md, "message_id", spec);
+                int amountCol = column(md, "amount", spec);
+                while (rs.next()) {
+                    String id = rs.getString(idCol);
+                    if (id == null) {
+                        throw new IllegalArgumentException("a target row has a NULL message_id (query: " + spec.query() + ")");
+                    }
+                    String line = id + "\t" + exact(rs.getObject(amountCol), id) + "\n";
+                    w.write(line);
+                    sum = sum.add(new BigInteger(1, sha.digest(line.getBytes(StandardCharsets.UTF_8))));
+                    rows++;
+                }
             }
         } catch (SQLException e) {
-            throw targetError(target, e);
+            throw targetError(spec, e);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write snapshot " + file, e);
         }
-        return new TargetSnapshot(file, rows, HexFormat.of().formatHex(sha.digest()));
+        byte[] digest = sum.mod(BigInteger.ONE.shiftLeft(256)).toByteArray();
+        byte[] fixed = new byte[32]; // the sum as exactly 32 big-endian bytes
+        int n = Math.min(32, digest.length);
+        System.arraycopy(digest, digest.length - n, fixed, 32 - n, n);
+        return new TargetSnapshot(file, rows, HexFormat.of().formatHex(fixed));
     }
 
     /** The parsed record at one offset (e.g. the one a held consumer is about to commit past), or empty if absent. */
@@ -195,10 +212,10 @@ public final class Oracle {
     }
 
     /** How many effects the target holds for one identity (its query, its namespace). */
-    public static long effectsOf(TargetSpec target, String messageId) {
-        try (HikariDataSource ds = pool(target);
-             Connection c = ds.getConnection();
-             PreparedStatement q = prepare(c, "SELECT count(*) FROM (" + target.query() + ") WHERE message_id = ?", target)) {
+    public static long effectsOf(Target target, String messageId) {
+        TargetSpec spec = target.spec();
+        try (Connection c = target.connection();
+             PreparedStatement q = prepare(c, "SELECT count(*) FROM (" + spec.query() + ") effects WHERE message_id = ?", spec)) {
             int n = q.getParameterMetaData().getParameterCount();
             q.setString(n, messageId);
             try (ResultSet rs = q.executeQuery()) {
@@ -206,7 +223,7 @@ public final class Oracle {
                 return rs.getLong(1);
             }
         } catch (SQLException e) {
-            throw targetError(target, e);
+            throw targetError(spec, e);
         }
     }
 
@@ -302,13 +319,13 @@ public final class Oracle {
         }
     }
 
-    private static void readTarget(TargetSpec target, BucketJoin join) throws IOException {
+    private static void readTarget(Target t, BucketJoin join) throws IOException {
+        TargetSpec target = t.spec();
         // SQLite hands TEXT out as its UTF-8 bytes: no decode to a String and encode back per row
-        boolean utf8Text = target.jdbcUrl().startsWith("jdbc:sqlite:");
-        try (HikariDataSource ds = pool(target);
-             Connection c = ds.getConnection();
+        boolean utf8Text = target.isSqlite();
+        try (Connection c = t.connection();
              PreparedStatement q = prepare(c, target.query(), target)) {
-            q.setFetchSize(5000);
+            streamRows(c, q);
             try (ResultSet rs = q.executeQuery()) {
                 ResultSetMetaData md = rs.getMetaData();
                 int idCol = column(md, "message_id", target);
@@ -329,6 +346,12 @@ public final class Oracle {
         } catch (SQLException e) {
             throw targetError(target, e);
         }
+    }
+
+    /** Rows in batches, not the whole result in memory: PostgreSQL streams with a fetch size only inside a transaction. */
+    private static void streamRows(Connection c, PreparedStatement q) throws SQLException {
+        c.setAutoCommit(false); // the pool rolls back and restores auto-commit when the connection returns
+        q.setFetchSize(5000);
     }
 
     private static byte[] utf8(String s) {
@@ -380,29 +403,20 @@ public final class Oracle {
         return ps;
     }
 
-    private static HikariDataSource pool(TargetSpec target) {
-        HikariConfig cfg = new HikariConfig();
-        cfg.setJdbcUrl(target.jdbcUrl());
-        cfg.setMaximumPoolSize(1);
-        cfg.setPoolName("oracle-target");
-        cfg.setInitializationFailTimeout(-1);
-        if (target.jdbcUrl().startsWith("jdbc:sqlite:")) {
-            Path file = Path.of(target.jdbcUrl().substring("jdbc:sqlite:".length()));
-            if (!Files.isRegularFile(file)) {
-                throw new IllegalArgumentException("target database " + file + " does not exist");
+    /**
+     * A connection that failed (SQLState class 08), a login refused (28) or a database that does
+     * not exist (3D) means the target could not be read: {@link OracleReadException}. Anything else
+     * is the query's fault. The URL is shown without its password.
+     */
+    static RuntimeException targetError(TargetSpec target, SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && s.getSQLState() != null
+                    && (s.getSQLState().startsWith("08") || s.getSQLState().startsWith("28") || s.getSQLState().startsWith("3D"))) {
+                return new OracleReadException("cannot connect to the target (" + target.displayUrl()
+                        + (target.user() != null ? " as " + target.user() : "") + "): " + s.getMessage(), e);
             }
-            cfg.addDataSourceProperty("open_mode", "1"); // SQLITE_OPEN_READONLY: the oracle never writes the target
         }
-        cfg.setReadOnly(true);
-        cfg.setConnectionTimeout(10_000);
-        return new HikariDataSource(cfg);
-    }
-
-    private static RuntimeException targetError(TargetSpec target, SQLException e) {
-        if (e.getSQLState() != null && e.getSQLState().startsWith("08")) { // connection exception: the database did not answer
-            return new OracleReadException("cannot connect to the target (" + target.jdbcUrl() + "): " + e.getMessage(), e);
-        }
-        return new IllegalArgumentException("cannot read the target (" + target.jdbcUrl() + ") with query [" + target.query() + "]: "
+        return new IllegalArgumentException("cannot read the target (" + target.displayUrl() + ") with query [" + target.query() + "]: "
                 + e.getMessage(), e);
     }
 

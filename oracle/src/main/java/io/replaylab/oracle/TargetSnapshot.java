@@ -16,7 +16,8 @@ import io.replaylab.evidence.Check;
 /**
  * The target's effects at one moment (SPEC R6): the (identity, amount) rows in the database's
  * order, saved to a file (one {@code id<TAB>amount} per line, so memory stays bounded), their
- * count and SHA-256 digest.
+ * count and a digest of the rows as a multiset (the sum of the rows' SHA-256), which no
+ * collation or row order changes.
  */
 public record TargetSnapshot(Path file, long rows, String digest) {
 

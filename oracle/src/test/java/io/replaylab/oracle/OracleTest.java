@@ -26,13 +26,46 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Known-answer tests: real topics, real SQLite files, one discrepancy kind at a time. */
+/**
+ * Known-answer tests: real topics, real databases, one discrepancy kind at a time. Here against
+ * SQLite files; {@link OraclePostgresTest} runs every one of them again against a real PostgreSQL.
+ */
 @LocalKafkaTest
 class OracleTest {
     @TempDir
     Path dir;
 
+    /** The test's target database, made on first use. */
+    private String db;
+    private int files;
+
     record Sent(String id, int partition, long offset, long amount) {
+    }
+
+    /** A new empty database: its JDBC URL. */
+    String newDatabase() {
+        return "jdbc:sqlite:" + dir.resolve("target-" + (++files) + ".db");
+    }
+
+    /** A database that does not exist: the oracle must not create it. */
+    String absentDatabase() {
+        return "jdbc:sqlite:" + dir.resolve("absent.db");
+    }
+
+    /** How the oracle reaches {@code url} (PostgreSQL adds a login). */
+    TargetSpec spec(String url, String namespace) {
+        return new TargetSpec(url, namespace, TargetSpec.REFERENCE_QUERY);
+    }
+
+    Connection connect(String url) throws Exception {
+        return DriverManager.getConnection(url);
+    }
+
+    private String db() {
+        if (db == null) {
+            db = newDatabase();
+        }
+        return db;
     }
 
     /** Produces {@code n} payments to partition 0 ({@code id = ns-i}, amount = i*100 - 250) plus optional raw values. */
@@ -53,15 +86,15 @@ class OracleTest {
         return sent;
     }
 
-    private Path ledger(String namespace, List<Sent> rows) throws Exception {
-        Path db = dir.resolve("target.db");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+    /** Writes the rows into the test's database; returns its URL. */
+    private String ledger(String namespace, List<Sent> rows) throws Exception {
+        try (Connection c = connect(db())) {
             try (Statement s = c.createStatement()) {
-                s.execute("CREATE TABLE IF NOT EXISTS ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
+                s.execute("CREATE TABLE IF NOT EXISTS ledger (namespace TEXT, message_id TEXT, amount BIGINT)");
             }
             insert(c, namespace, rows);
         }
-        return db;
+        return db();
     }
 
     private static void insert(Connection c, String namespace, List<Sent> rows) throws Exception {
@@ -75,14 +108,26 @@ class OracleTest {
         }
     }
 
-    private void sql(Path db, String sql) throws Exception {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+    private void sql(String url, String sql) throws Exception {
+        try (Connection c = connect(url); Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
-    private Comparison compare(LocalKafka kafka, LabNamespace ns, Path db, String namespace) {
-        return Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), TargetSpec.sqlite(db, namespace));
+    private Comparison compare(LocalKafka kafka, LabNamespace ns, String url, String namespace) {
+        return compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), spec(url, namespace), null);
+    }
+
+    private static Comparison compare(SourceSpec source, TargetSpec target, io.replaylab.kafka.OffsetSnapshot committed) {
+        try (Target t = Target.open(target)) {
+            return Oracle.compare(source, t, committed);
+        }
+    }
+
+    private static TargetSnapshot snapshot(TargetSpec target, Path file) {
+        try (Target t = Target.open(target)) {
+            return Oracle.snapshot(t, file);
+        }
     }
 
     @Test
@@ -153,8 +198,8 @@ class OracleTest {
             }
             return RecordParsers.paymentJson().parse(key, value);
         };
-        assertThatThrownBy(() -> Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()).parser(throwing),
-                TargetSpec.sqlite(dir.resolve("target.db"), ns.inbox(1))))
+        assertThatThrownBy(() -> compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()).parser(throwing),
+                spec(db(), ns.inbox(1)), null))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("the record parser failed on " + ns.topic() + "-0@4")
                 .hasMessageContaining("boom");
@@ -165,19 +210,17 @@ class OracleTest {
         List<Sent> sent = produce(kafka, ns, 10);
         List<Sent> rows = new ArrayList<>(sent);
         rows.remove(3);
-        Path db = ledger(ns.inbox(1), rows);
+        String db = ledger(ns.inbox(1), rows);
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 10);
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            Comparison c = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), TargetSpec.sqlite(db, ns.inbox(1)),
-                    ops.describe(ns.group()));
+            Comparison c = compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), spec(db, ns.inbox(1)), ops.describe(ns.group()));
 
             assertThat(c.holes().count()).isEqualTo(1);
             assertThat(c.holes().examples()).containsExactly(ns.topic() + "-0 committed 10 but offset 3 (" + ns.prefix() + "-3) has no effect");
             assertThat(c.toChecks()).filteredOn(ch -> ch.requirement().equals("R11")).extracting(Check::status).containsExactly(Status.FAIL);
 
             Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 3);
-            Comparison below = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), TargetSpec.sqlite(db, ns.inbox(1)),
-                    ops.describe(ns.group()));
+            Comparison below = compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), spec(db, ns.inbox(1)), ops.describe(ns.group()));
             assertThat(below.holes().count()).as("offset 3 is not below the committed 3: not a hole, still missing").isZero();
             assertThat(below.missing().count()).isEqualTo(1);
         }
@@ -186,10 +229,10 @@ class OracleTest {
     @Test
     void snapshotsAreEqualOrShowTheExactDifference(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 6);
-        Path db = ledger(ns.inbox(1), sent);
-        TargetSpec t = TargetSpec.sqlite(db, ns.inbox(1));
-        TargetSnapshot a = Oracle.snapshot(t, dir.resolve("a.tsv"));
-        TargetSnapshot b = Oracle.snapshot(t, dir.resolve("b.tsv"));
+        String db = ledger(ns.inbox(1), sent);
+        TargetSpec t = spec(db, ns.inbox(1));
+        TargetSnapshot a = snapshot(t, dir.resolve("a.tsv"));
+        TargetSnapshot b = snapshot(t, dir.resolve("b.tsv"));
 
         assertThat(a.rows()).isEqualTo(6);
         assertThat(a.digest()).isEqualTo(b.digest()).hasSize(64);
@@ -197,7 +240,7 @@ class OracleTest {
         assertThat(a.equalityCheck(b).status()).isEqualTo(Status.PASS);
 
         sql(db, "UPDATE ledger SET amount = amount + 1 WHERE message_id = '" + ns.prefix() + "-2'");
-        TargetSnapshot c = Oracle.snapshot(t, dir.resolve("c.tsv"));
+        TargetSnapshot c = snapshot(t, dir.resolve("c.tsv"));
         SnapshotDiff d = a.diff(c);
         assertThat(d.equal()).isFalse();
         assertThat(d.onlyBeforeExamples()).containsExactly(ns.prefix() + "-2=-50");
@@ -208,43 +251,43 @@ class OracleTest {
     @Test
     void aNewGenerationNamespaceIsJudgedOnItsOwnAndTheOldOneStaysUntouched(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 8);
-        Path db = ledger(ns.inbox(1), sent);
-        TargetSnapshot g1Before = Oracle.snapshot(TargetSpec.sqlite(db, ns.inbox(1)), dir.resolve("g1a.tsv"));
+        String db = ledger(ns.inbox(1), sent);
+        TargetSnapshot g1Before = snapshot(spec(db, ns.inbox(1)), dir.resolve("g1a.tsv"));
 
         assertThat(compare(kafka, ns, db, ns.inbox(2)).missing().count()).as("an old inbox does not count for g2").isEqualTo(8);
         ledger(ns.inbox(2), sent);
         Comparison g2 = compare(kafka, ns, db, ns.inbox(2));
 
         assertThat(g2.status()).isEqualTo(Status.PASS);
-        assertThat(g1Before.diff(Oracle.snapshot(TargetSpec.sqlite(db, ns.inbox(1)), dir.resolve("g1b.tsv"))).equal()).isTrue();
+        assertThat(g1Before.diff(snapshot(spec(db, ns.inbox(1)), dir.resolve("g1b.tsv"))).equal()).isTrue();
     }
 
     @Test
     void aForeignSchemaPlugsInThroughATargetQueryWithTheNamespaceBoundAsAParameter(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 5);
-        Path db = dir.resolve("foreign.db");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+        String db = newDatabase();
+        try (Connection c = connect(db)) {
             c.createStatement().execute("CREATE TABLE payments (msg TEXT, cents NUMERIC, ns TEXT)");
             for (Sent s : sent) {
                 c.createStatement().execute("INSERT INTO payments VALUES ('" + s.id() + "', " + s.amount() + ", 'lab')");
             }
         }
         String q = "SELECT msg AS message_id, cents AS amount FROM payments WHERE ns = {namespace}";
-        TargetSpec t = new TargetSpec("jdbc:sqlite:" + db, "lab", q);
+        TargetSpec t = spec(db, "lab").query(q);
+        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), ns.topic());
 
-        assertThat(Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), t).status()).isEqualTo(Status.PASS);
-        Comparison injected = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), t.namespace("x' OR '1'='1"));
+        assertThat(compare(source, t, null).status()).isEqualTo(Status.PASS);
+        Comparison injected = compare(source, t.namespace("x' OR '1'='1"), null);
         assertThat(injected.targetEffects()).as("the namespace is a bound value, not SQL").isZero();
-        assertThatThrownBy(() -> new TargetSpec("jdbc:sqlite:" + db, null, q)).hasMessageContaining("no namespace was given");
-        assertThatThrownBy(() -> Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()),
-                new TargetSpec("jdbc:sqlite:" + db, null, "SELECT msg AS id, cents AS amount FROM payments")))
+        assertThatThrownBy(() -> t.namespace(null)).hasMessageContaining("no namespace was given");
+        assertThatThrownBy(() -> compare(source, t.query("SELECT msg AS id, cents AS amount FROM payments"), null))
                 .hasMessageContaining("column named 'message_id'");
     }
 
     @Test
     void floatingPointOrNullValuesAndMissingDatabasesAreRefusedClearly(LocalKafka kafka, LabNamespace ns) throws Exception {
         produce(kafka, ns, 1);
-        Path db = dir.resolve("float.db");
+        String db = newDatabase();
         sql(db, "CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount REAL)");
         sql(db, "INSERT INTO ledger VALUES ('n', '" + ns.prefix() + "-0', -250.5)");
         assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("floating point")
@@ -254,7 +297,7 @@ class OracleTest {
         assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("a target row has a NULL message_id");
         sql(db, "UPDATE ledger SET message_id = 'x', amount = NULL");
         assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("target row with message_id x has a NULL amount");
-        assertThatThrownBy(() -> compare(kafka, ns, dir.resolve("absent.db"), "n")).hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> compare(kafka, ns, absentDatabase(), "n")).hasMessageContaining("does not exist");
         assertThatThrownBy(() -> Oracle.cut(kafka.bootstrapServers(), ns.topic("absent"))).hasMessageContaining("does not exist");
     }
 
@@ -265,7 +308,7 @@ class OracleTest {
         try (KafkaProducer<String, String> p = Clients.producer(kafka.bootstrapServers())) {
             p.send(new ProducerRecord<>(ns.topic(), 0, "acc", "{\"id\": \"late\", \"amount\": 1}")).get();
         }
-        Comparison c = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()).upTo(cut), TargetSpec.sqlite(ledger("n", sent), "n"));
+        Comparison c = compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()).upTo(cut), spec(ledger("n", sent), "n"), null);
 
         assertThat(c.status()).isEqualTo(Status.PASS);
         assertThat(c.sourceRecords()).isEqualTo(4);

@@ -21,9 +21,9 @@ import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
-import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSpec;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -60,9 +60,9 @@ class ReplayOfMyConsumerTest {
 
         e.check(Check.of("reset landed on every partition", "R5", "all landed", reset.allLanded() ? "all landed" : "not all", reset.allLanded()));
         e.check(Check.of("records delivered again", "R5", "40", Long.toString(again), again == 40));
-        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, ns.topic()), TargetSpec.sqlite(db, "my-consumer").query(MyConsumer.TARGET_QUERY),
-                ops.describe(ns.group()));
-        c.toChecks().forEach(e::check);
+        try (Target target = Target.open(TargetSpec.sqlite(db, "my-consumer").query(MyConsumer.TARGET_QUERY))) {
+            Oracle.compare(SourceSpec.topic(bootstrap, ns.topic()), target, ops.describe(ns.group())).toChecks().forEach(e::check);
+        }
         e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", redelivered), e.checks()));
     }
 

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import java.io.PrintWriter;
+import java.sql.SQLException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,6 +23,8 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.broker.LocalKafkaConfig;
+import io.replaylab.oracle.OracleReadException;
+import io.replaylab.oracle.TargetSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,13 +85,37 @@ public final class Lab {
                 p.step("broker ready at " + bootstrap);
             }
             BarrierKind.Choice barrier = settings.barrierChoice();
-            try (KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+            String targetRefused = null;
+            TargetDatabase db;
+            if (settings.targetJdbcUrl() == null) {
+                db = TargetDatabase.sqlite(runDir, settings.targetQuery());
+            } else {
+                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
+                p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
+                TargetDatabase pg = null;
+                try {
+                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery());
+                    pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
+                    p.step("target schema " + pg.schema() + " created (dropped at cleanup unless --keep)");
+                    db = pg;
+                } catch (SQLException | OracleReadException e) {
+                    if (pg != null) {
+                        pg.dropQuietly();
+                    }
+                    targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
+                            + "): " + e.getMessage();
+                    db = TargetDatabase.sqlite(runDir, settings.targetQuery()); // never used: every experiment is NOT_RUN
+                    p.step(targetRefused);
+                }
+            }
+            try (TargetDatabase target = db;
+                 KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
                  WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null;
                  ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
                 }
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy, stop, guard);
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy, stop, guard, target);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
@@ -106,8 +133,8 @@ public final class Lab {
                         e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
                         continue;
                     }
-                    if (unreachable != null) {
-                        e.finish(Outcome.notRun("prerequisite missing: " + unreachable));
+                    if (unreachable != null || targetRefused != null) {
+                        e.finish(Outcome.notRun("prerequisite missing: " + (unreachable != null ? unreachable : targetRefused)));
                         continue;
                     }
                     try {
@@ -140,6 +167,19 @@ public final class Lab {
                 saved.cleanup("stop every process the run started", ctx::stopAll);
                 if (proxy != null) {
                     saved.cleanup("close the wire proxy", proxy::close);
+                }
+                if (!settings.keep() && target.schema() != null) {
+                    try {
+                        saved.cleanup("drop the run's own target schema " + target.schema(), () -> {
+                            try {
+                                target.dropSchema();
+                            } catch (SQLException ex) {
+                                throw new IllegalStateException("cannot drop schema " + target.schema() + ": " + ex.getMessage(), ex);
+                            }
+                        });
+                    } catch (RuntimeException ex) {
+                        p.step("cleanup incomplete: " + ex.getMessage());
+                    }
                 }
                 if (!settings.keep() && unreachable == null) {
                     try {

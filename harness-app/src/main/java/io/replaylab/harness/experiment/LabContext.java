@@ -34,16 +34,19 @@ import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TargetSnapshot;
-import io.replaylab.oracle.TargetSpec;
+import io.replaylab.oracle.Target;
 
 /** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
 final class LabContext {
+    /** The environment variable in which every subject finds the target database's password (when there is one). */
+    static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
     final LabSettings settings;
     final String bootstrap;
     final LabNamespace ns;
     final RunRecorder run;
     final Path runDir;
-    final Path db;
+    /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
+    final TargetDatabase db;
     final KafkaOps ops;
     final String brokerVersion;
     /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
@@ -55,7 +58,7 @@ final class LabContext {
     private MeterRegistry meters = new SimpleMeterRegistry();
 
     LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress,
-            WireProxy proxy, LabStop stop, ProcessGuard guard) {
+            WireProxy proxy, LabStop stop, ProcessGuard guard, TargetDatabase db) {
         this.settings = settings;
         this.stop = stop;
         this.guard = guard;
@@ -65,7 +68,7 @@ final class LabContext {
         this.ns = ns;
         this.run = run;
         this.runDir = run.runDir();
-        this.db = runDir.resolve("target.db");
+        this.db = db;
         this.ops = ops;
         this.progress = progress;
         try {
@@ -113,9 +116,9 @@ final class LabContext {
         return s;
     }
 
-    TargetSpec target(String inboxNamespace) {
-        TargetSpec t = TargetSpec.sqlite(db, inboxNamespace);
-        return settings.targetQuery() == null ? t : t.query(settings.targetQuery());
+    /** The oracle's view of one inbox namespace; every view shares the run's one pool. */
+    Target target(String inboxNamespace) {
+        return db.target(inboxNamespace);
     }
 
     /** A started consumer instance. */
@@ -130,21 +133,24 @@ final class LabContext {
         values.put("bootstrap", subjectBootstrap());
         values.put("topic", topic);
         values.put("group", group);
-        values.put("db", db.toAbsolutePath().toString());
+        values.put("db", db.subjectDb());
         values.put("namespace", inbox);
         values.put("instance", instance);
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
         List<String> cmd = guard.wrap(settings.subjectTemplate().command(values));
+        // the target's password reaches the subject in its environment: never on a command line the evidence records
+        Map<String, String> env = db.password() == null ? Map.of() : Map.of(TARGET_PASSWORD_ENV, db.password());
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         Instance inst;
         if (debuggable) {
-            DebuggableProcess dp = DebuggableProcess.launch(cmd, Map.of(), out, err, Duration.ofSeconds(60));
+            DebuggableProcess dp = DebuggableProcess.launch(cmd, env, out, err, Duration.ofSeconds(60));
             inst = new Instance(instance, dp.process(), dp);
         } else {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
                     .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
             pb.environment().remove("JAVA_TOOL_OPTIONS");
+            pb.environment().putAll(env);
             try {
                 inst = new Instance(instance, pb.start(), null);
             } catch (IOException ex) {

@@ -14,11 +14,14 @@ import io.replaylab.barrier.jdi.HoldMode;
  * @param bootstrap null: start a local broker for the run
  * @param subject null: the reference subject
  * @param targetQuery null: the reference schema's query
+ * @param targetJdbcUrl null: a SQLite file in the run directory; else a PostgreSQL URL (the run makes a schema of its own there)
+ * @param targetPassword never shown by {@link #toString()}
  * @param barrier null: chosen from the subject (see {@link #barrierChoice()})
  */
 public record LabSettings(String bootstrap, boolean allowRemote, Set<String> experiments, int records, int partitions,
         String groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
-        Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier) {
+        Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier,
+        String targetJdbcUrl, String targetUser, String targetPassword) {
 
     public static final Set<String> ALL = Set.of("replay", "rebalance", "rebuild");
 
@@ -26,6 +29,14 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         Objects.requireNonNull(experiments, "experiments");
         experiments = Set.copyOf(experiments);
         Objects.requireNonNull(workDir, "workDir");
+    }
+
+    @Override
+    public String toString() {
+        return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments + ", records=" + records + ", partitions=" + partitions
+                + ", groupProtocol=" + groupProtocol + ", holdMode=" + holdMode + ", barrier=" + barrier + ", subject=" + subject
+                + ", target=" + (targetJdbcUrl == null ? "SQLite in the run directory" : io.replaylab.oracle.TargetSpec.jdbc(targetJdbcUrl, "-").displayUrl())
+                + (targetUser != null ? " as " + targetUser : "") + (targetPassword != null ? " (password given)" : "") + "]";
     }
 
     public static Builder custom() {
@@ -74,6 +85,9 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         private int maxPollIntervalMs = 5000;
         private int sessionTimeoutMs = 6000;
         private BarrierKind barrier;
+        private String targetJdbcUrl;
+        private String targetUser;
+        private String targetPassword;
 
         private Builder() {
         }
@@ -186,9 +200,24 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
+        /**
+         * The target database: a {@code jdbc:postgresql:} URL (user and password may be in it, or
+         * given here; either may be null). Null keeps the default, a SQLite file in the run directory.
+         */
+        public Builder target(String jdbcUrl, String user, String password) {
+            this.targetJdbcUrl = jdbcUrl;
+            this.targetUser = user;
+            this.targetPassword = password;
+            return this;
+        }
+
         public LabSettings build() {
+            if (targetJdbcUrl != null) {
+                TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote); // refused here, before anything starts
+            }
             return new LabSettings(bootstrap, allowRemote, experiments, records, partitions, groupProtocol, holdMode, workDir, keep, subject,
-                    targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs, barrier);
+                    targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs, barrier,
+                    targetJdbcUrl, targetUser, targetPassword);
         }
 
         private static Duration positive(Duration d, String name) {

@@ -46,7 +46,7 @@ final class ReplayExperiment {
         ctx.step("replay: producing " + ctx.settings.records() + " records to " + topic);
         Experiments.produce(ctx, e, ns);
 
-        ctx.step("replay: consumer A drains the topic into " + ctx.db.getFileName() + " (" + inbox + ")");
+        ctx.step("replay: consumer A drains the topic into the target (" + inbox + ")");
         LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
         OffsetSnapshot drained;
         try {

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 final class InboxConsumer {
     private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
 
-    record Options(String bootstrap, String topic, String group, Path db, String namespace, String instanceId,
+    record Options(String bootstrap, String topic, String group, String db, String namespace, String instanceId,
             String groupProtocol, int maxPollIntervalMs, Integer sessionTimeoutMs, Duration untilIdle, Path assignmentLog,
             Path processingLog, int maxPollRecords) {
     }
@@ -82,7 +82,7 @@ final class InboxConsumer {
         long applied = 0;
         long duplicates = 0;
         long quarantined = 0;
-        try (SqliteProjection db = new SqliteProjection(o.db(), o.namespace(), o.instanceId(), checkInbox);
+        try (InboxProjection db = new InboxProjection(o.db(), o.namespace(), o.instanceId(), checkInbox);
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
@@ -122,7 +122,7 @@ final class InboxConsumer {
                     if (commitBeforeDb && !commit(c, next, processing, r)) {
                         break;
                     }
-                    SqliteProjection.Result result;
+                    InboxProjection.Result result;
                     String reason = null;
                     try {
                         Payment p = Payment.parse(r.value());

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
  * The experiments treat it as an opaque program (command line, Kafka, its database).
  */
 @Command(name = "subject", mixinStandardHelpOptions = true,
-        description = "The reference subject: a synthetic payments producer and a serial inbox consumer projecting into SQLite.",
+        description = "The reference subject: a synthetic payments producer and a serial inbox consumer projecting into SQLite or PostgreSQL.",
         subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class})
 public final class SubjectCommand implements Runnable {
     @Spec
@@ -74,7 +74,7 @@ public final class SubjectCommand implements Runnable {
     }
 
     @Command(name = "consume", mixinStandardHelpOptions = true,
-            description = "Serial consumer: per record one SQLite transaction (inbox + effect), then commitSync.")
+            description = "Serial consumer: per record one database transaction (inbox + effect), then commitSync.")
     static final class Consume implements Callable<Integer> {
         @Option(names = "--bootstrap-server", required = true)
         String bootstrap;
@@ -85,8 +85,9 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--group", required = true)
         String group;
 
-        @Option(names = "--db", required = true, description = "SQLite file (shared by instances)")
-        Path db;
+        @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
+                + InboxProjection.PASSWORD_ENV + "); shared by instances")
+        String db;
 
         @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
         String namespace;

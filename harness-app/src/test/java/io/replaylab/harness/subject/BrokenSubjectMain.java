@@ -14,7 +14,7 @@ public final class BrokenSubjectMain {
 
     public static void main(String[] a) {
         String mode = a[0];
-        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], Path.of(a[4]), a[5], a[6], "classic", 5000, 6000, null,
+        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], "classic", 5000, 6000, null,
                 Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100);
         int rc = new InboxConsumer(o, !mode.equals("no-inbox"), mode.equals("commit-first")).run();
         System.exit(rc);

@@ -1,0 +1,28 @@
+package io.replaylab.harness;
+
+import picocli.CommandLine.Option;
+
+/**
+ * The target database's login, the same on every command that opens one. A password is better
+ * given in {@value #PASSWORD_ENV} than on the command line, where {@code ps} shows it; it is never
+ * printed nor written to the evidence either way.
+ */
+final class TargetLogin {
+    static final String PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+
+    @Option(names = "--target-user", description = "the target database's user (or user= in the JDBC URL)")
+    String user;
+
+    @Option(names = "--target-password", description = "its password (or password= in the JDBC URL, or the environment variable "
+            + PASSWORD_ENV + ", which keeps it out of ps)")
+    String password;
+
+    /** The password from the option, else the environment, else null (the URL's or none). */
+    String password() {
+        if (password != null) {
+            return password;
+        }
+        String env = System.getenv(PASSWORD_ENV);
+        return env == null || env.isEmpty() ? null : env;
+    }
+}

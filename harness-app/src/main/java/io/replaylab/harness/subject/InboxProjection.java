@@ -1,0 +1,242 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reference projection, into SQLite or PostgreSQL: each effect is written with its inbox row in
+ * ONE transaction, so a redelivered message finds its inbox row and applies nothing. Several
+ * processes may share the database: SQLite with WAL, BEGIN IMMEDIATE, a busy timeout and a retry
+ * that never lets SQLITE_BUSY escape; PostgreSQL with the inbox's primary key deciding (a second
+ * writer of the same id waits for the first and then inserts nothing) and a retry on a
+ * serialization failure or deadlock. The schema is documented in harness-app/README.md.
+ */
+final class InboxProjection implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(InboxProjection.class);
+    private static final long BUSY_GIVE_UP_MS = 120_000;
+    /** Where a subject finds the target's password: never on its command line. */
+    static final String PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+
+    enum Result { APPLIED, DUPLICATE, QUARANTINED }
+
+    /** The two databases the reference subject speaks; the SQL differs only in the schema. */
+    enum Dialect {
+        SQLITE("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER"),
+        POSTGRES("BIGSERIAL PRIMARY KEY", "BIGINT");
+
+        final String[] schema;
+
+        Dialect(String serialKey, String bigint) {
+            schema = new String[] {
+                "CREATE TABLE IF NOT EXISTS inbox (namespace TEXT NOT NULL, message_id TEXT NOT NULL, topic TEXT NOT NULL, "
+                        + "partition INTEGER NOT NULL, \"offset\" " + bigint + " NOT NULL, instance TEXT NOT NULL, applied_at TEXT NOT NULL, "
+                        + "PRIMARY KEY (namespace, message_id))",
+                "CREATE TABLE IF NOT EXISTS ledger (entry_id " + serialKey + ", namespace TEXT NOT NULL, "
+                        + "message_id TEXT NOT NULL, account TEXT NOT NULL, amount " + bigint + " NOT NULL, topic TEXT NOT NULL, "
+                        + "partition INTEGER NOT NULL, \"offset\" " + bigint + " NOT NULL, instance TEXT NOT NULL, applied_at TEXT NOT NULL)",
+                "CREATE INDEX IF NOT EXISTS ledger_by_message ON ledger (namespace, message_id)",
+                "CREATE TABLE IF NOT EXISTS balance (namespace TEXT NOT NULL, account TEXT NOT NULL, balance " + bigint + " NOT NULL, "
+                        + "PRIMARY KEY (namespace, account))",
+                "CREATE TABLE IF NOT EXISTS quarantine (namespace TEXT NOT NULL, topic TEXT NOT NULL, partition INTEGER NOT NULL, "
+                        + "\"offset\" " + bigint + " NOT NULL, reason TEXT NOT NULL, raw TEXT, instance TEXT NOT NULL, quarantined_at TEXT NOT NULL, "
+                        + "PRIMARY KEY (namespace, topic, partition, \"offset\"))",
+            };
+        }
+
+        /** A SQLite file path or {@code jdbc:sqlite:}, or {@code jdbc:postgresql:}; anything else is refused by name. */
+        static Dialect of(String db) {
+            if (db.startsWith("jdbc:postgresql:")) {
+                return POSTGRES;
+            }
+            if (db.startsWith("jdbc:sqlite:") || !db.startsWith("jdbc:")) {
+                return SQLITE;
+            }
+            throw new IllegalArgumentException("--db must be a SQLite file or a jdbc:sqlite: or jdbc:postgresql: URL, was "
+                    + db.substring(0, db.indexOf(':', 5) + 1) + "…");
+        }
+    }
+
+    private final HikariDataSource pool;
+    private final Dialect dialect;
+    private final String namespace;
+    private final String instance;
+    private final boolean checkInbox;
+
+    InboxProjection(String db, String namespace, String instance) {
+        this(db, namespace, instance, true);
+    }
+
+    /**
+     * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@value #PASSWORD_ENV})
+     * @param checkInbox false exists only so tests can prove the oracle catches a second effect
+     */
+    InboxProjection(String db, String namespace, String instance, boolean checkInbox) {
+        this.dialect = Dialect.of(db);
+        this.namespace = namespace;
+        this.instance = instance;
+        this.checkInbox = checkInbox;
+        HikariConfig cfg = new HikariConfig();
+        cfg.setPoolName("projection-" + instance);
+        cfg.setMaximumPoolSize(1); // one serial consumer, one connection
+        cfg.setAutoCommit(true);
+        if (dialect == Dialect.SQLITE) {
+            cfg.setJdbcUrl(db.startsWith("jdbc:") ? db : "jdbc:sqlite:" + Path.of(db).toAbsolutePath());
+            cfg.addDataSourceProperty("journal_mode", "WAL");
+            cfg.addDataSourceProperty("busy_timeout", "10000");
+            cfg.addDataSourceProperty("transaction_mode", "IMMEDIATE");
+            cfg.addDataSourceProperty("synchronous", "FULL");
+        } else {
+            cfg.setJdbcUrl(db);
+            String password = System.getenv(PASSWORD_ENV);
+            if (password != null && !password.isEmpty()) {
+                cfg.setPassword(password);
+            }
+            cfg.setInitializationFailTimeout(1); // a refused login ends the subject at once, with the server's reason
+        }
+        this.pool = new HikariDataSource(cfg);
+        inTransaction(c -> {
+            try (Statement s = c.createStatement()) {
+                if (dialect == Dialect.POSTGRES) {
+                    s.execute("SELECT pg_advisory_xact_lock(7413)"); // two instances creating the same table at once collide in the catalog
+                }
+                for (String ddl : dialect.schema) {
+                    s.execute(ddl);
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Inbox row + effect, or nothing if the message is already in this namespace's inbox. One transaction. */
+    Result apply(String topic, int partition, long offset, Payment p) {
+        return inTransaction(c -> {
+            String now = Instant.now().toString();
+            if (checkInbox) {
+                try (PreparedStatement ins = c.prepareStatement("INSERT INTO inbox (namespace, message_id, topic, partition, "
+                        + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
+                    ins.setString(1, namespace);
+                    ins.setString(2, p.id());
+                    ins.setString(3, topic);
+                    ins.setInt(4, partition);
+                    ins.setLong(5, offset);
+                    ins.setString(6, instance);
+                    ins.setString(7, now);
+                    if (ins.executeUpdate() == 0) {
+                        return Result.DUPLICATE;
+                    }
+                }
+            }
+            try (PreparedStatement led = c.prepareStatement("INSERT INTO ledger (namespace, message_id, account, amount, topic, partition, "
+                    + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?,?,?)")) {
+                led.setString(1, namespace);
+                led.setString(2, p.id());
+                led.setString(3, p.account());
+                led.setLong(4, p.amount());
+                led.setString(5, topic);
+                led.setInt(6, partition);
+                led.setLong(7, offset);
+                led.setString(8, instance);
+                led.setString(9, now);
+                led.executeUpdate();
+            }
+            try (PreparedStatement bal = c.prepareStatement("INSERT INTO balance (namespace, account, balance) VALUES (?,?,?) "
+                    + "ON CONFLICT (namespace, account) DO UPDATE SET balance = balance.balance + excluded.balance")) {
+                bal.setString(1, namespace);
+                bal.setString(2, p.account());
+                bal.setLong(3, p.amount());
+                bal.executeUpdate();
+            }
+            return Result.APPLIED;
+        });
+    }
+
+    /** A record that cannot be applied: kept with its coordinates and reason, never dropped. */
+    Result quarantine(String topic, int partition, long offset, String reason, String raw) {
+        return inTransaction(c -> {
+            try (PreparedStatement q = c.prepareStatement("INSERT INTO quarantine (namespace, topic, partition, \"offset\", "
+                    + "reason, raw, instance, quarantined_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
+                q.setString(1, namespace);
+                q.setString(2, topic);
+                q.setInt(3, partition);
+                q.setLong(4, offset);
+                q.setString(5, reason);
+                q.setString(6, raw);
+                q.setString(7, instance);
+                q.setString(8, Instant.now().toString());
+                q.executeUpdate();
+            }
+            return Result.QUARANTINED;
+        });
+    }
+
+    interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * Runs {@code work} in one transaction, retrying while the database is busy (SQLite: another
+     * process holds the write lock; PostgreSQL: a serialization failure or deadlock was rolled back).
+     */
+    private <T> T inTransaction(Work<T> work) {
+        long deadline = System.currentTimeMillis() + BUSY_GIVE_UP_MS;
+        long backoff = 5;
+        while (true) {
+            try (Connection c = pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    T result = work.run(c);
+                    c.commit();
+                    return result;
+                } catch (SQLException e) {
+                    c.rollback();
+                    throw e;
+                } finally {
+                    c.setAutoCommit(true);
+                }
+            } catch (SQLException e) {
+                if (!isBusy(e) || System.currentTimeMillis() > deadline) {
+                    throw new IllegalStateException("the projection into " + dialect + " failed: " + e.getMessage(), e);
+                }
+                log.debug("database busy, retrying in {} ms: {}", backoff, e.getMessage());
+                sleep(backoff);
+                backoff = Math.min(200, backoff * 2);
+            }
+        }
+    }
+
+    private static boolean isBusy(SQLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof SQLException s && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
+                return true;
+            }
+            String m = String.valueOf(t.getMessage());
+            if (m.contains("SQLITE_BUSY") || m.contains("SQLITE_LOCKED") || m.contains("database is locked")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the database was busy", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        pool.close();
+    }
+}

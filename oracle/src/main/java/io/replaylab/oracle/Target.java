@@ -1,0 +1,106 @@
+package io.replaylab.oracle;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+
+/**
+ * An open target database: ONE read-only connection pool that serves every read of a run
+ * (comparisons, snapshots, effect counts), whatever namespace or query each read uses. Opening it
+ * checks the connection at once, so a wrong password or a server that is down is named before any
+ * experiment starts.
+ *
+ * <pre>{@code
+ * try (Target target = Target.open(TargetSpec.jdbc(url, "lab-x/g1").credentials(user, password))) {
+ *     Oracle.compare(source, target, committed);
+ *     Oracle.snapshot(target.namespace("lab-x/g2"), Path.of("g2.tsv")); // same pool
+ * }
+ * }</pre>
+ */
+public final class Target implements AutoCloseable {
+    private final HikariDataSource pool;
+    private final TargetSpec spec;
+    private final boolean owner;
+
+    private Target(HikariDataSource pool, TargetSpec spec, boolean owner) {
+        this.pool = pool;
+        this.spec = spec;
+        this.owner = owner;
+    }
+
+    /**
+     * Opens the pool and one connection.
+     *
+     * @throws OracleReadException the database refused or did not answer (it is named, the password never)
+     * @throws IllegalArgumentException a SQLite file that does not exist (the oracle never creates one)
+     */
+    public static Target open(TargetSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        HikariConfig cfg = new HikariConfig();
+        cfg.setJdbcUrl(spec.jdbcUrl());
+        if (spec.user() != null) {
+            cfg.setUsername(spec.user());
+        }
+        if (spec.password() != null) {
+            cfg.setPassword(spec.password());
+        }
+        cfg.setMaximumPoolSize(2); // a comparison reads the target on its own thread; an effect count may run beside it
+        cfg.setMinimumIdle(1);
+        cfg.setPoolName("oracle-target");
+        cfg.setInitializationFailTimeout(1); // fail at open, with the driver's reason, instead of at the first read
+        cfg.setConnectionTimeout(10_000);
+        if (spec.isSqlite()) {
+            Path file = Path.of(spec.jdbcUrl().substring("jdbc:sqlite:".length()));
+            if (!Files.isRegularFile(file)) {
+                throw new IllegalArgumentException("target database " + file + " does not exist");
+            }
+            cfg.addDataSourceProperty("open_mode", "1"); // SQLITE_OPEN_READONLY: the oracle never writes the target
+        }
+        cfg.setReadOnly(true);
+        try {
+            return new Target(new HikariDataSource(cfg), spec, true);
+        } catch (HikariPool.PoolInitializationException e) {
+            SQLException cause = e.getCause() instanceof SQLException s ? s : new SQLException(String.valueOf(e.getCause()), "08001", e);
+            throw Oracle.targetError(spec, cause);
+        }
+    }
+
+    public TargetSpec spec() {
+        return spec;
+    }
+
+    /** The same database and pool, read for another namespace. Closing the view does nothing; the opener's close ends the pool. */
+    public Target namespace(String namespace) {
+        return new Target(pool, spec.namespace(namespace), false);
+    }
+
+    /** The same database and pool, read with another query. */
+    public Target query(String sql) {
+        return new Target(pool, spec.query(sql), false);
+    }
+
+    Connection connection() throws SQLException {
+        if (pool.isClosed()) {
+            throw new IllegalStateException("the target " + spec.displayUrl() + " was closed");
+        }
+        return pool.getConnection();
+    }
+
+    @Override
+    public void close() {
+        if (owner) {
+            pool.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Target[" + spec + "]";
+    }
+}
