@@ -473,17 +473,30 @@ static long drain(String bootstrap, String topic) {
         @Option(names = "--bootstrap-server", description = "Use this broker (its topic is deleted afterwards) instead of an embedded one.")
         String bootstrap;
 
+        @Option(names = "--target-jdbc-url", description = "A PostgreSQL database for the target rows (a table of the bench's own, dropped "
+                + "afterwards) instead of a SQLite file.")
+        String targetJdbcUrl;
+
+        @picocli.CommandLine.Mixin
+        TargetLogin login;
+
         @Override
         public Integer call() throws Exception {
             PrintWriter out = spec.commandLine().getOut();
             LabNamespace ns = LabNamespace.random("bench");
             Path dir = Files.createTempDirectory("replay-lab-oracle-bench-");
-            Path db = dir.resolve("target.db");
+            TargetSpec target = targetJdbcUrl == null ? TargetSpec.sqlite(dir.resolve("target.db"), "n")
+                    : login.applyTo(TargetSpec.jdbc(targetJdbcUrl, "n")).query("SELECT message_id, amount FROM " + table(ns) + " WHERE namespace = {namespace}");
             try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
                 String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
                 try {
-                    return measure(out, b, ns, dir, db);
+                    return measure(out, b, ns, dir, target);
                 } finally {
+                    if (!target.isSqlite()) {
+                        try (Connection c = connect(target); Statement st = c.createStatement()) {
+                            st.execute("DROP TABLE IF EXISTS " + table(ns));
+                        }
+                    }
                     if (bootstrap != null) {
                         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
                             admin.deleteTopics(List.of(ns.topic())).all().get();
@@ -497,11 +510,27 @@ static long drain(String bootstrap, String topic) {
             }
         }
 
-        private int measure(PrintWriter out, String b, LabNamespace ns, Path dir, Path db) throws Exception {
+        /** The bench's own table in a shared database: never one it did not create. */
+        private static String table(LabNamespace ns) {
+            return "ledger_" + ns.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
+        }
+
+        private static Connection connect(TargetSpec t) throws java.sql.SQLException {
+            Properties p = new Properties();
+            if (t.user() != null) {
+                p.setProperty("user", t.user());
+            }
+            if (t.password() != null) {
+                p.setProperty("password", t.password());
+            }
+            return DriverManager.getConnection(t.jdbcUrl(), p);
+        }
+
+        private int measure(PrintWriter out, String b, LabNamespace ns, Path dir, TargetSpec db) throws Exception {
             long t0 = System.nanoTime();
             fill(b, ns, db);
-            out.printf("setup: %d records in %d partitions and %d target rows in %.1f s%n", records, partitions, records,
-                    (System.nanoTime() - t0) / 1e9);
+            out.printf("setup: %d records in %d partitions and %d target rows (%s) in %.1f s%n", records, partitions, records,
+                    db.isSqlite() ? "SQLite" : "PostgreSQL " + db.displayUrl(), (System.nanoTime() - t0) / 1e9);
             List<Long> drainMs = new ArrayList<>();
             List<Long> selectMs = new ArrayList<>();
             List<Long> oracleMs = new ArrayList<>();
@@ -512,7 +541,7 @@ static long drain(String bootstrap, String topic) {
                 long selected = select(db);
                 long r2 = System.nanoTime();
                 Comparison cmp;
-                try (Target target = Target.open(TargetSpec.sqlite(db, "n"))) {
+                try (Target target = Target.open(db)) {
                     cmp = Oracle.compare(SourceSpec.topic(b, ns.topic()), target);
                 }
                 long r3 = System.nanoTime();
@@ -535,11 +564,18 @@ static long drain(String bootstrap, String topic) {
             // the heap bound, shown by running the CLI in JVMs that cannot grow past it
             int rc = 0;
             for (String heap : List.of("256m", "64m")) {
-                List<String> cmd = cliCommand(List.of("-Xmx" + heap), "oracle", "--bootstrap-server", b, "--topic", ns.topic(), "--db",
-                        db.toString(), "--namespace", "n");
+                List<String> cmd = new ArrayList<>(cliCommand(List.of("-Xmx" + heap), "oracle", "--bootstrap-server", b, "--topic", ns.topic(),
+                        "--jdbc-url", db.jdbcUrl(), "--target-query", db.query(), "--namespace", "n"));
+                if (db.user() != null) {
+                    cmd.addAll(List.of("--target-user", db.user()));
+                }
                 Path log = dir.resolve("oracle-" + heap + ".txt");
                 long c0 = System.nanoTime();
-                int exit = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start().waitFor();
+                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+                if (db.password() != null) {
+                    pb.environment().put(TargetLogin.PASSWORD_ENV, db.password());
+                }
+                int exit = pb.start().waitFor();
                 out.printf("oracle in a -Xmx%s JVM (CLI, cold JVM start included): exit %d in %.2f s (%s)%n", heap, exit,
                         (System.nanoTime() - c0) / 1e9, Files.readAllLines(log).stream().filter(l -> l.startsWith("Oracle") || l.contains("Error"))
                                 .findFirst().orElse("?"));
@@ -549,7 +585,7 @@ static long drain(String bootstrap, String topic) {
         }
 
         /** The topic (lz4, as a producer in a hurry would write it) and the matching target rows. */
-        private void fill(String bootstrap, LabNamespace ns, Path db) throws Exception {
+        private void fill(String bootstrap, LabNamespace ns, TargetSpec db) throws Exception {
             Properties pp = new Properties();
             pp.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
             pp.put(ProducerConfig.LINGER_MS_CONFIG, "20");
@@ -560,14 +596,17 @@ static long drain(String bootstrap, String topic) {
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 admin.createTopics(List.of(new NewTopic(ns.topic(), partitions, (short) 1))).all().get();
             }
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+            String table = db.isSqlite() ? "ledger" : table(ns);
+            try (Connection c = connect(db);
                  KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
                 try (Statement st = c.createStatement()) {
-                    st.execute("PRAGMA journal_mode=WAL");
-                    st.execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
+                    if (db.isSqlite()) {
+                        st.execute("PRAGMA journal_mode=WAL");
+                    }
+                    st.execute("CREATE TABLE " + table + " (namespace TEXT, message_id TEXT, amount BIGINT)");
                 }
                 c.setAutoCommit(false);
-                try (PreparedStatement ins = c.prepareStatement("INSERT INTO ledger VALUES (?,?,?)")) {
+                try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + table + " VALUES (?,?,?)")) {
                     Random rnd = new Random(1);
                     for (int i = 0; i < records; i++) {
                         String id = ns.prefix() + "-" + i;
@@ -591,10 +630,12 @@ static long drain(String bootstrap, String topic) {
 
         /** The raw source read: a plain consumer draining every partition to its end, with the oracle's fetch settings. */
         /** The raw target read: the rows, each column fetched. */
-        private static long select(Path db) throws Exception {
+        private static long select(TargetSpec db) throws Exception {
             long n = 0;
-            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-                 PreparedStatement q = c.prepareStatement("SELECT message_id, amount FROM ledger WHERE namespace = ?")) {
+            try (Connection c = connect(db);
+                 PreparedStatement q = c.prepareStatement(db.query().replace("{namespace}", "?"))) {
+                c.setAutoCommit(false); // PostgreSQL streams only inside a transaction, as the oracle reads
+                q.setFetchSize(5000);
                 q.setString(1, "n");
                 try (ResultSet rs = q.executeQuery()) {
                     while (rs.next()) {

@@ -66,9 +66,7 @@ final class OracleCommand implements Callable<Integer> {
         }
         TargetSpec target = db != null ? TargetSpec.sqlite(db, namespace) : TargetSpec.jdbc(jdbcUrl, namespace);
         target = target.query(targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
-        if (login.user != null || login.password() != null) {
-            target = target.credentials(login.user != null ? login.user : target.user(), login.password() != null ? login.password() : target.password());
-        }
+        target = login.applyTo(target);
         OffsetSnapshot committed = null;
         if (group != null) {
             try (KafkaOps ops = KafkaOps.connect(bootstrap)) {

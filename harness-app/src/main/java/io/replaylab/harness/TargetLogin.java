@@ -1,5 +1,7 @@
 package io.replaylab.harness;
 
+import io.replaylab.harness.subject.SubjectCommand;
+import io.replaylab.oracle.TargetSpec;
 import picocli.CommandLine.Option;
 
 /**
@@ -8,7 +10,7 @@ import picocli.CommandLine.Option;
  * printed nor written to the evidence either way.
  */
 final class TargetLogin {
-    static final String PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+    static final String PASSWORD_ENV = SubjectCommand.TARGET_PASSWORD_ENV;
 
     @Option(names = "--target-user", description = "the target database's user (or user= in the JDBC URL)")
     String user;
@@ -16,6 +18,12 @@ final class TargetLogin {
     @Option(names = "--target-password", description = "its password (or password= in the JDBC URL, or the environment variable "
             + PASSWORD_ENV + ", which keeps it out of ps)")
     String password;
+
+    /** The spec with this login where one was given (the options win over user= and password= in the URL). */
+    TargetSpec applyTo(TargetSpec spec) {
+        String pw = password();
+        return user == null && pw == null ? spec : spec.credentials(user != null ? user : spec.user(), pw != null ? pw : spec.password());
+    }
 
     /** The password from the option, else the environment, else null (the URL's or none). */
     String password() {

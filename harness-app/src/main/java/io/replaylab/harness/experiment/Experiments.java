@@ -22,8 +22,7 @@ final class Experiments {
                 .environment("namespace", ns.prefix())
                 .environment("topic", ns.topic())
                 .environment("group", ns.group())
-                .environment("target db", ctx.db.schema() == null ? "target.db (SQLite, in the run directory)"
-                        : ctx.db.describe() + ", schema " + ctx.db.schema() + " (the run's own)")
+                .environment("target db", ctx.db.describe())
                 .environment("group protocol", ctx.settings.groupProtocol())
                 .environment("subject", ctx.settings.subject() == null ? "reference (replay-lab subject consume)" : ctx.settings.subject())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));

@@ -22,6 +22,7 @@ import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Source;
+import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -38,8 +39,6 @@ import io.replaylab.oracle.Target;
 
 /** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
 final class LabContext {
-    /** The environment variable in which every subject finds the target database's password (when there is one). */
-    static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
     final LabSettings settings;
     final String bootstrap;
     final LabNamespace ns;
@@ -139,7 +138,7 @@ final class LabContext {
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
         List<String> cmd = guard.wrap(settings.subjectTemplate().command(values));
         // the target's password reaches the subject in its environment: never on a command line the evidence records
-        Map<String, String> env = db.password() == null ? Map.of() : Map.of(TARGET_PASSWORD_ENV, db.password());
+        Map<String, String> env = db.password() == null ? Map.of() : Map.of(SubjectCommand.TARGET_PASSWORD_ENV, db.password());
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         Instance inst;

@@ -30,10 +30,12 @@ final class TargetDatabase implements AutoCloseable {
     private final TargetSpec spec;
     private final String subjectDb;
     private final String schema;
+    private final String shown;
     private Target target;
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema) {
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown) {
         this.spec = spec;
+        this.shown = shown;
         this.subjectDb = subjectDb;
         this.schema = schema;
     }
@@ -42,7 +44,7 @@ final class TargetDatabase implements AutoCloseable {
     static TargetDatabase sqlite(Path runDir, String query) {
         Path db = runDir.resolve("target.db").toAbsolutePath();
         TargetSpec spec = TargetSpec.sqlite(db, "-");
-        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null);
+        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null, "target.db (SQLite, in the run directory)");
     }
 
     /**
@@ -86,7 +88,8 @@ final class TargetDatabase implements AutoCloseable {
         String url = base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema + ",public";
         TargetSpec spec = base.url(url);
         String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
-        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema);
+        String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own)";
+        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown);
     }
 
     private static Connection connect(TargetSpec spec) throws SQLException {
@@ -111,9 +114,9 @@ final class TargetDatabase implements AutoCloseable {
         return spec.password();
     }
 
-    /** As recorded in the evidence: the URL without a password, and the schema if the run made one. */
+    /** As recorded in the evidence: the URL without a password, the user and the run's schema; or the SQLite file. */
     String describe() {
-        return spec.displayUrl() + (spec.user() != null ? " as " + spec.user() : "");
+        return shown;
     }
 
     String schema() {

@@ -23,8 +23,6 @@ import org.slf4j.LoggerFactory;
 final class InboxProjection implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InboxProjection.class);
     private static final long BUSY_GIVE_UP_MS = 120_000;
-    /** Where a subject finds the target's password: never on its command line. */
-    static final String PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
 
     enum Result { APPLIED, DUPLICATE, QUARANTINED }
 
@@ -76,7 +74,7 @@ final class InboxProjection implements AutoCloseable {
     }
 
     /**
-     * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@value #PASSWORD_ENV})
+     * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@link SubjectCommand#TARGET_PASSWORD_ENV})
      * @param checkInbox false exists only so tests can prove the oracle catches a second effect
      */
     InboxProjection(String db, String namespace, String instance, boolean checkInbox) {
@@ -96,7 +94,7 @@ final class InboxProjection implements AutoCloseable {
             cfg.addDataSourceProperty("synchronous", "FULL");
         } else {
             cfg.setJdbcUrl(db);
-            String password = System.getenv(PASSWORD_ENV);
+            String password = System.getenv(SubjectCommand.TARGET_PASSWORD_ENV);
             if (password != null && !password.isEmpty()) {
                 cfg.setPassword(password);
             }

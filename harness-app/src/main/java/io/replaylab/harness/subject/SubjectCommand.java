@@ -17,6 +17,9 @@ import picocli.CommandLine.Spec;
         description = "The reference subject: a synthetic payments producer and a serial inbox consumer projecting into SQLite or PostgreSQL.",
         subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class})
 public final class SubjectCommand implements Runnable {
+    /** Where a subject (the reference one, or any other the harness starts) finds the target database's password: never on a command line. */
+    public static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+
     @Spec
     CommandSpec spec;
 
@@ -86,7 +89,7 @@ public final class SubjectCommand implements Runnable {
         String group;
 
         @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
-                + InboxProjection.PASSWORD_ENV + "); shared by instances")
+                + TARGET_PASSWORD_ENV + "); shared by instances")
         String db;
 
         @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")

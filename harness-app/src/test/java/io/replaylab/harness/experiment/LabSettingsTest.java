@@ -27,4 +27,23 @@ class LabSettingsTest {
         assertThatThrownBy(() -> LabSettings.custom().maxPollIntervalMs(10)).hasMessageContaining("max poll interval must be 1000..300000 ms, was 10");
         assertThatThrownBy(() -> LabSettings.custom().sessionTimeoutMs(0)).hasMessageContaining("session timeout");
     }
+
+    @Test
+    void aTargetUrlIsCheckedBeforeAnythingStartsAndItsPasswordIsNeverShown() {
+        LabSettings s = LabSettings.custom().target("jdbc:postgresql://localhost:5432/lab?user=lab&password=s3cret", null, null).build();
+        assertThat(s.toString()).contains("jdbc:postgresql://localhost:5432/lab").doesNotContain("s3cret");
+        assertThat(LabSettings.custom().target("jdbc:postgresql://127.0.0.1/lab", "lab", "s3cret").build().toString())
+                .contains("as lab (password given)").doesNotContain("s3cret");
+
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:postgresql://db.example.com:5432/lab", null, null).build())
+                .hasMessageContaining("--target-jdbc-url host(s) [db.example.com] are not loopback; pass --allow-remote");
+        assertThat(LabSettings.custom().allowRemote(true).target("jdbc:postgresql://db.example.com:5432/lab", null, null).build().targetJdbcUrl())
+                .isEqualTo("jdbc:postgresql://db.example.com:5432/lab");
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:mysql://localhost/lab?password=s3cret", null, null).build())
+                .hasMessageContaining("--target-jdbc-url must be a jdbc:postgresql: URL").satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:postgresql://localhost/lab?currentSchema=mine", null, null).build())
+                .hasMessageContaining("must not set currentSchema");
+        assertThatThrownBy(() -> LabSettings.custom().target("localhost:5432", null, null).build())
+                .hasMessageContaining("a target is a JDBC URL");
+    }
 }

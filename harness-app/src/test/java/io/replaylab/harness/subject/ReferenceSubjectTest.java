@@ -20,6 +20,7 @@ import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.broker.LocalKafkaConfig;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.oracle.testing.LocalPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -72,6 +73,47 @@ class ReferenceSubjectTest {
         assertThat(lines("A", "applied")).isEqualTo(300);
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
             assertThat(ops.describe(ns.group()).totalLag()).isZero();
+        }
+    }
+
+    @Test
+    void intoPostgresEveryRecordIsAppliedOnceBadOnesAreQuarantinedAndARedeliveryAddsNothing(LocalKafka kafka, LabNamespace ns) throws Exception {
+        JsonNode manifest = produce(kafka, ns, 120, 3, 4);
+        LocalPostgres pg = LocalPostgres.shared();
+        String url = pg.createDatabase();
+        Map<String, String> env = Map.of(SubjectCommand.TARGET_PASSWORD_ENV, LocalPostgres.PASSWORD);
+        for (String group : List.of(ns.group(), ns.group("again"))) { // a second group redelivers every record to the same inbox
+            Process p = Launch.start(dir, "pg-" + group, env, "io.replaylab.harness.ReplayLab", "subject", "consume", "--bootstrap-server",
+                    kafka.bootstrapServers(), "--topic", ns.topic(), "--group", group, "--db", url + "?user=" + LocalPostgres.USER,
+                    "--namespace", ns.inbox(1), "--instance-id", "A", "--until-idle", "PT3S");
+            assertThat(Launch.await(p, 90)).as(Files.readString(dir.resolve("pg-" + group + ".err"))).isZero();
+        }
+
+        Map<String, Long> balances = new java.util.TreeMap<>();
+        try (var c = pg.connect(url); var s = c.createStatement()) {
+            assertThat(count(s, "SELECT count(*) FROM inbox")).isEqualTo(120);
+            assertThat(count(s, "SELECT count(*) FROM ledger")).as("the redelivery found every inbox row: no second effect").isEqualTo(120);
+            assertThat(count(s, "SELECT count(*) FROM quarantine")).isEqualTo(4);
+            try (var rs = s.executeQuery("SELECT account, balance FROM balance")) {
+                while (rs.next()) {
+                    balances.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        }
+        assertThat(balances).isEqualTo(Json.mapper().convertValue(manifest.get("accountSums"),
+                new com.fasterxml.jackson.core.type.TypeReference<Map<String, Long>>() { }));
+
+        Process refused = Launch.start(dir, "pg-refused", Map.of(SubjectCommand.TARGET_PASSWORD_ENV, "wrong-pw-77"), "io.replaylab.harness.ReplayLab",
+                "subject", "consume", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--group", ns.group("x"),
+                "--db", url + "?user=" + LocalPostgres.USER, "--namespace", ns.inbox(1), "--instance-id", "B");
+        assertThat(Launch.await(refused, 60)).isEqualTo(1);
+        assertThat(Files.readString(dir.resolve("pg-refused.err"))).contains("password authentication failed").doesNotContain("wrong-pw-77");
+    }
+
+    private static long count(java.sql.Statement s, String sql) throws Exception {
+        try (var rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 
