@@ -69,6 +69,7 @@ class PostgresTargetTest {
         String schema = ev.experiments().get(0).environment().get("target db");
         assertThat(schema).startsWith(url + " as " + LocalPostgres.USER + ", schema rl_");
         assertThat(runDir.resolve("target.db")).as("the effects went to PostgreSQL, not to a SQLite file").doesNotExist();
+        assertThat(ev.experiments()).allSatisfy(x -> assertThat(x.limitations()).anyMatch(l -> l.startsWith("One broker and one PostgreSQL database")));
         assertThat(experiment(ev, "rebalance").events()).extracting(e -> e.type()).contains("db-commit-seen", "commit-rejected");
 
         try (Connection c = pg.connect(url); Statement s = c.createStatement()) {
@@ -101,6 +102,16 @@ class PostgresTargetTest {
         }
         assertThat(Evidence.read(runDir.resolve("evidence.json")).experiments().get(0).outcome().status()).isEqualTo(Status.NOT_RUN);
         assertNowhere(wrong, runDir, r);
+
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            closed = s.getLocalPort(); // nothing listens there once it is closed
+        }
+        String[] down = cli("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("down").toString(), "--records", "10",
+                "--experiment", "replay", "--target-jdbc-url", "jdbc:postgresql://127.0.0.1:" + closed + "/lab?user=lab", "--target-password", wrong);
+        assertThat(down[0]).as(down[1] + down[2]).isEqualTo("3");
+        assertThat(down[1]).contains("NOT_RUN").contains("cannot use the target database (jdbc:postgresql://127.0.0.1:" + closed + "/lab as lab)")
+                .contains("Connection to 127.0.0.1:" + closed + " refused").doesNotContain(wrong);
     }
 
     @Test

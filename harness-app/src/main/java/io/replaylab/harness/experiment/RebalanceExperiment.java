@@ -61,7 +61,7 @@ final class RebalanceExperiment {
         String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
         e.environment("barrier", choice.display());
         e.environment("hold mode", holdMode);
-        e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
         e.limitation(wire
                 ? "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
                         + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "

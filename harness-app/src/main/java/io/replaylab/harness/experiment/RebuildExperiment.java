@@ -27,7 +27,7 @@ final class RebuildExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
         String topic = ns.topic();
         Source harness = Source.here("harness");
         String g1 = ns.inbox(1);

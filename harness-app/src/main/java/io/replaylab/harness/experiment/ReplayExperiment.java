@@ -37,7 +37,7 @@ final class ReplayExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.SINGLE_BROKER_SINGLE_DB);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);

@@ -82,13 +82,16 @@ final class TargetDatabase implements AutoCloseable {
      */
     static TargetDatabase postgres(TargetSpec base, LabNamespace ns, String query) throws SQLException {
         String schema = ns.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
+        String version;
         try (Connection c = connect(base); Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA \"" + schema + "\""); // fails if it exists: a run never adopts a schema it did not create
+            version = c.getMetaData().getDatabaseProductName() + " " + c.getMetaData().getDatabaseProductVersion();
         }
         String url = base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema + ",public";
         TargetSpec spec = base.url(url);
         String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
-        String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own)";
+        String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
+                + version;
         return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown);
     }
 
@@ -117,6 +120,11 @@ final class TargetDatabase implements AutoCloseable {
     /** As recorded in the evidence: the URL without a password, the user and the run's schema; or the SQLite file. */
     String describe() {
         return shown;
+    }
+
+    /** What the R15 limitation names: "SQLite DB" or "PostgreSQL database". */
+    String kind() {
+        return schema == null ? "SQLite DB" : "PostgreSQL database";
     }
 
     String schema() {
