@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -294,12 +295,12 @@ final class LabContext {
         return runDir.relativize(f).toString();
     }
 
-    /** Counts of the processing log lines by result, when the subject writes one (the reference subject does). */
-    Map<String, Long> processingCounts(String instance) {
+    /** Counts of the processing log lines by result, when the subject writes one (the reference subject does); empty when it writes none. */
+    Optional<Map<String, Long>> processingCounts(String instance) {
         Path log = runDir.resolve("logs").resolve(instance + ".processing.jsonl");
         Map<String, Long> out = new HashMap<>();
         if (!Files.exists(log)) {
-            return out;
+            return Optional.empty();
         }
         try {
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
@@ -309,7 +310,7 @@ final class LabContext {
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        return out;
+        return Optional.of(out);
     }
 
     /** Replays a subject's assignment log (if it writes one) into the timeline. */

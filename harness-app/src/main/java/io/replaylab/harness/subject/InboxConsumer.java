@@ -41,22 +41,34 @@ final class InboxConsumer {
     }
 
     private final Options o;
+    /** Defects that exist only so tests can prove the lab catches them; the reference subject has none. */
+    enum Defect {
+        NONE,
+        /** applies an effect without the inbox check: a second effect on redelivery */
+        NO_INBOX,
+        /** commits the offset BEFORE the DB commit */
+        COMMIT_FIRST,
+        /** on assignment, jumps over committed-but-unread records to the end ("we never reprocess"): a replay delivers nothing */
+        SKIP_REPLAY
+    }
+
     private final boolean checkInbox;
     private final boolean commitBeforeDb;
+    private final Defect defect;
     private volatile boolean stopping;
     private volatile int exitCode;
     private final CountDownLatch done = new CountDownLatch(1);
     private KafkaConsumer<String, String> consumer;
 
     InboxConsumer(Options options) {
-        this(options, true, false);
+        this(options, Defect.NONE);
     }
 
-    /** The two flags exist only for test-only broken variants (a second effect; an offset committed before the DB). */
-    InboxConsumer(Options options, boolean checkInbox, boolean commitBeforeDb) {
+    InboxConsumer(Options options, Defect defect) {
         this.o = options;
-        this.checkInbox = checkInbox;
-        this.commitBeforeDb = commitBeforeDb;
+        this.defect = defect;
+        this.checkInbox = defect != Defect.NO_INBOX;
+        this.commitBeforeDb = defect == Defect.COMMIT_FIRST;
     }
 
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
@@ -99,6 +111,9 @@ final class InboxConsumer {
                 @Override
                 public void onPartitionsAssigned(Collection<TopicPartition> parts) {
                     logAssignment(assignments, c, "assigned", parts, pid);
+                    if (defect == Defect.SKIP_REPLAY) {
+                        skipToEnd(c, parts);
+                    }
                     joined[0] = true;
                     lastActivity[0] = System.nanoTime();
                 }
@@ -170,6 +185,24 @@ final class InboxConsumer {
             done.countDown();
         }
         return exitCode;
+    }
+
+    /** The SKIP_REPLAY defect: a partition with a committed offset below its end is moved to the end, committed, and never read. */
+    private static void skipToEnd(KafkaConsumer<String, String> c, Collection<TopicPartition> parts) {
+        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new java.util.HashSet<>(parts));
+        Map<TopicPartition, Long> ends = c.endOffsets(parts);
+        Map<TopicPartition, OffsetAndMetadata> skip = new LinkedHashMap<>();
+        ends.forEach((tp, end) -> {
+            OffsetAndMetadata at = committed.get(tp);
+            if (at != null && at.offset() < end) {
+                c.seek(tp, end);
+                skip.put(tp, new OffsetAndMetadata(end));
+            }
+        });
+        if (!skip.isEmpty()) {
+            c.commitSync(skip);
+            log.warn("skipped to the end without reading: {}", skip);
+        }
     }
 
     /** commitSync; false when the group has moved on (the commit was rejected). */

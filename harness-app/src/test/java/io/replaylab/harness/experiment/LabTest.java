@@ -165,6 +165,19 @@ class LabTest {
     }
 
     @Test
+    void aSubjectThatJumpsOverTheReplayFailsWithNoRedeliveryAlthoughItCommittedEveryOffsetAgain(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay")).subject(BrokenSubjectMain.template("skip-replay")).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).isEqualTo("no redelivery: after the reset to earliest the subject handled 0 of 60 records again "
+                + "(60 offsets committed again, 0 records handled in the subject's log {})");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("records delivered again")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
+    }
+
+    @Test
     void aSubjectThatCommitsOffsetsBeforeItsDbCommitIsCaughtAtTheBarrier(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(BrokenSubjectMain.template("commit-first")).build(), null);
 
