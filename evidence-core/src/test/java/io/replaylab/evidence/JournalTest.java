@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,22 +31,26 @@ class JournalTest {
     }
 
     @Test
-    void journalCutAtAnyByteReadsBackIncompleteAndNeverPass() throws Exception {
+    void journalCutAtEveryByteShortOfItsLastLineReadsBackIncompleteAndNeverPass() throws Exception {
         try (RunRecorder run = SampleRuns.knownRun(dir.resolve("full"))) {
             run.save();
         }
         byte[] full = Files.readAllBytes(dir.resolve("full").resolve(Evidence.JOURNAL_FILE));
-        Random random = new Random(7);
-        for (int i = 0; i < 60; i++) {
-            int cut = random.nextInt(full.length - 1) + 1; // anything short of the whole file
-            Path f = dir.resolve("cut-" + i + ".jsonl");
+        int lastLineEnd = full.length - 1; // the newline that ends the run-finished line
+        assertThat(full[lastLineEnd]).isEqualTo((byte) '\n');
+        Path f = dir.resolve("cut.jsonl");
+        for (int cut = 1; cut < lastLineEnd; cut++) { // every cut that loses part of the last line or more
             Files.write(f, Arrays.copyOf(full, cut));
 
             RunEvidence run = Evidence.read(f);
 
-            assertThat(run.complete()).as("cut at byte %d", cut).isFalse();
-            assertThat(run.outcome().status()).as("cut at byte %d", cut).isEqualTo(Status.NOT_RUN);
+            assertThat(run.complete()).as("cut at byte %d of %d", cut, full.length).isFalse();
+            assertThat(run.outcome().status()).as("cut at byte %d of %d", cut, full.length).isEqualTo(Status.NOT_RUN);
         }
+        // only the final newline missing: the last line is whole, so the run is whole, and reads back as saved
+        Files.write(f, Arrays.copyOf(full, lastLineEnd));
+        assertThat(Evidence.read(f)).isEqualTo(Evidence.read(dir.resolve("full").resolve(Evidence.JOURNAL_FILE)));
+        assertThat(Evidence.read(f).complete()).isTrue();
     }
 
     @Test

@@ -40,6 +40,8 @@ class BrokerCommandTest {
 
             assertThat(cli.waitFor(30, TimeUnit.SECONDS)).isTrue();
             assertThat(brokers).noneMatch(ProcessHandle::isAlive);
+            // cleanly: Kafka marks its log dir only at the end of an orderly shutdown, never after a SIGKILL
+            assertThat(dir.resolve("kafka").resolve("data").resolve(".kafka_cleanshutdown")).as("clean shutdown marker").exists();
         } finally {
             cli.descendants().forEach(ProcessHandle::destroyForcibly);
             cli.destroyForcibly();

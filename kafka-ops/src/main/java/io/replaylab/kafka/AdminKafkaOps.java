@@ -49,6 +49,9 @@ final class AdminKafkaOps implements KafkaOps {
     /** Runs after every guard passed and the plan was saved, just before the alter: a test widens the race window here. */
     Runnable beforeAlter = () -> {
     };
+    /** Runs right after the alter, before the landing is verified: a test moves an offset here to reach PARTIAL. */
+    Runnable afterAlter = () -> {
+    };
 
     AdminKafkaOps(String bootstrap, Duration timeout) {
         this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
@@ -273,6 +276,7 @@ final class AdminKafkaOps implements KafkaOps {
             ResetPlans.save(saved.withStatus(SavedPlan.Status.NOT_APPLIED, why));
             throw new KafkaOpsException(why + "; the saved plan " + saved.file() + " records that it did not apply", e);
         }
+        afterAlter.run();
         OffsetSnapshot after = describe(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         Map<PartitionRef, PartitionOffsets> landed = after.byPartition();
         List<ResetResult.PartitionResult> results = plan.rows().stream().map(r -> {

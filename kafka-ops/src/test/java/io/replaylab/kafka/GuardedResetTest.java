@@ -14,6 +14,8 @@ import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
 import io.replaylab.kafka.testing.PollingConsumerMain;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Executing a reset: only through every guard, with the plan saved first, verified after. */
@@ -56,12 +58,13 @@ class GuardedResetTest {
         }
     }
 
-    @Test
-    void activeGroupIsRefusedWithItsStateAndMembersAndNothingChanges(LocalKafka kafka, LabNamespace ns) throws Exception {
+    @ParameterizedTest(name = "{0} protocol")
+    @ValueSource(strings = {"classic", "consumer"})
+    void activeGroupIsRefusedWithItsStateAndMembersAndNothingChanges(String protocol, LocalKafka kafka, LabNamespace ns) throws Exception {
         try (KafkaOps ops = setUp(kafka, ns)) {
             ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
             Clients.createTopic(kafka.bootstrapServers(), ns.topic("other"), 1);
-            Process consumer = PollingConsumerMain.start(kafka.bootstrapServers(), ns.topic("other"), ns.group());
+            Process consumer = PollingConsumerMain.start(kafka.bootstrapServers(), ns.topic("other"), ns.group(), protocol);
             try {
                 assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
                         .isInstanceOf(ResetRefusedException.class)
@@ -167,6 +170,67 @@ class GuardedResetTest {
                     .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("cannot save the plan into " + notADir);
             assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+        }
+    }
+
+    @Test
+    void allowRemoteLiftsOnlyTheLoopbackGuardAPlanMadeAgainstAnotherClusterIsStillRefused(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan real = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            ResetPlan remote = new ResetPlan(real.planId(), real.createdAt(), "192.0.2.10:9092", real.group(), real.scope(),
+                    real.target(), real.rows(), real.before());
+
+            ResetRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(ResetRefusedException.class, () -> ops.executeReset(remote,
+                    ExecuteResetOptions.custom().allowPrefix(ns.prefix()).allowRemote(true).planDir(dir.resolve("plans")).build()));
+
+            assertThat(e.failedGuards()).containsExactly("the plan was made against 192.0.2.10:9092, not " + kafka.bootstrapServers());
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            assertThat(dir.resolve("plans")).doesNotExist();
+        }
+    }
+
+    @Test
+    void aPlanDirThatCannotBeCreatedIsRefusedAndNothingIsCreated(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Path file = Files.writeString(dir.resolve("a-file"), "x");
+            Path below = file.resolve("plans").resolve("today"); // does not exist yet, and never can: its ancestor is a file
+
+            assertThatThrownBy(() -> ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(below).build()))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("cannot save the plan into " + below + ": " + file.toAbsolutePath() + " is not a directory");
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            assertThat(Files.readString(file)).isEqualTo("x");
+        }
+    }
+
+    @Test
+    void aSaveThatFailsAfterTheProbeIsARefusalAndAltersNothing(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            Path plans = Files.createDirectories(dir.resolve("plans"));
+            // the directory is writable (the probe passes), but the plan's own file name is taken by a non-empty directory
+            Files.writeString(Files.createDirectories(ResetPlans.fileIn(plans, plan)).resolve("occupied"), "x");
+
+            assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("cannot save the plan into " + plans);
+            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+        }
+    }
+
+    @Test
+    void anOffsetMovedByAnotherClientRightAfterTheAlterLeavesThePlanPartialAndSaysWhere(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            ((AdminKafkaOps) ops).afterAlter = () -> Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 1, 4);
+
+            ResetResult result = ops.executeReset(plan, options(ns));
+
+            assertThat(result.allLanded()).isFalse();
+            SavedPlan saved = ResetPlans.load(result.saved().file());
+            assertThat(saved.status()).isEqualTo(SavedPlan.Status.PARTIAL);
+            assertThat(saved.statusDetail()).isEqualTo("applied, but not every partition landed: " + ns.topic() + "-1 is 4 not 0");
         }
     }
 

@@ -42,12 +42,27 @@ public final class DebuggableProcess implements AutoCloseable {
      * @param extraEnv added to the inherited environment
      */
     public static DebuggableProcess launch(List<String> command, Map<String, String> extraEnv, Path stdout, Path stderr, Duration startTimeout) {
+        return launch(command, extraEnv, stdout, stderr, startTimeout, false);
+    }
+
+    /**
+     * As {@link #launch}, but the program waits before its first instruction until a debugger
+     * attaches and lets it run ({@link DebuggerBarrier#resumeProgram()}): a barrier armed in between
+     * catches the program's very first call of the point, with no race.
+     */
+    public static DebuggableProcess launchSuspended(List<String> command, Map<String, String> extraEnv, Path stdout, Path stderr,
+            Duration startTimeout) {
+        return launch(command, extraEnv, stdout, stderr, startTimeout, true);
+    }
+
+    private static DebuggableProcess launch(List<String> command, Map<String, String> extraEnv, Path stdout, Path stderr, Duration startTimeout,
+            boolean suspended) {
         int port = freePort();
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(stdout.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()));
         pb.environment().putAll(extraEnv);
-        String agent = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=127.0.0.1:" + port;
+        String agent = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=" + (suspended ? "y" : "n") + ",address=127.0.0.1:" + port;
         String existing = pb.environment().get("JAVA_TOOL_OPTIONS");
         pb.environment().put("JAVA_TOOL_OPTIONS", existing == null || existing.isBlank() ? agent : existing + " " + agent);
         Process p;

@@ -37,6 +37,7 @@ import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.ExceptionEvent;
 import com.sun.jdi.event.MethodExitEvent;
 import com.sun.jdi.event.VMDeathEvent;
+import com.sun.jdi.event.VMStartEvent;
 import com.sun.jdi.event.VMDisconnectEvent;
 import com.sun.jdi.request.BreakpointRequest;
 import com.sun.jdi.request.ClassPrepareRequest;
@@ -83,6 +84,9 @@ public final class DebuggerBarrier implements AutoCloseable {
     });
     private final List<Armed> armed = new ArrayList<>();
     private volatile boolean closed;
+
+    private EventSet startSet;
+    private boolean started;
 
     private DebuggerBarrier(VirtualMachine vm) {
         this.vm = vm;
@@ -159,7 +163,10 @@ public final class DebuggerBarrier implements AutoCloseable {
                 }
                 boolean resume = true;
                 for (Event e : set) {
-                    if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
+                    if (e instanceof VMStartEvent && set.suspendPolicy() == EventRequest.SUSPEND_ALL) {
+                        holdStart(set); // launched suspended: it runs when resumeProgram() says so, after arming
+                        resume = false;
+                    } else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
                         releaseHeldOnDisconnect();
                         return;
                     }
@@ -186,6 +193,31 @@ public final class DebuggerBarrier implements AutoCloseable {
         } catch (RuntimeException e) {
             log.error("debugger event loop failed: {}", e.toString(), e);
         }
+    }
+
+    private synchronized void holdStart(EventSet set) {
+        startSet = set;
+        notifyAll();
+    }
+
+    /**
+     * Lets a program that was launched suspended ({@link DebuggableProcess#launchSuspended}) run,
+     * once it has reported its start (waiting up to 10 s for that); arm first, so that its first call
+     * of the point is held. Nothing happens for a program that was not launched suspended.
+     */
+    public synchronized void resumeProgram() throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (startSet == null && !started && System.nanoTime() < deadline) {
+            wait(100);
+            if (startSet == null && vm.allThreads().stream().noneMatch(t -> t.suspendCount() > 0)) {
+                break; // not launched suspended: it is running already
+            }
+        }
+        if (startSet != null) {
+            startSet.resume();
+            startSet = null;
+        }
+        started = true;
     }
 
     /** Returns true when the event set is held (not resumed). */

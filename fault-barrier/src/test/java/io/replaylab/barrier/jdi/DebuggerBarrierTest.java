@@ -53,7 +53,9 @@ class DebuggerBarrierTest {
     }
 
     private DebuggableProcess launch(List<String> cmd, String name) {
-        DebuggableProcess p = DebuggableProcess.launch(cmd, Map.of(), dir.resolve(name + ".out"), dir.resolve(name + ".err"), Duration.ofSeconds(30));
+        // suspended until the test has armed its barrier and resumed it: the first commit cannot slip by
+        DebuggableProcess p = DebuggableProcess.launchSuspended(cmd, Map.of(), dir.resolve(name + ".out"), dir.resolve(name + ".err"),
+                Duration.ofSeconds(30));
         cleanup.add(p::kill);
         return p;
     }
@@ -83,6 +85,7 @@ class DebuggerBarrierTest {
         DebuggableProcess a = launch(command(kafka, ns, protocol, "A", mode == HoldMode.THREAD ? 4000 : 300000, 3000), "A");
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
 
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
 
@@ -108,9 +111,10 @@ class DebuggerBarrierTest {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
         DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        Barrier barrier = attach(a).arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
         barrier.awaitArrival(Duration.ofSeconds(60));
-        Thread.sleep(1000);
         barrier.release();
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
@@ -124,7 +128,9 @@ class DebuggerBarrierTest {
     void aProgramThatNeverCommitsLeavesTheBarrierExpired(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1); // empty topic: nothing to commit
         DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        Barrier barrier = attach(a).arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
 
         assertThatThrownBy(() -> barrier.awaitArrival(Duration.ofSeconds(3))).isInstanceOf(BarrierTimeoutException.class);
         assertThat(barrier.state()).isEqualTo(BarrierState.EXPIRED);
@@ -132,19 +138,62 @@ class DebuggerBarrierTest {
     }
 
     @Test
-    void detachingResumesAHeldProgramAndTheSafetyTimeoutIsRecorded(LocalKafka kafka, LabNamespace ns) throws Exception {
+    void detachingResumesAWhollySuspendedProgramAndTheReleaseSaysDetach(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
         DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
         DebuggerBarrier debugger = DebuggerBarrier.attach(a.port(), Duration.ofSeconds(10));
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.PROCESS, moves::add,
                 BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(60)));
+        debugger.resumeProgram();
         barrier.awaitArrival(Duration.ofSeconds(60));
 
         debugger.close(); // the controller goes away while the whole VM is suspended
 
         ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
         assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
+    }
+
+    @Test
+    void theSafetyHoldTimeoutReleasesAHeldProgramOnItsOwnAndSaysHowLongItHeld(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add,
+                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(2)));
+        debugger.resumeProgram();
+        barrier.awaitArrival(Duration.ofSeconds(60));
+
+        CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow(); // nobody calls release()
+
+        assertThat(outcome.accepted()).as("no rebalance happened: the commit goes through").isTrue();
+        BarrierTransition last = moves.stream().filter(m -> m.to() == BarrierState.RELEASED).findFirst().orElseThrow();
+        assertThat(last.by()).isEqualTo("hold-timeout");
+        assertThat(last.heldMillis()).isBetween(1900L, 15_000L);
+        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+    }
+
+    @Test
+    void aHeldProgramThatDiesReleasesItsBarrierAsProgramExit(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add,
+                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(120)));
+        debugger.resumeProgram();
+        barrier.awaitArrival(Duration.ofSeconds(60));
+
+        a.process().destroyForcibly().waitFor(); // SIGKILL while held
+
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (barrier.state() == BarrierState.HELD && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(barrier.state()).isEqualTo(BarrierState.RELEASED);
+        assertThat(moves.get(moves.size() - 1).by()).isEqualTo("program-exit");
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(1))).as("a dead program's call has no outcome").isEmpty();
     }
 
     @Test

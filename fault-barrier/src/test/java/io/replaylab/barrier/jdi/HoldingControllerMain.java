@@ -18,6 +18,7 @@ public final class HoldingControllerMain {
         DebuggerBarrier debugger = DebuggerBarrier.attach(Integer.parseInt(args[0]), Duration.ofSeconds(10));
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.PROCESS, t -> {
         }, BarrierOptions.ofDefaults().holdTimeout(Duration.ofMinutes(10)));
+        debugger.resumeProgram();
         barrier.awaitArrival(Duration.ofSeconds(60));
         System.out.println("held");
         System.out.flush();

@@ -144,7 +144,8 @@ final class LabContext {
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         Instance inst;
         if (debuggable) {
-            DebuggableProcess dp = DebuggableProcess.launch(cmd, env, out, err, Duration.ofSeconds(60));
+            // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by
+            DebuggableProcess dp = DebuggableProcess.launchSuspended(cmd, env, out, err, Duration.ofSeconds(60));
             inst = new Instance(instance, dp.process(), dp);
         } else {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))

@@ -96,6 +96,7 @@ final class RebalanceExperiment {
             debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20));
             evidence = BarrierEvidence.into(e, "rebalance-A", a::pid, holdMode);
             barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence, options);
+            debugger.resumeProgram(); // A was launched suspended: it runs only now that its first commit will be held
         }
         try {
             Arrival held;

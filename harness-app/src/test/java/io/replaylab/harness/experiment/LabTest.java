@@ -215,7 +215,10 @@ class LabTest {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay", "rebalance")).subject(ForeignSubjectMain.template())
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
 
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance");
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
                 .isEqualTo(Status.PASS));
+        assertThat(experiment(r.evidence(), "replay").checks()).filteredOn(c -> c.name().equals("records delivered again")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).contains("the subject keeps no processing log: offsets only"));
     }
 }

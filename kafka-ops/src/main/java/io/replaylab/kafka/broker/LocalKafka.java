@@ -128,7 +128,9 @@ public final class LocalKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new LocalKafkaException("cannot launch the broker JVM (" + cmd.get(0) + "): " + e.getMessage(), e);
         }
-        shutdownHook = new Thread(this::destroyQuietly, "replay-lab-kafka-stop");
+        // the JVM's exit stops the broker cleanly too (SIGTERM, SIGKILL only after the stop timeout); the hook and a
+        // stop() from another hook are serialized, so the second finds the broker stopped and never kills it mid-shutdown
+        shutdownHook = new Thread(this::stop, "replay-lab-kafka-stop");
         Runtime.getRuntime().addShutdownHook(shutdownHook);
         try {
             awaitReady();

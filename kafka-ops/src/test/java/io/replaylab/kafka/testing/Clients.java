@@ -62,7 +62,13 @@ public final class Clients {
     }
 
     public static KafkaConsumer<String, String> consumer(String bootstrap, String group) {
+        return consumer(bootstrap, group, "classic");
+    }
+
+    /** A consumer with {@code group.protocol} classic or consumer. */
+    public static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol) {
         Properties p = new Properties();
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         if (group != null) {
             p.put(ConsumerConfig.GROUP_ID_CONFIG, group);

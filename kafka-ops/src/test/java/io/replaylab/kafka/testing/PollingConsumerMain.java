@@ -18,6 +18,7 @@ public final class PollingConsumerMain {
         String bootstrap = args[0];
         String topic = args[1];
         String group = args[2];
+        String protocol = args.length > 3 ? args[3] : "classic";
         Thread watcher = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -30,7 +31,7 @@ public final class PollingConsumerMain {
         });
         watcher.setDaemon(true);
         watcher.start();
-        try (KafkaConsumer<String, String> c = Clients.consumer(bootstrap, group)) {
+        try (KafkaConsumer<String, String> c = Clients.consumer(bootstrap, group, protocol)) {
             c.subscribe(List.of(topic));
             boolean told = false;
             while (true) {
@@ -46,8 +47,13 @@ public final class PollingConsumerMain {
 
     /** Starts it as a child process and waits until it owns partitions. */
     public static Process start(String bootstrap, String topic, String group) throws IOException {
+        return start(bootstrap, topic, group, "classic");
+    }
+
+    /** As {@link #start(String, String, String)}, with {@code group.protocol} classic or consumer. */
+    public static Process start(String bootstrap, String topic, String group, String protocol) throws IOException {
         Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-cp", System.getProperty("java.class.path"), PollingConsumerMain.class.getName(), bootstrap, topic, group)
+                "-Xmx128m", "-cp", System.getProperty("java.class.path"), PollingConsumerMain.class.getName(), bootstrap, topic, group, protocol)
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
         java.util.concurrent.CompletableFuture<String> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {

@@ -1,0 +1,45 @@
+package io.replaylab.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Set;
+
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Clients;
+import io.replaylab.kafka.testing.Offsets;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+
+/** R17: cleanup deletes the run's own topics and groups, and nothing of anyone else's, not even a namespace that merely starts alike. */
+@LocalKafkaTest
+class NamespaceCleanupTest {
+    @Test
+    void deleteNamespaceTakesOnlyItsOwnTopicsAndGroupsNotThoseOfANamespaceThatStartsAlike(LocalKafka kafka, LabNamespace ns) throws Exception {
+        LabNamespace sibling = LabNamespace.of(ns.prefix() + "x"); // "rl-abc" must not take "rl-abcx.*"
+        String stranger = "shared-" + ns.prefix(); // contains the prefix, but not at the start
+        for (String topic : List.of(ns.topic(), ns.topic("other"), sibling.topic(), stranger)) {
+            Clients.createTopic(kafka.bootstrapServers(), topic, 1);
+            Clients.fill(kafka.bootstrapServers(), topic, 1, 1);
+        }
+        Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 1);
+        Offsets.commit(kafka.bootstrapServers(), sibling.group(), sibling.topic(), 0, 1);
+        Offsets.commit(kafka.bootstrapServers(), stranger, stranger, 0, 1);
+
+        List<String> deleted;
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            deleted = ops.deleteNamespace(ns);
+        }
+
+        assertThat(deleted).containsExactlyInAnyOrder("group " + ns.group(), "topic " + ns.topic(), "topic " + ns.topic("other"));
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            Set<String> topics = admin.listTopics().names().get();
+            assertThat(topics).contains(sibling.topic(), stranger).doesNotContain(ns.topic(), ns.topic("other"));
+            List<String> groups = admin.listGroups().all().get().stream().map(g -> g.groupId()).toList();
+            assertThat(groups).contains(sibling.group(), stranger).doesNotContain(ns.group());
+            admin.deleteTopics(List.of(sibling.topic(), stranger)).all().get(); // this test's own leftovers
+            admin.deleteConsumerGroups(List.of(sibling.group(), stranger)).all().get();
+        }
+    }
+}
