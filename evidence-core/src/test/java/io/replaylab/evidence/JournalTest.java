@@ -54,6 +54,45 @@ class JournalTest {
     }
 
     @Test
+    void aLastLineCutShortIsNamedAsCutNotAsCorrupt() throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir.resolve("full"))) {
+            run.save();
+        }
+        byte[] full = Files.readAllBytes(dir.resolve("full").resolve(Evidence.JOURNAL_FILE));
+        Path f = dir.resolve("cut.jsonl");
+        Files.write(f, Arrays.copyOf(full, full.length - 5)); // inside the run-finished line
+
+        RunEvidence run = Evidence.read(f);
+
+        assertThat(run.problems()).singleElement().asString().endsWith("is cut short (the run stopped while writing it)");
+    }
+
+    @Test
+    void everythingRecordedBeforeACrashIsInTheJournal() throws Exception {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry meters = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        meters.counter("replaylab.test").increment(3);
+        Check check = Check.pass("a check", "R6", "x", "x");
+        try (RunRecorder run = RunRecorder.start(dir, "crashed")) {
+            ExperimentRecorder e = run.experiment("replay", "R5");
+            e.environment("bootstrap", "127.0.0.1:9092").limitation("one broker").artifact("logs/A.err", "stderr of A").metrics(meters);
+            e.record(Source.here("harness"), new Payload.Note("step 1"));
+            e.recordObserved(java.time.Instant.parse("2026-01-01T00:00:00Z"), Source.here("A"), new Payload.Note("from A's log"));
+            assertThat(e.check(check)).isSameAs(check);
+            // no finish, no save: the process dies here
+        }
+        ExperimentEvidence x = Evidence.read(dir.resolve(Evidence.JOURNAL_FILE)).experiments().get(0);
+
+        assertThat(x.environment()).containsEntry("bootstrap", "127.0.0.1:9092");
+        assertThat(x.limitations()).containsExactly("one broker");
+        assertThat(x.artifacts()).extracting(Artifact::path).containsExactly("logs/A.err");
+        assertThat(x.checks()).containsExactly(check);
+        assertThat(x.events()).extracting(ev -> ((Payload.Note) ev.payload()).text()).containsExactly("step 1", "from A's log");
+        assertThat(x.events().get(1).time()).isEqualTo(java.time.Instant.parse("2026-01-01T00:00:00Z"));
+        assertThat(x.metrics()).anySatisfy(m -> assertThat(m.name()).isEqualTo("replaylab.test"));
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+    }
+
+    @Test
     void runClosedWithoutSaveIsNotRunWithItsEventsKept() {
         try (RunRecorder run = RunRecorder.start(dir, "crashed")) {
             ExperimentRecorder e = run.experiment("replay", "R5");
@@ -79,7 +118,7 @@ class JournalTest {
 
         RunEvidence run = Evidence.read(journal);
 
-        assertThat(run.problems()).singleElement().asString().contains("line 6");
+        assertThat(run.problems()).singleElement().asString().contains("line 6 is not valid evidence");
         assertThat(run.complete()).isFalse();
         assertThat(run.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(run.experiments().get(0).events()).hasSize(SampleRuns.knownRunEventCount() - 1);

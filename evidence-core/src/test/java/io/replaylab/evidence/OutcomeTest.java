@@ -25,6 +25,9 @@ class OutcomeTest {
         assertThat(notRun.and(pass)).isEqualTo(notRun);
         assertThat(notRun.and(fail)).isEqualTo(fail);
         assertThat(fail.and(pass)).isEqualTo(fail);
+        Outcome otherFail = Outcome.checkFailed("a hole below the frontier");
+        assertThat(fail.and(otherFail)).as("a tie keeps the first reason").isSameAs(fail);
+        assertThat(otherFail.and(fail)).isSameAs(otherFail);
         assertThat(Outcome.combine(List.of(pass, notRun, fail, pass))).isEqualTo(fail);
         assertThat(Outcome.combine(List.of())).extracting(Outcome::status).isEqualTo(Status.NOT_RUN);
     }
