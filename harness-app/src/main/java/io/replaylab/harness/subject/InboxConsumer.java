@@ -49,7 +49,17 @@ final class InboxConsumer {
         /** commits the offset BEFORE the DB commit */
         COMMIT_FIRST,
         /** on assignment, jumps over committed-but-unread records to the end ("we never reprocess"): a replay delivers nothing */
-        SKIP_REPLAY
+        SKIP_REPLAY,
+        /** joins the group but never reads a record (every assignment paused) */
+        STALL,
+        /** stops reading a partition that resumes from a committed offset below its end (a replay is never consumed) */
+        STALL_ON_REPLAY,
+        /** stops reading when its inbox namespace is a second generation (…/g2) */
+        STALL_IN_G2,
+        /** reads its first assignment, then stops reading at every later one (a rebalance ends its progress) */
+        STALL_AFTER_REBALANCE,
+        /** commits every 10th record without applying its effect (a silent loss) */
+        LOSSY
     }
 
     private final boolean checkInbox;
@@ -101,6 +111,7 @@ final class InboxConsumer {
             consumer = c;
             long[] lastActivity = {System.nanoTime()};
             boolean[] joined = {false}; // idle time counts only once the group gave this instance an assignment (maybe empty)
+            int[] assigned = {0}; // how many assignments this instance has had
             c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> parts) {
@@ -113,6 +124,9 @@ final class InboxConsumer {
                     logAssignment(assignments, c, "assigned", parts, pid);
                     if (defect == Defect.SKIP_REPLAY) {
                         skipToEnd(c, parts);
+                    }
+                    if (stalls(c, parts, assigned[0]++)) {
+                        c.pause(parts); // still polls (stays in the group), reads nothing
                     }
                     joined[0] = true;
                     lastActivity[0] = System.nanoTime();
@@ -141,7 +155,8 @@ final class InboxConsumer {
                     String reason = null;
                     try {
                         Payment p = Payment.parse(r.value());
-                        result = db.apply(r.topic(), r.partition(), r.offset(), p);
+                        result = defect == Defect.LOSSY && r.offset() % 10 == 9 ? InboxProjection.Result.APPLIED // claimed, never written
+                                : db.apply(r.topic(), r.partition(), r.offset(), p);
                     } catch (Payment.Malformed m) {
                         reason = m.getMessage();
                         result = db.quarantine(r.topic(), r.partition(), r.offset(), reason, r.value());
@@ -185,6 +200,21 @@ final class InboxConsumer {
             done.countDown();
         }
         return exitCode;
+    }
+
+    /** Whether a STALL defect stops reading these partitions, at this instance's {@code n}-th assignment (from 0). */
+    private boolean stalls(KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
+        return switch (defect) {
+            case STALL -> true;
+            case STALL_IN_G2 -> o.namespace().endsWith("/g2");
+            case STALL_AFTER_REBALANCE -> n > 0;
+            case STALL_ON_REPLAY -> {
+                Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new java.util.HashSet<>(parts));
+                Map<TopicPartition, Long> ends = c.endOffsets(parts);
+                yield parts.stream().anyMatch(tp -> committed.get(tp) != null && committed.get(tp).offset() < ends.get(tp));
+            }
+            default -> false;
+        };
     }
 
     /** The SKIP_REPLAY defect: a partition with a committed offset below its end is moved to the end, committed, and never read. */

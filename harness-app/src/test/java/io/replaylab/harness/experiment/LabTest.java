@@ -177,6 +177,49 @@ class LabTest {
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
     }
 
+    /** Every NOT_RUN an experiment can end with for want of a prerequisite, reached by a subject with that one defect. */
+    @ParameterizedTest(name = "{0}: {1} NOT_RUN")
+    @CsvSource(delimiter = '|', value = {
+        "stall           | replay  | the subject did not consume the topic to the end within PT10S",
+        "stall-on-replay | replay  | the subject did not consume the replay to the end within PT10S",
+        "occupy-plans    | replay  | the reset was refused: cannot save the plan into ",
+        "ignore-sigterm  | replay  | did not become inactive within PT2S after its consumer stopped",
+        "stall           | rebuild | generation 1 did not consume the topic within PT10S",
+        "lossy           | rebuild | effects, not 60",
+        "stall-in-g2     | rebuild | generation 2 did not consume the topic within PT10S"})
+    void aMissingPrerequisiteIsNotRunWithItsReason(String defect, String experiment, String reason, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of(experiment)).subject(BrokenSubjectMain.template(defect))
+                .drainTimeout(Duration.ofSeconds(10)).handoffTimeout(Duration.ofSeconds(2)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), experiment);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains(reason);
+    }
+
+    @Test
+    void aRebalanceWhoseGroupNeverDrainsAfterRecoveryIsNotRunOnThatCheck(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).records(3000).experiments(Set.of("rebalance")).subject(BrokenSubjectMain.template("stall-after-rebalance"))
+                .drainTimeout(Duration.ofSeconds(6)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT6S");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("drained after recovery")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+    }
+
+    @Test
+    void anUnforeseenFailureIsNotRunWithTheExceptionNamed(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay")).targetQuery("SELECT no_such_column AS message_id, 1 AS amount FROM ledger")
+                .build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the experiment could not complete: java.lang.IllegalArgumentException: cannot read the target");
+    }
+
     @Test
     void aSubjectThatCommitsOffsetsBeforeItsDbCommitIsCaughtAtTheBarrier(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(BrokenSubjectMain.template("commit-first")).build(), null);
