@@ -93,6 +93,18 @@ class JournalTest {
     }
 
     @Test
+    void anExperimentLeftUnfinishedAtSaveIsNotRunNeverPass() {
+        SavedProtocol saved;
+        try (RunRecorder run = RunRecorder.start(dir, "unfinished")) {
+            run.experiment("replay", "R5").record(Source.here("harness"), new Payload.Note("started"));
+            saved = run.save();
+        }
+        assertThat(saved.evidence().experiments().get(0).outcome().reason()).isEqualTo("experiment ended without an outcome");
+        assertThat(saved.evidence().outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(saved.evidence().complete()).isTrue();
+    }
+
+    @Test
     void runClosedWithoutSaveIsNotRunWithItsEventsKept() {
         try (RunRecorder run = RunRecorder.start(dir, "crashed")) {
             ExperimentRecorder e = run.experiment("replay", "R5");

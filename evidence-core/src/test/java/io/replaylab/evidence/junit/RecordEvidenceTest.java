@@ -132,6 +132,15 @@ class RecordEvidenceTest {
     }
 
     @Test
+    void aTestAbortedByAnAssumptionIsNotRunWithItsReason() throws Exception {
+        run("assumesAPrerequisite").assertThatEvents().haveExactly(1, event(test("assumesAPrerequisite"),
+                abortedWithReason(message(m -> m.contains("python3-confluent-kafka is not installed")))));
+
+        assertThat(saved("assumesAPrerequisite").outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(saved("assumesAPrerequisite").outcome().reason()).startsWith("the test was aborted: ").contains("python3-confluent-kafka");
+    }
+
+    @Test
     void anotherExceptionMeansTheExperimentCouldNotRun() throws Exception {
         run("crashes").assertThatEvents().haveExactly(1, event(test("crashes"), finishedWithFailure(instanceOf(IllegalStateException.class))));
 
@@ -177,6 +186,11 @@ class RecordEvidenceTest {
         @Test
         void assertionFails(ExperimentRecorder e) {
             throw new AssertionError("two effects of m-1");
+        }
+
+        @Test
+        void assumesAPrerequisite(ExperimentRecorder e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "python3-confluent-kafka is not installed");
         }
 
         @Test

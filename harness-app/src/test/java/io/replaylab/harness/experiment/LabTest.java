@@ -211,6 +211,33 @@ class LabTest {
     }
 
     @Test
+    void aBrokerThatDiesDuringAnExperimentMakesItNotRunNamingTheBroker() throws Exception {
+        try (LocalKafka own = LocalKafka.create(io.replaylab.kafka.broker.LocalKafkaConfig.custom().workDir(dir.resolve("own-broker")).build())
+                .start()) {
+            java.io.StringWriter progress = new java.io.StringWriter();
+            java.util.concurrent.CompletableFuture<Lab.LabResult> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Lab.run(LabSettings.custom().bootstrap(own.bootstrapServers()).workDir(dir).records(20).experiments(Set.of("replay"))
+                            .subject(BrokenSubjectMain.template("stall")).build(), new java.io.PrintWriter(progress, true));
+                } catch (Exception e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!progress.toString().contains("drains the topic") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            own.kill(); // SIGKILL while the experiment waits for the first drain
+
+            Lab.LabResult r = run.get(3, java.util.concurrent.TimeUnit.MINUTES);
+            ExperimentEvidence x = experiment(r.evidence(), "replay");
+            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+            assertThat(x.outcome().reason()).startsWith("the broker became unreachable: ");
+            assertThat(r.runDir().resolve("evidence.json")).exists();
+        }
+    }
+
+    @Test
     void anUnforeseenFailureIsNotRunWithTheExceptionNamed(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay")).targetQuery("SELECT no_such_column AS message_id, 1 AS amount FROM ledger")
                 .build(), null);
