@@ -75,6 +75,21 @@ class DebuggerBarrierTest {
         return d;
     }
 
+    /** A program A with two records to commit, launched suspended, its barrier armed at commitSync, then let run. */
+    private record Armed(DebuggableProcess program, DebuggerBarrier debugger, Barrier barrier) {
+    }
+
+    private Armed armedOnTwoRecords(LocalKafka kafka, LabNamespace ns, HoldMode mode, Duration holdTimeout) throws InterruptedException {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add,
+                BarrierOptions.ofDefaults().holdTimeout(holdTimeout));
+        debugger.resumeProgram();
+        return new Armed(a, debugger, barrier);
+    }
+
     @ParameterizedTest(name = "{0} protocol, {1} hold")
     @CsvSource({"classic, THREAD", "classic, PROCESS", "consumer, THREAD", "consumer, PROCESS"})
     void commitHeldAfterTheDbCommitIsRejectedOnceThePartitionMovedToB(String protocol, HoldMode mode, LocalKafka kafka, LabNamespace ns)
@@ -108,12 +123,7 @@ class DebuggerBarrierTest {
 
     @Test
     void aBriefHoldWithNoRebalanceIsAccepted(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        DebuggerBarrier debugger = attach(a);
-        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
-        debugger.resumeProgram();
+        Barrier barrier = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout()).barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
         barrier.release();
 
@@ -139,16 +149,10 @@ class DebuggerBarrierTest {
 
     @Test
     void detachingResumesAWhollySuspendedProgramAndTheReleaseSaysDetach(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        DebuggerBarrier debugger = DebuggerBarrier.attach(a.port(), Duration.ofSeconds(10));
-        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.PROCESS, moves::add,
-                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(60)));
-        debugger.resumeProgram();
-        barrier.awaitArrival(Duration.ofSeconds(60));
+        Armed a = armedOnTwoRecords(kafka, ns, HoldMode.PROCESS, Duration.ofSeconds(60));
+        a.barrier().awaitArrival(Duration.ofSeconds(60));
 
-        debugger.close(); // the controller goes away while the whole VM is suspended
+        a.debugger().close(); // the controller goes away while the whole VM is suspended
 
         ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
         assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
@@ -156,13 +160,7 @@ class DebuggerBarrierTest {
 
     @Test
     void theSafetyHoldTimeoutReleasesAHeldProgramOnItsOwnAndSaysHowLongItHeld(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        DebuggerBarrier debugger = attach(a);
-        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add,
-                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(2)));
-        debugger.resumeProgram();
+        Barrier barrier = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, Duration.ofSeconds(2)).barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow(); // nobody calls release()
@@ -176,16 +174,11 @@ class DebuggerBarrierTest {
 
     @Test
     void aHeldProgramThatDiesReleasesItsBarrierAsProgramExit(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        DebuggerBarrier debugger = attach(a);
-        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add,
-                BarrierOptions.ofDefaults().holdTimeout(Duration.ofSeconds(120)));
-        debugger.resumeProgram();
+        Armed a = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, Duration.ofSeconds(120));
+        Barrier barrier = a.barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
 
-        a.process().destroyForcibly().waitFor(); // SIGKILL while held
+        a.program().process().destroyForcibly().waitFor(); // SIGKILL while held
 
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (barrier.state() == BarrierState.HELD && System.nanoTime() < deadline) {
