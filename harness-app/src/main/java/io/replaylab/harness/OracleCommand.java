@@ -16,6 +16,7 @@ import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSpec;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -35,11 +36,17 @@ final class OracleCommand implements Callable<Integer> {
     @Option(names = "--topic", required = true)
     String topic;
 
-    @Option(names = "--db", description = "SQLite target file (or use --jdbc-url)")
-    Path db;
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Where where;
 
-    @Option(names = "--jdbc-url", description = "any JDBC URL for the target, e.g. jdbc:postgresql://localhost:5432/lab")
-    String jdbcUrl;
+    /** The target: exactly one of the two (picocli says so when neither or both are given). */
+    static final class Where {
+        @Option(names = "--db", required = true, description = "SQLite target file")
+        Path db;
+
+        @Option(names = "--jdbc-url", required = true, description = "any JDBC URL for the target, e.g. jdbc:postgresql://localhost:5432/lab")
+        String jdbcUrl;
+    }
 
     @Mixin
     TargetLogin login;
@@ -61,10 +68,7 @@ final class OracleCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if ((db == null) == (jdbcUrl == null)) {
-            throw new IllegalArgumentException("give exactly one of --db FILE or --jdbc-url URL");
-        }
-        TargetSpec target = db != null ? TargetSpec.sqlite(db, namespace) : TargetSpec.jdbc(jdbcUrl, namespace);
+        TargetSpec target = where.db != null ? TargetSpec.sqlite(where.db, namespace) : TargetSpec.jdbc(where.jdbcUrl, namespace);
         target = target.query(targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
         target = login.applyTo(target);
         OffsetSnapshot committed = null;

@@ -36,6 +36,7 @@ public final class ReplayLab implements Runnable {
         CommandLine cli = new CommandLine(new ReplayLab());
         cli.setOut(out);
         cli.setErr(err);
+        cli.setCaseInsensitiveEnumValuesAllowed(true); // --hold-mode process, --group-protocol consumer
         cli.setExitCodeExceptionMapper(ReplayLab::exitCodeOf);
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("error: " + ex.getMessage());

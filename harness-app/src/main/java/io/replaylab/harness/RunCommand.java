@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 
 import io.replaylab.barrier.jdi.HoldMode;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
@@ -44,10 +45,10 @@ final class RunCommand implements Callable<Integer> {
     int partitions;
 
     @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default, like the lab's client) or consumer")
-    String groupProtocol;
+    GroupProtocol groupProtocol;
 
     @Option(names = "--hold-mode", defaultValue = "thread", description = "thread (default: a processing stall) or process (a frozen JVM)")
-    String holdMode;
+    HoldMode holdMode;
 
     @Option(names = "--barrier", defaultValue = "auto", description = "what holds A's offset commit in rebalance: auto (default: debugger for a "
             + "java subject, wire otherwise), debugger (JVM only) or wire (a Kafka protocol proxy; any client)")
@@ -89,13 +90,10 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!holdMode.equals("thread") && !holdMode.equals("process")) {
-            throw new IllegalArgumentException("--hold-mode must be thread or process, was " + holdMode);
-        }
         LabSettings settings = LabSettings.custom()
                 .experiments(experiment.equals("all") ? LabSettings.ALL : Set.of(experiment))
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
-                .holdMode(holdMode.equals("process") ? HoldMode.PROCESS : HoldMode.THREAD).barrier(barrier).workDir(workDir).keep(keep)
+                .holdMode(holdMode).barrier(barrier).workDir(workDir).keep(keep)
                 .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
                 .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password()).build();
         PrintWriter out = spec.commandLine().getOut();

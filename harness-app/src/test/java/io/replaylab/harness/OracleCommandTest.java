@@ -69,6 +69,13 @@ class OracleCommandTest {
         String[] bad = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", dir.resolve("nope.db").toString(), "--namespace", "n");
         assertThat(bad[0]).isEqualTo("2");
         assertThat(bad[2]).contains("does not exist");
+        String[] both = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
+                "--jdbc-url", "jdbc:sqlite:" + db, "--namespace", "n");
+        assertThat(both[0]).isEqualTo("2");
+        assertThat(both[2]).contains("mutually exclusive");
+        String[] neither = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--namespace", "n");
+        assertThat(neither[0]).isEqualTo("2");
+        assertThat(neither[2]).contains("Missing required argument");
     }
 
     @Test

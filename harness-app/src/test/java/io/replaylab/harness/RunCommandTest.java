@@ -42,6 +42,18 @@ class RunCommandTest {
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--bootstrap-server",
                 "198.51.100.7:9092", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        StringWriter modeErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(modeErr), "run", "--hold-mode", "freeze",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(modeErr.toString()).contains("--hold-mode").contains("freeze").contains("THREAD, PROCESS");
+        StringWriter protocolErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(protocolErr), "run", "--group-protocol", "eager",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(protocolErr.toString()).contains("--group-protocol").contains("eager").contains("CLASSIC, CONSUMER");
+        StringWriter targetErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(targetErr), "run", "--target-jdbc-url",
+                "jdbc:postgresql://203.0.113.9/lab?password=s3cret", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(targetErr.toString()).contains("--target-jdbc-url host(s) [203.0.113.9] are not loopback").doesNotContain("s3cret");
         assertThat(dir.toFile().list()).isEmpty();
     }
 

@@ -23,7 +23,7 @@ final class Experiments {
                 .environment("topic", ns.topic())
                 .environment("group", ns.group())
                 .environment("target db", ctx.db.describe())
-                .environment("group protocol", ctx.settings.groupProtocol())
+                .environment("group protocol", ctx.settings.groupProtocol().name)
                 .environment("subject", ctx.settings.subject() == null ? "reference (replay-lab subject consume)" : ctx.settings.subject())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
         if (ctx.proxy != null) {

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.replaylab.barrier.jdi.HoldMode;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
  * Everything a lab run needs, with the lab's defaults (short, local timeouts). Build with
@@ -19,7 +20,7 @@ import io.replaylab.barrier.jdi.HoldMode;
  * @param barrier null: chosen from the subject (see {@link #barrierChoice()})
  */
 public record LabSettings(String bootstrap, boolean allowRemote, Set<String> experiments, int records, int partitions,
-        String groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
+        GroupProtocol groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
         Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier,
         String targetJdbcUrl, String targetUser, String targetPassword) {
 
@@ -73,7 +74,7 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         private Set<String> experiments = ALL;
         private int records = 200;
         private int partitions = 3;
-        private String groupProtocol = "classic";
+        private GroupProtocol groupProtocol = GroupProtocol.CLASSIC;
         private HoldMode holdMode = HoldMode.THREAD;
         private Path workDir = Path.of("lab-runs");
         private boolean keep;
@@ -128,11 +129,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
-        public Builder groupProtocol(String p) {
-            if (!"classic".equals(p) && !"consumer".equals(p)) {
-                throw new IllegalArgumentException("--group-protocol must be classic or consumer, was " + p);
-            }
-            this.groupProtocol = p;
+        public Builder groupProtocol(GroupProtocol p) {
+            this.groupProtocol = Objects.requireNonNull(p, "groupProtocol");
             return this;
         }
 

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.kafka.clients.consumer.GroupProtocol;
+
 /**
  * How to start one consumer instance: a command template with the placeholders {@code {bootstrap}},
  * {@code {topic}}, {@code {group}}, {@code {db}}, {@code {namespace}}, {@code {instance}} (and
@@ -23,13 +25,13 @@ public record SubjectTemplate(String template, boolean reference) {
     }
 
     /** The reference subject from this JVM's own classpath, with the lab's timeouts. */
-    public static SubjectTemplate reference(String groupProtocol, int maxPollIntervalMs, int sessionTimeoutMs) {
+    public static SubjectTemplate reference(GroupProtocol groupProtocol, int maxPollIntervalMs, int sessionTimeoutMs) {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String t = quote(java) + " -Xmx256m -XX:TieredStopAtLevel=1 -cp " + quote(System.getProperty("java.class.path"))
                 + " io.replaylab.harness.ReplayLab subject consume --bootstrap-server {bootstrap} --topic {topic} --group {group}"
-                + " --db {db} --namespace {namespace} --instance-id {instance} --group-protocol " + groupProtocol
+                + " --db {db} --namespace {namespace} --instance-id {instance} --group-protocol " + groupProtocol.name
                 + " --max-poll-interval-ms " + maxPollIntervalMs
-                + ("classic".equals(groupProtocol) ? " --session-timeout-ms " + sessionTimeoutMs : "")
+                + (groupProtocol == GroupProtocol.CLASSIC ? " --session-timeout-ms " + sessionTimeoutMs : "")
                 + " --assignment-log {logdir}/{instance}.assignments.jsonl --processing-log {logdir}/{instance}.processing.jsonl";
         return new SubjectTemplate(t, true);
     }

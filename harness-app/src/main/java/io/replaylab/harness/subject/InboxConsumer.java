@@ -16,6 +16,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -36,7 +37,7 @@ final class InboxConsumer {
     private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
 
     record Options(String bootstrap, String topic, String group, String db, String namespace, String instanceId,
-            String groupProtocol, int maxPollIntervalMs, Integer sessionTimeoutMs, Duration untilIdle, Path assignmentLog,
+            GroupProtocol groupProtocol, int maxPollIntervalMs, Integer sessionTimeoutMs, Duration untilIdle, Path assignmentLog,
             Path processingLog, int maxPollRecords) {
     }
 
@@ -309,10 +310,8 @@ final class InboxConsumer {
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, o.maxPollRecords());
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        if ("consumer".equals(o.groupProtocol())) {
-            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-        } else {
-            p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, o.groupProtocol().name);
+        if (o.groupProtocol() == GroupProtocol.CLASSIC) {
             if (o.sessionTimeoutMs() != null) {
                 p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, o.sessionTimeoutMs());
                 p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, o.sessionTimeoutMs() / 4));

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -99,7 +100,7 @@ public final class SubjectCommand implements Runnable {
         String instanceId;
 
         @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
-        String groupProtocol;
+        GroupProtocol groupProtocol;
 
         @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
         int maxPollIntervalMs;
@@ -121,10 +122,7 @@ public final class SubjectCommand implements Runnable {
 
         @Override
         public Integer call() {
-            if (!groupProtocol.equals("classic") && !groupProtocol.equals("consumer")) {
-                throw new IllegalArgumentException("--group-protocol must be classic or consumer, was " + groupProtocol);
-            }
-            if (groupProtocol.equals("consumer") && sessionTimeoutMs != null) {
+            if (groupProtocol == GroupProtocol.CONSUMER && sessionTimeoutMs != null) {
                 throw new IllegalArgumentException("--session-timeout-ms is a classic-protocol setting; the consumer protocol takes it from the broker");
             }
             return new InboxConsumer(options()).run();

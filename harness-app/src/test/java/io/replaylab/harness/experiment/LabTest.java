@@ -22,10 +22,12 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** The experiments end to end, as values: settings in, evidence out, against the real broker. */
@@ -82,18 +84,18 @@ class LabTest {
     }
 
     @ParameterizedTest(name = "{0} protocol, {1} hold")
-    @CsvSource({"consumer, THREAD", "classic, PROCESS", "consumer, PROCESS"})
-    void rebalancePassesInBothProtocolsAndHoldModes(String protocol, HoldMode mode, LocalKafka kafka) throws Exception {
+    @CsvSource({"CONSUMER, THREAD", "CLASSIC, PROCESS", "CONSUMER, PROCESS"})
+    void rebalancePassesInBothProtocolsAndHoldModes(GroupProtocol protocol, HoldMode mode, LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).groupProtocol(protocol).holdMode(mode).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol);
+        assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol.name);
     }
 
     @ParameterizedTest(name = "{0} protocol")
-    @ValueSource(strings = {"classic", "consumer"})
-    void rebalancePassesWithTheWireBarrierInBothProtocols(String protocol, LocalKafka kafka) throws Exception {
+    @EnumSource(GroupProtocol.class)
+    void rebalancePassesWithTheWireBarrierInBothProtocols(GroupProtocol protocol, LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).groupProtocol(protocol).barrier("wire").build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");

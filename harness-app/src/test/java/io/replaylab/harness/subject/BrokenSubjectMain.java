@@ -29,7 +29,7 @@ public final class BrokenSubjectMain {
             sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> { }); // only SIGKILL ends it; it never leaves the group
             mode = "none";
         }
-        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], "classic", 5000, 6000, null,
+        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC, 5000, 6000, null,
                 Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100);
         int rc = new InboxConsumer(o, InboxConsumer.Defect.valueOf(mode.toUpperCase(java.util.Locale.ROOT).replace('-', '_'))).run();
         System.exit(rc);
