@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
+import io.replaylab.harness.subject.SyntheticPayments;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
@@ -212,8 +213,8 @@ static long drain(String bootstrap, String topic) {
             AtomicReference<Exception> failed = new AtomicReference<>();
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerConfig(bootstrap))) {
                 for (int i = 0; i < records; i++) {
-                    producer.send(new ProducerRecord<>(topic, "acc-" + (i % 97), "{\"id\": \"bench-" + i + "\", \"account\": \"acc-" + (i % 97)
-                            + "\", \"amount\": " + (i * 37 % 200_000) + "}"), (md, e) -> {
+                    String value = SyntheticPayments.json("bench-" + i, "acc-" + (i % 97), i * 37 % 200_000);
+                    producer.send(new ProducerRecord<>(topic, "acc-" + (i % 97), value), (md, e) -> {
                                 if (e != null) {
                                     failed.compareAndSet(null, e);
                                 }
@@ -612,7 +613,7 @@ static long drain(String bootstrap, String topic) {
                         String id = ns.prefix() + "-" + i;
                         long amount = rnd.nextInt(200_000) - 20_000;
                         producer.send(new ProducerRecord<>(ns.topic(), "acc-" + (i % 97),
-                                "{\"id\": \"" + id + "\", \"account\": \"acc-" + (i % 97) + "\", \"amount\": " + amount + "}"));
+                                SyntheticPayments.json(id, "acc-" + (i % 97), amount)));
                         ins.setString(1, "n");
                         ins.setString(2, id);
                         ins.setLong(3, amount);

@@ -5,11 +5,15 @@ import java.util.List;
 import java.util.Random;
 import java.util.TreeSet;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 /**
  * Deterministic synthetic payments: the same seed gives the same records. Amounts are integer
  * minor units, some negative (refunds). Malformed records are mixed in at seeded positions.
  */
 public final class SyntheticPayments {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private SyntheticPayments() {
     }
 
@@ -43,7 +47,7 @@ public final class SyntheticPayments {
             String value = switch (k % 4) {
                 case 0 -> "this is not json #" + k;
                 case 1 -> "{\"account\": \"acc-0\", \"amount\": 100}";
-                case 2 -> "{\"id\": \"" + namespace + "-bad-" + k + "\", \"account\": \"acc-0\", \"amount\": 12.5}";
+                case 2 -> JSON.createObjectNode().put("id", namespace + "-bad-" + k).put("account", "acc-0").put("amount", 12.5).toString();
                 default -> null;
             };
             out.add(pos, new Generated(key, value, false, null, null, 0));
@@ -52,7 +56,8 @@ public final class SyntheticPayments {
         return out;
     }
 
-    static String json(String id, String account, long amount) {
-        return "{\"id\": \"" + id + "\", \"account\": \"" + account + "\", \"amount\": " + amount + "}";
+    /** A valid payment's value, written by Jackson (so an id or account with quotes or backslashes stays valid JSON). */
+    public static String json(String id, String account, long amount) {
+        return JSON.createObjectNode().put("id", id).put("account", account).put("amount", amount).toString();
     }
 }

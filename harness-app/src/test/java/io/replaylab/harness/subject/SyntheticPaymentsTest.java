@@ -34,5 +34,7 @@ class SyntheticPaymentsTest {
         assertThatThrownBy(() -> Payment.parse("{\"account\":\"a\",\"amount\":1}")).hasMessage("missing id");
         assertThatThrownBy(() -> Payment.parse("{\"id\":\"x\",\"account\":\"a\",\"amount\":1.5}")).hasMessageStartingWith("non-integer amount");
         assertThatThrownBy(() -> Payment.parse("{\"id\":\"x\",\"account\":\"a\",\"amount\":\"7\"}")).hasMessageStartingWith("non-integer amount");
+        // written by Jackson: quotes, backslashes and non-ASCII in an id stay one valid value
+        assertThat(Payment.parse(SyntheticPayments.json("a\"b\\c-ä€", "acc-\"1", -5))).isEqualTo(new Payment("a\"b\\c-ä€", "acc-\"1", -5));
     }
 }
