@@ -360,7 +360,7 @@ static long drain(String bootstrap, String topic) {
                 out.printf("replay-lab describe: median %d ms, %d Admin requests%n", median(describeMs), describeReq);
                 out.printf("replay-lab planReset --to-earliest --all-topics: median %d ms, %d Admin requests%n", median(planMs), planReq);
 
-                Class<?> cgc = Class.forName("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand");
+                Class<?> cgc = consumerGroupCommand();
                 java.lang.reflect.Method main = cgc.getMethod("main", String[].class);
                 String[] args = {"--bootstrap-server", b, "--describe", "--group", ns.group()};
                 java.io.PrintStream realOut = System.out;
@@ -384,6 +384,28 @@ static long drain(String bootstrap, String topic) {
                 out.printf("ConsumerGroupCommand --describe (in-process): median %d ms, %d partition rows%n", median(toolMs), lines);
             }
             return ReplayLab.OK;
+        }
+    }
+
+    /**
+     * Kafka's own ConsumerGroupCommand, for the offsets bench only: from the classpath if it is there,
+     * else from kafka-tools (same version as kafka-clients) in the local Maven repository, which a
+     * build of this project fills; replay-lab itself does not depend on it.
+     */
+    static Class<?> consumerGroupCommand() throws Exception {
+        String name = "org.apache.kafka.tools.consumer.group.ConsumerGroupCommand";
+        try {
+            return Class.forName(name);
+        } catch (ClassNotFoundException notHere) {
+            String v = org.apache.kafka.common.utils.AppInfoParser.getVersion();
+            Path repo = Path.of(System.getProperty("maven.repo.local", Path.of(System.getProperty("user.home"), ".m2", "repository").toString()));
+            Path jar = repo.resolve(Path.of("org", "apache", "kafka", "kafka-tools", v, "kafka-tools-" + v + ".jar"));
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException("bench offsets compares with Kafka's ConsumerGroupCommand from kafka-tools " + v + ", not found at "
+                        + jar + "; fetch it with: mvn dependency:get -Dartifact=org.apache.kafka:kafka-tools:" + v, notHere);
+            }
+            java.net.URLClassLoader tools = new java.net.URLClassLoader(new java.net.URL[] {jar.toUri().toURL()}, BenchCommand.class.getClassLoader());
+            return Class.forName(name, true, tools);
         }
     }
 
