@@ -39,7 +39,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lab {
     private static final Logger log = LoggerFactory.getLogger(Lab.class);
-    private static final List<String> ORDER = List.of(ReplayExperiment.NAME, RebalanceExperiment.NAME, RebuildExperiment.NAME);
 
     private Lab() {
     }
@@ -122,12 +121,13 @@ public final class Lab {
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
                 }
-                for (String name : ORDER) {
+                for (Experiment experiment : Experiment.ALL) {
+                    String name = experiment.name();
                     if (!settings.experiments().contains(name)) {
                         continue;
                     }
                     LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
-                    ExperimentRecorder e = run.experiment(name, requirements(name));
+                    ExperimentRecorder e = run.experiment(name, experiment.requirements().toArray(String[]::new));
                     ctx.meter(e);
                     if (stop.requested()) {
                         e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
@@ -138,11 +138,7 @@ public final class Lab {
                         continue;
                     }
                     try {
-                        Outcome o = switch (name) {
-                            case ReplayExperiment.NAME -> ReplayExperiment.run(ctx, child, e);
-                            case RebalanceExperiment.NAME -> RebalanceExperiment.run(ctx, child, e);
-                            default -> RebuildExperiment.run(ctx, child, e);
-                        };
+                        Outcome o = experiment.body().run(ctx, child, e);
                         p.step(name + ": " + o);
                     } catch (Exception | LinkageError ex) {
                         String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + p.last()
@@ -208,14 +204,6 @@ public final class Lab {
                 broker.stop();
             }
         }
-    }
-
-    private static String[] requirements(String name) {
-        return switch (name) {
-            case ReplayExperiment.NAME -> ReplayExperiment.REQUIREMENTS;
-            case RebalanceExperiment.NAME -> RebalanceExperiment.REQUIREMENTS;
-            default -> RebuildExperiment.REQUIREMENTS;
-        };
     }
 
     private static void finishIfOpen(ExperimentRecorder e, Outcome o) {

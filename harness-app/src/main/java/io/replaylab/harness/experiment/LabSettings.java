@@ -24,7 +24,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier,
         String targetJdbcUrl, String targetUser, String targetPassword) {
 
-    public static final Set<String> ALL = Set.of("replay", "rebalance", "rebuild");
+    /** Every experiment's name, in the order a run takes them. */
+    public static final Set<String> ALL = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(Experiment.names()));
 
     public LabSettings {
         Objects.requireNonNull(experiments, "experiments");
@@ -106,7 +107,7 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         public Builder experiments(Set<String> names) {
             for (String n : names) {
                 if (!ALL.contains(n)) {
-                    throw new IllegalArgumentException("unknown experiment '" + n + "': use replay, rebalance, rebuild or all");
+                    throw new IllegalArgumentException("unknown experiment '" + n + "': use " + String.join(", ", ALL) + " or all");
                 }
             }
             this.experiments = Set.copyOf(names);
