@@ -1,0 +1,26 @@
+package io.replaylab.barrier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins fault-barrier's public surface: a type becomes public on purpose (this list changes with it), never
+ * by accident. Everything not listed stays package-private.
+ */
+class BarrierApiTest {
+    @Test
+    void theOnlyPublicTypesAreTheApi() {
+        assertThat(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.replaylab.barrier").stream()
+                .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
+                .containsExactlyInAnyOrder(
+                "Arrival", "Barrier", "BarrierEvidence", "BarrierListener", "BarrierOptions", "BarrierState",
+                "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Holds", "IllegalBarrierMoveException",
+                "BarrierDataSource", "DebuggableProcess", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
+                "WireProxy");
+    }
+}
