@@ -190,6 +190,25 @@ public final class Oracle {
         return new TargetSnapshot(file, rows, HexFormat.of().formatHex(fixed));
     }
 
+    /**
+     * The effects in the target of the source record at one offset: how a held consumer's DB commit
+     * is confirmed before its offset commit (SPEC R8): the record it commits past must have exactly
+     * one effect while the group's committed offset is still below it.
+     */
+    public static RecordEffects effectsAt(SourceSpec source, Target target, int partition, long offset) {
+        Optional<RecordParser.Parsed> rec = recordAt(source, partition, offset).filter(RecordParser.Parsed::ok);
+        return new RecordEffects(partition, offset, rec.map(RecordParser.Parsed::id).orElse(null),
+                rec.map(r -> effectsOf(target, r.id())).orElse(0L));
+    }
+
+    /** One source record's identity (null: absent or malformed) and how many effects the target holds of it. */
+    public record RecordEffects(int partition, long offset, String messageId, long effects) {
+        /** The record exists, parses, and has exactly one effect. */
+        public boolean appliedOnce() {
+            return messageId != null && effects == 1;
+        }
+    }
+
     /** The parsed record at one offset (e.g. the one a held consumer is about to commit past), or empty if absent. */
     public static Optional<RecordParser.Parsed> recordAt(SourceSpec spec, int partition, long offset) {
         try (KafkaConsumer<byte[], byte[]> c = consumer(spec.bootstrap())) {

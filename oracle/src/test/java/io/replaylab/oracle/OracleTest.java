@@ -249,6 +249,24 @@ class OracleTest {
     }
 
     @Test
+    void theEffectsOfOneRecordConfirmAHeldConsumersDbCommit(LocalKafka kafka, LabNamespace ns) throws Exception {
+        List<Sent> sent = produce(kafka, ns, 3, "not json");
+        List<Sent> rows = new ArrayList<>(sent.subList(0, 2));
+        rows.add(sent.get(0)); // a second effect of offset 0
+        String db = ledger(ns.inbox(1), rows);
+        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), ns.topic());
+        try (Target t = Target.open(spec(db, ns.inbox(1)))) {
+            assertThat(Oracle.effectsAt(source, t, 0, 1)).isEqualTo(new Oracle.RecordEffects(0, 1, ns.prefix() + "-1", 1))
+                    .satisfies(r -> assertThat(r.appliedOnce()).isTrue());
+            assertThat(Oracle.effectsAt(source, t, 0, 0).effects()).isEqualTo(2);
+            assertThat(Oracle.effectsAt(source, t, 0, 0).appliedOnce()).isFalse();
+            assertThat(Oracle.effectsAt(source, t, 0, 2).appliedOnce()).as("not applied yet").isFalse();
+            assertThat(Oracle.effectsAt(source, t, 0, 3)).as("a malformed record has no identity").isEqualTo(new Oracle.RecordEffects(0, 3, null, 0));
+            assertThat(Oracle.effectsAt(source.timeout(java.time.Duration.ofSeconds(2)), t, 0, 99).messageId()).as("beyond the end").isNull();
+        }
+    }
+
+    @Test
     void aNewGenerationNamespaceIsJudgedOnItsOwnAndTheOldOneStaysUntouched(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 8);
         String db = ledger(ns.inbox(1), sent);

@@ -37,7 +37,6 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
-import io.replaylab.oracle.RecordParser;
 import io.replaylab.oracle.SourceSpec;
 
 /**
@@ -118,15 +117,16 @@ final class RebalanceExperiment {
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
                 long recordOffset = c.getValue() - 1;
-                Optional<RecordParser.Parsed> rec = Oracle.recordAt(SourceSpec.topic(ctx.bootstrap, topic), c.getKey().partition(), recordOffset);
-                long effects = rec.filter(RecordParser.Parsed::ok).map(r -> Oracle.effectsOf(ctx.target(inbox), r.id())).orElse(0L);
+                Oracle.RecordEffects applied = Oracle.effectsAt(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(inbox), c.getKey().partition(),
+                        recordOffset);
                 long groupCommitted = LabContext.committed(atHold, topic, c.getKey().partition());
-                if (rec.isPresent() && rec.get().ok() && effects == 1 && groupCommitted < c.getValue()) {
-                    dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, rec.get().id(), topic, c.getKey().partition(), recordOffset, "rebalance-A"));
-                    inFlightId = rec.get().id();
+                if (applied.appliedOnce() && groupCommitted < c.getValue()) {
+                    dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, applied.messageId(), topic, c.getKey().partition(), recordOffset,
+                            "rebalance-A"));
+                    inFlightId = applied.messageId();
                     inFlight = c.getKey();
                 } else {
-                    missing.add(c.getKey() + "@" + recordOffset + " (effects " + effects + ", group committed " + groupCommitted + ")");
+                    missing.add(c.getKey() + "@" + recordOffset + " (effects " + applied.effects() + ", group committed " + groupCommitted + ")");
                 }
             }
             if (dbSeen == null || !missing.isEmpty()) {
