@@ -60,10 +60,14 @@ final class InboxConsumer {
         /** reads its first assignment, then stops reading at every later one (a rebalance ends its progress) */
         STALL_AFTER_REBALANCE,
         /** commits every 10th record without applying its effect (a silent loss) */
-        LOSSY
+        LOSSY,
+        /** its inbox knows message ids but not namespaces: an old generation's inbox suppresses the rebuild */
+        GLOBAL_INBOX,
+        /** a second generation writes into the first one's namespace, without the inbox check */
+        WRITE_TO_G1
     }
 
-    private final boolean checkInbox;
+    private final InboxProjection.Inbox inbox;
     private final boolean commitBeforeDb;
     private final Defect defect;
     private volatile boolean stopping;
@@ -78,7 +82,11 @@ final class InboxConsumer {
     InboxConsumer(Options options, Defect defect) {
         this.o = options;
         this.defect = defect;
-        this.checkInbox = defect != Defect.NO_INBOX;
+        this.inbox = switch (defect) {
+            case NO_INBOX, WRITE_TO_G1 -> InboxProjection.Inbox.NONE;
+            case GLOBAL_INBOX -> InboxProjection.Inbox.GLOBAL;
+            default -> InboxProjection.Inbox.NAMESPACED;
+        };
         this.commitBeforeDb = defect == Defect.COMMIT_FIRST;
     }
 
@@ -105,7 +113,8 @@ final class InboxConsumer {
         long applied = 0;
         long duplicates = 0;
         long quarantined = 0;
-        try (InboxProjection db = new InboxProjection(o.db(), o.namespace(), o.instanceId(), checkInbox);
+        String namespace = defect == Defect.WRITE_TO_G1 ? o.namespace().replaceAll("/g2$", "/g1") : o.namespace();
+        try (InboxProjection db = new InboxProjection(o.db(), namespace, o.instanceId(), inbox);
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {

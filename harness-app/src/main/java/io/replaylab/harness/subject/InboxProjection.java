@@ -67,21 +67,30 @@ final class InboxProjection implements AutoCloseable {
     private final Dialect dialect;
     private final String namespace;
     private final String instance;
-    private final boolean checkInbox;
+    private final Inbox inbox;
+
+    /** How the inbox decides that a message was applied already: by (namespace, id), as it must; the other two are test-only defects. */
+    enum Inbox {
+        NAMESPACED,
+        /** no check at all: a redelivery applies a second effect */
+        NONE,
+        /** by id alone, whatever the namespace: an old generation's rows suppress a rebuild (SPEC R16) */
+        GLOBAL
+    }
 
     InboxProjection(String db, String namespace, String instance) {
-        this(db, namespace, instance, true);
+        this(db, namespace, instance, Inbox.NAMESPACED);
     }
 
     /**
      * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@link SubjectCommand#TARGET_PASSWORD_ENV})
-     * @param checkInbox false exists only so tests can prove the oracle catches a second effect
+     * @param inbox anything but NAMESPACED exists only so tests can prove the lab catches it
      */
-    InboxProjection(String db, String namespace, String instance, boolean checkInbox) {
+    InboxProjection(String db, String namespace, String instance, Inbox inbox) {
         this.dialect = Dialect.of(db);
         this.namespace = namespace;
         this.instance = instance;
-        this.checkInbox = checkInbox;
+        this.inbox = inbox;
         HikariConfig cfg = new HikariConfig();
         cfg.setPoolName("projection-" + instance);
         cfg.setMaximumPoolSize(1); // one serial consumer, one connection
@@ -118,7 +127,17 @@ final class InboxProjection implements AutoCloseable {
     Result apply(String topic, int partition, long offset, Payment p) {
         return inTransaction(c -> {
             String now = Instant.now().toString();
-            if (checkInbox) {
+            if (inbox == Inbox.GLOBAL) {
+                try (PreparedStatement seen = c.prepareStatement("SELECT 1 FROM inbox WHERE message_id = ?")) {
+                    seen.setString(1, p.id());
+                    try (var rs = seen.executeQuery()) {
+                        if (rs.next()) {
+                            return Result.DUPLICATE;
+                        }
+                    }
+                }
+            }
+            if (inbox != Inbox.NONE) {
                 try (PreparedStatement ins = c.prepareStatement("INSERT INTO inbox (namespace, message_id, topic, partition, "
                         + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
                     ins.setString(1, namespace);

@@ -179,6 +179,20 @@ class LabTest {
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
     }
 
+    /** R16's two checks, each failed by a subject that breaks it: an inbox blind to namespaces, a rebuild that writes into generation 1. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "global-inbox | generation 2 rebuilt every effect",
+        "write-to-g1  | generation 1 untouched"})
+    void aRebuildThatDoesNotRebuildIntoItsOwnGenerationFails(String defect, String failedCheck, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebuild")).subject(BrokenSubjectMain.template(defect)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebuild");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains(failedCheck);
+    }
+
     /** Every NOT_RUN an experiment can end with for want of a prerequisite, reached by a subject with that one defect. */
     @ParameterizedTest(name = "{0}: {1} NOT_RUN")
     @CsvSource(delimiter = '|', value = {

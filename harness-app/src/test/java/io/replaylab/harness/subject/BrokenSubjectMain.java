@@ -8,7 +8,8 @@ import java.nio.file.Path;
  * {@code commit-first} commits the offset BEFORE the DB commit; {@code skip-replay} jumps over committed-but-unread
  * records to the end (a replay delivers nothing); {@code stall}, {@code stall-on-replay}, {@code stall-in-g2},
  * {@code stall-after-rebalance} stop reading at that moment; {@code lossy} loses every 10th effect;
- * {@code occupy-plans} puts a file where the harness saves its plans; {@code ignore-sigterm} never leaves the group.
+ * {@code occupy-plans} puts a file where the harness saves its plans; {@code ignore-sigterm} never leaves the group;
+ * {@code global-inbox} checks ids without their namespace; {@code write-to-g1} rebuilds into generation 1.
  * Args: mode bootstrap topic group db namespace instance logdir.
  */
 public final class BrokenSubjectMain {
