@@ -196,11 +196,9 @@ class LabTest {
     /** Every NOT_RUN an experiment can end with for want of a prerequisite, reached by a subject with that one defect. */
     @ParameterizedTest(name = "{0}: {1} NOT_RUN")
     @CsvSource(delimiter = '|', value = {
-        "stall           | replay  | the subject did not consume the topic to the end within PT10S",
         "stall-on-replay | replay  | the subject did not consume the replay to the end within PT10S",
         "occupy-plans    | replay  | the reset was refused: cannot save the plan into ",
         "ignore-sigterm  | replay  | did not become inactive within PT2S after its consumer stopped",
-        "stall           | rebuild | generation 1 did not consume the topic within PT10S",
         "lossy           | rebuild | effects, not 60",
         "stall-in-g2     | rebuild | generation 2 did not consume the topic within PT10S"})
     void aMissingPrerequisiteIsNotRunWithItsReason(String defect, String experiment, String reason, LocalKafka kafka) throws Exception {
@@ -210,6 +208,17 @@ class LabTest {
         ExperimentEvidence x = experiment(r.evidence(), experiment);
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains(reason);
+    }
+
+    @Test
+    void aSubjectThatNeverReadsIsNotRunAtTheFirstDrainOfReplayAndRebuild(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("replay", "rebuild")).subject(BrokenSubjectMain.template("stall"))
+                .drainTimeout(Duration.ofSeconds(5)).build(), null);
+
+        assertThat(experiment(r.evidence(), "replay").outcome().reason())
+                .isEqualTo("the subject did not consume the topic to the end within PT5S (see logs/replay-A.err)");
+        assertThat(experiment(r.evidence(), "rebuild").outcome().reason()).isEqualTo("generation 1 did not consume the topic within PT5S");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN));
     }
 
     @Test
