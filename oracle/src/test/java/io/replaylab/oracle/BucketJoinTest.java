@@ -82,6 +82,8 @@ class BucketJoinTest {
         assertThat(got.holes().examples()).isEqualTo(want.holeExamples);
         assertThat(got.malformed().examples()).containsExactly("p2@17: not JSON");
         assertThat(got.status()).isEqualTo(Status.FAIL);
+        assertThat(got.reason()).isEqualTo(want.counts.get("missing") + " missing, " + want.counts.get("duplicated") + " duplicated, "
+                + want.counts.get("unexpected") + " unexpected, " + want.counts.get("mismatched") + " mismatched, " + want.counts.get("holes") + " holes");
         assertThat(want.counts().values()).allMatch(n -> n > 0); // the data really holds every kind
     }
 
@@ -143,7 +145,21 @@ class BucketJoinTest {
         try (BucketJoin join = new BucketJoin(0)) {
             Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", null);
             assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.reason()).isEqualTo("0 source records, 0 effects: every identity and amount matches");
             assertThat(c.holes()).isNull();
+        }
+    }
+
+    @Test
+    void malformedRecordsAloneAreListedInAPassingReason() throws Exception {
+        try (BucketJoin join = new BucketJoin(10)) {
+            join.source(0, 0, "a", 5);
+            join.malformed(0, 1, "not JSON");
+            join.target(utf8("a"), 5);
+            Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", snapshot(Map.of(0, 2L)));
+            assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.reason()).isEqualTo("1 source records, 1 effects: every identity and amount matches; 1 malformed source record(s) listed");
+            assertThat(c.holes().count()).as("a committed offset past a malformed record is no hole").isZero();
         }
     }
 
