@@ -58,6 +58,14 @@ class InterruptedRunTest {
         harness.descendants().forEach(seen::add);
     }
 
+    private String outputQuietly() {
+        try {
+            return output();
+        } catch (Exception e) {
+            return "(no output: " + e + ")";
+        }
+    }
+
     private String output() throws Exception {
         return Files.readString(dir.resolve("harness.out")) + Files.readString(dir.resolve("harness.err"));
     }
@@ -95,7 +103,12 @@ class InterruptedRunTest {
 
         harness.destroy(); // SIGTERM to the harness alone
 
-        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).as("the harness stopped within 15 s").isTrue();
+        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).as("the harness stopped within 15 s:\n%s", new Object() {
+            @Override
+            public String toString() {
+                return outputQuietly();
+            }
+        }).isTrue();
         assertThat(harness.exitValue()).as(output()).isEqualTo(143);
         assertNothingLeftWithin(Duration.ofSeconds(15));
         ExperimentEvidence x = experiment(evidence(), "rebalance");
@@ -112,7 +125,13 @@ class InterruptedRunTest {
 
         signal("INT");
 
-        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).isTrue();
+        // the harness's own deadline is 15 s; 30 s here so that a loaded machine shows which path it took (exit code, protocol)
+        assertThat(harness.waitFor(30, TimeUnit.SECONDS)).as("the harness stopped within 30 s:\n%s", new Object() {
+            @Override
+            public String toString() {
+                return outputQuietly();
+            }
+        }).isTrue();
         assertThat(harness.exitValue()).as(output()).isEqualTo(130);
         assertNothingLeftWithin(Duration.ofSeconds(15));
         RunEvidence r = evidence();
