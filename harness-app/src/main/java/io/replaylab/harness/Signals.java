@@ -33,7 +33,12 @@ final class Signals implements AutoCloseable {
         Signals s = new Signals(stop);
         for (String name : List.of("TERM", "INT")) {
             Signal sig = new Signal(name);
-            s.previous.add(Map.entry(sig, Signal.handle(sig, s::handle)));
+            SignalHandler before = Signal.handle(sig, s::handle);
+            if (before == SignalHandler.SIG_IGN) {
+                // the JVM keeps a signal that was ignored when it started (a background job's SIGINT): it will not reach us
+                log.warn("SIG{} was ignored when replay-lab started (a background job?): it will not stop the run", name);
+            }
+            s.previous.add(Map.entry(sig, before));
         }
         return s;
     }

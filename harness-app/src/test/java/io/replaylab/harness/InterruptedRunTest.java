@@ -38,7 +38,9 @@ class InterruptedRunTest {
     }
 
     private Process run(LocalKafka kafka, String... extra) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+        // a test JVM started in the background inherits SIGINT ignored (bash does that for asynchronous commands), and a JVM
+        // keeps an inherited SIG_IGN: reset it, as an interactive terminal would have it, or the SIGINT test tests nothing
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
                 "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "run",
                 "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         cmd.addAll(List.of(extra));
