@@ -134,10 +134,10 @@ class RecordEvidenceTest {
     @Test
     void aTestAbortedByAnAssumptionIsNotRunWithItsReason() throws Exception {
         run("assumesAPrerequisite").assertThatEvents().haveExactly(1, event(test("assumesAPrerequisite"),
-                abortedWithReason(message(m -> m.contains("python3-confluent-kafka is not installed")))));
+                abortedWithReason(message(m -> m.contains("the example's prerequisite is absent")))));
 
         assertThat(saved("assumesAPrerequisite").outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(saved("assumesAPrerequisite").outcome().reason()).startsWith("the test was aborted: ").contains("python3-confluent-kafka");
+        assertThat(saved("assumesAPrerequisite").outcome().reason()).isEqualTo("the test was aborted: the example's prerequisite is absent");
     }
 
     @Test
@@ -190,7 +190,8 @@ class RecordEvidenceTest {
 
         @Test
         void assumesAPrerequisite(ExperimentRecorder e) {
-            org.junit.jupiter.api.Assumptions.assumeTrue(false, "python3-confluent-kafka is not installed");
+            // an abort as the extension may meet one (never a skip in this build: this class runs only inside EngineTestKit)
+            throw new org.opentest4j.TestAbortedException("the example's prerequisite is absent");
         }
 
         @Test
