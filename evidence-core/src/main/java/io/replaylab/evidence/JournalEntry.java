@@ -31,8 +31,4 @@ record JournalEntry(
     static final String RUN_FINISHED = "run-finished";
     static final String CLEANUP = "cleanup";
 
-    static JournalEntry of(String kind, String experiment) {
-        return new JournalEntry(kind, null, null, experiment, null, null, null, null, null, null, null, null, null);
-    }
-
 }

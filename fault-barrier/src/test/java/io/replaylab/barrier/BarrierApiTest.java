@@ -20,7 +20,7 @@ class BarrierApiTest {
                 .containsExactlyInAnyOrder(
                 "Arrival", "Barrier", "BarrierEvidence", "BarrierListener", "BarrierOptions", "BarrierState",
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Holds", "IllegalBarrierMoveException",
-                "BarrierDataSource", "DebuggableProcess", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
+                "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy");
     }
 }

@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
 import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.harness.subject.SyntheticPayments;
@@ -67,12 +68,7 @@ final class BenchCommand implements Runnable {
 
     /** This CLI in a child JVM on the same classpath: {@code jvmOptions} first, then the CLI's arguments. */
     static List<String> cliCommand(List<String> jvmOptions, String... args) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmOptions);
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), ReplayLab.class.getName()));
-        cmd.addAll(List.of(args));
-        return cmd;
+        return ChildProcess.java(jvmOptions, ReplayLab.class.getName(), args);
     }
 
     static long median(List<Long> xs) {
@@ -436,15 +432,15 @@ static long drain(String bootstrap, String topic) {
                 }
                 out.printf("%d records in %d partitions; consumers commit per record; SQLite %s%n", records, partitions, dir.resolve("*.db"));
                 for (int n : new int[] {1, 2}) {
-                    List<Process> ps = new ArrayList<>();
+                    List<ChildProcess> ps = new ArrayList<>();
                     for (int i = 0; i < n; i++) {
                         String inst = "c" + n + "-" + i;
                         ps.add(start(dir, inst, "subject", "consume", "--bootstrap-server", b, "--topic", ns.topic(), "--group",
                                 ns.group("n" + n), "--db", dir.resolve("target-" + n + ".db").toString(), "--namespace", ns.inbox(n),
                                 "--instance-id", inst, "--until-idle", "PT3S", "--processing-log", dir.resolve(inst + ".jsonl").toString()));
                     }
-                    for (Process p : ps) {
-                        p.waitFor();
+                    for (ChildProcess p : ps) {
+                        p.process().waitFor();
                     }
                     Instant first = Instant.MAX;
                     Instant last = Instant.MIN;
@@ -466,13 +462,12 @@ static long drain(String bootstrap, String topic) {
             return ReplayLab.OK;
         }
 
-        private static Process start(Path dir, String name, String... args) throws IOException {
-            return new ProcessBuilder(cliCommand(List.of(), args)).redirectOutput(dir.resolve(name + ".out").toFile())
-                    .redirectError(dir.resolve(name + ".err").toFile()).start();
+        private static ChildProcess start(Path dir, String name, String... args) {
+            return ChildProcess.of(cliCommand(List.of(), args)).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
         }
 
         private static int runCli(Path dir, String name, String... args) throws Exception {
-            return start(dir, name, args).waitFor();
+            return start(dir, name, args).process().waitFor();
         }
     }
 
@@ -594,11 +589,11 @@ static long drain(String bootstrap, String topic) {
                 }
                 Path log = dir.resolve("oracle-" + heap + ".txt");
                 long c0 = System.nanoTime();
-                ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+                ChildProcess.Builder pb = ChildProcess.of(cmd).name("oracle -Xmx" + heap).output(log, log);
                 if (db.password() != null) {
-                    pb.environment().put(TargetLogin.PASSWORD_ENV, db.password());
+                    pb.env(TargetLogin.PASSWORD_ENV, db.password());
                 }
-                int exit = pb.start().waitFor();
+                int exit = pb.start().process().waitFor();
                 out.printf("oracle in a -Xmx%s JVM (CLI, cold JVM start included): exit %d in %.2f s (%s)%n", heap, exit,
                         (System.nanoTime() - c0) / 1e9, Files.readAllLines(log).stream().filter(l -> l.startsWith("Oracle") || l.contains("Error"))
                                 .findFirst().orElse("?"));

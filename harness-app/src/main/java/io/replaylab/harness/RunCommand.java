@@ -13,9 +13,10 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
-import io.replaylab.harness.experiment.Lab;
-import io.replaylab.harness.experiment.LabSettings;
-import io.replaylab.harness.experiment.LabStop;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabProgress;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.LabStop;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -29,8 +30,13 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild or all (default)")
+    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, or all (default: replay, rebalance "
+            + "and rebuild; eos only when named)")
     String experiment;
+
+    @Option(names = "--transform-cmd", description = "eos: a consume-transform-produce JVM program instead of the reference one, with "
+            + "{bootstrap} {topic} {output} {group} {instance} {logdir}")
+    String transformCmd;
 
     @Option(names = "--bootstrap-server", description = "use this broker instead of starting one (loopback only unless --allow-remote)")
     String bootstrap;
@@ -94,13 +100,13 @@ final class RunCommand implements Callable<Integer> {
                 .experiments(experiment.equals("all") ? LabSettings.ALL : Set.of(experiment))
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
                 .holdMode(holdMode).barrier(barrier).workDir(workDir).keep(keep)
-                .subject(subjectCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
+                .subject(subjectCmd).transformSubject(transformCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
                 .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password()).build();
         PrintWriter out = spec.commandLine().getOut();
         LabStop stop = LabStop.create();
         Lab.LabResult r;
         try (Signals signals = Signals.install(stop)) {
-            r = Lab.run(settings, quiet || json ? null : out, stop);
+            r = Lab.run(settings, quiet || json ? LabProgress.NONE : LabProgress.printingTo(out), stop);
         }
         RunEvidence ev = r.evidence();
         if (json) {

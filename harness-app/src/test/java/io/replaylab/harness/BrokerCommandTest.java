@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.replaylab.kafka.testing.Clients;
 import org.apache.kafka.clients.admin.Admin;
+import io.replaylab.evidence.process.ChildProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,10 +19,8 @@ class BrokerCommandTest {
 
     @Test
     void brokerPrintsAUsableBootstrapAddressAndStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
-        Process cli = new ProcessBuilder(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"),
-                ReplayLab.class.getName(), "broker", "--data-dir", dir.resolve("kafka").toString()))
+        // stdout stays a pipe: the test reads the first line as a user's script would
+        Process cli = new ProcessBuilder(ChildProcess.java(List.of(), ReplayLab.class.getName(), "broker", "--data-dir", dir.resolve("kafka").toString()))
                 .redirectError(dir.resolve("err.txt").toFile())
                 .start();
         try {

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.RunEvidence;
@@ -40,8 +41,8 @@ class InterruptedRunTest {
     private Process run(LocalKafka kafka, String... extra) throws Exception {
         // a test JVM started in the background inherits SIGINT ignored (bash does that for asynchronous commands), and a JVM
         // keeps an inherited SIG_IGN: reset it, as an interactive terminal would have it, or the SIGINT test tests nothing
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT", Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), ReplayLab.class.getName(), "run",
+        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT"));
+        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), ReplayLab.class.getName(), "run",
                 "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         cmd.addAll(List.of(extra));
         harness = new ProcessBuilder(cmd).redirectOutput(dir.resolve("harness.out").toFile()).redirectError(dir.resolve("harness.err").toFile()).start();

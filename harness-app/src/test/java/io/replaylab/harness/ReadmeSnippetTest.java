@@ -21,4 +21,15 @@ class ReadmeSnippetTest {
         String body = example.substring(example.indexOf("@LocalKafkaTest\n@RecordEvidence"));
         assertThat(body).startsWith(snippet.substring(0, snippet.lastIndexOf("    }\n}") + 6));
     }
+
+    @Test
+    void theOwnExperimentSnippetIsCutFromItsTest() throws Exception {
+        String readme = Files.readString(Path.of("README.md"));
+        String test = Files.readString(Path.of("src", "test", "java", "com", "example", "ownlab", "CrashRestartExperimentTest.java"));
+        int start = readme.indexOf("```java\nstatic final Experiment CRASH_RESTART");
+        assertThat(start).as("harness-app/README.md has the own-experiment snippet").isPositive();
+        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
+        String indented = snippet.lines().map(l -> l.isEmpty() ? l : "    " + l).collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+        assertThat(test).contains(indented);
+    }
 }

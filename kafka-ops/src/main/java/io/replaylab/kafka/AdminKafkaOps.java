@@ -366,6 +366,44 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
+    public void createTopic(LabNamespace namespace, String topic, int partitions) {
+        if (!namespace.owns(topic)) {
+            throw new IllegalArgumentException("topic " + topic + " is outside the namespace " + namespace.prefix() + ": the lab creates only its own");
+        }
+        if (partitions < 1) {
+            throw new IllegalArgumentException("a topic needs at least one partition, was " + partitions);
+        }
+        try {
+            get(admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1))).all(), "create topic " + topic);
+        } catch (KafkaOpsException e) {
+            if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+                throw e;
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            org.apache.kafka.clients.admin.TopicDescription d;
+            try {
+                d = get(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic);
+            } catch (NotFound notYet) {
+                d = null; // the metadata has not reached the broker's cache yet
+            }
+            if (d != null && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new KafkaOpsException("topic " + topic + " has a partition without a leader after " + timeout.toSeconds() + " s");
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new KafkaOpsException("interrupted while waiting for the leaders of " + topic, ie);
+            }
+        }
+    }
+
+    @Override
     public long requestCount() {
         double total = 0;
         for (Map.Entry<MetricName, ? extends Metric> e : admin.metrics().entrySet()) {

@@ -60,6 +60,13 @@ public interface KafkaOps extends AutoCloseable {
     java.util.List<String> deleteNamespace(LabNamespace namespace);
 
     /**
+     * Creates a topic of the lab's own (replication 1, as the lab's broker has one node) and waits
+     * until every partition has a leader. Only inside {@code namespace} (R17): a name outside it is
+     * refused with {@link IllegalArgumentException}; a topic that exists already is left as it is.
+     */
+    void createTopic(LabNamespace namespace, String topic, int partitions);
+
+    /**
      * Waits until the group's committed offsets reach the log end of every partition of {@code topic}
      * (the group has consumed everything there is now); {@code progress} sees each snapshot taken.
      *

@@ -20,11 +20,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CancellationException;
@@ -39,6 +41,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TimeoutException;
@@ -107,7 +110,7 @@ public final class Oracle {
                 }
             });
             try {
-                readSource(source, cut, join);
+                readTopic(source, cut, join, sourceSink(join));
             } catch (IOException | RuntimeException e) {
                 join.abandon(); // the target read stops at its next row; its files are deleted only after it has
                 try {
@@ -127,6 +130,153 @@ public final class Oracle {
         } catch (IOException e) {
             throw new UncheckedIOException("oracle scratch files failed: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Compares the source with an output topic, the target of a consume-transform-produce program:
+     * every source record must be in the output exactly once with the same identity and amount, both
+     * read {@code read_committed} (an aborted or still-open transaction's records do not count). The
+     * output's records are read with {@code output}'s parser and up to its own cut (taken now when it
+     * has none: with read_committed that is the last stable offset). With {@code committed} the
+     * frontier is checked too (R11). The same bounded-memory join as {@link #compare}.
+     */
+    public static Comparison compareTopics(SourceSpec source, SourceSpec output, OffsetSnapshot committed) {
+        Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic(), source.timeout());
+        Cut outputCut = output.cut() != null ? output.cut() : cut(output.bootstrap(), output.topic(), output.timeout());
+        try (BucketJoin join = new BucketJoin(cut.total())) {
+            CompletableFuture<Void> outputRead = CompletableFuture.runAsync(() -> {
+                try {
+                    readTopic(output, outputCut, join, new RecordSink() {
+                        @Override
+                        public void ok(int partition, long offset, String id, long amount) throws IOException {
+                            join.target(utf8(id), amount);
+                        }
+
+                        @Override
+                        public void malformed(int partition, long offset, String reason) {
+                            throw new IllegalArgumentException("the output record " + output.topic() + "-" + partition + "@" + offset
+                                    + " cannot be read as an effect: " + reason);
+                        }
+                    });
+                } catch (IOException e) {
+                    join.abandon();
+                    throw new UncheckedIOException(e);
+                } catch (RuntimeException e) {
+                    join.abandon();
+                    throw e;
+                }
+            });
+            try {
+                readTopic(source, cut, join, sourceSink(join));
+            } catch (IOException | RuntimeException e) {
+                join.abandon();
+                try {
+                    outputRead.join();
+                } catch (CompletionException | CancellationException ignored) {
+                    // the source's failure is the one to report
+                }
+                throw e;
+            }
+            join(outputRead);
+            return join.judge(cut, "topic " + output.topic() + " (read_committed)", committed);
+        } catch (IOException e) {
+            throw new UncheckedIOException("oracle scratch files failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** How many records of a topic a reader with {@code isolation} sees, in all and for the given identities. */
+    public record TopicCount(IsolationLevel isolation, long records, Map<String, Long> ofIds) {
+    }
+
+    /**
+     * Reads a whole topic as a reader with {@code isolation} would ({@code READ_UNCOMMITTED} sees the
+     * records of open and aborted transactions, {@code READ_COMMITTED} does not) and counts its
+     * records, and those with each of {@code ids}. Records its parser cannot read count in the total only.
+     */
+    public static TopicCount count(SourceSpec topic, IsolationLevel isolation, Set<String> ids) {
+        Map<String, Long> of = new HashMap<>();
+        ids.forEach(id -> of.put(id, 0L));
+        long[] total = {0};
+        readAll(topic, isolation, (r, p) -> {
+            total[0]++;
+            if (p.ok() && of.containsKey(p.id())) {
+                of.merge(p.id(), 1L, Long::sum);
+            }
+        });
+        return new TopicCount(isolation, total[0], Map.copyOf(of));
+    }
+
+    /** Every record of the topic up to its end for this isolation (the last stable offset for read_committed), parsed, to {@code each}. */
+    private static void readAll(SourceSpec topic, IsolationLevel isolation,
+            java.util.function.BiConsumer<ConsumerRecord<byte[], byte[]>, RecordParser.Parsed> each) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(topic.bootstrap(), isolation)) {
+            List<TopicPartition> parts = partitions(c, topic.topic(), topic.timeout());
+            Map<TopicPartition, Long> end = c.endOffsets(parts, topic.timeout());
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            long silentSince = System.nanoTime();
+            List<TopicPartition> open = new ArrayList<>(parts.stream().filter(tp -> end.get(tp) > 0).toList());
+            while (!open.isEmpty()) {
+                if (System.nanoTime() - silentSince > topic.timeout().toNanos()) {
+                    throw new OracleReadException("the broker at " + topic.bootstrap() + " sent nothing for " + topic.timeout().toSeconds()
+                            + " s while " + open + " were still short of " + end, null);
+                }
+                ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(200));
+                for (ConsumerRecord<byte[], byte[]> r : batch) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
+                        each.accept(r, topic.parser().parse(r.key(), r.value()));
+                    }
+                }
+                if (!batch.isEmpty()) {
+                    silentSince = System.nanoTime();
+                }
+                open.removeIf(tp -> c.position(tp) >= end.get(tp));
+            }
+        } catch (TimeoutException e) {
+            throw new OracleReadException("the broker at " + topic.bootstrap() + " did not answer within " + topic.timeout().toSeconds()
+                    + " s (reading topic " + topic.topic() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The identities of a topic's records that a {@code read_uncommitted} reader sees and a
+     * {@code read_committed} one does not: records of transactions still open or aborted. Meant for
+     * the small topics of an experiment (the positions of the committed records are held in memory).
+     */
+    public static List<String> notCommitted(SourceSpec topic) {
+        Set<Long> committed = new HashSet<>();
+        readAll(topic, IsolationLevel.READ_COMMITTED, (r, p) -> committed.add(position(r)));
+        List<String> out = new ArrayList<>();
+        readAll(topic, IsolationLevel.READ_UNCOMMITTED, (r, p) -> {
+            if (!committed.contains(position(r))) {
+                out.add(p.ok() ? p.id() : r.topic() + "-" + r.partition() + "@" + r.offset() + " (unreadable: " + p.malformedReason() + ")");
+            }
+        });
+        return out;
+    }
+
+    /** Where a record is: partition and offset. */
+    public record Position(int partition, long offset) {
+        @Override
+        public String toString() {
+            return partition + "@" + offset;
+        }
+    }
+
+    /** Every position of a record with this identity in the topic ({@code read_committed}), in partition and offset order. */
+    public static List<Position> positionsOf(SourceSpec topic, String id) {
+        List<Position> out = new ArrayList<>();
+        readAll(topic, IsolationLevel.READ_COMMITTED, (r, p) -> {
+            if (p.ok() && p.id().equals(id)) {
+                out.add(new Position(r.partition(), r.offset()));
+            }
+        });
+        out.sort(Comparator.comparingInt(Position::partition).thenComparingLong(Position::offset));
+        return out;
+    }
+
+    private static long position(ConsumerRecord<byte[], byte[]> r) {
+        return ((long) r.partition() << 48) | r.offset();
     }
 
     private static <T> T join(CompletableFuture<T> f) {
@@ -250,13 +400,34 @@ public final class Oracle {
      * Reads every partition up to the cut at once (the fetches run in parallel, as a plain drain's
      * do). Parsing and spilling run on a second thread, so the poll loop keeps the fetches going.
      */
-    private static void readSource(SourceSpec spec, Cut cut, BucketJoin join) throws IOException {
+    /** Where a topic's parsed records go: the source side of a join, or the output side of a topic target. */
+    private interface RecordSink {
+        void ok(int partition, long offset, String id, long amount) throws IOException;
+
+        void malformed(int partition, long offset, String reason) throws IOException;
+    }
+
+    private static RecordSink sourceSink(BucketJoin join) {
+        return new RecordSink() {
+            @Override
+            public void ok(int partition, long offset, String id, long amount) throws IOException {
+                join.source(partition, offset, id, amount);
+            }
+
+            @Override
+            public void malformed(int partition, long offset, String reason) {
+                join.malformed(partition, offset, reason);
+            }
+        };
+    }
+
+    private static void readTopic(SourceSpec spec, Cut cut, BucketJoin join, RecordSink sink) throws IOException {
         BlockingQueue<ConsumerRecords<byte[], byte[]>> batches = new ArrayBlockingQueue<>(4);
         ConsumerRecords<byte[], byte[]> end = new ConsumerRecords<>(Map.of(), Map.of()); // its own instance: poll() may return the shared empty one
         CompletableFuture<Void> spill = CompletableFuture.runAsync(() -> {
             try {
                 for (ConsumerRecords<byte[], byte[]> batch = batches.take(); batch != end; batch = batches.take()) {
-                    spill(spec, cut, batch, join);
+                    spill(spec, cut, batch, sink);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -318,7 +489,7 @@ public final class Oracle {
         }
     }
 
-    private static void spill(SourceSpec spec, Cut cut, ConsumerRecords<byte[], byte[]> batch, BucketJoin join) throws IOException {
+    private static void spill(SourceSpec spec, Cut cut, ConsumerRecords<byte[], byte[]> batch, RecordSink sink) throws IOException {
         for (ConsumerRecord<byte[], byte[]> r : batch) {
             if (r.offset() >= cut.endOffsets().get(r.partition())) {
                 continue; // beyond the cut: not part of this comparison
@@ -331,9 +502,9 @@ public final class Oracle {
                         + " (a parser reports a bad record as Parsed.malformed, it does not throw): " + e, e);
             }
             if (p.ok()) {
-                join.source(r.partition(), r.offset(), p.id(), p.amount());
+                sink.ok(r.partition(), r.offset(), p.id(), p.amount());
             } else {
-                join.malformed(r.partition(), r.offset(), p.malformedReason());
+                sink.malformed(r.partition(), r.offset(), p.malformedReason());
             }
         }
     }
@@ -440,10 +611,14 @@ public final class Oracle {
     }
 
     private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap) {
+        return consumer(bootstrap, IsolationLevel.READ_COMMITTED);
+    }
+
+    private static KafkaConsumer<byte[], byte[]> consumer(String bootstrap, IsolationLevel isolation) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5000);
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, 8 * 1024 * 1024);

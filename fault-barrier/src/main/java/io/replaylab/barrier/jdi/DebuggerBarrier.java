@@ -201,7 +201,7 @@ public final class DebuggerBarrier implements AutoCloseable {
     }
 
     /**
-     * Lets a program that was launched suspended ({@link DebuggableProcess#launchSuspended}) run,
+     * Lets a program that was launched suspended (a {@link io.replaylab.evidence.process.ChildProcess} started with a suspended debugger agent) run,
      * once it has reported its start (waiting up to 10 s for that); arm first, so that its first call
      * of the point is held. Nothing happens for a program that was not launched suspended.
      */

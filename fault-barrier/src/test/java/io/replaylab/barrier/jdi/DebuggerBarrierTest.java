@@ -18,7 +18,7 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.ProgramOutput;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
@@ -47,42 +47,38 @@ class DebuggerBarrierTest {
     }
 
     private List<String> command(LocalKafka kafka, LabNamespace ns, String protocol, String client, int maxPollMs, int sessionMs) {
-        return List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
-                System.getProperty("java.class.path"), CommitLoopMain.class.getName(), kafka.bootstrapServers(), ns.topic(), ns.group(),
+        return ChildProcess.java(List.of("-Xmx128m"), CommitLoopMain.class.getName(), kafka.bootstrapServers(), ns.topic(), ns.group(),
                 protocol, "" + maxPollMs, "" + sessionMs, dir.resolve("target.db").toString(), client);
     }
 
-    private DebuggableProcess launch(List<String> cmd, String name) {
+    private ChildProcess launch(List<String> cmd, String name) {
         // suspended until the test has armed its barrier and resumed it: the first commit cannot slip by
-        DebuggableProcess p = DebuggableProcess.launchSuspended(cmd, Map.of(), dir.resolve(name + ".out"), dir.resolve(name + ".err"),
-                Duration.ofSeconds(30));
+        ChildProcess p = ChildProcess.of(cmd).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err"))
+                .debuggerAgent(true, Duration.ofSeconds(30)).start();
         cleanup.add(p::kill);
         return p;
     }
 
-    private Process plain(List<String> cmd, String name) throws Exception {
-        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile()).start();
-        cleanup.add(() -> {
-            p.destroyForcibly();
-            p.waitFor();
-        });
+    private ChildProcess plain(List<String> cmd, String name) {
+        ChildProcess p = ChildProcess.of(cmd).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
+        cleanup.add(p::kill);
         return p;
     }
 
-    private DebuggerBarrier attach(DebuggableProcess p) {
-        DebuggerBarrier d = DebuggerBarrier.attach(p.port(), Duration.ofSeconds(10));
+    private DebuggerBarrier attach(ChildProcess p) {
+        DebuggerBarrier d = DebuggerBarrier.attach(p.debugPort().orElseThrow(), Duration.ofSeconds(10));
         cleanup.add(d);
         return d;
     }
 
     /** A program A with two records to commit, launched suspended, its barrier armed at commitSync, then let run. */
-    private record Armed(DebuggableProcess program, DebuggerBarrier debugger, Barrier barrier) {
+    private record Armed(ChildProcess program, DebuggerBarrier debugger, Barrier barrier) {
     }
 
     private Armed armedOnTwoRecords(LocalKafka kafka, LabNamespace ns, HoldMode mode, Duration holdTimeout) throws InterruptedException {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add,
                 BarrierOptions.ofDefaults().holdTimeout(holdTimeout));
@@ -97,7 +93,7 @@ class DebuggerBarrierTest {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
         // thread hold: the poll interval expires (4 s); process hold: the session times out (3 s classic; broker's 6 s for consumer)
-        DebuggableProcess a = launch(command(kafka, ns, protocol, "A", mode == HoldMode.THREAD ? 4000 : 300000, 3000), "A");
+        ChildProcess a = launch(command(kafka, ns, protocol, "A", mode == HoldMode.THREAD ? 4000 : 300000, 3000), "A");
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add, BarrierOptions.ofDefaults());
         debugger.resumeProgram();
@@ -117,27 +113,28 @@ class DebuggerBarrierTest {
         assertThat(outcome.accepted()).isFalse();
         assertThat(outcome.exceptionClass()).isEqualTo("org.apache.kafka.clients.consumer.CommitFailedException");
         assertThat(outcome.message()).isNotBlank();
-        ProgramOutput.await(dir.resolve("A.out"), "commit rejected");
+        a.awaitOutput("commit rejected", Duration.ofSeconds(20));
         assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
     }
 
     @Test
     void aBriefHoldWithNoRebalanceIsAccepted(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Barrier barrier = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout()).barrier();
+        Armed a = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout());
+        Barrier barrier = a.barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
         barrier.release();
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
         assertThat(outcome.accepted()).isTrue();
-        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+        a.program().awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 
     @Test
     void aProgramThatNeverCommitsLeavesTheBarrierExpired(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1); // empty topic: nothing to commit
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
         debugger.resumeProgram();
@@ -154,13 +151,14 @@ class DebuggerBarrierTest {
 
         a.debugger().close(); // the controller goes away while the whole VM is suspended
 
-        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+        a.program().awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(moves.get(moves.size() - 1).by()).isEqualTo("detach");
     }
 
     @Test
     void theSafetyHoldTimeoutReleasesAHeldProgramOnItsOwnAndSaysHowLongItHeld(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Barrier barrier = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, Duration.ofSeconds(2)).barrier();
+        Armed a = armedOnTwoRecords(kafka, ns, HoldMode.THREAD, Duration.ofSeconds(2));
+        Barrier barrier = a.barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow(); // nobody calls release()
@@ -169,7 +167,7 @@ class DebuggerBarrierTest {
         BarrierTransition last = moves.stream().filter(m -> m.to() == BarrierState.RELEASED).findFirst().orElseThrow();
         assertThat(last.by()).isEqualTo("hold-timeout");
         assertThat(last.heldMillis()).isBetween(1900L, 15_000L);
-        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+        a.program().awaitOutput("commit accepted", Duration.ofSeconds(20));
     }
 
     @Test
@@ -178,7 +176,7 @@ class DebuggerBarrierTest {
         Barrier barrier = a.barrier();
         barrier.awaitArrival(Duration.ofSeconds(60));
 
-        a.program().process().destroyForcibly().waitFor(); // SIGKILL while held
+        a.program().kill(); // SIGKILL while held
 
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (barrier.state() == BarrierState.HELD && System.nanoTime() < deadline) {
@@ -193,20 +191,16 @@ class DebuggerBarrierTest {
     void aControllerKilledWhileHoldingLeavesTheProgramRunning(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        DebuggableProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        Process controller = plain(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
-                System.getProperty("java.class.path"), HoldingControllerMain.class.getName(), Integer.toString(a.port())), "controller");
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!Files.readString(dir.resolve("controller.out")).contains("held") && controller.isAlive() && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-        }
-        assertThat(Files.readString(dir.resolve("controller.out"))).as(Files.readString(dir.resolve("controller.err"))).contains("held");
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess controller = plain(ChildProcess.java(List.of("-Xmx128m"), HoldingControllerMain.class.getName(),
+                Integer.toString(a.debugPort().orElseThrow())), "controller");
+        controller.awaitOutput("held", Duration.ofSeconds(60));
         Thread.sleep(1000);
         assertThat(Files.readString(dir.resolve("A.out"))).as("held: no commit while the controller lives").doesNotContain("commit accepted");
 
-        controller.destroyForcibly().waitFor(); // SIGKILL: no close(), no detach — only the dropped JDWP connection
+        controller.kill(); // SIGKILL: no close(), no detach — only the dropped JDWP connection
 
-        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
-        assertThat(a.process().isAlive()).isTrue();
+        a.awaitOutput("commit accepted", Duration.ofSeconds(20));
+        assertThat(a.isAlive()).isTrue();
     }
 }

@@ -18,6 +18,7 @@ import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
@@ -37,18 +38,16 @@ class LibrdkafkaWireTest {
     @TempDir
     Path dir;
 
-    private final List<Process> processes = new ArrayList<>();
+    private final List<ChildProcess> processes = new ArrayList<>();
 
     @AfterEach
-    void stop() throws Exception {
-        for (Process p : processes) {
-            p.destroyForcibly().waitFor();
-        }
+    void stop() {
+        processes.forEach(ChildProcess::kill);
     }
 
-    private Process start(WireProxy proxy, LabNamespace ns, String instance) throws Exception {
+    private ChildProcess start(WireProxy proxy, LabNamespace ns, String instance) {
         List<String> cmd = PythonConsumer.command(dir, proxy.bootstrapServers(), ns.topic(), ns.group(), dir.resolve("target.db"), "ns1", instance);
-        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve(instance + ".out").toFile()).redirectError(dir.resolve(instance + ".err").toFile())
+        ChildProcess p = ChildProcess.of(cmd).name("python consumer " + instance).output(dir.resolve(instance + ".out"), dir.resolve(instance + ".err"))
                 .start();
         processes.add(p);
         return p;
@@ -74,7 +73,7 @@ class LibrdkafkaWireTest {
         }
         try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
             Barrier barrier = proxy.arm("offset-commit", ns.group(), BarrierListener.NONE, BarrierOptions.ofDefaults());
-            Process a = start(proxy, ns, "A");
+            ChildProcess a = start(proxy, ns, "A");
 
             Arrival held = barrier.awaitArrival(Duration.ofSeconds(60));
 

@@ -23,7 +23,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.ProgramOutput;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.barrier.jdi.CommitLoopMain;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -88,16 +88,11 @@ class WireProxyTest {
         return p;
     }
 
-    private Process commitLoop(String bootstrap, LabNamespace ns, String protocol, String client, int sessionMs) throws Exception {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m", "-cp",
-                System.getProperty("java.class.path"), CommitLoopMain.class.getName(), bootstrap, ns.topic(), ns.group(),
+    private ChildProcess commitLoop(String bootstrap, LabNamespace ns, String protocol, String client, int sessionMs) {
+        List<String> cmd = ChildProcess.java(List.of("-Xmx128m"), CommitLoopMain.class.getName(), bootstrap, ns.topic(), ns.group(),
                 protocol, "300000", "" + sessionMs, dir.resolve("target.db").toString(), client);
-        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve(client + ".out").toFile()).redirectError(dir.resolve(client + ".err").toFile())
-                .start();
-        cleanup.add(() -> {
-            p.destroyForcibly();
-            p.waitFor();
-        });
+        ChildProcess p = ChildProcess.of(cmd).name(client).output(dir.resolve(client + ".out"), dir.resolve(client + ".err")).start();
+        cleanup.add(p::kill);
         return p;
     }
 
@@ -182,7 +177,7 @@ class WireProxyTest {
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
         Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
         // the heartbeats queue behind the held commit on the coordinator connection: the broker drops A after its session (3 s classic, 6 s consumer)
-        Process a = commitLoop(proxy.bootstrapServers(), ns, protocol, "A", 3000);
+        ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, protocol, "A", 3000);
 
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
 
@@ -205,7 +200,7 @@ class WireProxyTest {
         assertThat(outcome.exceptionClass()).matches("[A-Z_,]+").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "STALE_MEMBER_EPOCH",
                 "REBALANCE_IN_PROGRESS", "FENCED_MEMBER_EPOCH");
         assertThat(outcome.message()).contains(ns.topic() + "-0");
-        ProgramOutput.await(dir.resolve("A.out"), "commit rejected");
+        a.awaitOutput("commit rejected", Duration.ofSeconds(20));
         assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
         assertThat(outcomes).containsExactly(outcome);
     }
@@ -216,7 +211,7 @@ class WireProxyTest {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
         Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
-        commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
+        ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
         barrier.awaitArrival(Duration.ofSeconds(60));
         Thread.sleep(1000);
         assertThat(Files.readString(dir.resolve("A.out"))).as("held: commitSync has not returned").doesNotContain("commit accepted");
@@ -226,7 +221,7 @@ class WireProxyTest {
 
         assertThat(outcome.accepted()).isTrue();
         assertThat(outcome.verdict()).isEqualTo("ACCEPTED");
-        ProgramOutput.await(dir.resolve("A.out"), "commit accepted");
+        a.awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 

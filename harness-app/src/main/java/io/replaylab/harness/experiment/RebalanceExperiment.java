@@ -13,6 +13,10 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.harness.lab.BarrierKind;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabStoppedException;
+import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
@@ -24,6 +28,7 @@ import io.replaylab.barrier.IllegalBarrierMoveException;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -54,13 +59,13 @@ final class RebalanceExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        BarrierKind.Choice choice = ctx.settings.barrierChoice();
+        BarrierKind.Choice choice = ctx.settings().barrierChoice();
         boolean wire = choice.kind() == BarrierKind.WIRE;
-        HoldMode mode = ctx.settings.holdMode();
+        HoldMode mode = ctx.settings().holdMode();
         String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
         e.environment("barrier", choice.display());
         e.environment("hold mode", holdMode);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         e.limitation(wire
                 ? "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
                         + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "
@@ -73,18 +78,19 @@ final class RebalanceExperiment {
         Source harness = Source.here("harness");
         Experiments.produce(ctx, e, ns);
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings.handoffTimeout().plus(ctx.settings.drainTimeout()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
         List<LabContext.Instance> running = new ArrayList<>();
         DebuggerBarrier debugger = null;
         Barrier barrier;
         BarrierEvidence evidence;
         LabContext.Instance a;
         if (wire) {
+            WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
             ctx.step("rebalance: wire barrier armed on group " + group + "'s OffsetCommit; instance A starts through the proxy at "
-                    + ctx.proxy.bootstrapServers());
+                    + proxy.bootstrapServers());
             long[] pidA = {0};
             evidence = BarrierEvidence.into(e, "rebalance-A", () -> pidA[0], "wire");
-            barrier = ctx.proxy.arm("offset-commit", group, evidence, options); // armed before A exists: its first commit cannot slip by
+            barrier = proxy.arm("offset-commit", group, evidence, options); // armed before A exists: its first commit cannot slip by
             a = ctx.start(e, "rebalance-A", topic, group, inbox, false);
             pidA[0] = a.pid();
             running.add(a);
@@ -92,7 +98,7 @@ final class RebalanceExperiment {
             ctx.step("rebalance: instance A starts under the debugger barrier (" + holdMode + " hold)");
             a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
             running.add(a);
-            debugger = DebuggerBarrier.attach(a.debuggable().port(), Duration.ofSeconds(20));
+            debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
             evidence = BarrierEvidence.into(e, "rebalance-A", a::pid, holdMode);
             barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence, options);
             debugger.resumeProgram(); // A was launched suspended: it runs only now that its first commit will be held
@@ -103,13 +109,13 @@ final class RebalanceExperiment {
                 held = awaitArrival(ctx, barrier, a);
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (wire ? "send an OffsetCommit for group " + group
-                        : "call KafkaConsumer#commitSync") + " within " + ctx.settings.barrierTimeout()));
+                        : "call KafkaConsumer#commitSync") + " within " + ctx.settings().barrierTimeout()));
             }
 
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
             Map<PartitionRef, Long> committing = new TreeMap<>();
             held.offsets().forEach(o -> committing.put(new PartitionRef(o.topic(), o.partition()), o.offset()));
-            OffsetSnapshot atHold = ctx.ops.describe(group);
+            OffsetSnapshot atHold = ctx.ops().describe(group);
             e.record(harness, atHold.toPayload("while A is held"));
             List<String> missing = new ArrayList<>();
             Event dbSeen = null;
@@ -117,7 +123,7 @@ final class RebalanceExperiment {
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
                 long recordOffset = c.getValue() - 1;
-                Oracle.RecordEffects applied = Oracle.effectsAt(SourceSpec.topic(ctx.bootstrap, topic), ctx.target(inbox), c.getKey().partition(),
+                Oracle.RecordEffects applied = Oracle.effectsAt(SourceSpec.topic(ctx.bootstrap(), topic), ctx.target(inbox), c.getKey().partition(),
                         recordOffset);
                 long groupCommitted = LabContext.committed(atHold, topic, c.getKey().partition());
                 if (applied.appliedOnce() && groupCommitted < c.getValue()) {
@@ -147,12 +153,12 @@ final class RebalanceExperiment {
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
-            ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings.handoffTimeout().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, b, ctx.settings.handoffTimeout());
+            ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings().handoffTimeout().toSeconds() + " s)");
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, b, ctx.settings().handoffTimeout());
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
-                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings.handoffTimeout()));
+                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings().handoffTimeout()));
             }
             handoffTime.stop(ctx.meters().timer("replaylab.handoff"));
             e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",
@@ -161,8 +167,8 @@ final class RebalanceExperiment {
             // B redelivers A's in-flight record: its commit passes A's, and the DB must not gain a second effect.
             ctx.step("rebalance: B redelivers the in-flight record " + inFlightId);
             long target = committing.get(inFlight);
-            long deadline = System.nanoTime() + ctx.settings.drainTimeout().toNanos();
-            while (LabContext.committed(ctx.ops.describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
+            long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
+            while (LabContext.committed(ctx.ops().describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
                 ctx.checkpoint(b);
                 Thread.sleep(250);
             }
@@ -186,7 +192,7 @@ final class RebalanceExperiment {
             Event rejected = evidence.outcomeEvent();
 
             ctx.step("rebalance: group settles with both instances and drains");
-            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "recovery", b);
+            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", b);
             for (LabContext.Instance i : running) {
                 ctx.stop(e, i);
             }
@@ -194,9 +200,9 @@ final class RebalanceExperiment {
                 ctx.recordAssignmentLog(e, i);
             }
             if (settled == null) {
-                e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings.drainTimeout()));
+                e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
                 // the oracle would only count the records nobody consumed yet as missing: no verdict on a group that is not done
-                return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings.drainTimeout()));
+                return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
             } else {
                 e.record(harness, settled.toPayload("after recovery"));
                 e.artifact(ctx.save("rebalance-offsets-after", settled), "offsets after recovery");
@@ -248,8 +254,8 @@ final class RebalanceExperiment {
     }
 
     /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */
-    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
-        long deadline = System.nanoTime() + ctx.settings.barrierTimeout().toNanos();
+    static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
+        long deadline = System.nanoTime() + ctx.settings().barrierTimeout().toNanos();
         while (System.nanoTime() < deadline) {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isPresent()) {
@@ -270,21 +276,21 @@ final class RebalanceExperiment {
     }
 
     /** Waits (kafka-ops) for another member to own {@code p}, recording each ownership change; returns the event that shows the handoff. */
-    private static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
+    static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
             LabContext.Instance a, LabContext.Instance b, Duration timeout) throws InterruptedException {
         long pidA = a.pid();
         long pidB = b.pid();
         Map<String, List<String>> last = new HashMap<>();
         Event[] handoff = {null};
-        ctx.ops.awaitOwnerChange(group, p, aMembers, timeout, s -> {
+        ctx.ops().awaitOwnerChange(group, p, aMembers, timeout, s -> {
             ctx.checkpoint(a, b);
             for (GroupMember m : s.members()) {
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {
                     last.put(m.memberId(), parts);
                     boolean isA = aMembers.contains(m.memberId());
-                    Event ev = e.record(Source.of(isA ? "rebalance-A" : "rebalance-B", isA ? pidA : pidB, "group description"),
-                            new Payload.AssignmentChanged(isA ? "rebalance-A" : m.clientId(), "owns", parts,
+                    Event ev = e.record(Source.of(isA ? a.name() : b.name(), isA ? pidA : pidB, "group description"),
+                            new Payload.AssignmentChanged(isA ? a.name() : m.clientId(), "owns", parts,
                                     m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
                     if (!isA && m.assignment().contains(p)) {

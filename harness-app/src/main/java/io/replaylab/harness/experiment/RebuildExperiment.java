@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import io.replaylab.harness.lab.LabContext;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -27,7 +28,7 @@ final class RebuildExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         String topic = ns.topic();
         Source harness = Source.here("harness");
         String g1 = ns.inbox(1);
@@ -38,35 +39,35 @@ final class RebuildExperiment {
         LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
         OffsetSnapshot d1;
         try {
-            d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings.drainTimeout(), "generation 1", one);
+            d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings().drainTimeout(), "generation 1", one);
         } finally {
             ctx.stop(e, one);
         }
         if (d1 == null) {
-            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings.drainTimeout()));
+            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings().drainTimeout()));
         }
         TargetSnapshot g1Before = ctx.snapshot(g1, "rebuild-g1-before");
         e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
         // The hazard: an inbox that already holds every id. With a global marker it would suppress the rebuild.
         Event marker = e.record(harness, new Payload.Note("generation 1's inbox holds " + g1Before.rows() + " effects of the topic before g2 starts"));
-        if (g1Before.rows() != ctx.settings.records()) {
-            return e.finish(Outcome.notRun("generation 1 holds " + g1Before.rows() + " effects, not " + ctx.settings.records()));
+        if (g1Before.rows() != ctx.settings().records()) {
+            return e.finish(Outcome.notRun("generation 1 holds " + g1Before.rows() + " effects, not " + ctx.settings().records()));
         }
 
         ctx.step("rebuild: generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
         LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
         OffsetSnapshot d2;
         try {
-            d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings.drainTimeout(), "generation 2", two);
+            d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings().drainTimeout(), "generation 2", two);
         } finally {
             ctx.stop(e, two);
         }
         if (d2 == null) {
-            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings.drainTimeout()));
+            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().drainTimeout()));
         }
         Comparison c = ctx.compare(topic, g2, ns.group("g2"));
         e.record(harness, c.toPayload());
-        e.check(Check.of("generation 2 rebuilt every effect", "R16", ctx.settings.records() + " effects in " + g2,
+        e.check(Check.of("generation 2 rebuilt every effect", "R16", ctx.settings().records() + " effects in " + g2,
                 c.targetEffects() + " effects, " + c.missing().count() + " missing", c.missing().count() == 0 && c.targetEffects() > 0));
         c.toChecks().forEach(e::check);
         TargetSnapshot g1After = ctx.snapshot(g1, "rebuild-g1-after");

@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import java.util.Map;
 import java.util.Optional;
 
+import io.replaylab.harness.lab.LabContext;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -38,58 +39,58 @@ final class ReplayExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.db.kind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
 
-        ctx.step("replay: producing " + ctx.settings.records() + " records to " + topic);
+        ctx.step("replay: producing " + ctx.settings().records() + " records to " + topic);
         Experiments.produce(ctx, e, ns);
 
         ctx.step("replay: consumer A drains the topic into the target (" + inbox + ")");
         LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
         OffsetSnapshot drained;
         try {
-            drained = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "first pass", a);
+            drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
         } finally {
             ctx.stop(e, a);
         }
         if (drained == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings.drainTimeout()
+            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().drainTimeout()
                     + " (see logs/replay-A.err)"));
         }
         ctx.recordAssignmentLog(e, a);
 
-        OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings.handoffTimeout());
+        OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings().handoffTimeout());
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
         TargetSnapshot targetBefore = ctx.snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
-            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings.handoffTimeout()
+            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().handoffTimeout()
                     + " after its consumer stopped (" + before.state().display() + ")"));
         }
 
         ctx.step("replay: dry run of the reset to earliest");
-        ResetPlan plan = ctx.ops.planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
+        ResetPlan plan = ctx.ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(harness, plan.toPayload(true, null));
         ctx.step("replay: executing the reset (group " + before.state().display() + ", plan saved first)");
         ResetResult reset;
         try {
-            reset = ctx.ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.ns.prefix()).allowRemote(ctx.settings.allowRemote())
-                    .planDir(ctx.runDir.resolve("plans")).build());
+            reset = ctx.ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.namespace().prefix()).allowRemote(ctx.settings().allowRemote())
+                    .planDir(ctx.runDir().resolve("plans")).build());
         } catch (ResetRefusedException refused) {
             e.record(harness, new Payload.ResetRefused(group, refused.failedGuards()));
             return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
         }
-        String planFile = ctx.runDir.relativize(reset.saved().file()).toString();
+        String planFile = ctx.runDir().relativize(reset.saved().file()).toString();
         e.record(harness, plan.toPayload(false, planFile));
         e.artifact(planFile, "the executed plan with the previous offsets (restore: offsets restore --plan)");
         e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
                 planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
-        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.ns.prefix(),
-                before.state().display() + ", " + group, before.state().isInactive() && ctx.ns.owns(group)));
+        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.namespace().prefix(),
+                before.state().display() + ", " + group, before.state().isInactive() && ctx.namespace().owns(group)));
         e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()
                 .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
                 .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
@@ -98,13 +99,13 @@ final class ReplayExperiment {
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
         OffsetSnapshot after;
         try {
-            after = ctx.awaitDrained(group, topic, ctx.settings.drainTimeout(), "replay", a2);
+            after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
         } finally {
             ctx.stop(e, a2);
         }
         ctx.recordAssignmentLog(e, a2);
         if (after == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings.drainTimeout()));
+            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().drainTimeout()));
         }
         e.record(harness, after.toPayload("after replay"));
         e.artifact(ctx.save("replay-offsets-after", after), "offsets after the replay");

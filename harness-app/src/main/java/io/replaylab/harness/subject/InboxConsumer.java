@@ -2,7 +2,6 @@ package io.replaylab.harness.subject;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -272,31 +271,12 @@ final class InboxConsumer {
         }
     }
 
-    /** The common fields of a processing-log line. */
     private Map<String, Object> logLine(ConsumerRecord<String, String> r) {
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("time", Instant.now().toString());
-        line.put("instance", o.instanceId());
-        line.put("topic", r.topic());
-        line.put("partition", r.partition());
-        line.put("offset", r.offset());
-        return line;
+        return SubjectLogs.processing(o.instanceId(), r);
     }
 
     private void logAssignment(JsonLines out, KafkaConsumer<String, String> c, String event, Collection<TopicPartition> parts, long pid) {
-        Map<String, Object> line = new LinkedHashMap<>();
-        line.put("time", Instant.now().toString());
-        line.put("instance", o.instanceId());
-        line.put("pid", pid);
-        line.put("event", event);
-        line.put("partitions", parts.stream().map(TopicPartition::toString).sorted().toList());
-        try {
-            line.put("generation", c.groupMetadata().generationId());
-            line.put("member", c.groupMetadata().memberId());
-        } catch (RuntimeException ignored) {
-            // not available in this state
-        }
-        out.write(line);
+        SubjectLogs.assignment(out, o.instanceId(), c, event, parts);
     }
 
     private static String idOf(String value) {

@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
  * The experiments treat it as an opaque program (command line, Kafka, its database).
  */
 @Command(name = "subject", mixinStandardHelpOptions = true,
-        description = "The reference subject: a synthetic payments producer and a serial inbox consumer projecting into SQLite or PostgreSQL.",
-        subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class})
+        description = "The reference subject: a synthetic payments producer, a serial inbox consumer projecting into SQLite or PostgreSQL, "
+                + "and a transactional consume-transform-produce consumer.",
+        subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class, SubjectCommand.Transform.class})
 public final class SubjectCommand implements Runnable {
     /** Where a subject (the reference one, or any other the harness starts) finds the target database's password: never on a command line. */
     public static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
@@ -131,6 +132,59 @@ public final class SubjectCommand implements Runnable {
         InboxConsumer.Options options() {
             return new InboxConsumer.Options(bootstrap, topic, group, db, namespace, instanceId, groupProtocol, maxPollIntervalMs,
                     sessionTimeoutMs, untilIdle, assignmentLog, processingLog, maxPollRecords);
+        }
+    }
+
+    @Command(name = "transform", mixinStandardHelpOptions = true,
+            description = "Consume-transform-produce (KIP-447): per record one transaction with the output record and the consumed offset.")
+    static final class Transform implements Callable<Integer> {
+        @Option(names = "--bootstrap-server", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--output-topic", required = true)
+        String outputTopic;
+
+        @Option(names = "--group", required = true)
+        String group;
+
+        @Option(names = "--instance-id", required = true, description = "also part of the transactional id (group-instance)")
+        String instanceId;
+
+        @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
+        GroupProtocol groupProtocol;
+
+        @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
+        int maxPollIntervalMs;
+
+        @Option(names = "--session-timeout-ms", description = "classic only")
+        Integer sessionTimeoutMs;
+
+        @Option(names = "--transaction-timeout-ms", defaultValue = "60000", description = "after this the coordinator aborts an open transaction")
+        int transactionTimeoutMs;
+
+        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment")
+        Duration untilIdle;
+
+        @Option(names = "--assignment-log")
+        Path assignmentLog;
+
+        @Option(names = "--processing-log")
+        Path processingLog;
+
+        @Override
+        public Integer call() {
+            if (groupProtocol == GroupProtocol.CONSUMER && sessionTimeoutMs != null) {
+                throw new IllegalArgumentException("--session-timeout-ms is a classic-protocol setting; the consumer protocol takes it from the broker");
+            }
+            return new TransformConsumer(options(), TransformConsumer.Defect.NONE).run();
+        }
+
+        TransformConsumer.Options options() {
+            return new TransformConsumer.Options(bootstrap, topic, outputTopic, group, instanceId, groupProtocol, maxPollIntervalMs,
+                    sessionTimeoutMs, transactionTimeoutMs, untilIdle, assignmentLog, processingLog);
         }
     }
 }

@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.harness.lab.SubjectTemplate;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -120,7 +121,6 @@ public final class ForeignSubjectMain {
 
     /** The template with a mode (e.g. {@code gives-up}) after the usual arguments. */
     public static String template(String mode) {
-        return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx256m -cp '" + System.getProperty("java.class.path") + "' "
-                + ForeignSubjectMain.class.getName() + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
+        return SubjectTemplate.javaCommand(ForeignSubjectMain.class.getName(), "-Xmx256m") + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
     }
 }

@@ -9,6 +9,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Set;
 
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabProgress;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.SubjectTemplate;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -202,8 +206,9 @@ class LabTest {
         "lossy           | rebuild | effects, not 60",
         "stall-in-g2     | rebuild | generation 2 did not consume the topic within PT10S"})
     void aMissingPrerequisiteIsNotRunWithItsReason(String defect, String experiment, String reason, LocalKafka kafka) throws Exception {
+        // a 3 s stop grace: the subject that ignores SIGTERM is killed after 3 s, not the default 20
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of(experiment)).subject(BrokenSubjectMain.template(defect))
-                .drainTimeout(Duration.ofSeconds(10)).handoffTimeout(Duration.ofSeconds(2)).build(), null);
+                .drainTimeout(Duration.ofSeconds(10)).handoffTimeout(Duration.ofSeconds(2)).stopGrace(Duration.ofSeconds(3)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), experiment);
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
@@ -243,7 +248,7 @@ class LabTest {
             java.util.concurrent.CompletableFuture<Lab.LabResult> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
                     return Lab.run(LabSettings.custom().bootstrap(own.bootstrapServers()).workDir(dir).records(20).experiments(Set.of("replay"))
-                            .subject(BrokenSubjectMain.template("stall")).build(), new java.io.PrintWriter(progress, true));
+                            .subject(BrokenSubjectMain.template("stall")).build(), LabProgress.printingTo(new java.io.PrintWriter(progress, true)));
                 } catch (Exception e) {
                     throw new java.util.concurrent.CompletionException(e);
                 }
@@ -295,8 +300,7 @@ class LabTest {
 
     @Test
     void aBarrierNeverReachedGivesNotRun(LocalKafka kafka) throws Exception {
-        String neverCommits = "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -cp '" + System.getProperty("java.class.path")
-                + "' " + PollingConsumerMain.class.getName() + " {bootstrap} {topic} {group}";
+        String neverCommits = SubjectTemplate.javaCommand(PollingConsumerMain.class.getName()) + " {bootstrap} {topic} {group}";
         Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(neverCommits).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");

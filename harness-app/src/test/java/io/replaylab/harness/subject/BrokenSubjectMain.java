@@ -2,6 +2,8 @@ package io.replaylab.harness.subject;
 
 import java.nio.file.Path;
 
+import io.replaylab.harness.lab.SubjectTemplate;
+
 /**
  * Test-only broken variants of the reference consumer, to prove the lab catches them:
  * {@code no-inbox} applies an effect without the inbox check (a second effect on redelivery);
@@ -38,7 +40,6 @@ public final class BrokenSubjectMain {
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return "'" + Path.of(System.getProperty("java.home"), "bin", "java") + "' -Xmx256m -cp '" + System.getProperty("java.class.path") + "' "
-                + BrokenSubjectMain.class.getName() + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
+        return SubjectTemplate.javaCommand(BrokenSubjectMain.class.getName(), "-Xmx256m") + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
     }
 }

@@ -13,7 +13,7 @@ import java.lang.reflect.Method;
  * <p>Kafka classes are reached by reflection so that {@code kafka-ops} does not depend on the
  * broker jars at compile time; they only need to be on the child's classpath.
  */
-public final class BrokerMain {
+final class BrokerMain {
     private BrokerMain() {
     }
 

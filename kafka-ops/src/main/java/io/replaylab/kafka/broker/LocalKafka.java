@@ -28,6 +28,8 @@ import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.Uuid;
 import io.replaylab.evidence.LogTail;
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.evidence.process.ChildProcessException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +57,7 @@ public final class LocalKafka implements AutoCloseable {
     private int brokerPort;
     private int controllerPort;
     private boolean formatted;
-    private Process process;
+    private ChildProcess process;
     private Thread shutdownHook;
 
     private LocalKafka(LocalKafkaConfig config) {
@@ -105,7 +107,7 @@ public final class LocalKafka implements AutoCloseable {
         Path props = writeServerProperties();
         Path log4j = writeLog4jConfig();
         List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add(ChildProcess.javaExecutable());
         cmd.addAll(config.jvmOptions());
         cmd.add("-Dlog4j2.configurationFile=" + log4j.toUri());
         cmd.add("-Dkafka.logs.dir=" + workDir);
@@ -117,16 +119,11 @@ public final class LocalKafka implements AutoCloseable {
             cmd.add("--format");
             cmd.add(Uuid.randomUuid().toString());
         }
-        ProcessBuilder pb = new ProcessBuilder(cmd)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(workDir.resolve("broker.out").toFile()))
-                .redirectError(ProcessBuilder.Redirect.appendTo(workDir.resolve("broker.err").toFile()));
-        // never let a debugger agent meant for a consumer leak into the broker
-        pb.environment().remove("JAVA_TOOL_OPTIONS");
         long t0 = System.nanoTime();
         try {
-            process = pb.start();
-        } catch (IOException e) {
-            throw new LocalKafkaException("cannot launch the broker JVM (" + cmd.get(0) + "): " + e.getMessage(), e);
+            process = ChildProcess.of(cmd).name("the Kafka broker").output(workDir.resolve("broker.out"), workDir.resolve("broker.err")).start();
+        } catch (ChildProcessException e) {
+            throw new LocalKafkaException("cannot launch the broker JVM: " + e.getMessage(), e);
         }
         // the JVM's exit stops the broker cleanly too (SIGTERM, SIGKILL only after the stop timeout); the hook and a
         // stop() from another hook are serialized, so the second finds the broker stopped and never kills it mid-shutdown
@@ -188,16 +185,7 @@ public final class LocalKafka implements AutoCloseable {
         if (process == null) {
             return;
         }
-        process.destroy();
-        try {
-            if (!process.waitFor(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                log.warn("broker pid {} did not stop within {}; killing it", process.pid(), config.stopTimeout());
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
+        process.stop(config.stopTimeout());
         removeHook();
         process = null;
     }
@@ -207,12 +195,7 @@ public final class LocalKafka implements AutoCloseable {
         if (process == null) {
             return;
         }
-        process.destroyForcibly();
-        try {
-            process.waitFor(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        process.kill();
         removeHook();
         process = null;
     }
@@ -249,7 +232,7 @@ public final class LocalKafka implements AutoCloseable {
         try (Admin admin = Admin.create(p)) {
             while (true) {
                 if (!process.isAlive()) {
-                    throw new LocalKafkaException("the broker exited with code " + process.exitValue()
+                    throw new LocalKafkaException("the broker exited with code " + process.exitCode().orElseThrow()
                             + " before it was ready. " + diagnosis());
                 }
                 try {
@@ -368,10 +351,10 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
+    private static int freePort() {
+        try {
+            return ChildProcess.freeLoopbackPort();
+        } catch (UncheckedIOException e) {
             throw new LocalKafkaException("no free loopback port: " + e.getMessage(), e);
         }
     }
@@ -390,14 +373,9 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     private void destroyQuietly() {
-        Process p = process;
+        ChildProcess p = process;
         if (p != null && p.isAlive()) {
-            p.destroyForcibly();
-            try {
-                p.waitFor(10, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            p.kill();
         }
     }
 

@@ -30,6 +30,8 @@ public record LocalKafkaConfig(
             Map.entry("offsets.topic.num.partitions", "5"),
             Map.entry("transaction.state.log.replication.factor", "1"),
             Map.entry("transaction.state.log.min.isr", "1"),
+            // a transaction past its timeout is aborted within a second, not within the default ten
+            Map.entry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"),
             Map.entry("share.coordinator.state.topic.replication.factor", "1"),
             Map.entry("share.coordinator.state.topic.min.isr", "1"),
             Map.entry("group.initial.rebalance.delay.ms", "0"),

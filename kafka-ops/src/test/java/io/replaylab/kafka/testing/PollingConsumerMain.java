@@ -52,8 +52,9 @@ public final class PollingConsumerMain {
 
     /** As {@link #start(String, String, String)}, with {@code group.protocol} classic or consumer. */
     public static Process start(String bootstrap, String topic, String group, String protocol) throws IOException {
-        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx128m", "-cp", System.getProperty("java.class.path"), PollingConsumerMain.class.getName(), bootstrap, topic, group, protocol)
+        // stdout stays a pipe: its first line is the assignment
+        Process p = new ProcessBuilder(io.replaylab.evidence.process.ChildProcess.java(java.util.List.of("-Xmx128m"), PollingConsumerMain.class.getName(),
+                bootstrap, topic, group, protocol))
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));
         java.util.concurrent.CompletableFuture<String> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {

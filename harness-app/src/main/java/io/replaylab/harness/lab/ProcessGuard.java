@@ -1,4 +1,4 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,4 +1,4 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,17 +12,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.replaylab.barrier.jdi.DebuggableProcess;
 import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Json;
-import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -38,19 +37,25 @@ import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TargetSnapshot;
 import io.replaylab.oracle.Target;
 
-/** What every experiment of one run shares: broker, namespace, run directory, DB, processes, progress. */
-final class LabContext {
-    final LabSettings settings;
-    final String bootstrap;
-    final LabNamespace ns;
-    final RunRecorder run;
-    final Path runDir;
+/**
+ * What every experiment of one run shares, and what an experiment is composed of: the broker and
+ * {@link KafkaOps}, the run's namespace and directory, the target database and the oracle's view
+ * of it, the subject processes (started from the run's template, stopped by pid), waits that end
+ * early when a needed subject exits or the run is stopped, and progress. An experiment gets one
+ * from {@link Lab#run} through its {@link Experiment.Body}; it never builds one.
+ */
+public final class LabContext {
+    private final LabSettings settings;
+    private final String bootstrap;
+    private final LabNamespace ns;
+    private final RunRecorder run;
+    private final Path runDir;
     /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
     final TargetDatabase db;
-    final KafkaOps ops;
-    final String brokerVersion;
+    private final KafkaOps ops;
+    private final String brokerVersion;
     /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
-    final WireProxy proxy;
+    private final WireProxy proxy;
     private final Progress progress;
     private final LabStop stop;
     private final ProcessGuard guard;
@@ -79,7 +84,48 @@ final class LabContext {
         }
     }
 
-    void step(String message) {
+    public LabSettings settings() {
+        return settings;
+    }
+
+    /** The broker, as the harness reaches it (subjects may go through the wire proxy: {@link #subjectBootstrap()}). */
+    public String bootstrap() {
+        return bootstrap;
+    }
+
+    /** The run's namespace; each experiment runs in a child of it. */
+    public LabNamespace namespace() {
+        return ns;
+    }
+
+    public Path runDir() {
+        return runDir;
+    }
+
+    public KafkaOps ops() {
+        return ops;
+    }
+
+    public String brokerVersion() {
+        return brokerVersion;
+    }
+
+    /** The wire proxy every subject talks through, when the run's barrier is the wire barrier. */
+    public Optional<WireProxy> proxy() {
+        return Optional.ofNullable(proxy);
+    }
+
+    /** {@code sqlite} or {@code postgresql}. */
+    public String targetKind() {
+        return db.kind();
+    }
+
+    /** The target database in words for the evidence (never with a password). */
+    public String targetDescription() {
+        return db.describe();
+    }
+
+    public void step(String message) {
         progress.step(message);
     }
 
@@ -96,12 +142,12 @@ final class LabContext {
         e.metrics(meters);
     }
 
-    MeterRegistry meters() {
+    public MeterRegistry meters() {
         return meters;
     }
 
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
-    Comparison compare(String topic, String inbox, String group) {
+    public Comparison compare(String topic, String inbox, String group) {
         Timer.Sample t = Timer.start(meters);
         Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target(inbox), ops.describe(group));
         t.stop(meters.timer("replaylab.oracle.compare"));
@@ -109,7 +155,7 @@ final class LabContext {
     }
 
     /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
-    TargetSnapshot snapshot(String inbox, String name) {
+    public TargetSnapshot snapshot(String inbox, String name) {
         Timer.Sample t = Timer.start(meters);
         TargetSnapshot s = Oracle.snapshot(target(inbox), runDir.resolve("snapshots").resolve(name + ".tsv"));
         t.stop(meters.timer("replaylab.oracle.snapshot"));
@@ -117,48 +163,55 @@ final class LabContext {
     }
 
     /** The oracle's view of one inbox namespace; every view shares the run's one pool. */
-    Target target(String inboxNamespace) {
+    public Target target(String inboxNamespace) {
         return db.target(inboxNamespace);
     }
 
     /** A started consumer instance. */
-    record Instance(String name, Process process, DebuggableProcess debuggable) {
-        long pid() {
+    public record Instance(String name, ChildProcess process) {
+        public long pid() {
             return process.pid();
         }
     }
 
-    Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
+    /**
+     * Starts an instance of the run's subject ({@link LabSettings#subjectTemplate()}) on {@code topic}
+     * and {@code group}, projecting into the {@code inbox} namespace of the run's target; with
+     * {@code debuggable}, suspended under a debugger agent until a barrier resumes it.
+     */
+    public Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
         Map<String, String> values = new HashMap<>();
         values.put("bootstrap", subjectBootstrap());
         values.put("topic", topic);
         values.put("group", group);
         values.put("db", db.subjectDb());
         values.put("namespace", inbox);
+        return start(e, instance, settings.subjectTemplate(), values, debuggable);
+    }
+
+    /**
+     * Starts an instance from any template (e.g. a transform subject): {@code values} fill its
+     * placeholders; {@code {instance}} and {@code {logdir}} are added. Output goes to
+     * {@code logs/<instance>.out|err}, the start is recorded and the process is stopped with the run.
+     */
+    public Instance start(ExperimentRecorder e, String instance, SubjectTemplate template, Map<String, String> values, boolean debuggable) {
+        values = new HashMap<>(values);
         values.put("instance", instance);
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
-        List<String> cmd = guard.wrap(settings.subjectTemplate().command(values));
-        // the target's password reaches the subject in its environment: never on a command line the evidence records
-        Map<String, String> env = db.password() == null ? Map.of() : Map.of(SubjectCommand.TARGET_PASSWORD_ENV, db.password());
+        List<String> cmd = guard.wrap(template.command(values));
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
-        Instance inst;
+        ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err);
+        if (db.password() != null) {
+            // the target's password reaches the subject in its environment: never on a command line the evidence records
+            b.env(SubjectCommand.TARGET_PASSWORD_ENV, db.password());
+        }
         if (debuggable) {
             // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by
-            DebuggableProcess dp = DebuggableProcess.launchSuspended(cmd, env, out, err, Duration.ofSeconds(60));
-            inst = new Instance(instance, dp.process(), dp);
-        } else {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.appendTo(out.toFile()))
-                    .redirectError(ProcessBuilder.Redirect.appendTo(err.toFile()));
-            pb.environment().remove("JAVA_TOOL_OPTIONS");
-            pb.environment().putAll(env);
-            try {
-                inst = new Instance(instance, pb.start(), null);
-            } catch (IOException ex) {
-                throw new IllegalStateException("cannot start the subject (" + cmd.get(0) + "): " + ex.getMessage(), ex);
-            }
+            b.debuggerAgent(true, Duration.ofSeconds(60));
         }
-        guard.watch(inst.process());
+        Instance inst = new Instance(instance, b.start());
+        guard.watch(inst.process().process());
         started.add(inst);
         meters.counter("replaylab.subject.processes").increment();
         e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
@@ -169,7 +222,7 @@ final class LabContext {
     }
 
     /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
-    String subjectBootstrap() {
+    public String subjectBootstrap() {
         return proxy == null ? bootstrap : proxy.bootstrapServers();
     }
 
@@ -180,61 +233,41 @@ final class LabContext {
      * which the experiment needs running, has exited on its own (its exit code and the last lines of
      * its stderr say why).
      */
-    void checkpoint(Instance... instances) {
+    public void checkpoint(Instance... instances) {
         if (stop.requested()) {
             throw new LabStoppedException(stop.reason());
         }
         for (Instance i : instances) {
             if (!i.process().isAlive()) {
                 throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
-                        + i.process().exitValue() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
-                        + tail(runDir.resolve("logs").resolve(i.name() + ".err"), 5));
+                        + i.process().exitCode().orElseThrow() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
+                        + i.process().stderrTail(5));
             }
         }
     }
 
-    private static String tail(Path file, int lines) {
-        List<String> last = LogTail.lastLines(file, lines);
-        return last.isEmpty() ? "(empty)" : String.join(" | ", last);
+    /** SIGTERM, then SIGKILL after a grace period; recorded. */
+    public Event stop(ExperimentRecorder e, Instance i) {
+        ChildProcess.Stopped s = i.process().stop(grace());
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), s.exitCode(), s.how()));
     }
 
-    /** SIGTERM, then SIGKILL after a grace period; recorded. */
-    void stop(ExperimentRecorder e, Instance i) {
-        if (!i.process().isAlive()) {
-            e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitValue(), "its own exit"));
-            return;
-        }
-        String how = terminate(List.of(i.process()), grace());
-        e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().isAlive() ? null : i.process().exitValue(), how));
+    /** SIGKILL, as a crash would: the subject gets no chance to finish its record, commit or leave the group; recorded. */
+    public Event crash(ExperimentRecorder e, Instance i) {
+        i.process().kill();
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitCode().isPresent()
+                ? i.process().exitCode().getAsInt() : null, "SIGKILL (crash)"));
     }
 
     /** Every process this run started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
     void stopAll() {
-        terminate(started.stream().map(Instance::process).filter(Process::isAlive).toList(), grace());
+        ChildProcess.stopAll(started.stream().map(Instance::process).toList(), grace());
     }
 
-    /** 20 s for a subject to finish its record and leave the group; 3 s when the run was asked to stop (all within about 10 s). */
+    /** The settings' grace (20 s) for a subject to finish its record and leave the group; 3 s when the run was asked to stop. */
     private Duration grace() {
-        return stop.requested() ? Duration.ofSeconds(3) : Duration.ofSeconds(20);
-    }
-
-    private static String terminate(List<Process> processes, Duration grace) {
-        processes.forEach(Process::destroy);
-        long deadline = System.nanoTime() + grace.toNanos();
-        String how = "SIGTERM";
-        for (Process p : processes) {
-            try {
-                if (!p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-                    how = "SIGKILL after " + grace.toSeconds() + " s";
-                }
-            } catch (InterruptedException ex) {
-                p.destroyForcibly();
-                how = "SIGKILL (interrupted)";
-                Thread.currentThread().interrupt();
-            }
-        }
-        return how;
+        Duration stopping = Duration.ofSeconds(3);
+        return stop.requested() && settings.stopGrace().compareTo(stopping) > 0 ? stopping : settings.stopGrace();
     }
 
     /**
@@ -243,7 +276,7 @@ final class LabContext {
      * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
      * on its own ends the wait at once ({@link #checkpoint}).
      */
-    OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, Instance... needed) throws InterruptedException {
+    public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, Instance... needed) throws InterruptedException {
         long[] lastReport = {System.nanoTime()};
         long[] first = {-1};
         Timer.Sample t = Timer.start(meters);
@@ -271,7 +304,7 @@ final class LabContext {
     }
 
     /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
-    OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
+    public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
         Timer.Sample t = Timer.start(meters);
         long deadline = System.nanoTime() + timeout.toNanos();
         OffsetSnapshot s = ops.awaitInactive(group, Duration.ZERO);
@@ -286,7 +319,7 @@ final class LabContext {
     }
 
     /** Saves a snapshot as JSON in the run directory and returns its relative path. */
-    String save(String name, Object value) {
+    public String save(String name, Object value) {
         Path f = runDir.resolve("snapshots").resolve(name + ".json");
         try {
             io.replaylab.evidence.AtomicFiles.writeString(f, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
@@ -297,7 +330,7 @@ final class LabContext {
     }
 
     /** Counts of the processing log lines by result, when the subject writes one (the reference subject does); empty when it writes none. */
-    Optional<Map<String, Long>> processingCounts(String instance) {
+    public Optional<Map<String, Long>> processingCounts(String instance) {
         Path log = runDir.resolve("logs").resolve(instance + ".processing.jsonl");
         Map<String, Long> out = new HashMap<>();
         if (!Files.exists(log)) {
@@ -315,7 +348,7 @@ final class LabContext {
     }
 
     /** Replays a subject's assignment log (if it writes one) into the timeline. */
-    void recordAssignmentLog(ExperimentRecorder e, Instance i) {
+    public void recordAssignmentLog(ExperimentRecorder e, Instance i) {
         Path log = runDir.resolve("logs").resolve(i.name() + ".assignments.jsonl");
         if (!Files.exists(log)) {
             return;
@@ -335,7 +368,7 @@ final class LabContext {
         }
     }
 
-    static long committed(OffsetSnapshot s, String topic, int partition) {
+    public static long committed(OffsetSnapshot s, String topic, int partition) {
         return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.partition() == partition).mapToLong(PartitionOffsets::committed)
                 .findFirst().orElse(PartitionOffsets.NONE);
     }

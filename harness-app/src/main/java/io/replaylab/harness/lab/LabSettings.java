@@ -1,41 +1,52 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
 import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.harness.experiment.Experiments;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
  * Everything a lab run needs, with the lab's defaults (short, local timeouts). Build with
  * {@link #custom()}; every setter checks its argument.
  *
+ * @param experiments what the run takes, in this order
  * @param bootstrap null: start a local broker for the run
  * @param subject null: the reference subject
  * @param targetQuery null: the reference schema's query
  * @param targetJdbcUrl null: a SQLite file in the run directory; else a PostgreSQL URL (the run makes a schema of its own there)
  * @param targetPassword never shown by {@link #toString()}
  * @param barrier null: chosen from the subject (see {@link #barrierChoice()})
+ * @param stopGrace how long a subject may take to finish its record and leave after SIGTERM, before SIGKILL
+ * @param transformSubject null: the reference transform subject (the eos experiment's consume-transform-produce program)
  */
-public record LabSettings(String bootstrap, boolean allowRemote, Set<String> experiments, int records, int partitions,
+public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment> experiments, int records, int partitions,
         GroupProtocol groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
         Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier,
-        String targetJdbcUrl, String targetUser, String targetPassword) {
+        String targetJdbcUrl, String targetUser, String targetPassword, String transformSubject, Duration stopGrace) {
 
-    /** Every experiment's name, in the order a run takes them. */
-    public static final Set<String> ALL = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(Experiment.names()));
+    /** The reference experiments' names, in the order a run takes them. */
+    public static final Set<String> ALL = Collections.unmodifiableSet(new LinkedHashSet<>(Experiments.REFERENCE.stream()
+            .map(Experiment::name).toList()));
 
     public LabSettings {
         Objects.requireNonNull(experiments, "experiments");
-        experiments = Set.copyOf(experiments);
+        experiments = List.copyOf(experiments);
         Objects.requireNonNull(workDir, "workDir");
     }
 
     @Override
     public String toString() {
-        return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments + ", records=" + records + ", partitions=" + partitions
+        return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records + ", partitions=" + partitions
                 + ", groupProtocol=" + groupProtocol + ", holdMode=" + holdMode + ", barrier=" + barrier + ", subject=" + subject
                 + ", target=" + (targetJdbcUrl == null ? "SQLite in the run directory" : io.replaylab.oracle.TargetSpec.jdbc(targetJdbcUrl, "-").displayUrl())
                 + (targetUser != null ? " as " + targetUser : "") + (targetPassword != null ? " (password given)" : "") + "]";
@@ -43,6 +54,12 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
 
     public static Builder custom() {
         return new Builder();
+    }
+
+    /** The eos experiment's program: {@code {output}} is its output topic. */
+    public SubjectTemplate transformTemplate(int transactionTimeoutMs) {
+        return transformSubject == null ? SubjectTemplate.referenceTransform(groupProtocol, maxPollIntervalMs, sessionTimeoutMs, transactionTimeoutMs)
+                : SubjectTemplate.custom(transformSubject);
     }
 
     public SubjectTemplate subjectTemplate() {
@@ -61,7 +78,7 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         if (subject == null) {
             return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the reference subject is a JVM");
         }
-        String program = SubjectTemplate.split(subject).get(0);
+        String program = ChildProcess.commandLine(subject, Map.of()).get(0);
         String name = program.substring(program.lastIndexOf('/') + 1);
         if (name.equals("java")) {
             return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject's program is java");
@@ -72,7 +89,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
     public static final class Builder {
         private String bootstrap;
         private boolean allowRemote;
-        private Set<String> experiments = ALL;
+        private Set<String> selected = ALL;
+        private final List<Experiment> own = new ArrayList<>();
         private int records = 200;
         private int partitions = 3;
         private GroupProtocol groupProtocol = GroupProtocol.CLASSIC;
@@ -90,6 +108,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
         private String targetJdbcUrl;
         private String targetUser;
         private String targetPassword;
+        private String transformSubject;
+        private Duration stopGrace = Duration.ofSeconds(20);
 
         private Builder() {
         }
@@ -104,13 +124,28 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
+        /**
+         * Which of replay-lab's experiments run (default: the three of {@link #ALL}; eos runs only when
+         * named); a lab's own ({@link #experiment}) always run, after these.
+         */
         public Builder experiments(Set<String> names) {
             for (String n : names) {
-                if (!ALL.contains(n)) {
-                    throw new IllegalArgumentException("unknown experiment '" + n + "': use " + String.join(", ", ALL) + " or all");
+                if (Experiments.named(n).isEmpty() && own.stream().noneMatch(x -> x.name().equals(n))) {
+                    throw new IllegalArgumentException("unknown experiment '" + n + "': use " + String.join(", ", ALL) + ", "
+                            + String.join(", ", Experiments.OPT_IN.stream().map(Experiment::name).toList()) + " or all");
                 }
             }
-            this.experiments = Set.copyOf(names);
+            this.selected = Set.copyOf(names);
+            return this;
+        }
+
+        /** Adds a lab's own experiment; it runs after the selected reference ones, in the order added. */
+        public Builder experiment(Experiment experiment) {
+            Objects.requireNonNull(experiment, "experiment");
+            if (Experiments.named(experiment.name()).isPresent() || own.stream().anyMatch(x -> x.name().equals(experiment.name()))) {
+                throw new IllegalArgumentException("an experiment named '" + experiment.name() + "' is already part of the run");
+            }
+            own.add(experiment);
             return this;
         }
 
@@ -210,13 +245,36 @@ public record LabSettings(String bootstrap, boolean allowRemote, Set<String> exp
             return this;
         }
 
+        /**
+         * A consume-transform-produce program for the eos experiment instead of the reference one:
+         * placeholders {@code {bootstrap} {topic} {output} {group} {instance} {logdir}}; it must be a JVM
+         * (the barrier is a debugger breakpoint at {@code KafkaProducer#commitTransaction}).
+         */
+        public Builder transformSubject(String template) {
+            if (template != null) {
+                SubjectTemplate.custom(template); // checked now, before anything starts
+            }
+            this.transformSubject = template;
+            return this;
+        }
+
+        /** How long a subject gets after SIGTERM before SIGKILL (default 20 s; a stopped run gives 3 s whatever this says). */
+        public Builder stopGrace(Duration d) {
+            this.stopGrace = positive(d, "stop grace");
+            return this;
+        }
+
         public LabSettings build() {
             if (targetJdbcUrl != null) {
                 TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote); // refused here, before anything starts
             }
+            List<Experiment> experiments = new ArrayList<>();
+            Experiments.REFERENCE.stream().filter(x -> selected.contains(x.name())).forEach(experiments::add);
+            Experiments.OPT_IN.stream().filter(x -> selected.contains(x.name())).forEach(experiments::add);
+            experiments.addAll(own);
             return new LabSettings(bootstrap, allowRemote, experiments, records, partitions, groupProtocol, holdMode, workDir, keep, subject,
                     targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs, barrier,
-                    targetJdbcUrl, targetUser, targetPassword);
+                    targetJdbcUrl, targetUser, targetPassword, transformSubject, stopGrace);
         }
 
         private static Duration positive(Duration d, String name) {

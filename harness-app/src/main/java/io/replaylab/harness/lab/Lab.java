@@ -1,6 +1,5 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
-import java.io.PrintWriter;
 import java.sql.SQLException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,18 +46,18 @@ public final class Lab {
     public record LabResult(RunEvidence evidence, Path runDir, Path report, List<String> cleaned) {
     }
 
-    /** @param progress one line per step, or null for none */
-    public static LabResult run(LabSettings settings, PrintWriter progress) throws Exception {
+    /** @param progress told each step, or null for none */
+    public static LabResult run(LabSettings settings, LabProgress progress) throws Exception {
         return run(settings, progress, LabStop.create());
     }
 
     /**
-     * As {@link #run(LabSettings, PrintWriter)}, stoppable from another thread: after
+     * As {@link #run(LabSettings, LabProgress)}, stoppable from another thread: after
      * {@code stop.request(why)} the running experiment ends NOT_RUN "interrupted by why during
      * step", the rest are not started, every process of the run is stopped, the protocol is saved
      * and then the run's namespace is cleaned up.
      */
-    public static LabResult run(LabSettings settings, PrintWriter progress, LabStop stop) throws Exception {
+    public static LabResult run(LabSettings settings, LabProgress progress, LabStop stop) throws Exception {
         String runId = "run-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
         LabNamespace ns = LabNamespace.random("rl");
         runId = runId + "-" + ns.prefix().substring(3);
@@ -121,11 +120,8 @@ public final class Lab {
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
                 }
-                for (Experiment experiment : Experiment.ALL) {
+                for (Experiment experiment : settings.experiments()) {
                     String name = experiment.name();
-                    if (!settings.experiments().contains(name)) {
-                        continue;
-                    }
                     LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
                     ExperimentRecorder e = run.experiment(name, experiment.requirements().toArray(String[]::new));
                     ctx.meter(e);

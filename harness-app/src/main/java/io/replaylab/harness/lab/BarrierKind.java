@@ -1,4 +1,4 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 /**
  * Which barrier holds instance A's offset commit in the rebalance experiment: a debugger breakpoint

@@ -1,4 +1,4 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 /**
  * Asks a running lab to stop early (a signal, a caller's deadline). The experiment that is running

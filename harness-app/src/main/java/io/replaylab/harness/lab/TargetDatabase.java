@@ -1,4 +1,4 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,7 +1,7 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
 /** A subject process ended on its own while the experiment needed it running: the experiment is NOT_RUN, at once. */
-final class SubjectExitedException extends RuntimeException {
+public final class SubjectExitedException extends RuntimeException {
     SubjectExitedException(String message) {
         super(message);
     }

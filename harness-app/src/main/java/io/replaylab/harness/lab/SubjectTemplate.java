@@ -1,10 +1,9 @@
-package io.replaylab.harness.experiment;
+package io.replaylab.harness.lab;
 
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.replaylab.evidence.process.ChildProcess;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
@@ -22,18 +21,38 @@ public record SubjectTemplate(String template, boolean reference) {
         if (!reference && !template.contains("{group}")) {
             throw new IllegalArgumentException("--subject-cmd must use at least {group} (and usually {bootstrap} {topic} {db} {namespace} {instance})");
         }
+        try {
+            ChildProcess.commandLine(template, Map.of()); // a template that cannot be split fails before anything starts
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--subject-cmd: " + e.getMessage(), e);
+        }
     }
 
     /** The reference subject from this JVM's own classpath, with the lab's timeouts. */
     public static SubjectTemplate reference(GroupProtocol groupProtocol, int maxPollIntervalMs, int sessionTimeoutMs) {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String t = quote(java) + " -Xmx256m -XX:TieredStopAtLevel=1 -cp " + quote(System.getProperty("java.class.path"))
-                + " io.replaylab.harness.ReplayLab subject consume --bootstrap-server {bootstrap} --topic {topic} --group {group}"
+        String t = javaCommand("io.replaylab.harness.ReplayLab", "-Xmx256m", "-XX:TieredStopAtLevel=1") + " subject consume --bootstrap-server {bootstrap} --topic {topic} --group {group}"
                 + " --db {db} --namespace {namespace} --instance-id {instance} --group-protocol " + groupProtocol.name
                 + " --max-poll-interval-ms " + maxPollIntervalMs
                 + (groupProtocol == GroupProtocol.CLASSIC ? " --session-timeout-ms " + sessionTimeoutMs : "")
                 + " --assignment-log {logdir}/{instance}.assignments.jsonl --processing-log {logdir}/{instance}.processing.jsonl";
         return new SubjectTemplate(t, true);
+    }
+
+    /** The reference transform subject (consume-transform-produce, KIP-447) with the lab's timeouts; {@code {output}} is the output topic. */
+    public static SubjectTemplate referenceTransform(GroupProtocol groupProtocol, int maxPollIntervalMs, int sessionTimeoutMs, int transactionTimeoutMs) {
+        String t = javaCommand("io.replaylab.harness.ReplayLab", "-Xmx256m", "-XX:TieredStopAtLevel=1") + " subject transform"
+                + " --bootstrap-server {bootstrap} --topic {topic} --output-topic {output} --group {group} --instance-id {instance}"
+                + " --group-protocol " + groupProtocol.name + " --max-poll-interval-ms " + maxPollIntervalMs
+                + (groupProtocol == GroupProtocol.CLASSIC ? " --session-timeout-ms " + sessionTimeoutMs : "")
+                + " --transaction-timeout-ms " + transactionTimeoutMs
+                + " --assignment-log {logdir}/{instance}.assignments.jsonl --processing-log {logdir}/{instance}.processing.jsonl";
+        return new SubjectTemplate(t, true);
+    }
+
+    /** The start of a template that runs {@code mainClass} on this JVM's Java and class path (both quoted); arguments follow. */
+    public static String javaCommand(String mainClass, String... jvmOptions) {
+        return quote(ChildProcess.javaExecutable()) + (jvmOptions.length == 0 ? "" : " " + String.join(" ", jvmOptions)) + " -cp "
+                + quote(System.getProperty("java.class.path")) + " " + mainClass;
     }
 
     public static SubjectTemplate custom(String template) {
@@ -42,49 +61,7 @@ public record SubjectTemplate(String template, boolean reference) {
 
     /** The command line for one instance (split like a shell would on spaces, honouring '…' and "…"). */
     public List<String> command(Map<String, String> values) {
-        List<String> out = new ArrayList<>();
-        for (String word : split(template)) {
-            String w = word;
-            for (Map.Entry<String, String> e : values.entrySet()) {
-                w = w.replace("{" + e.getKey() + "}", e.getValue());
-            }
-            out.add(w);
-        }
-        return out;
-    }
-
-    static List<String> split(String s) {
-        List<String> out = new ArrayList<>();
-        StringBuilder cur = new StringBuilder();
-        char quote = 0;
-        boolean any = false;
-        for (char c : s.toCharArray()) {
-            if (quote != 0) {
-                if (c == quote) {
-                    quote = 0;
-                } else {
-                    cur.append(c);
-                }
-            } else if (c == '\'' || c == '"') {
-                quote = c;
-                any = true;
-            } else if (Character.isWhitespace(c)) {
-                if (cur.length() > 0 || any) {
-                    out.add(cur.toString());
-                    cur.setLength(0);
-                    any = false;
-                }
-            } else {
-                cur.append(c);
-            }
-        }
-        if (quote != 0) {
-            throw new IllegalArgumentException("--subject-cmd has an unclosed quote: " + s);
-        }
-        if (cur.length() > 0 || any) {
-            out.add(cur.toString());
-        }
-        return out;
+        return ChildProcess.commandLine(template, values);
     }
 
     private static String quote(String s) {

@@ -1,0 +1,475 @@
+package io.replaylab.evidence.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import io.replaylab.evidence.LogTail;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A program the lab starts, holds and kills: a broker, a subject, a debuggee. Its stdout and stderr
+ * go to files (appended), so that evidence can point at them and an error can quote their last lines.
+ * It is the one place that knows how to stop a process (SIGTERM, then SIGKILL after a grace period),
+ * crash it (SIGKILL), freeze and thaw it (SIGSTOP / SIGCONT), and attach a JDWP agent to a JVM
+ * from outside (through {@code JAVA_TOOL_OPTIONS}, so the program's own command line stays as it is).
+ *
+ * <pre>{@code
+ * try (ChildProcess p = ChildProcess.of(ChildProcess.java(List.of("-Xmx128m"), "com.example.Main", "a1"))
+ *         .name("consumer A").output(dir.resolve("a.out"), dir.resolve("a.err")).start()) {
+ *     p.awaitOutput("ready", Duration.ofSeconds(30));
+ *     p.freeze();
+ *     ...
+ * }
+ * }</pre>
+ */
+public final class ChildProcess implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ChildProcess.class);
+    /** How long {@link #close()} lets a program finish before SIGKILL. */
+    public static final Duration DEFAULT_GRACE = Duration.ofSeconds(20);
+    private static final String JAVA_TOOL_OPTIONS = "JAVA_TOOL_OPTIONS";
+
+    private final String name;
+    private final List<String> command;
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+    private final int debugPort;
+    private volatile boolean frozen;
+
+    private ChildProcess(String name, List<String> command, Process process, Path stdout, Path stderr, int debugPort) {
+        this.name = name;
+        this.command = command;
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+        this.debugPort = debugPort;
+    }
+
+    /** A process running {@code command} (program and arguments, no shell). */
+    public static Builder of(List<String> command) {
+        return new Builder(command);
+    }
+
+    /**
+     * A command line from a template: split like a shell would on white space (honouring '…' and "…",
+     * no other shell syntax), then every {@code {key}} in a word replaced by its value. A value with
+     * spaces stays one word.
+     */
+    public static List<String> commandLine(String template, Map<String, String> values) {
+        List<String> out = new ArrayList<>();
+        for (String word : split(template)) {
+            String w = word;
+            for (Map.Entry<String, String> e : values.entrySet()) {
+                w = w.replace("{" + e.getKey() + "}", e.getValue());
+            }
+            out.add(w);
+        }
+        return out;
+    }
+
+    /** The {@code java} of this JVM. */
+    public static String javaExecutable() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** A child JVM of this JVM's Java and class path running {@code mainClass}. */
+    public static List<String> java(List<String> jvmOptions, String mainClass, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(javaExecutable());
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(mainClass);
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    /** A loopback port that was free a moment ago (a program told to listen on it will most likely get it). */
+    public static int freeLoopbackPort() {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public List<String> command() {
+        return command;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The underlying process, e.g. to watch it with {@link Process#onExit()}. */
+    public Process process() {
+        return process;
+    }
+
+    public Path stdout() {
+        return stdout;
+    }
+
+    public Path stderr() {
+        return stderr;
+    }
+
+    /** The port on 127.0.0.1 where its JDWP agent listens; empty when started without one. */
+    public OptionalInt debugPort() {
+        return debugPort < 0 ? OptionalInt.empty() : OptionalInt.of(debugPort);
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** Its exit code once it has exited; empty while it runs. */
+    public OptionalInt exitCode() {
+        return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+    }
+
+    /** Up to {@code lines} last lines of its stderr, joined by " | "; "(empty)" when there are none. */
+    public String stderrTail(int lines) {
+        List<String> last = LogTail.lastLines(stderr, lines);
+        return last.isEmpty() ? "(empty)" : String.join(" | ", last);
+    }
+
+    /**
+     * Waits until its stdout holds {@code marker}.
+     *
+     * @throws ChildProcessException when it exits first (with its exit code and stderr) or the marker
+     *     does not appear within {@code timeout}; the process is left as it is
+     */
+    public void awaitOutput(String marker, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!contains(stdout, marker)) {
+            if (!process.isAlive()) {
+                throw new ChildProcessException(name + " exited with code " + process.exitValue() + " before it printed \"" + marker
+                        + "\"; last lines of its stderr: " + stderrTail(10));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new ChildProcessException(name + " (pid " + pid() + ") did not print \"" + marker + "\" within " + timeout
+                        + "; last lines of its stderr: " + stderrTail(10));
+            }
+            sleep(20);
+        }
+    }
+
+    /** How a stop ended: the exit code (null if it still runs) and how, e.g. "SIGTERM" or "SIGKILL after 20 s". */
+    public record Stopped(Integer exitCode, String how) {
+    }
+
+    /** SIGTERM, then SIGKILL after {@code grace}; "its own exit" when it had already exited. */
+    public Stopped stop(Duration grace) {
+        if (!process.isAlive()) {
+            return new Stopped(process.exitValue(), "its own exit");
+        }
+        thawQuietly(); // a frozen process cannot act on SIGTERM
+        String how = terminate(List.of(this), grace);
+        return new Stopped(process.isAlive() ? null : process.exitValue(), how);
+    }
+
+    /**
+     * Stops them all at once (R17): SIGTERM to each, SIGKILL to those still running when {@code grace}
+     * has passed. Returns how the slowest ended.
+     */
+    public static String stopAll(Collection<ChildProcess> processes, Duration grace) {
+        List<ChildProcess> alive = processes.stream().filter(ChildProcess::isAlive).toList();
+        alive.forEach(ChildProcess::thawQuietly);
+        return terminate(alive, grace);
+    }
+
+    private static String terminate(List<ChildProcess> processes, Duration grace) {
+        processes.forEach(p -> p.process.destroy());
+        long deadline = System.nanoTime() + grace.toNanos();
+        String how = "SIGTERM";
+        for (ChildProcess p : processes) {
+            try {
+                if (!p.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                    log.warn("{} (pid {}) did not stop within {}; killing it", p.name, p.pid(), grace);
+                    p.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    how = "SIGKILL after " + grace.toSeconds() + " s";
+                }
+            } catch (InterruptedException e) {
+                p.process.destroyForcibly();
+                how = "SIGKILL (interrupted)";
+                Thread.currentThread().interrupt();
+            }
+        }
+        return how;
+    }
+
+    /** SIGKILL, as a crash would: no clean shutdown. Waits up to 10 s for the exit. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * SIGSTOP: every thread stops at once, sockets stay open (a GC pause or a VM freeze as seen from
+     * outside). Returns once the kernel shows it stopped, so that a fault is confirmed, not assumed.
+     */
+    public void freeze() {
+        frozen = true; // before the signal: a stop() racing this call still thaws first
+        signal("STOP");
+        awaitState(true);
+    }
+
+    /** SIGCONT after {@link #freeze()}; returns once it runs again. */
+    public void thaw() {
+        signal("CONT");
+        frozen = false;
+        awaitState(false);
+    }
+
+    private void awaitState(boolean stopped) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (process.isAlive() && isFrozen() != stopped) {
+            if (System.nanoTime() > deadline) {
+                throw new ChildProcessException(name + " (pid " + pid() + ") is " + (stopped ? "not stopped" : "still stopped")
+                        + " 5 s after SIG" + (stopped ? "STOP" : "CONT"));
+            }
+            sleep(5);
+        }
+    }
+
+    /** Whether it is stopped by a signal now (Linux: state T in /proc/PID/stat). */
+    public boolean isFrozen() {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"), StandardCharsets.UTF_8);
+            // the state follows the command name, which is in parentheses and may itself hold ") "
+            String afterName = stat.substring(stat.lastIndexOf(')') + 2);
+            return afterName.charAt(0) == 'T';
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void signal(String sig) {
+        if (!process.isAlive()) {
+            throw new ChildProcessException(name + " (pid " + pid() + ") has exited with code " + process.exitValue() + "; cannot send SIG" + sig);
+        }
+        try {
+            Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).redirectErrorStream(true).start();
+            String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (k.waitFor() != 0) {
+                throw new ChildProcessException("kill -" + sig + " " + pid() + " failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new ChildProcessException("cannot run kill -" + sig + " (procps/util-linux): " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ChildProcessException("interrupted while sending SIG" + sig, e);
+        }
+    }
+
+    private void thawQuietly() {
+        if (process.isAlive() && (frozen || isFrozen())) {
+            try {
+                thaw();
+            } catch (ChildProcessException e) {
+                log.debug("could not thaw {}: {}", name, e.getMessage());
+            }
+        }
+    }
+
+    /** Stops it (SIGTERM, SIGKILL after {@link #DEFAULT_GRACE}) if it still runs. */
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            stop(DEFAULT_GRACE);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + " (pid " + pid() + ")";
+    }
+
+    /** How to start a {@link ChildProcess}. */
+    public static final class Builder {
+        private final List<String> command;
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private final Set<String> removed = new LinkedHashSet<>();
+        private String name;
+        private Path stdout;
+        private Path stderr;
+        private boolean agent;
+        private boolean suspended;
+        private Duration agentTimeout = Duration.ofSeconds(60);
+
+        private Builder(List<String> command) {
+            Objects.requireNonNull(command, "command");
+            if (command.isEmpty() || command.get(0).isBlank()) {
+                throw new IllegalArgumentException("the command is empty");
+            }
+            this.command = List.copyOf(command);
+            this.name = Path.of(command.get(0)).getFileName().toString();
+        }
+
+        /** What messages and logs call it (default: the program's file name). */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** Files its stdout and stderr are appended to (their directory must exist). Default: discarded. */
+        public Builder output(Path stdout, Path stderr) {
+            this.stdout = Objects.requireNonNull(stdout, "stdout");
+            this.stderr = Objects.requireNonNull(stderr, "stderr");
+            return this;
+        }
+
+        /** Adds to (or overrides in) the environment it inherits. */
+        public Builder env(Map<String, String> values) {
+            values.forEach(this::env);
+            return this;
+        }
+
+        public Builder env(String key, String value) {
+            env.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value of " + key));
+            removed.remove(key);
+            return this;
+        }
+
+        /** Removes a variable it would inherit. */
+        public Builder withoutEnv(String key) {
+            env.remove(key);
+            removed.add(key);
+            return this;
+        }
+
+        /**
+         * Starts a JVM with a JDWP agent on a free loopback port ({@link #debugPort()}), added through
+         * {@code JAVA_TOOL_OPTIONS}; {@link #start()} returns once the agent listens. With
+         * {@code suspended}, the program waits before its first instruction until a debugger lets it
+         * run, so a breakpoint set in between catches its very first call.
+         */
+        public Builder debuggerAgent(boolean suspended, Duration listenTimeout) {
+            this.agent = true;
+            this.suspended = suspended;
+            this.agentTimeout = Objects.requireNonNull(listenTimeout, "listenTimeout");
+            return this;
+        }
+
+        /**
+         * Starts it.
+         *
+         * @throws ChildProcessException when the program cannot be started, or (with a debugger
+         *     agent) exits or does not listen in time; nothing is left running then
+         */
+        public ChildProcess start() {
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.redirectOutput(stdout == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stdout.toFile()));
+            pb.redirectError(stderr == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stderr.toFile()));
+            // a debugger agent meant for one program must never leak into another through the inherited environment
+            pb.environment().remove(JAVA_TOOL_OPTIONS);
+            removed.forEach(pb.environment()::remove);
+            pb.environment().putAll(env);
+            int port = -1;
+            if (agent) {
+                if (stdout == null) {
+                    throw new IllegalStateException("a debugger agent needs output(...): its readiness is read from stdout");
+                }
+                port = freeLoopbackPort();
+                String opt = "-agentlib:jdwp=transport=dt_socket,server=y,suspend=" + (suspended ? "y" : "n") + ",address=127.0.0.1:" + port;
+                String existing = env.get(JAVA_TOOL_OPTIONS);
+                pb.environment().put(JAVA_TOOL_OPTIONS, existing == null || existing.isBlank() ? opt : existing + " " + opt);
+            }
+            Process p;
+            try {
+                p = pb.start();
+            } catch (IOException e) {
+                throw new ChildProcessException("cannot start " + name + " (" + command.get(0) + "): " + e.getMessage(), e);
+            }
+            ChildProcess child = new ChildProcess(name, command, p, stdout, stderr, port);
+            log.debug("started {}: {}", child, command);
+            if (agent) {
+                try {
+                    child.awaitOutput("Listening for transport dt_socket at address: " + port, agentTimeout);
+                } catch (ChildProcessException e) {
+                    child.kill();
+                    throw new ChildProcessException(e.getMessage()
+                            + " (its debug agent was to listen on port " + port + ": is it a JVM? does it honour JAVA_TOOL_OPTIONS?)", e);
+                }
+            }
+            return child;
+        }
+    }
+
+    private static boolean contains(Path file, String marker) {
+        try {
+            return file != null && Files.exists(file) && Files.readString(file, StandardCharsets.UTF_8).contains(marker);
+        } catch (IOException | UncheckedIOException e) {
+            return false;
+        }
+    }
+
+    static List<String> split(String s) {
+        List<String> out = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        char quote = 0;
+        boolean any = false;
+        for (char c : s.toCharArray()) {
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    cur.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                any = true;
+            } else if (Character.isWhitespace(c)) {
+                if (cur.length() > 0 || any) {
+                    out.add(cur.toString());
+                    cur.setLength(0);
+                    any = false;
+                }
+            } else {
+                cur.append(c);
+            }
+        }
+        if (quote != 0) {
+            throw new IllegalArgumentException("the command template has an unclosed quote: " + s);
+        }
+        if (cur.length() > 0 || any) {
+            out.add(cur.toString());
+        }
+        return out;
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ChildProcessException("interrupted while waiting for the program", e);
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.replaylab.evidence.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ChildProcessTest {
+    /** Prints "ready", then a tick every 50 ms; on SIGTERM says so and exits 3. */
+    private static final String POLITE = "trap 'echo got-term; exit 3' TERM; echo ready; i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.05; done";
+    /** Ignores SIGTERM. */
+    private static final String STUBBORN = "trap '' TERM; echo ready; while true; do sleep 0.05; done";
+
+    @TempDir
+    Path dir;
+
+    private ChildProcess sh(String name, String script) {
+        return ChildProcess.of(List.of("/bin/sh", "-c", script)).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
+    }
+
+    @Test
+    void aTemplateSplitsLikeAShellAndAValueWithSpacesStaysOneWord() {
+        assertThat(ChildProcess.commandLine("'/opt/my java' -cp {cp} --db {db} --x \"a b\" ''", Map.of("cp", "lib/*", "db", "/tmp/x y.db")))
+                .containsExactly("/opt/my java", "-cp", "lib/*", "--db", "/tmp/x y.db", "--x", "a b", "");
+        assertThatThrownBy(() -> ChildProcess.commandLine("java 'oops", Map.of())).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unclosed quote");
+    }
+
+    @Test
+    void stopSendsSigtermAndTheProgramFinishesOnItsOwnTerms() throws Exception {
+        ChildProcess p = sh("polite", POLITE);
+        p.awaitOutput("ready", Duration.ofSeconds(10));
+        ChildProcess.Stopped s = p.stop(Duration.ofSeconds(10));
+        assertThat(s).isEqualTo(new ChildProcess.Stopped(3, "SIGTERM"));
+        assertThat(Files.readString(p.stdout())).contains("got-term");
+        assertThat(p.stop(Duration.ofSeconds(1)).how()).isEqualTo("its own exit");
+    }
+
+    @Test
+    void stopKillsAProgramThatIgnoresSigtermAfterTheGracePeriod() {
+        ChildProcess p = sh("stubborn", STUBBORN);
+        p.awaitOutput("ready", Duration.ofSeconds(10));
+        ChildProcess.Stopped s = p.stop(Duration.ofSeconds(1));
+        assertThat(s).isEqualTo(new ChildProcess.Stopped(137, "SIGKILL after 1 s"));
+        assertThat(p.isAlive()).isFalse();
+    }
+
+    @Test
+    void stopAllEndsEveryProgramAndSaysHowTheSlowestEnded() {
+        ChildProcess a = sh("a", POLITE);
+        ChildProcess b = sh("b", STUBBORN);
+        a.awaitOutput("ready", Duration.ofSeconds(10));
+        b.awaitOutput("ready", Duration.ofSeconds(10));
+        assertThat(ChildProcess.stopAll(List.of(a, b), Duration.ofSeconds(1))).isEqualTo("SIGKILL after 1 s");
+        assertThat(a.exitCode()).hasValue(3);
+        assertThat(b.exitCode()).hasValue(137);
+    }
+
+    @Test
+    void killIsSigkillWithNoCleanShutdown() throws Exception {
+        ChildProcess p = sh("crash", POLITE);
+        p.awaitOutput("ready", Duration.ofSeconds(10));
+        p.kill();
+        assertThat(p.exitCode()).hasValue(137);
+        assertThat(Files.readString(p.stdout())).doesNotContain("got-term");
+    }
+
+    @Test
+    void aFrozenProgramMakesNoProgressUntilThawed() throws Exception {
+        ChildProcess p = sh("frozen", POLITE);
+        try {
+            p.awaitOutput("tick 2", Duration.ofSeconds(10));
+            p.freeze();
+            assertThat(p.isFrozen()).isTrue();
+            long size = Files.size(p.stdout());
+            Thread.sleep(300); // six ticks' worth: none may appear
+            assertThat(Files.size(p.stdout())).isEqualTo(size);
+            p.thaw();
+            assertThat(p.isFrozen()).isFalse();
+            long ticks = Files.readAllLines(p.stdout()).stream().filter(l -> l.startsWith("tick")).count();
+            p.awaitOutput("tick " + (ticks + 2), Duration.ofSeconds(10));
+        } finally {
+            p.kill();
+        }
+    }
+
+    @Test
+    void stopThawsAFrozenProgramSoThatItCanActOnSigterm() throws Exception {
+        ChildProcess p = sh("frozen-stop", POLITE);
+        p.awaitOutput("ready", Duration.ofSeconds(10));
+        p.freeze();
+        assertThat(p.stop(Duration.ofSeconds(10))).isEqualTo(new ChildProcess.Stopped(3, "SIGTERM"));
+        assertThat(Files.readString(p.stdout())).contains("got-term");
+    }
+
+    @Test
+    void freezingAnExitedProgramSaysItHasExited() {
+        ChildProcess p = sh("gone", "exit 5");
+        assertThatThrownBy(() -> {
+            p.process().waitFor();
+            p.freeze();
+        }).isInstanceOf(ChildProcessException.class).hasMessageContaining("has exited with code 5");
+    }
+
+    @Test
+    void awaitingOutputOfAProgramThatExitsQuotesItsExitCodeAndStderr() {
+        ChildProcess p = sh("early", "echo 'config missing: /etc/x' >&2; exit 4");
+        assertThatThrownBy(() -> p.awaitOutput("ready", Duration.ofSeconds(10))).isInstanceOf(ChildProcessException.class)
+                .hasMessageContaining("early exited with code 4").hasMessageContaining("config missing: /etc/x");
+    }
+
+    @Test
+    void awaitingOutputThatNeverComesEndsAtTheDeadline() {
+        ChildProcess p = sh("silent", STUBBORN);
+        try {
+            assertThatThrownBy(() -> p.awaitOutput("never", Duration.ofMillis(300))).isInstanceOf(ChildProcessException.class)
+                    .hasMessageContaining("did not print \"never\" within PT0.3S");
+            assertThat(p.isAlive()).isTrue();
+        } finally {
+            p.kill();
+        }
+    }
+
+    @Test
+    void aProgramThatCannotStartIsNamedInTheError() {
+        assertThatThrownBy(() -> ChildProcess.of(List.of(dir.resolve("no-such-program").toString())).name("subject A").start())
+                .isInstanceOf(ChildProcessException.class).hasMessageContaining("cannot start subject A").hasMessageContaining("no-such-program");
+        assertThatThrownBy(() -> ChildProcess.of(List.of())).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("empty");
+    }
+
+    @Test
+    void theEnvironmentIsInheritedWithAdditionsAndRemovals() throws Exception {
+        ChildProcess p = ChildProcess.of(List.of("/bin/sh", "-c", "echo \"a=$REPLAYLAB_A home=${HOME:-none}\""))
+                .env(Map.of("REPLAYLAB_A", "1")).withoutEnv("HOME").output(dir.resolve("env.out"), dir.resolve("env.err")).start();
+        p.process().waitFor();
+        assertThat(Files.readString(p.stdout())).contains("a=1 home=none");
+    }
+
+    @Test
+    void aSuspendedJvmWaitsForItsDebuggerBeforeMain() throws Exception {
+        try (ChildProcess p = ChildProcess.of(ChildProcess.java(List.of("-Xmx32m"), HelloMain.class.getName())).name("debuggee")
+                .output(dir.resolve("d.out"), dir.resolve("d.err")).debuggerAgent(true, Duration.ofSeconds(60)).start()) {
+            int port = p.debugPort().orElseThrow();
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                assertThat(s.isConnected()).isTrue();
+            }
+            Thread.sleep(500); // main would have run by now, were the JVM not suspended
+            assertThat(Files.readString(p.stdout())).doesNotContain("main ran");
+        }
+    }
+
+    @Test
+    void aJvmStartedWithARunningAgentRunsMainAtOnce() {
+        try (ChildProcess p = ChildProcess.of(ChildProcess.java(List.of("-Xmx32m"), HelloMain.class.getName())).name("debuggee")
+                .output(dir.resolve("r.out"), dir.resolve("r.err")).debuggerAgent(false, Duration.ofSeconds(60)).start()) {
+            assertThat(p.debugPort()).isPresent();
+            p.awaitOutput("main ran", Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void aProgramThatIsNotAJvmNeverListensForADebuggerAndIsNotLeftRunning() throws IOException {
+        ChildProcess.Builder b = ChildProcess.of(List.of("/bin/sh", "-c", "sleep 30")).name("python consumer")
+                .output(dir.resolve("n.out"), dir.resolve("n.err")).debuggerAgent(false, Duration.ofMillis(500));
+        assertThatThrownBy(b::start).isInstanceOf(ChildProcessException.class).hasMessageContaining("python consumer")
+                .hasMessageContaining("is it a JVM?");
+        assertThat(ProcessHandle.current().children().filter(h -> h.info().commandLine().orElse("").contains("sleep 30")).count()).isZero();
+    }
+
+    @Test
+    void withoutAnAgentThereIsNoDebugPort() throws Exception {
+        ChildProcess p = ChildProcess.of(List.of("/bin/true")).start();
+        p.process().waitFor();
+        assertThat(p.debugPort()).isEmpty();
+        assertThat(p.exitCode()).hasValue(0);
+        assertThat(p.name()).isEqualTo("true");
+    }
+}

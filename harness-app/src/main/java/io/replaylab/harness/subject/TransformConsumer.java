@@ -1,0 +1,257 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reference consume-transform-produce subject (KIP-447): reads the source {@code read_committed}
+ * and, per record, in ONE transaction writes one output record (key and value as read: the same
+ * message id and amount) and sends the consumed offset with
+ * {@code sendOffsetsToTransaction(offsets, consumer.groupMetadata())}, then {@code commitTransaction}.
+ * A failed transaction is aborted, the producer made anew if it was fenced, and the partitions rewound
+ * to their committed offsets (the standard loop): nothing is skipped, nothing written twice.
+ * Its transactional id is its group plus its instance id, unique per instance as KIP-447 allows.
+ */
+final class TransformConsumer {
+    private static final Logger log = LoggerFactory.getLogger(TransformConsumer.class);
+
+    record Options(String bootstrap, String topic, String outputTopic, String group, String instanceId, GroupProtocol groupProtocol,
+            int maxPollIntervalMs, Integer sessionTimeoutMs, int transactionTimeoutMs, Duration untilIdle, Path assignmentLog, Path processingLog) {
+    }
+
+    /** Defects that exist only so tests can prove the lab catches them; the reference subject has none. */
+    enum Defect {
+        NONE,
+        /** the output in a transaction, but the consumed offset committed by the consumer AFTER it, outside the transaction */
+        OFFSETS_OUTSIDE,
+        /** transactions with the consumed offsets and no output at all */
+        EMPTY_TRANSACTION,
+        /** output records under another id than the input's */
+        RENAMED_OUTPUT
+    }
+
+    private final Options o;
+    private final Defect defect;
+    private volatile boolean stopping;
+    private volatile int exitCode;
+    private final CountDownLatch done = new CountDownLatch(1);
+    private KafkaConsumer<String, String> consumer;
+
+    TransformConsumer(Options options, Defect defect) {
+        this.o = options;
+        this.defect = defect;
+    }
+
+    /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
+    int run() {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (done.getCount() == 0) {
+                return;
+            }
+            stopping = true;
+            KafkaConsumer<String, String> c = consumer;
+            if (c != null) {
+                c.wakeup();
+            }
+            try {
+                boolean finished = done.await(10, TimeUnit.SECONDS);
+                Runtime.getRuntime().halt(finished ? exitCode : 1);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+        }, "subject-stop"));
+        long written = 0;
+        long failed = 0;
+        KafkaProducer<String, String> producer = null;
+        try (JsonLines assignments = new JsonLines(o.assignmentLog());
+             JsonLines processing = new JsonLines(o.processingLog());
+             KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerConfig())) {
+            consumer = c;
+            producer = newProducer();
+            long[] lastActivity = {System.nanoTime()};
+            boolean[] joined = {false};
+            c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> parts) {
+                    SubjectLogs.assignment(assignments, o.instanceId(), c, "revoked", parts);
+                    lastActivity[0] = System.nanoTime();
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+                    SubjectLogs.assignment(assignments, o.instanceId(), c, "assigned", parts);
+                    joined[0] = true;
+                    lastActivity[0] = System.nanoTime();
+                }
+
+                @Override
+                public void onPartitionsLost(Collection<TopicPartition> parts) {
+                    SubjectLogs.assignment(assignments, o.instanceId(), c, "lost", parts);
+                    lastActivity[0] = System.nanoTime();
+                }
+            });
+            while (!stopping) {
+                ConsumerRecords<String, String> records;
+                try {
+                    records = c.poll(Duration.ofMillis(200));
+                } catch (WakeupException e) {
+                    break;
+                }
+                for (ConsumerRecord<String, String> r : records) {
+                    lastActivity[0] = System.nanoTime();
+                    Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                    Map<String, Object> line = SubjectLogs.processing(o.instanceId(), r);
+                    String id = idOf(r.value());
+                    line.put("id", id);
+                    try {
+                        producer.beginTransaction();
+                        if (id != null && defect != Defect.EMPTY_TRANSACTION) { // a record that is not a payment has no output; its offset still moves on
+                            String value = defect == Defect.RENAMED_OUTPUT ? r.value().replace(id, id + "-copy") : r.value();
+                            producer.send(new ProducerRecord<>(o.outputTopic(), r.key(), value));
+                        }
+                        if (defect == Defect.OFFSETS_OUTSIDE) {
+                            producer.commitTransaction();
+                            c.commitSync(next);
+                        } else {
+                            producer.sendOffsetsToTransaction(next, c.groupMetadata());
+                            producer.commitTransaction();
+                        }
+                        written++;
+                        line.put("result", id != null ? "committed" : "skipped");
+                        processing.write(line);
+                    } catch (KafkaException e) {
+                        // fenced (a newer epoch: the coordinator aborted us), a stale generation, or any other failed transaction
+                        failed++;
+                        log.warn("transaction for {}-{}@{} failed: {}", r.topic(), r.partition(), r.offset(), e.toString());
+                        line.put("result", "commit-rejected");
+                        line.put("exception", e.getClass().getName());
+                        line.put("message", e.getMessage());
+                        processing.write(line);
+                        producer = recover(producer);
+                        rewind(c);
+                        break; // poll again: rejoin if the group moved on, read again from the committed offsets
+                    }
+                    if (stopping) {
+                        break;
+                    }
+                }
+                if (o.untilIdle() != null && joined[0] && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
+                    log.info("idle for {}; stopping", o.untilIdle());
+                    break;
+                }
+            }
+            if (stopping) {
+                c.close(Duration.ofSeconds(3));
+            }
+            System.out.printf("%s: committed %d, failed %d%n", o.instanceId(), written, failed);
+            System.out.flush();
+            exitCode = 0;
+        } catch (RuntimeException e) {
+            log.error("fatal: {}", e.toString(), e);
+            System.err.println("fatal: " + e);
+            exitCode = 1;
+        } finally {
+            if (producer != null) {
+                producer.close(Duration.ofSeconds(3));
+            }
+            done.countDown();
+        }
+        return exitCode;
+    }
+
+    /** Aborts the failed transaction; a producer that cannot abort (fenced, or in a fatal state) is replaced by a new one. */
+    private KafkaProducer<String, String> recover(KafkaProducer<String, String> producer) {
+        try {
+            producer.abortTransaction();
+            return producer;
+        } catch (KafkaException e) {
+            log.info("the producer cannot abort ({}); starting a new one with the same transactional id", e.toString());
+            producer.close(Duration.ofSeconds(3));
+            return newProducer();
+        }
+    }
+
+    /** Every assigned partition back to its committed offset (or the start): what the failed transaction read is read again. */
+    private static void rewind(KafkaConsumer<String, String> c) {
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(c.assignment()));
+            Map<TopicPartition, Long> beginnings = new HashMap<>(c.beginningOffsets(c.assignment()));
+            for (TopicPartition tp : c.assignment()) {
+                OffsetAndMetadata at = committed.get(tp);
+                c.seek(tp, at != null ? at.offset() : beginnings.get(tp));
+            }
+        } catch (KafkaException e) {
+            log.info("cannot rewind now ({}); the next rebalance resets the positions", e.toString());
+        }
+    }
+
+    private KafkaProducer<String, String> newProducer() {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, o.instanceId() + "-producer");
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, o.group() + "-" + o.instanceId());
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, o.transactionTimeoutMs());
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        KafkaProducer<String, String> producer = new KafkaProducer<>(p);
+        producer.initTransactions();
+        return producer;
+    }
+
+    private Properties consumerConfig() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, o.group());
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, o.instanceId());
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, o.maxPollIntervalMs());
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, o.groupProtocol().name);
+        if (o.groupProtocol() == GroupProtocol.CLASSIC && o.sessionTimeoutMs() != null) {
+            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, o.sessionTimeoutMs());
+            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, o.sessionTimeoutMs() / 4));
+        }
+        return p;
+    }
+
+    private static String idOf(String value) {
+        try {
+            return Payment.parse(value).id();
+        } catch (Payment.Malformed e) {
+            return null;
+        }
+    }
+}
