@@ -14,7 +14,7 @@ public final class Limitations {
 
     /** R15 for the eos experiment: what one fenced zombie on one broker shows, and what it does not. */
     public static final String EOS_ONE_ZOMBIE_ONE_BROKER = "Kafka transactions on one broker: this run shows one zombie instance, held "
-            + "inside an open transaction while its partitions moved, whose transaction was aborted and whose late commit was fenced, and that "
+            + "inside an open transaction while its partitions moved, whose transaction was aborted and whose late commit was refused, and that "
             + "read_committed readers saw every input exactly once. It says nothing about replicated transaction state (a coordinator or "
             + "leader failover), about many concurrent zombies, or about readers using read_uncommitted, which do see the aborted records.";
 }

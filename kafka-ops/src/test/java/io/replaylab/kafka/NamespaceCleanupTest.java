@@ -42,4 +42,21 @@ class NamespaceCleanupTest {
             admin.deleteConsumerGroups(List.of(sibling.group(), stranger)).all().get();
         }
     }
+
+    @Test
+    void createTopicMakesOnlyTheNamespacesOwnTopicsWithLeadersAndLeavesAnExistingOneAlone(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers()); Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            ops.createTopic(ns, ns.topic("output"), 3);
+            assertThat(admin.describeTopics(List.of(ns.topic("output"))).allTopicNames().get().get(ns.topic("output")).partitions())
+                    .hasSize(3).allSatisfy(p -> assertThat(p.leader()).isNotNull());
+            ops.createTopic(ns, ns.topic("output"), 5); // exists: left as it is
+            assertThat(admin.describeTopics(List.of(ns.topic("output"))).allTopicNames().get().get(ns.topic("output")).partitions()).hasSize(3);
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ops.createTopic(ns, "shared-" + ns.prefix(), 1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("outside the namespace " + ns.prefix());
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ops.createTopic(ns, ns.topic("empty"), 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one partition");
+            assertThat(admin.listTopics().names().get()).doesNotContain("shared-" + ns.prefix(), ns.topic("empty"));
+        }
+    }
 }

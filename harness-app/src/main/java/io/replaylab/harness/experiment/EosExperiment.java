@@ -42,9 +42,10 @@ import org.apache.kafka.common.IsolationLevel;
  * at {@code KafkaProducer#commitTransaction}, its output already written in its open transaction
  * and its consumed offsets already sent to it; B joins and A's partitions move to B. B cannot read
  * A's pending offsets (KIP-447: a read_committed consumer waits for an open transaction's offsets),
- * so it waits until the transaction coordinator aborts A's transaction at its timeout, which fences
- * A's producer epoch; then B processes the same input and commits. Released, A's commit must fail,
- * and a read_committed reader of the output must see every input exactly once.
+ * so it waits until the transaction coordinator aborts A's transaction at its timeout; then B
+ * processes the same input and commits. Released, A's commit must be refused (Kafka 4.1 answers
+ * INVALID_TXN_STATE: that transaction was aborted), and a read_committed reader of the output must
+ * see every input exactly once.
  */
 final class EosExperiment {
     static final String NAME = "eos";
@@ -183,16 +184,9 @@ final class EosExperiment {
                     committed.ofIds().get(inFlightId) == 1 && uncommitted.ofIds().get(inFlightId) > 1));
 
             ctx.step("eos: the group settles and drains");
-            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", b);
-            for (LabContext.Instance i : running) {
-                ctx.stop(e, i);
-            }
-            for (LabContext.Instance i : running) {
-                ctx.recordAssignmentLog(e, i);
-            }
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
             if (settled == null) {
-                e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
-                return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
+                return Experiments.notDrained(ctx, e);
             }
             e.record(harness, settled.toPayload("after recovery"));
             Comparison c = Oracle.compareTopics(SourceSpec.topic(ctx.bootstrap(), topic), outputSpec, settled);
@@ -201,15 +195,7 @@ final class EosExperiment {
             return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",
                     fenced != null ? fenced : bCommitted), e.checks()));
         } finally {
-            if (barrier.state() == BarrierState.HELD) {
-                barrier.release("experiment ended");
-            }
-            debugger.close();
-            for (LabContext.Instance i : running) {
-                if (i.process().isAlive()) {
-                    ctx.stop(e, i);
-                }
-            }
+            Experiments.release(ctx, e, barrier, debugger, running);
         }
     }
 

@@ -3,7 +3,12 @@ package io.replaylab.harness.experiment;
 import java.util.List;
 import java.util.Optional;
 
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.jdi.DebuggerBarrier;
+import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.Versions;
@@ -11,6 +16,7 @@ import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
 
 /** The reference experiments, in the order a run takes them, and the steps they share. */
 public final class Experiments {
@@ -57,5 +63,46 @@ public final class Experiments {
                 ctx.runDir().resolve(manifest));
         e.record(Source.here("harness"), new Payload.Note(summary));
         e.artifact(manifest, "what was produced (count, sums, end offsets)");
+    }
+
+    /**
+     * The end of a fault experiment: waits for the group to drain with {@code needed} running, stops
+     * every instance, replays their assignment logs into the timeline; the drained offsets, or null
+     * after recording the NOT_RUN check (the oracle would only count the records nobody consumed yet
+     * as missing: no verdict on a group that is not done).
+     */
+    static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, List<LabContext.Instance> running,
+            LabContext.Instance needed) throws InterruptedException {
+        OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", needed);
+        for (LabContext.Instance i : running) {
+            ctx.stop(e, i);
+        }
+        for (LabContext.Instance i : running) {
+            ctx.recordAssignmentLog(e, i);
+        }
+        if (settled == null) {
+            e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
+        }
+        return settled;
+    }
+
+    /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null). */
+    static Outcome notDrained(LabContext ctx, ExperimentRecorder e) {
+        return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
+    }
+
+    /** Whatever an experiment ends with: a held barrier released (a program never stays frozen), its debugger gone, its instances stopped. */
+    static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, DebuggerBarrier debugger, List<LabContext.Instance> running) {
+        if (barrier != null && barrier.state() == BarrierState.HELD) {
+            barrier.release("experiment ended");
+        }
+        if (debugger != null) {
+            debugger.close();
+        }
+        for (LabContext.Instance i : running) {
+            if (i.process().isAlive()) {
+                ctx.stop(e, i);
+            }
+        }
     }
 }

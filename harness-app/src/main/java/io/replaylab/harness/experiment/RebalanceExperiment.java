@@ -192,17 +192,9 @@ final class RebalanceExperiment {
             Event rejected = evidence.outcomeEvent();
 
             ctx.step("rebalance: group settles with both instances and drains");
-            OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", b);
-            for (LabContext.Instance i : running) {
-                ctx.stop(e, i);
-            }
-            for (LabContext.Instance i : running) {
-                ctx.recordAssignmentLog(e, i);
-            }
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
             if (settled == null) {
-                e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
-                // the oracle would only count the records nobody consumed yet as missing: no verdict on a group that is not done
-                return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
+                return Experiments.notDrained(ctx, e);
             } else {
                 e.record(harness, settled.toPayload("after recovery"));
                 e.artifact(ctx.save("rebalance-offsets-after", settled), "offsets after recovery");
@@ -214,17 +206,7 @@ final class RebalanceExperiment {
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A's stale commit was rejected after its partition moved to B", rejected), e.checks()));
         } finally {
-            if (barrier.state() == BarrierState.HELD) {
-                barrier.release("experiment ended"); // a held program never stays frozen
-            }
-            if (debugger != null) {
-                debugger.close();
-            }
-            for (LabContext.Instance i : running) {
-                if (i.process().isAlive()) {
-                    ctx.stop(e, i);
-                }
-            }
+            Experiments.release(ctx, e, barrier, debugger, running);
         }
     }
 

@@ -7,11 +7,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -22,7 +19,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.RebalanceInProgressException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -69,10 +65,6 @@ final class InboxConsumer {
     private final InboxProjection.Inbox inbox;
     private final boolean commitBeforeDb;
     private final Defect defect;
-    private volatile boolean stopping;
-    private volatile int exitCode;
-    private final CountDownLatch done = new CountDownLatch(1);
-    private KafkaConsumer<String, String> consumer;
 
     InboxConsumer(Options options) {
         this(options, Defect.NONE);
@@ -92,23 +84,7 @@ final class InboxConsumer {
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
         long pid = ProcessHandle.current().pid();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (done.getCount() == 0) {
-                return; // a normal exit, not a signal
-            }
-            stopping = true;
-            KafkaConsumer<String, String> c = consumer;
-            if (c != null) {
-                c.wakeup();
-            }
-            try {
-                // finish the record in hand and leave the group, then exit with the loop's own code (0 on a clean stop)
-                boolean finished = done.await(10, TimeUnit.SECONDS);
-                Runtime.getRuntime().halt(finished ? exitCode : 1);
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        }, "subject-stop"));
+        GracefulStop stop = GracefulStop.install();
         long applied = 0;
         long duplicates = 0;
         long quarantined = 0;
@@ -117,7 +93,7 @@ final class InboxConsumer {
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
-            consumer = c;
+            stop.watch(c);
             long[] lastActivity = {System.nanoTime()};
             boolean[] joined = {false}; // idle time counts only once the group gave this instance an assignment (maybe empty)
             int[] assigned = {0}; // how many assignments this instance has had
@@ -147,7 +123,7 @@ final class InboxConsumer {
                     lastActivity[0] = System.nanoTime();
                 }
             });
-            while (!stopping) {
+            while (!stop.requested()) {
                 ConsumerRecords<String, String> records;
                 try {
                     records = c.poll(Duration.ofMillis(200));
@@ -186,7 +162,7 @@ final class InboxConsumer {
                     if (!commitBeforeDb && !commit(c, next, processing, r)) {
                         break; // the partition is no longer ours: poll again to rejoin
                     }
-                    if (stopping) {
+                    if (stop.requested()) {
                         break;
                     }
                 }
@@ -195,20 +171,17 @@ final class InboxConsumer {
                     break;
                 }
             }
-            if (stopping) {
+            if (stop.requested()) {
                 c.close(Duration.ofSeconds(3)); // bounded: the broker may be gone, and leaving the group must not hold up the stop
             }
             System.out.printf("%s: applied %d, duplicate %d, quarantined %d%n", o.instanceId(), applied, duplicates, quarantined);
             System.out.flush();
-            exitCode = 0;
+            return stop.finished(0);
         } catch (RuntimeException e) {
             log.error("fatal: {}", e.toString(), e);
             System.err.println("fatal: " + e);
-            exitCode = 1;
-        } finally {
-            done.countDown();
+            return stop.finished(1);
         }
-        return exitCode;
     }
 
     /** Whether a STALL defect stops reading these partitions, at this instance's {@code n}-th assignment (from 0). */
@@ -288,24 +261,7 @@ final class InboxConsumer {
     }
 
     private Properties config() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, o.group());
-        p.put(ConsumerConfig.CLIENT_ID_CONFIG, o.instanceId());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, o.maxPollIntervalMs());
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, o.maxPollRecords());
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, o.groupProtocol().name);
-        if (o.groupProtocol() == GroupProtocol.CLASSIC) {
-            if (o.sessionTimeoutMs() != null) {
-                p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, o.sessionTimeoutMs());
-                p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, o.sessionTimeoutMs() / 4));
-            }
-        }
-        return p;
+        return SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
+                o.sessionTimeoutMs(), o.maxPollRecords());
     }
 }

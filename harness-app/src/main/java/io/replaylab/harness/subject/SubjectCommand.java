@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -78,9 +79,8 @@ public final class SubjectCommand implements Runnable {
         }
     }
 
-    @Command(name = "consume", mixinStandardHelpOptions = true,
-            description = "Serial consumer: per record one database transaction (inbox + effect), then commitSync.")
-    static final class Consume implements Callable<Integer> {
+    /** What both consumers of the reference subject take. */
+    static final class ConsumerOptions {
         @Option(names = "--bootstrap-server", required = true)
         String bootstrap;
 
@@ -89,13 +89,6 @@ public final class SubjectCommand implements Runnable {
 
         @Option(names = "--group", required = true)
         String group;
-
-        @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
-                + TARGET_PASSWORD_ENV + "); shared by instances")
-        String db;
-
-        @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
-        String namespace;
 
         @Option(names = "--instance-id", required = true)
         String instanceId;
@@ -109,9 +102,6 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--session-timeout-ms", description = "classic only")
         Integer sessionTimeoutMs;
 
-        @Option(names = "--max-poll-records", defaultValue = "100")
-        int maxPollRecords;
-
         @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment (ISO-8601, e.g. PT3S)")
         Duration untilIdle;
 
@@ -121,70 +111,59 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--processing-log")
         Path processingLog;
 
-        @Override
-        public Integer call() {
+        void check() {
             if (groupProtocol == GroupProtocol.CONSUMER && sessionTimeoutMs != null) {
                 throw new IllegalArgumentException("--session-timeout-ms is a classic-protocol setting; the consumer protocol takes it from the broker");
             }
+        }
+    }
+
+    @Command(name = "consume", mixinStandardHelpOptions = true,
+            description = "Serial consumer: per record one database transaction (inbox + effect), then commitSync.")
+    static final class Consume implements Callable<Integer> {
+        @Mixin
+        ConsumerOptions c;
+
+        @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
+                + TARGET_PASSWORD_ENV + "); shared by instances")
+        String db;
+
+        @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
+        String namespace;
+
+        @Option(names = "--max-poll-records", defaultValue = "100")
+        int maxPollRecords;
+
+        @Override
+        public Integer call() {
+            c.check();
             return new InboxConsumer(options()).run();
         }
 
         InboxConsumer.Options options() {
-            return new InboxConsumer.Options(bootstrap, topic, group, db, namespace, instanceId, groupProtocol, maxPollIntervalMs,
-                    sessionTimeoutMs, untilIdle, assignmentLog, processingLog, maxPollRecords);
+            return new InboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
+                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords);
         }
     }
 
     @Command(name = "transform", mixinStandardHelpOptions = true,
             description = "Consume-transform-produce (KIP-447): per record one transaction with the output record and the consumed offset.")
     static final class Transform implements Callable<Integer> {
-        @Option(names = "--bootstrap-server", required = true)
-        String bootstrap;
-
-        @Option(names = "--topic", required = true)
-        String topic;
+        @Mixin
+        ConsumerOptions c;
 
         @Option(names = "--output-topic", required = true)
         String outputTopic;
 
-        @Option(names = "--group", required = true)
-        String group;
-
-        @Option(names = "--instance-id", required = true, description = "also part of the transactional id (group-instance)")
-        String instanceId;
-
-        @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
-        GroupProtocol groupProtocol;
-
-        @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
-        int maxPollIntervalMs;
-
-        @Option(names = "--session-timeout-ms", description = "classic only")
-        Integer sessionTimeoutMs;
-
         @Option(names = "--transaction-timeout-ms", defaultValue = "60000", description = "after this the coordinator aborts an open transaction")
         int transactionTimeoutMs;
 
-        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment")
-        Duration untilIdle;
-
-        @Option(names = "--assignment-log")
-        Path assignmentLog;
-
-        @Option(names = "--processing-log")
-        Path processingLog;
-
         @Override
         public Integer call() {
-            if (groupProtocol == GroupProtocol.CONSUMER && sessionTimeoutMs != null) {
-                throw new IllegalArgumentException("--session-timeout-ms is a classic-protocol setting; the consumer protocol takes it from the broker");
-            }
-            return new TransformConsumer(options(), TransformConsumer.Defect.NONE).run();
-        }
-
-        TransformConsumer.Options options() {
-            return new TransformConsumer.Options(bootstrap, topic, outputTopic, group, instanceId, groupProtocol, maxPollIntervalMs,
-                    sessionTimeoutMs, transactionTimeoutMs, untilIdle, assignmentLog, processingLog);
+            c.check();
+            return new TransformConsumer(new TransformConsumer.Options(c.bootstrap, c.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
+                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog),
+                    TransformConsumer.Defect.NONE).run();
         }
     }
 }

@@ -4,14 +4,43 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
 
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
-/** The lines of the reference subjects' assignment and processing logs (the same format for every subject the lab ships). */
+/**
+ * What the reference subjects share: their consumer settings and the lines of their assignment and
+ * processing logs (the same format for every subject the lab ships).
+ */
 final class SubjectLogs {
     private SubjectLogs() {
+    }
+
+    /** Manual commits, from the earliest offset, read_committed, the lab's poll interval and (classic) session timeout. */
+    static Properties consumerProperties(String bootstrap, String group, String instanceId, GroupProtocol protocol, int maxPollIntervalMs,
+            Integer sessionTimeoutMs, int maxPollRecords) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, maxPollIntervalMs);
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol.name);
+        if (protocol == GroupProtocol.CLASSIC && sessionTimeoutMs != null) {
+            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs);
+            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, sessionTimeoutMs / 4));
+        }
+        return p;
     }
 
     /** The common fields of a processing-log line: time, instance, topic, partition, offset. */

@@ -8,10 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -24,7 +21,6 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,10 +54,6 @@ final class TransformConsumer {
 
     private final Options o;
     private final Defect defect;
-    private volatile boolean stopping;
-    private volatile int exitCode;
-    private final CountDownLatch done = new CountDownLatch(1);
-    private KafkaConsumer<String, String> consumer;
 
     TransformConsumer(Options options, Defect defect) {
         this.o = options;
@@ -70,29 +62,14 @@ final class TransformConsumer {
 
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (done.getCount() == 0) {
-                return;
-            }
-            stopping = true;
-            KafkaConsumer<String, String> c = consumer;
-            if (c != null) {
-                c.wakeup();
-            }
-            try {
-                boolean finished = done.await(10, TimeUnit.SECONDS);
-                Runtime.getRuntime().halt(finished ? exitCode : 1);
-            } catch (InterruptedException ignored) {
-                Thread.currentThread().interrupt();
-            }
-        }, "subject-stop"));
+        GracefulStop stop = GracefulStop.install();
         long written = 0;
         long failed = 0;
         KafkaProducer<String, String> producer = null;
         try (JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerConfig())) {
-            consumer = c;
+            stop.watch(c);
             producer = newProducer();
             long[] lastActivity = {System.nanoTime()};
             boolean[] joined = {false};
@@ -116,7 +93,7 @@ final class TransformConsumer {
                     lastActivity[0] = System.nanoTime();
                 }
             });
-            while (!stopping) {
+            while (!stop.requested()) {
                 ConsumerRecords<String, String> records;
                 try {
                     records = c.poll(Duration.ofMillis(200));
@@ -157,7 +134,7 @@ final class TransformConsumer {
                         rewind(c);
                         break; // poll again: rejoin if the group moved on, read again from the committed offsets
                     }
-                    if (stopping) {
+                    if (stop.requested()) {
                         break;
                     }
                 }
@@ -166,23 +143,19 @@ final class TransformConsumer {
                     break;
                 }
             }
-            if (stopping) {
+            if (stop.requested()) {
                 c.close(Duration.ofSeconds(3));
             }
             System.out.printf("%s: committed %d, failed %d%n", o.instanceId(), written, failed);
             System.out.flush();
-            exitCode = 0;
+            closeQuietly(producer);
+            return stop.finished(0);
         } catch (RuntimeException e) {
             log.error("fatal: {}", e.toString(), e);
             System.err.println("fatal: " + e);
-            exitCode = 1;
-        } finally {
-            if (producer != null) {
-                producer.close(Duration.ofSeconds(3));
-            }
-            done.countDown();
+            closeQuietly(producer);
+            return stop.finished(1);
         }
-        return exitCode;
     }
 
     /** Aborts the failed transaction; a producer that cannot abort (fenced, or in a fatal state) is replaced by a new one. */
@@ -228,23 +201,18 @@ final class TransformConsumer {
     }
 
     private Properties consumerConfig() {
-        Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, o.group());
-        p.put(ConsumerConfig.CLIENT_ID_CONFIG, o.instanceId());
-        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, o.maxPollIntervalMs());
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 100);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, o.groupProtocol().name);
-        if (o.groupProtocol() == GroupProtocol.CLASSIC && o.sessionTimeoutMs() != null) {
-            p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, o.sessionTimeoutMs());
-            p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, Math.max(100, o.sessionTimeoutMs() / 4));
+        return SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
+                o.sessionTimeoutMs(), 100);
+    }
+
+    private static void closeQuietly(KafkaProducer<String, String> producer) {
+        if (producer != null) {
+            try {
+                producer.close(Duration.ofSeconds(3));
+            } catch (RuntimeException e) {
+                log.debug("closing the producer: {}", e.toString());
+            }
         }
-        return p;
     }
 
     private static String idOf(String value) {

@@ -24,7 +24,10 @@ import io.replaylab.harness.subject.BrokenTransformMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The eos experiment on real processes: the reference transform subject PASSes, and every way it can end otherwise is reached. */
@@ -49,14 +52,15 @@ class EosExperimentTest {
 
     /** Instance eos-B of the reference transform subject is replaced by {@code bCommand}; A is the reference one. */
     private static String withB(String bCommand) {
-        String reference = SubjectTemplate.referenceTransform(org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC, 5000, 6000,
+        String reference = SubjectTemplate.referenceTransform(GroupProtocol.CLASSIC, 5000, 6000,
                 EosExperiment.TRANSACTION_TIMEOUT_MS).template();
         return "sh -c 'if [ \"$0\" = eos-B ]; then exec " + bCommand + "; fi; exec \"$@\"' {instance} " + reference;
     }
 
-    @Test
-    void theZombiesTransactionIsAbortedItsCommitFencedAndEveryInputIsInTheOutputOnce(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(eos(kafka).build(), null);
+    @ParameterizedTest(name = "{0} group protocol")
+    @EnumSource(GroupProtocol.class)
+    void theZombiesTransactionIsAbortedItsCommitFencedAndEveryInputIsInTheOutputOnce(GroupProtocol protocol, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).groupProtocol(protocol).build(), null);
 
         ExperimentEvidence x = only(r);
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);

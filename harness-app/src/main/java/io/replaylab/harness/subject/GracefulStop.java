@@ -1,0 +1,58 @@
+package io.replaylab.harness.subject;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+
+/**
+ * SIGTERM for a reference subject: the shutdown hook wakes the consumer, lets the loop finish the
+ * record in hand and leave the group (up to 10 s), then exits with the loop's own code (0 on a
+ * clean stop). A normal end of the loop is not a signal and the hook does nothing.
+ */
+final class GracefulStop {
+    private final CountDownLatch done = new CountDownLatch(1);
+    private volatile boolean requested;
+    private volatile int exitCode;
+    private volatile KafkaConsumer<?, ?> consumer;
+
+    static GracefulStop install() {
+        GracefulStop s = new GracefulStop();
+        Runtime.getRuntime().addShutdownHook(new Thread(s::onSignal, "subject-stop"));
+        return s;
+    }
+
+    private void onSignal() {
+        if (done.getCount() == 0) {
+            return;
+        }
+        requested = true;
+        KafkaConsumer<?, ?> c = consumer;
+        if (c != null) {
+            c.wakeup();
+        }
+        try {
+            boolean finished = done.await(10, TimeUnit.SECONDS);
+            Runtime.getRuntime().halt(finished ? exitCode : 1);
+        } catch (InterruptedException ignored) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The consumer a signal wakes. */
+    void watch(KafkaConsumer<?, ?> c) {
+        consumer = c;
+    }
+
+    /** Whether a stop signal came: the loop finishes the record in hand and leaves. */
+    boolean requested() {
+        return requested;
+    }
+
+    /** The loop has ended with this exit code. */
+    int finished(int code) {
+        exitCode = code;
+        done.countDown();
+        return code;
+    }
+}
