@@ -69,7 +69,7 @@ class GuardedResetTest {
                 assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
                         .isInstanceOf(ResetRefusedException.class)
                         .hasMessageContaining("is Stable with 1 member(s)")
-                        .hasMessageContaining("stop its consumers");
+                        .hasMessageMatching("(?s).* member\\(s\\) \\[[^\\]]+@[^\\]]+\\]; stop its consumers.*"); // who: client@host
             } finally {
                 consumer.destroyForcibly().waitFor();
             }

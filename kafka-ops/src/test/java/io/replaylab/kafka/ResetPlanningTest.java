@@ -190,4 +190,22 @@ class ResetPlanningTest {
             assertThat(big).isLessThanOrEqualTo(small + 2);
         }
     }
+
+    @Test
+    void anOffsetExactlyAtTheLogStartOrEndIsTakenAsItIsWithoutAClampNote(LocalKafka kafka, LabNamespace ns) {
+        try (KafkaOps ops = setUp(kafka, ns)) {
+            ResetPlan atStart = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toOffset(0));
+            assertThat(atStart.rows()).isNotEmpty().allSatisfy(r -> {
+                assertThat(r.next()).isZero();
+                assertThat(r.note()).isNull();
+            });
+            Map<PartitionRef, Long> ends = new java.util.HashMap<>();
+            atStart.before().partitions().forEach(p -> ends.put(p.ref(), p.logEnd()));
+            ResetPlan atEnd = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toOffsets("the log ends", ends));
+            assertThat(atEnd.rows()).isNotEmpty().allSatisfy(r -> {
+                assertThat(r.next()).isEqualTo(ends.get(r.ref()));
+                assertThat(r.note()).isNull();
+            });
+        }
+    }
 }
