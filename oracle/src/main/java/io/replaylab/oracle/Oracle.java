@@ -93,19 +93,31 @@ public final class Oracle {
 
     /** Compares source and target; with {@code committed} (a describe of the group) it also checks the frontier (R11). */
     public static Comparison compare(SourceSpec source, Target target, OffsetSnapshot committed) {
+        return join(source, committed, target.spec().namespace(), join -> readTarget(target, join));
+    }
+
+    /** One side's reader: spills its effects into the join. */
+    private interface TargetSide {
+        void read(BucketJoin join) throws IOException;
+    }
+
+    /**
+     * The source read up to its cut and the target side read at the same time (they spill to separate
+     * bucket files), then judged; either side's failure abandons the other and is the one reported.
+     */
+    private static Comparison join(SourceSpec source, OffsetSnapshot committed, String targetName, TargetSide targetSide) {
         Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic(), source.timeout());
         try (BucketJoin join = new BucketJoin(cut.total())) {
             long t0 = System.nanoTime();
-            // the two sides spill to separate bucket files, so they are read at the same time
             CompletableFuture<Long> targetRead = CompletableFuture.supplyAsync(() -> {
                 try {
-                    readTarget(target, join);
+                    targetSide.read(join);
                     return System.nanoTime();
                 } catch (IOException e) {
                     join.abandon();
                     throw new UncheckedIOException(e);
                 } catch (RuntimeException e) {
-                    join.abandon(); // a bad target (query, NULL, float) fails the comparison: the source read stops early
+                    join.abandon(); // a bad target (query, NULL, float, unreadable output) fails the comparison: the source read stops early
                     throw e;
                 }
             });
@@ -123,7 +135,7 @@ public final class Oracle {
             long t1 = System.nanoTime();
             long t2 = join(targetRead);
             long t3 = System.nanoTime();
-            Comparison c = join.judge(cut, target.spec().namespace(), committed);
+            Comparison c = join.judge(cut, targetName, committed);
             log.info("oracle: source {} ms, target {} ms (in parallel), compare {} ms: {}", (t1 - t0) / 1_000_000, (t2 - t0) / 1_000_000,
                     (System.nanoTime() - t3) / 1_000_000, c.counts());
             return c;
@@ -141,47 +153,19 @@ public final class Oracle {
      * frontier is checked too (R11). The same bounded-memory join as {@link #compare}.
      */
     public static Comparison compareTopics(SourceSpec source, SourceSpec output, OffsetSnapshot committed) {
-        Cut cut = source.cut() != null ? source.cut() : cut(source.bootstrap(), source.topic(), source.timeout());
         Cut outputCut = output.cut() != null ? output.cut() : cut(output.bootstrap(), output.topic(), output.timeout());
-        try (BucketJoin join = new BucketJoin(cut.total())) {
-            CompletableFuture<Void> outputRead = CompletableFuture.runAsync(() -> {
-                try {
-                    readTopic(output, outputCut, join, new RecordSink() {
-                        @Override
-                        public void ok(int partition, long offset, String id, long amount) throws IOException {
-                            join.target(utf8(id), amount);
-                        }
-
-                        @Override
-                        public void malformed(int partition, long offset, String reason) {
-                            throw new IllegalArgumentException("the output record " + output.topic() + "-" + partition + "@" + offset
-                                    + " cannot be read as an effect: " + reason);
-                        }
-                    });
-                } catch (IOException e) {
-                    join.abandon();
-                    throw new UncheckedIOException(e);
-                } catch (RuntimeException e) {
-                    join.abandon();
-                    throw e;
-                }
-            });
-            try {
-                readTopic(source, cut, join, sourceSink(join));
-            } catch (IOException | RuntimeException e) {
-                join.abandon();
-                try {
-                    outputRead.join();
-                } catch (CompletionException | CancellationException ignored) {
-                    // the source's failure is the one to report
-                }
-                throw e;
+        return join(source, committed, "topic " + output.topic() + " (read_committed)", join -> readTopic(output, outputCut, join, new RecordSink() {
+            @Override
+            public void ok(int partition, long offset, String id, long amount) throws IOException {
+                join.target(utf8(id), amount);
             }
-            join(outputRead);
-            return join.judge(cut, "topic " + output.topic() + " (read_committed)", committed);
-        } catch (IOException e) {
-            throw new UncheckedIOException("oracle scratch files failed: " + e.getMessage(), e);
-        }
+
+            @Override
+            public void malformed(int partition, long offset, String reason) {
+                throw new IllegalArgumentException("the output record " + output.topic() + "-" + partition + "@" + offset
+                        + " cannot be read as an effect: " + reason);
+            }
+        }));
     }
 
     /** How many records of a topic a reader with {@code isolation} sees, in all and for the given identities. */

@@ -48,10 +48,9 @@ public final class LabContext {
     private final LabSettings settings;
     private final String bootstrap;
     private final LabNamespace ns;
-    private final RunRecorder run;
     private final Path runDir;
     /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
-    final TargetDatabase db;
+    private final TargetDatabase db;
     private final KafkaOps ops;
     private final String brokerVersion;
     /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
@@ -71,7 +70,6 @@ public final class LabContext {
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
         this.ns = ns;
-        this.run = run;
         this.runDir = run.runDir();
         this.db = db;
         this.ops = ops;

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -83,7 +82,6 @@ final class InboxConsumer {
 
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
-        long pid = ProcessHandle.current().pid();
         GracefulStop stop = GracefulStop.install();
         long applied = 0;
         long duplicates = 0;
@@ -94,35 +92,16 @@ final class InboxConsumer {
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
             stop.watch(c);
-            long[] lastActivity = {System.nanoTime()};
-            boolean[] joined = {false}; // idle time counts only once the group gave this instance an assignment (maybe empty)
             int[] assigned = {0}; // how many assignments this instance has had
-            c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
-                @Override
-                public void onPartitionsRevoked(Collection<TopicPartition> parts) {
-                    logAssignment(assignments, c, "revoked", parts, pid);
-                    lastActivity[0] = System.nanoTime();
+            SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> {
+                if (defect == Defect.SKIP_REPLAY) {
+                    skipToEnd(c, parts);
                 }
-
-                @Override
-                public void onPartitionsAssigned(Collection<TopicPartition> parts) {
-                    logAssignment(assignments, c, "assigned", parts, pid);
-                    if (defect == Defect.SKIP_REPLAY) {
-                        skipToEnd(c, parts);
-                    }
-                    if (stalls(c, parts, assigned[0]++)) {
-                        c.pause(parts); // still polls (stays in the group), reads nothing
-                    }
-                    joined[0] = true;
-                    lastActivity[0] = System.nanoTime();
-                }
-
-                @Override
-                public void onPartitionsLost(Collection<TopicPartition> parts) {
-                    logAssignment(assignments, c, "lost", parts, pid);
-                    lastActivity[0] = System.nanoTime();
+                if (stalls(c, parts, assigned[0]++)) {
+                    c.pause(parts); // still polls (stays in the group), reads nothing
                 }
             });
+            c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
                 ConsumerRecords<String, String> records;
                 try {
@@ -158,7 +137,7 @@ final class InboxConsumer {
                         line.put("reason", reason);
                     }
                     processing.write(line);
-                    lastActivity[0] = System.nanoTime();
+                    activity.touch();
                     if (!commitBeforeDb && !commit(c, next, processing, r)) {
                         break; // the partition is no longer ours: poll again to rejoin
                     }
@@ -166,7 +145,7 @@ final class InboxConsumer {
                         break;
                     }
                 }
-                if (o.untilIdle() != null && joined[0] && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
+                if (activity.idleFor(o.untilIdle())) {
                     log.info("idle for {}; stopping", o.untilIdle());
                     break;
                 }
@@ -246,10 +225,6 @@ final class InboxConsumer {
 
     private Map<String, Object> logLine(ConsumerRecord<String, String> r) {
         return SubjectLogs.processing(o.instanceId(), r);
-    }
-
-    private void logAssignment(JsonLines out, KafkaConsumer<String, String> c, String event, Collection<TopicPartition> parts, long pid) {
-        SubjectLogs.assignment(out, o.instanceId(), c, event, parts);
     }
 
     private static String idOf(String value) {

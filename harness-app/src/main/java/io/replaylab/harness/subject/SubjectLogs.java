@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -69,5 +70,56 @@ final class SubjectLogs {
             // not available in this state
         }
         out.write(line);
+    }
+
+    /**
+     * The subjects' rebalance listener: logs every assignment change, runs {@code onAssigned} for a new
+     * assignment, and keeps the activity clock behind {@code --until-idle} (idle time counts only once
+     * the group gave the instance an assignment, maybe an empty one).
+     */
+    static final class Assignments implements ConsumerRebalanceListener {
+        private final JsonLines out;
+        private final String instance;
+        private final KafkaConsumer<?, ?> consumer;
+        private final java.util.function.Consumer<Collection<TopicPartition>> onAssigned;
+        private volatile long lastActivity = System.nanoTime();
+        private volatile boolean joined;
+
+        Assignments(JsonLines out, String instance, KafkaConsumer<?, ?> consumer, java.util.function.Consumer<Collection<TopicPartition>> onAssigned) {
+            this.out = out;
+            this.instance = instance;
+            this.consumer = consumer;
+            this.onAssigned = onAssigned;
+        }
+
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> parts) {
+            assignment(out, instance, consumer, "revoked", parts);
+            touch();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> parts) {
+            assignment(out, instance, consumer, "assigned", parts);
+            onAssigned.accept(parts);
+            joined = true;
+            touch();
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> parts) {
+            assignment(out, instance, consumer, "lost", parts);
+            touch();
+        }
+
+        /** A record was handled. */
+        void touch() {
+            lastActivity = System.nanoTime();
+        }
+
+        /** No record or assignment change for {@code idle} since the first assignment; never with a null {@code idle}. */
+        boolean idleFor(java.time.Duration idle) {
+            return idle != null && joined && System.nanoTime() - lastActivity > idle.toNanos();
+        }
     }
 }

@@ -2,14 +2,11 @@ package io.replaylab.harness.subject;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
-import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -71,28 +68,8 @@ final class TransformConsumer {
              KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerConfig())) {
             stop.watch(c);
             producer = newProducer();
-            long[] lastActivity = {System.nanoTime()};
-            boolean[] joined = {false};
-            c.subscribe(List.of(o.topic()), new ConsumerRebalanceListener() {
-                @Override
-                public void onPartitionsRevoked(Collection<TopicPartition> parts) {
-                    SubjectLogs.assignment(assignments, o.instanceId(), c, "revoked", parts);
-                    lastActivity[0] = System.nanoTime();
-                }
-
-                @Override
-                public void onPartitionsAssigned(Collection<TopicPartition> parts) {
-                    SubjectLogs.assignment(assignments, o.instanceId(), c, "assigned", parts);
-                    joined[0] = true;
-                    lastActivity[0] = System.nanoTime();
-                }
-
-                @Override
-                public void onPartitionsLost(Collection<TopicPartition> parts) {
-                    SubjectLogs.assignment(assignments, o.instanceId(), c, "lost", parts);
-                    lastActivity[0] = System.nanoTime();
-                }
-            });
+            SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> { });
+            c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
                 ConsumerRecords<String, String> records;
                 try {
@@ -101,7 +78,7 @@ final class TransformConsumer {
                     break;
                 }
                 for (ConsumerRecord<String, String> r : records) {
-                    lastActivity[0] = System.nanoTime();
+                    activity.touch();
                     Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                     Map<String, Object> line = SubjectLogs.processing(o.instanceId(), r);
                     String id = idOf(r.value());
@@ -138,7 +115,7 @@ final class TransformConsumer {
                         break;
                     }
                 }
-                if (o.untilIdle() != null && joined[0] && System.nanoTime() - lastActivity[0] > o.untilIdle().toNanos()) {
+                if (activity.idleFor(o.untilIdle())) {
                     log.info("idle for {}; stopping", o.untilIdle());
                     break;
                 }
@@ -174,7 +151,7 @@ final class TransformConsumer {
     private static void rewind(KafkaConsumer<String, String> c) {
         try {
             Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(c.assignment()));
-            Map<TopicPartition, Long> beginnings = new HashMap<>(c.beginningOffsets(c.assignment()));
+            Map<TopicPartition, Long> beginnings = c.beginningOffsets(c.assignment());
             for (TopicPartition tp : c.assignment()) {
                 OffsetAndMetadata at = committed.get(tp);
                 c.seek(tp, at != null ? at.offset() : beginnings.get(tp));
