@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.sun.jdi.AbsentInformationException;
 import com.sun.jdi.ArrayReference;
+import com.sun.jdi.ClassType;
+import com.sun.jdi.InterfaceType;
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Field;
 import com.sun.jdi.IncompatibleThreadStateException;
@@ -112,8 +114,9 @@ public final class DebuggerBarrier implements AutoCloseable {
     }
 
     /**
-     * Arms a one-shot barrier at the entry of every overload of {@code target} (deferred until the
-     * class is loaded if it is not yet).
+     * Arms a one-shot barrier at {@code target}: the entry (or the normal return) of every overload
+     * of the method, in the class or, for an interface, in every class that implements it
+     * (deferred until such a class is loaded if none is yet).
      */
     public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
         Barrier barrier = Barrier.arm(point, options, listener);
@@ -129,7 +132,7 @@ public final class DebuggerBarrier implements AutoCloseable {
                 cpr.putProperty("armed", a);
                 cpr.enable();
             } else {
-                loaded.forEach(t -> installBreakpoints(a, t));
+                loaded.forEach(t -> install(a, t));
             }
         } finally {
             vm.resume();
@@ -137,20 +140,55 @@ public final class DebuggerBarrier implements AutoCloseable {
         return barrier;
     }
 
-    private void installBreakpoints(Armed a, ReferenceType type) {
+    /** The point in {@code type}; for an interface, in every loaded class that implements it and in every one loaded later. */
+    private void install(Armed a, ReferenceType type) {
+        if (type instanceof InterfaceType api) {
+            a.api = api;
+            for (ReferenceType t : vm.allClasses()) {
+                if (t instanceof ClassType c && c.allInterfaces().contains(api)) {
+                    installIn(a, c, true);
+                }
+            }
+            ClassPrepareRequest later = vm.eventRequestManager().createClassPrepareRequest();
+            later.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+            later.putProperty("armed", a);
+            later.putProperty("implementations", Boolean.TRUE);
+            later.enable();
+            a.requests.add(later);
+        } else {
+            int before = a.requests.size();
+            installIn(a, type, false);
+            if (a.requests.size() == before) {
+                log.warn("no method {} found in {}", a.target.methodName(), type.name());
+            }
+        }
+    }
+
+    private void installIn(Armed a, ReferenceType type, boolean declaredOnly) {
         EventRequestManager erm = vm.eventRequestManager();
+        int policy = a.mode == HoldMode.PROCESS ? EventRequest.SUSPEND_ALL : EventRequest.SUSPEND_EVENT_THREAD;
+        if (a.target.edge() == MethodPoint.Edge.RETURN) {
+            if (type.methodsByName(a.target.methodName()).stream().noneMatch(m -> !declaredOnly || m.declaringType().equals(type))) {
+                return;
+            }
+            MethodExitRequest exit = erm.createMethodExitRequest();
+            exit.addClassFilter(type);
+            exit.setSuspendPolicy(policy);
+            exit.putProperty("armed", a);
+            exit.putProperty("hold", Boolean.TRUE);
+            exit.enable();
+            a.requests.add(exit);
+            return;
+        }
         for (Method m : type.methodsByName(a.target.methodName())) {
-            if (m.location() == null || m.isAbstract()) {
+            if (m.location() == null || m.isAbstract() || (declaredOnly && !m.declaringType().equals(type))) {
                 continue;
             }
             BreakpointRequest br = erm.createBreakpointRequest(m.location());
-            br.setSuspendPolicy(a.mode == HoldMode.PROCESS ? EventRequest.SUSPEND_ALL : EventRequest.SUSPEND_EVENT_THREAD);
+            br.setSuspendPolicy(policy);
             br.putProperty("armed", a);
             br.enable();
-            a.breakpoints.add(br);
-        }
-        if (a.breakpoints.isEmpty()) {
-            log.warn("no method {} found in {}", a.target.methodName(), type.name());
+            a.requests.add(br);
         }
     }
 
@@ -171,11 +209,12 @@ public final class DebuggerBarrier implements AutoCloseable {
                         return;
                     }
                     if (e instanceof ClassPrepareEvent cpe) {
-                        Armed a = (Armed) cpe.request().getProperty("armed");
-                        installBreakpoints(a, cpe.referenceType());
-                        cpe.request().disable();
+                        onClassPrepare(cpe);
                     } else if (e instanceof BreakpointEvent be) {
-                        resume &= !onBreakpoint(be, set);
+                        resume &= !onArrival(be.request(), be.thread(), be.location(), set);
+                    } else if (e instanceof MethodExitEvent me && me.request().getProperty("hold") != null) {
+                        resume &= !(me.method().name().equals(((Armed) me.request().getProperty("armed")).target.methodName())
+                                && onArrival(me.request(), me.thread(), me.location(), set));
                     } else if (e instanceof MethodExitEvent me) {
                         onMethodExit(me);
                     } else if (e instanceof ExceptionEvent ee) {
@@ -220,13 +259,24 @@ public final class DebuggerBarrier implements AutoCloseable {
         started = true;
     }
 
-    /** Returns true when the event set is held (not resumed). */
-    private boolean onBreakpoint(BreakpointEvent be, EventSet set) {
-        Armed a = (Armed) be.request().getProperty("armed");
+    private void onClassPrepare(ClassPrepareEvent cpe) {
+        Armed a = (Armed) cpe.request().getProperty("armed");
+        if (cpe.request().getProperty("implementations") != null) {
+            if (a.barrier.state() == BarrierState.ARMED && cpe.referenceType() instanceof ClassType c && c.allInterfaces().contains(a.api)) {
+                installIn(a, c, true);
+            }
+            return;
+        }
+        install(a, cpe.referenceType());
+        cpe.request().disable();
+    }
+
+    /** A thread reached an armed point (a method's entry, or its normal return); true when the event set is held (not resumed). */
+    private boolean onArrival(EventRequest request, ThreadReference thread, Location at, EventSet set) {
+        Armed a = (Armed) request.getProperty("armed");
         if (a == null || a.barrier.state() != BarrierState.ARMED) {
             return false;
         }
-        ThreadReference thread = be.thread();
         Map<String, String> context = new TreeMap<>();
         List<CommitOffset> offsets = new ArrayList<>();
         List<String> stack = new ArrayList<>();
@@ -238,6 +288,9 @@ public final class DebuggerBarrier implements AutoCloseable {
             }
             StackFrame top = frames.get(0);
             context.put("method", top.location().method().toString());
+            if (a.target.edge() == MethodPoint.Edge.RETURN) {
+                context.put("edge", "returned normally");
+            }
             List<Value> argv = top.getArgumentValues();
             if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && map.referenceType().name().contains("Map")) {
                 String unreadable = OffsetsReader.read(map, offsets);
@@ -254,9 +307,17 @@ public final class DebuggerBarrier implements AutoCloseable {
             return false;
         }
         // one-shot: later calls pass freely
-        a.breakpoints.forEach(EventRequest::disable);
+        a.requests.forEach(EventRequest::disable);
         a.thread = thread;
-        a.barrier.onRelease(() -> resumeAndObserve(a, set));
+        a.heldType = at.declaringType().name();
+        if (a.target.edge() == MethodPoint.Edge.RETURN) {
+            a.barrier.onRelease(() -> {
+                resume(set);
+                a.barrier.recordOutcome(CallOutcome.accepted(a.barrier.point())); // held after it returned: it completed
+            });
+        } else {
+            a.barrier.onRelease(() -> resumeAndObserve(a, set));
+        }
         watchdog.schedule(() -> {
             if (a.barrier.state() == BarrierState.HELD) {
                 log.warn("barrier {} held for its safety timeout {}; releasing", a.barrier.point(), a.options.holdTimeout());
@@ -266,13 +327,21 @@ public final class DebuggerBarrier implements AutoCloseable {
         return true;
     }
 
+    private static void resume(EventSet set) {
+        try {
+            set.resume();
+        } catch (com.sun.jdi.VMDisconnectedException e) {
+            // the program is gone (crashed while held): nothing to resume
+        }
+    }
+
     /** Before resuming, ask to see the held call return or throw (both requests filtered to its thread). */
     private void resumeAndObserve(Armed a, EventSet set) {
         try {
             EventRequestManager erm = vm.eventRequestManager();
             MethodExitRequest exit = erm.createMethodExitRequest();
             exit.addThreadFilter(a.thread);
-            exit.addClassFilter(a.target.className());
+            exit.addClassFilter(a.heldType); // the class whose method was entered (for an interface point, the implementation)
             exit.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
             exit.putProperty("armed", a);
             exit.enable();
@@ -408,7 +477,10 @@ public final class DebuggerBarrier implements AutoCloseable {
         final MethodPoint target;
         final HoldMode mode;
         final BarrierOptions options;
-        final List<BreakpointRequest> breakpoints = new ArrayList<>();
+        /** What arms the point: breakpoints, method-exit requests, and for an interface the wait for classes that implement it. */
+        final List<EventRequest> requests = new ArrayList<>();
+        volatile InterfaceType api;
+        volatile String heldType;
         final List<EventRequest> observers = new ArrayList<>();
         volatile ThreadReference thread;
         volatile int depth;

@@ -22,7 +22,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A small serial consumer for the debugger tests (it knows nothing of barriers): per record it
  * commits an effect row to SQLite, THEN calls {@code commitSync}. Args: bootstrap topic group
- * protocol(classic|consumer) maxPollIntervalMs sessionTimeoutMs(classic; 0 = default) db clientId.
+ * protocol(classic|consumer) maxPollIntervalMs sessionTimeoutMs(classic; 0 = default) db clientId [tx]; with {@code tx} each
+ * effect is its own transaction that ends in {@code Connection#commit} (else autocommit does it).
  */
 public final class CommitLoopMain {
     private CommitLoopMain() {
@@ -51,6 +52,8 @@ public final class CommitLoopMain {
                 s.execute("PRAGMA busy_timeout=10000");
                 s.execute("CREATE TABLE IF NOT EXISTS effects (client TEXT, partition INTEGER, \"offset\" INTEGER)");
             }
+            boolean tx = a.length > 8 && a[8].equals("tx");
+            db.setAutoCommit(!tx);
             c.subscribe(List.of(a[1]));
             while (true) {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
@@ -59,6 +62,10 @@ public final class CommitLoopMain {
                         ins.setInt(2, r.partition());
                         ins.setLong(3, r.offset());
                         ins.executeUpdate(); // autocommit: the DB commit happens here
+                    }
+                    if (tx) {
+                        System.out.println("calling commit of " + r.partition() + "@" + r.offset());
+                        db.commit();
                     }
                     System.out.println("calling commitSync " + r.partition() + "@" + (r.offset() + 1));
                     try {

@@ -46,9 +46,11 @@ class DebuggerBarrierTest {
         }
     }
 
-    private List<String> command(LocalKafka kafka, LabNamespace ns, String protocol, String client, int maxPollMs, int sessionMs) {
-        return ChildProcess.java(List.of("-Xmx128m"), CommitLoopMain.class.getName(), kafka.bootstrapServers(), ns.topic(), ns.group(),
-                protocol, "" + maxPollMs, "" + sessionMs, dir.resolve("target.db").toString(), client);
+    private List<String> command(LocalKafka kafka, LabNamespace ns, String protocol, String client, int maxPollMs, int sessionMs, String... more) {
+        List<String> args = new ArrayList<>(List.of(kafka.bootstrapServers(), ns.topic(), ns.group(), protocol, "" + maxPollMs, "" + sessionMs,
+                dir.resolve("target.db").toString(), client));
+        args.addAll(List.of(more));
+        return ChildProcess.java(List.of("-Xmx128m"), CommitLoopMain.class.getName(), args.toArray(String[]::new));
     }
 
     private ChildProcess launch(List<String> cmd, String name) {
@@ -202,5 +204,62 @@ class DebuggerBarrierTest {
 
         a.awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(a.isAlive()).isTrue();
+    }
+
+    @Test
+    void theJdbcCommitPointHoldsTheProgramBeforeItsTransactionCommitsInWhateverDriverItUses(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, "tx"), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("db-commit", MethodPoint.jdbcCommit(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.stack().get(0)).as("the interface point is held in the driver's class").startsWith("org.sqlite.").contains(".commit");
+        assertThat(arrival.stack()).anyMatch(f -> f.startsWith(CommitLoopMain.class.getName() + ".main"));
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commit of 0@0").doesNotContain("calling commitSync");
+        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("its transaction has not committed").isZero();
+
+        barrier.release();
+
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().accepted()).isTrue();
+        assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).isEqualTo(2);
+    }
+
+    @Test
+    void anOnReturnPointHoldsTheProgramAfterItsOffsetCommitWasStoredBeforeItSeesTheAnswer(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("after-offset-commit", MethodPoint.kafkaCommitSync().onReturn(), HoldMode.THREAD, moves::add,
+                BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.context()).containsEntry("edge", "returned normally");
+        assertThat(arrival.stack().get(0)).startsWith("org.apache.kafka.clients.consumer.KafkaConsumer.commitSync");
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
+        try (io.replaylab.kafka.KafkaOps ops = io.replaylab.kafka.KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(10))) {
+            assertThat(ops.describe(ns.group()).partitions()).as("the broker stored the offset already")
+                    .anySatisfy(p -> assertThat(p.committed()).isEqualTo(1));
+        }
+
+        barrier.release();
+
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().accepted()).isTrue();
+        a.awaitOutput("commit accepted", Duration.ofSeconds(20));
+    }
+
+    @Test
+    void aMethodPointIsParsedFromClassHashMethodAndBadTextIsNamed() {
+        assertThat(MethodPoint.parse("org.postgresql.jdbc.PgConnection#commit")).isEqualTo(new MethodPoint("org.postgresql.jdbc.PgConnection", "commit"));
+        assertThat(MethodPoint.kafkaCommitSync().onReturn().toString()).endsWith("#commitSync (on return)");
+        for (String bad : new String[] {"commit", "PgConnection#", "#commit", "a.B#c#d", "a b.C#commit"}) {
+            assertThatThrownBy(() -> MethodPoint.parse(bad)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'" + bad + "'");
+        }
     }
 }
