@@ -238,4 +238,38 @@ public sealed interface Payload {
             return text;
         }
     }
+
+    /** One cell of a {@link Matrix}: a part of the experiment recorded as an experiment of its own, or not selected ({@code experiment} null). */
+    record MatrixCell(String row, String column, String status, String experiment, String meaning, String reason) {
+        public MatrixCell {
+            Objects.requireNonNull(row, "row");
+            Objects.requireNonNull(column, "column");
+            Objects.requireNonNull(status, "status");
+        }
+    }
+
+    /**
+     * An experiment made of parts laid out as rows × columns (e.g. commit-protocol points × faults):
+     * each cell's outcome, and the part that holds its own checks and timeline. Reports draw it as a
+     * table whose cells link to the parts.
+     */
+    record Matrix(String title, String rowHeading, List<String> rows, List<String> columns, List<MatrixCell> cells) implements Payload {
+        public Matrix {
+            rows = List.copyOf(rows);
+            columns = List.copyOf(columns);
+            cells = List.copyOf(cells);
+        }
+
+        /** The cell at (row, column), if there is one. */
+        public java.util.Optional<MatrixCell> cell(String row, String column) {
+            return cells.stream().filter(c -> c.row().equals(row) && c.column().equals(column)).findFirst();
+        }
+
+        @Override
+        public String summary() {
+            Map<String, Long> counts = new java.util.TreeMap<>();
+            cells.forEach(c -> counts.merge(c.status(), 1L, Long::sum));
+            return title + ": " + rows.size() + " × " + columns.size() + ", " + counts;
+        }
+    }
 }

@@ -37,10 +37,31 @@ public final class Reports {
                     .append(e.outcome().status()).append("** | ").append(mdCell(e.outcome().reason())).append(" |\n");
         }
         for (ExperimentEvidence e : run.experiments()) {
-            md.append("\n## Experiment `").append(e.name()).append("`: ").append(e.outcome().status()).append("\n\n");
+            md.append("\n<a id=\"exp-").append(e.name()).append("\"></a>\n\n## Experiment `").append(e.name()).append("`: ")
+                    .append(e.outcome().status()).append("\n\n");
             md.append(mdCell(e.outcome().toString())).append("\n\n");
             if (e.outcome().confirmation() != null) {
                 md.append("Fault confirmed: ").append(mdCell(e.outcome().confirmation().toString())).append("\n\n");
+            }
+            for (Payload.Matrix m : matrices(e)) {
+                md.append("### ").append(mdCell(m.title())).append("\n\n| ").append(mdCell(m.rowHeading())).append(" |");
+                m.columns().forEach(c -> md.append(' ').append(mdCell(c)).append(" |"));
+                md.append("\n|---|").append("---|".repeat(m.columns().size())).append('\n');
+                for (String r : m.rows()) {
+                    md.append("| **").append(mdCell(r)).append("** |");
+                    for (String c : m.columns()) {
+                        md.append(' ').append(m.cell(r, c).map(x -> x.experiment() == null ? x.status()
+                                : "[**" + x.status() + "**](#exp-" + x.experiment() + ")").orElse("")).append(" |");
+                    }
+                    md.append('\n');
+                }
+                md.append('\n');
+                for (Payload.MatrixCell x : m.cells()) {
+                    md.append("- **").append(mdCell(x.row())).append(" × ").append(mdCell(x.column())).append("**: ")
+                            .append(x.meaning() == null ? "" : mdCell(x.meaning())).append(" — ").append(x.status())
+                            .append(x.reason() == null ? "" : ": " + mdCell(x.reason())).append('\n');
+                }
+                md.append('\n');
             }
             md.append("### Checks\n\n");
             if (e.checks().isEmpty()) {
@@ -102,6 +123,7 @@ public final class Reports {
                 .append("body{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1200px;color:#222}")
                 .append("table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}")
                 .append(".PASS{color:#fff;background:#2e7d32}.FAIL{color:#fff;background:#c62828}.NOT_RUN{color:#000;background:#f9a825}")
+                .append(".matrix td{text-align:center;font-weight:bold;min-width:6em}.matrix td a{color:inherit}.NOT_SELECTED{color:#666;background:#eee}")
                 .append(".badge{padding:2px 8px;border-radius:4px;font-weight:bold}.problems{background:#fff3e0;padding:.5em 1em}")
                 .append("svg text{font:11px sans-serif}code{background:#f4f4f4}\n</style></head><body>\n");
         h.append("<h1>replay-lab run <code>").append(esc(run.runId())).append("</code></h1>\n");
@@ -127,6 +149,32 @@ public final class Reports {
                     .append("</code> ").append(badge(e.outcome().status())).append("</h2>\n<p>").append(esc(e.outcome().toString())).append("</p>\n");
             if (e.outcome().confirmation() != null) {
                 h.append("<p>Fault confirmed: ").append(esc(e.outcome().confirmation().toString())).append("</p>\n");
+            }
+            for (Payload.Matrix m : matrices(e)) {
+                h.append("<h3>").append(esc(m.title())).append("</h3>\n<table class=\"matrix\"><tr><th>").append(esc(m.rowHeading())).append("</th>");
+                m.columns().forEach(c -> h.append("<th>").append(esc(c)).append("</th>"));
+                h.append("</tr>\n");
+                for (String r : m.rows()) {
+                    h.append("<tr><th>").append(esc(r)).append("</th>");
+                    for (String c : m.columns()) {
+                        Payload.MatrixCell x = m.cell(r, c).orElse(null);
+                        if (x == null) {
+                            h.append("<td></td>");
+                        } else {
+                            String label = x.experiment() == null ? esc(x.status()) : "<a href=\"#exp-" + esc(x.experiment()) + "\">" + esc(x.status()) + "</a>";
+                            h.append("<td class=\"").append(esc(x.status())).append("\" title=\"").append(esc(x.reason() == null ? "" : x.reason()))
+                                    .append("\">").append(label).append("</td>");
+                        }
+                    }
+                    h.append("</tr>\n");
+                }
+                h.append("</table>\n<ul class=\"matrix-cells\">");
+                for (Payload.MatrixCell x : m.cells()) {
+                    h.append("<li><strong>").append(esc(x.row())).append(" × ").append(esc(x.column())).append("</strong>: ")
+                            .append(esc(x.meaning() == null ? "" : x.meaning())).append(" — ").append(esc(x.status()))
+                            .append(x.reason() == null ? "" : ": " + esc(x.reason())).append("</li>");
+                }
+                h.append("</ul>\n");
             }
             h.append("<h3>Checks</h3>\n<table class=\"checks\"><tr><th>check</th><th>requirement</th><th>expected</th><th>actual</th><th>verdict</th></tr>\n");
             for (Check c : e.checks()) {
@@ -242,6 +290,10 @@ public final class Reports {
             return "#6d4c41";
         }
         return "#757575";
+    }
+
+    private static List<Payload.Matrix> matrices(ExperimentEvidence e) {
+        return e.events().stream().map(Event::payload).filter(p -> p instanceof Payload.Matrix).map(p -> (Payload.Matrix) p).toList();
     }
 
     private static String badge(Status s) {

@@ -6,6 +6,7 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -64,5 +65,28 @@ class ReportsTest {
     @Test
     void htmlEscapesEverythingItShows() {
         assertThat(Reports.esc("<script>&\"'")).isEqualTo("&lt;script&gt;&amp;&quot;&#39;");
+    }
+
+    @Test
+    void aMatrixIsDrawnAsATableWhoseCellsLinkToTheirPartsAndSayWhatEachCellMeans() throws Exception {
+        RunEvidence run;
+        try (RunRecorder r = RunRecorder.start(dir, "run-matrix")) {
+            ExperimentRecorder whole = r.experiment("schedules");
+            ExperimentRecorder part = r.experiment("schedules.p1.crash");
+            part.finish(Outcome.checkFailed("check failed: oracle"));
+            whole.record(Source.here("harness"), new Payload.Matrix("Schedule", "point", List.of("p1", "p2"), List.of("hold", "crash"), List.of(
+                    new Payload.MatrixCell("p1", "crash", "FAIL", "schedules.p1.crash", "killed at p1", "check failed: oracle"),
+                    new Payload.MatrixCell("p2", "hold", "NOT_SELECTED", null, "held at p2", null))));
+            whole.finish(Outcome.checkFailed("worst cell: p1 × crash"));
+            run = r.save().evidence();
+        }
+
+        String md = Reports.markdown(run);
+        assertThat(md).contains("| point | hold | crash |\n|---|---|---|\n| **p1** |  | [**FAIL**](#exp-schedules.p1.crash) |\n| **p2** | NOT_SELECTED |  |")
+                .contains("<a id=\"exp-schedules.p1.crash\"></a>")
+                .contains("- **p1 × crash**: killed at p1 — FAIL: check failed: oracle");
+        String html = Reports.html(run);
+        assertThat(html).contains("<td class=\"FAIL\" title=\"check failed: oracle\"><a href=\"#exp-schedules.p1.crash\">FAIL</a></td>")
+                .contains("<section id=\"exp-schedules.p1.crash\">").contains("<td class=\"NOT_SELECTED\" title=\"\">NOT_SELECTED</td>");
     }
 }

@@ -53,7 +53,10 @@ final class SampleRuns {
                 new Payload.OracleVerdict("PASS", Map.of("missing", 0L, "duplicated", 0L), "", java.time.Instant.parse("2026-01-02T03:04:05Z"),
                         Map.of("t-0", 5L, "t-1", 7L)),
                 new Payload.Delivered("A", 0, 10, 0),
-                new Payload.Note("replay started"));
+                new Payload.Note("replay started"),
+                new Payload.Matrix("schedule", "point", List.of("before-offset-commit"), List.of("hold", "crash"),
+                        List.of(new Payload.MatrixCell("before-offset-commit", "hold", "PASS", "schedules.before-offset-commit.hold", "held", null),
+                                new Payload.MatrixCell("before-offset-commit", "crash", "NOT_SELECTED", null, "killed", "not asked for"))));
     }
 
     static int knownRunEventCount() {
