@@ -47,12 +47,15 @@ final class CommitGate {
     private final long holdTimeoutMillis;
     private final Set<Connection> holding = new LinkedHashSet<>();
     private final List<String> history = new ArrayList<>();
+    /** Hold the broker's answer to the commit (the offset is stored, the client has not seen it) instead of the request. */
+    private final boolean answers;
     private String heldMember;
     private int framesDropped;
     private int framesForwarded;
 
-    CommitGate(String point, String group, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
+    CommitGate(String point, String group, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
         this.group = group;
+        this.answers = answers;
         this.listener = listener;
         this.proxy = proxy;
         this.barrier = Barrier.arm(point, options, listener);
@@ -83,6 +86,9 @@ final class CommitGate {
         CommitRequest r = f.commit();
         if (!group.equals(r.group())) {
             return Decision.PASS;
+        }
+        if (answers) {
+            return barrier.state() == BarrierState.ARMED ? new Decision(null, answerHold(c, f)) : Decision.PASS;
         }
         synchronized (this) {
             switch (barrier.state()) {
@@ -159,7 +165,64 @@ final class CommitGate {
         listener.onObservation(barrier.point(), "the client closed " + c + " while its OffsetCommit was held; that frame was never sent");
     }
 
+    /**
+     * The answer side: when the broker accepted the commit (every partition NONE), the answer and
+     * every later response on that connection wait here, on the connection's response thread, until
+     * release; the outcome is ACCEPTED (the broker stored the offsets). A refused commit passes.
+     */
+    private Consumer<OffsetCommitResponseData> answerHold(Connection c, Connection.Frame f) {
+        return response -> {
+            List<String> errors = errorsOf(response);
+            if (!errors.isEmpty()) {
+                note(c, f, "the broker refused it " + errors + "; its answer passes");
+                return;
+            }
+            if (!barrier.reach(arrival(c, f))) {
+                return; // another commit reached the point first
+            }
+            java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
+            barrier.onRelease(released::countDown);
+            synchronized (this) {
+                heldMember = f.commit().memberId();
+                note(c, f, "the broker accepted it (offsets stored); its answer is held");
+            }
+            timer.schedule(this::holdTimeout, holdTimeoutMillis, TimeUnit.MILLISECONDS);
+            boolean interrupted = false;
+            while (released.getCount() > 0) {
+                try {
+                    released.await();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            barrier.recordOutcome(CallOutcome.accepted(barrier.point()));
+            synchronized (this) {
+                note(c, f, "released: its answer goes to the client" + (c.isClosed() ? ", which has closed the connection (it never sees it)" : ""));
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        };
+    }
+
+    private List<String> errorsOf(OffsetCommitResponseData response) {
+        List<String> errors = new ArrayList<>();
+        for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+            String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
+            for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+                Errors e = Errors.forCode(p.errorCode());
+                if (e != Errors.NONE) {
+                    errors.add(topic + "-" + p.partitionIndex() + " " + e.name() + " (" + e.message() + ")");
+                }
+            }
+        }
+        return errors;
+    }
+
     private void released() {
+        if (answers) {
+            return; // the held answer's thread goes on by itself
+        }
         List<Connection> live;
         synchronized (this) {
             live = new ArrayList<>(holding);
@@ -199,16 +262,7 @@ final class CommitGate {
         }
         note(c, f, "forwarded to the broker");
         return response -> {
-            List<String> errors = new ArrayList<>();
-            for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
-                String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
-                for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
-                    Errors e = Errors.forCode(p.errorCode());
-                    if (e != Errors.NONE) {
-                        errors.add(topic + "-" + p.partitionIndex() + " " + e.name() + " (" + e.message() + ")");
-                    }
-                }
-            }
+            List<String> errors = errorsOf(response);
             String where = "OffsetCommit v" + f.version() + " correlation " + f.correlationId() + " on " + c;
             synchronized (this) {
                 String line = Instant.now() + " " + where + ": broker answered " + (errors.isEmpty() ? "NONE" : errors);

@@ -295,6 +295,10 @@ final class Connection {
         return null;
     }
 
+    boolean isClosed() {
+        return closed;
+    }
+
     /** Frames kept for a barrier are dropped with the connection; the gate hears which. */
     private void dropHeld() {
         List<Frame> frames;

@@ -141,11 +141,25 @@ public final class WireProxy implements AutoCloseable {
      * are held with it until release. The safety hold timeout releases it anyway.
      */
     public Barrier arm(String point, String group, BarrierListener listener, BarrierOptions options) {
+        return arm(point, group, false, listener, options);
+    }
+
+    /**
+     * Arms a one-shot barrier on the broker's ANSWER to an OffsetCommit of {@code group}: the first
+     * commit the broker accepts (it has stored the offsets) has its answer held on the way back,
+     * with every later response on that connection, so the client has not seen it; the outcome is
+     * ACCEPTED. A refused commit's answer passes. The safety hold timeout releases it anyway.
+     */
+    public Barrier armAnswer(String point, String group, BarrierListener listener, BarrierOptions options) {
+        return arm(point, group, true, listener, options);
+    }
+
+    private Barrier arm(String point, String group, boolean answers, BarrierListener listener, BarrierOptions options) {
         Objects.requireNonNull(group, "group");
         if (closed) {
             throw new IllegalStateException("the proxy is closed");
         }
-        CommitGate gate = new CommitGate(point, group, listener, options, this);
+        CommitGate gate = new CommitGate(point, group, answers, listener, options, this);
         gates.add(gate);
         return gate.barrier();
     }

@@ -226,6 +226,31 @@ class WireProxyTest {
     }
 
     @Test
+    void anAnswerHeldOnTheWireLeavesTheOffsetStoredWhileTheClientHasNotSeenIt(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        Barrier barrier = proxy.armAnswer("after-offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1");
+        try (io.replaylab.kafka.KafkaOps ops = io.replaylab.kafka.KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(10))) {
+            assertThat(ops.describe(ns.group()).partitions()).as("the broker stored it").anySatisfy(p -> assertThat(p.committed()).isEqualTo(1));
+        }
+        Thread.sleep(1000);
+        assertThat(Files.readString(dir.resolve("A.out"))).as("the client has not seen the answer").contains("calling commitSync 0@1")
+                .doesNotContain("commit accepted");
+        barrier.release();
+
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict()).isEqualTo("ACCEPTED");
+        a.awaitOutput("commit accepted", Duration.ofSeconds(20));
+        assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("later answers pass").isEqualTo(2);
+        assertThat(proxy.commitLog()).anyMatch(l -> l.contains("its answer is held")).anyMatch(l -> l.contains("its answer goes to the client"));
+    }
+
+    @Test
     void aCommitWhoseClientGaveUpWhileHeldIsRecordedAsNotDelivered(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, Duration.ofSeconds(1));
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
