@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import io.replaylab.barrier.jdi.HoldMode;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
@@ -30,9 +31,17 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, or all (default: replay, rebalance "
-            + "and rebuild; eos only when named)")
+    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, schedules, or all (default: replay, "
+            + "rebalance and rebuild; eos and schedules only when named)")
     String experiment;
+
+    @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
+            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash); default all nine")
+    java.util.List<String> cells;
+
+    @Option(names = "--db-commit-point", description = "schedules: where the debugger holds a JVM subject before its DB commit, as "
+            + "Class#method (default java.sql.Connection#commit: the JDBC commit the subject calls, in whatever driver)")
+    String dbCommitPoint;
 
     @Option(names = "--transform-cmd", description = "eos: a consume-transform-produce JVM program instead of the reference one, with "
             + "{bootstrap} {topic} {output} {group} {instance} {logdir}")
@@ -96,12 +105,16 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LabSettings settings = LabSettings.custom()
+        LabSettings.Builder builder = LabSettings.custom()
                 .experiments(experiment.equals("all") ? LabSettings.ALL : Set.of(experiment))
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
                 .holdMode(holdMode).barrier(barrier).workDir(workDir).keep(keep)
                 .subject(subjectCmd).transformSubject(transformCmd).targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password()).build();
+                .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password()).dbCommitPoint(dbCommitPoint);
+        if (cells != null) {
+            builder.scheduleCells(cells);
+        }
+        LabSettings settings = builder.build();
         PrintWriter out = spec.commandLine().getOut();
         LabStop stop = LabStop.create();
         Lab.LabResult r;
@@ -123,9 +136,11 @@ final class RunCommand implements Callable<Integer> {
             out.println();
             out.println("Outcome: " + ev.outcome().status() + " — " + ev.outcome().reason());
             if (!quiet) {
+                int width = ev.experiments().stream().mapToInt(x -> x.name().length()).max().orElse(10);
                 for (ExperimentEvidence x : ev.experiments()) {
-                    out.printf("  %-10s %-8s %s%n", x.name(), x.outcome().status(), x.outcome().reason());
+                    out.printf("  %-" + width + "s %-8s %s%n", x.name(), x.outcome().status(), x.outcome().reason());
                 }
+                ev.experiments().forEach(x -> printMatrices(out, x));
                 out.println("Report: " + r.report() + " (and report.html, evidence.json beside it)");
             }
         }
@@ -135,6 +150,24 @@ final class RunCommand implements Callable<Integer> {
             return Signals.exitCode(stop.reason());
         }
         return exitCode(ev.outcome().status());
+    }
+
+    /** An experiment's matrix (e.g. schedules: point × fault) as a table of outcomes. */
+    static void printMatrices(PrintWriter out, ExperimentEvidence x) {
+        x.events().stream().map(io.replaylab.evidence.Event::payload).filter(p -> p instanceof Payload.Matrix).map(p -> (Payload.Matrix) p)
+                .forEach(m -> {
+                    int first = Math.max(m.rowHeading().length(), m.rows().stream().mapToInt(String::length).max().orElse(0)) + 2;
+                    out.println();
+                    out.println("  " + x.name() + ": " + m.title());
+                    StringBuilder head = new StringBuilder(String.format("    %-" + first + "s", m.rowHeading()));
+                    m.columns().forEach(c -> head.append(String.format("%-14s", c)));
+                    out.println(head.toString().stripTrailing());
+                    for (String r : m.rows()) {
+                        StringBuilder line = new StringBuilder(String.format("    %-" + first + "s", r));
+                        m.columns().forEach(c -> line.append(String.format("%-14s", m.cell(r, c).map(Payload.MatrixCell::status).orElse(""))));
+                        out.println(line.toString().stripTrailing());
+                    }
+                });
     }
 
     static int exitCode(Status s) {

@@ -124,7 +124,7 @@ final class EosExperiment {
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
             for (PartitionRef p : aOwns) {
-                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, b, ctx.settings().handoffTimeout());
+                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
                 if (moved == null) {
                     barrier.release();
                     e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));

@@ -154,7 +154,7 @@ final class RebalanceExperiment {
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
             ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings().handoffTimeout().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, b, ctx.settings().handoffTimeout());
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
@@ -257,22 +257,29 @@ final class RebalanceExperiment {
         return barrier.awaitArrival(Duration.ofNanos(1));
     }
 
-    /** Waits (kafka-ops) for another member to own {@code p}, recording each ownership change; returns the event that shows the handoff. */
+    /**
+     * Waits (kafka-ops) for a member not in {@code aMembers} to own {@code p}, recording each ownership
+     * change (a member is named by the instance in {@code others} whose name is its client id, else by
+     * its client id); returns the event that shows the handoff, or null. Every instance in
+     * {@code needed} must stay running ({@link LabContext#checkpoint}).
+     */
     static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
-            LabContext.Instance a, LabContext.Instance b, Duration timeout) throws InterruptedException {
-        long pidA = a.pid();
-        long pidB = b.pid();
+            LabContext.Instance a, List<LabContext.Instance> needed, Duration timeout) throws InterruptedException {
         Map<String, List<String>> last = new HashMap<>();
         Event[] handoff = {null};
+        LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
         ctx.ops().awaitOwnerChange(group, p, aMembers, timeout, s -> {
-            ctx.checkpoint(a, b);
+            ctx.checkpoint(live);
             for (GroupMember m : s.members()) {
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {
                     last.put(m.memberId(), parts);
                     boolean isA = aMembers.contains(m.memberId());
-                    Event ev = e.record(Source.of(isA ? a.name() : b.name(), isA ? pidA : pidB, "group description"),
-                            new Payload.AssignmentChanged(isA ? a.name() : m.clientId(), "owns", parts,
+                    LabContext.Instance who = isA ? a : needed.stream().filter(i -> i != a && i.name().equals(m.clientId())).findFirst()
+                            .orElse(needed.get(needed.size() - 1));
+                    String name = isA ? a.name() : m.clientId();
+                    Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
+                            new Payload.AssignmentChanged(name, "owns", parts,
                                     m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
                     if (!isA && m.assignment().contains(p)) {

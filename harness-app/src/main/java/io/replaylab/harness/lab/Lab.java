@@ -122,37 +122,12 @@ public final class Lab {
                 }
                 for (Experiment experiment : settings.experiments()) {
                     String name = experiment.name();
-                    LabNamespace child = LabNamespace.of(ns.prefix() + "." + name);
                     ExperimentRecorder e = run.experiment(name, experiment.requirements().toArray(String[]::new));
-                    ctx.meter(e);
-                    if (stop.requested()) {
-                        e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
-                        continue;
-                    }
                     if (unreachable != null || targetRefused != null) {
                         e.finish(Outcome.notRun("prerequisite missing: " + (unreachable != null ? unreachable : targetRefused)));
                         continue;
                     }
-                    try {
-                        Outcome o = experiment.body().run(ctx, child, e);
-                        p.step(name + ": " + o);
-                    } catch (Exception | LinkageError ex) {
-                        String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + p.last()
-                                : ex instanceof SubjectExitedException ? ex.getMessage()
-                                : ex instanceof BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
-                                : null;
-                        if (why == null) { // nothing the lab foresees: keep the stack trace
-                            why = "the experiment could not complete: " + ex;
-                            log.error("experiment {} could not complete", name, ex);
-                        }
-                        if (!e.finished()) {
-                            e.record(Source.here("harness"), new Payload.Note(why));
-                        }
-                        finishIfOpen(e, Outcome.notRun(why));
-                        p.step(name + ": NOT_RUN (" + why + ")");
-                    } finally {
-                        ctx.stopAll();
-                    }
+                    ctx.run(e, LabNamespace.of(ns.prefix() + "." + name), experiment.body());
                 }
                 SavedProtocol saved = run.save();
                 p.step("protocol saved: " + saved.evidenceFile());
@@ -202,9 +177,4 @@ public final class Lab {
         }
     }
 
-    private static void finishIfOpen(ExperimentRecorder e, Outcome o) {
-        if (!e.finished()) {
-            e.finish(o);
-        }
-    }
 }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Outcome;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -45,10 +46,12 @@ import io.replaylab.oracle.Target;
  * from {@link Lab#run} through its {@link Experiment.Body}; it never builds one.
  */
 public final class LabContext {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LabContext.class);
     private final LabSettings settings;
     private final String bootstrap;
     private final LabNamespace ns;
     private final Path runDir;
+    private final RunRecorder run;
     /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
     private final TargetDatabase db;
     private final KafkaOps ops;
@@ -71,6 +74,7 @@ public final class LabContext {
         this.brokerVersion = brokerVersion;
         this.ns = ns;
         this.runDir = run.runDir();
+        this.run = run;
         this.db = db;
         this.ops = ops;
         this.progress = progress;
@@ -125,6 +129,55 @@ public final class LabContext {
 
     public void step(String message) {
         progress.step(message);
+    }
+
+    /**
+     * Runs a part of an experiment as an experiment of its own in the run's evidence (its own
+     * environment, checks, timeline, metrics and outcome), in {@code ns}: e.g. one cell of a
+     * matrix. Its processes are stopped when it ends; an exception makes it NOT_RUN with the
+     * reason, as for a whole experiment. The caller's metrics resume afterwards.
+     */
+    public Outcome part(String name, List<String> requirements, LabNamespace ns, Experiment.Body body) {
+        MeterRegistry outer = meters;
+        try {
+            return run(run.experiment(name, requirements.toArray(String[]::new)), ns, body);
+        } finally {
+            meters = outer;
+        }
+    }
+
+    /**
+     * Runs one experiment's body: metered, NOT_RUN without starting when the run was stopped, the
+     * outcome announced, an exception turned into NOT_RUN with the reason (the stack trace logged
+     * when it is nothing the lab foresees), and every process of the run stopped at the end.
+     */
+    Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        meter(e);
+        if (stop.requested()) {
+            return e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
+        }
+        try {
+            Outcome o = body.run(this, ns, e);
+            step(e.name() + ": " + o);
+            return o;
+        } catch (Exception | LinkageError ex) {
+            String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + progress.last()
+                    : ex instanceof SubjectExitedException ? ex.getMessage()
+                    : ex instanceof io.replaylab.kafka.BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
+                    : null;
+            if (why == null) { // nothing the lab foresees: keep the stack trace
+                why = "the experiment could not complete: " + ex;
+                log.error("experiment {} could not complete", e.name(), ex);
+            }
+            if (!e.finished()) {
+                e.record(Source.here("harness"), new Payload.Note(why));
+                e.finish(Outcome.notRun(why));
+            }
+            step(e.name() + ": NOT_RUN (" + why + ")");
+            return Outcome.notRun(why);
+        } finally {
+            stopAll();
+        }
     }
 
     /**

@@ -11,8 +11,10 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.experiment.Experiments;
+import io.replaylab.harness.experiment.ScheduleCell;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 
 /**
@@ -28,11 +30,14 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
  * @param barrier null: chosen from the subject (see {@link #barrierChoice()})
  * @param stopGrace how long a subject may take to finish its record and leave after SIGTERM, before SIGKILL
  * @param transformSubject null: the reference transform subject (the eos experiment's consume-transform-produce program)
+ * @param scheduleCells the cells the schedules experiment runs (default: all nine)
+ * @param dbCommitPoint where the debugger holds the subject before its DB commit (default: {@link MethodPoint#jdbcCommit()})
  */
 public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment> experiments, int records, int partitions,
         GroupProtocol groupProtocol, HoldMode holdMode, Path workDir, boolean keep, String subject, String targetQuery,
         Duration handoffTimeout, Duration barrierTimeout, Duration drainTimeout, int maxPollIntervalMs, int sessionTimeoutMs, BarrierKind barrier,
-        String targetJdbcUrl, String targetUser, String targetPassword, String transformSubject, Duration stopGrace) {
+        String targetJdbcUrl, String targetUser, String targetPassword, String transformSubject, Duration stopGrace,
+        List<ScheduleCell> scheduleCells, MethodPoint dbCommitPoint) {
 
     /** The reference experiments' names, in the order a run takes them. */
     public static final Set<String> ALL = Collections.unmodifiableSet(new LinkedHashSet<>(Experiments.REFERENCE.stream()
@@ -41,6 +46,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment
     public LabSettings {
         Objects.requireNonNull(experiments, "experiments");
         experiments = List.copyOf(experiments);
+        scheduleCells = List.copyOf(scheduleCells);
+        Objects.requireNonNull(dbCommitPoint, "dbCommitPoint");
         Objects.requireNonNull(workDir, "workDir");
     }
 
@@ -110,6 +117,8 @@ public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment
         private String targetPassword;
         private String transformSubject;
         private Duration stopGrace = Duration.ofSeconds(20);
+        private List<ScheduleCell> scheduleCells = ScheduleCell.all();
+        private MethodPoint dbCommitPoint = MethodPoint.jdbcCommit();
 
         private Builder() {
         }
@@ -264,6 +273,25 @@ public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment
             return this;
         }
 
+        /** The cells the schedules experiment runs, as {@code point:fault} (default: all nine); at least one. */
+        public Builder scheduleCells(List<String> cells) {
+            if (cells == null || cells.isEmpty()) {
+                throw new IllegalArgumentException("--cells needs at least one point:fault, e.g. after-offset-commit:crash");
+            }
+            this.scheduleCells = cells.stream().map(ScheduleCell::parse).distinct().toList();
+            return this;
+        }
+
+        /**
+         * Where the debugger holds a JVM subject just before its DB transaction commits, as
+         * {@code Class#method} (an interface means every implementation); default
+         * {@code java.sql.Connection#commit}, the JDBC commit the subject actually calls.
+         */
+        public Builder dbCommitPoint(String point) {
+            this.dbCommitPoint = point == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(point);
+            return this;
+        }
+
         public LabSettings build() {
             if (targetJdbcUrl != null) {
                 TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote); // refused here, before anything starts
@@ -274,7 +302,7 @@ public record LabSettings(String bootstrap, boolean allowRemote, List<Experiment
             experiments.addAll(own);
             return new LabSettings(bootstrap, allowRemote, experiments, records, partitions, groupProtocol, holdMode, workDir, keep, subject,
                     targetQuery, handoffTimeout, barrierTimeout, drainTimeout, maxPollIntervalMs, sessionTimeoutMs, barrier,
-                    targetJdbcUrl, targetUser, targetPassword, transformSubject, stopGrace);
+                    targetJdbcUrl, targetUser, targetPassword, transformSubject, stopGrace, scheduleCells, dbCommitPoint);
         }
 
         private static Duration positive(Duration d, String name) {

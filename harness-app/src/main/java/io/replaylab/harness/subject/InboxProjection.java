@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.List;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -110,6 +111,9 @@ final class InboxProjection implements AutoCloseable {
             cfg.setInitializationFailTimeout(1); // a refused login ends the subject at once, with the server's reason
         }
         this.pool = new HikariDataSource(cfg);
+        if (schemaExists()) {
+            return; // no write transaction at start: an instance must be able to start and join while another holds the write lock
+        }
         inTransaction(c -> {
             try (Statement s = c.createStatement()) {
                 if (dialect == Dialect.POSTGRES) {
@@ -121,6 +125,18 @@ final class InboxProjection implements AutoCloseable {
             }
             return null;
         });
+    }
+
+    /** The schema's tables are all there (created in one transaction, so the index is too); a read only. */
+    private boolean schemaExists() {
+        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+            for (String table : List.of("inbox", "ledger", "balance", "quarantine")) {
+                s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+            }
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
     }
 
     /** Inbox row + effect, or nothing if the message is already in this namespace's inbox. One transaction. */

@@ -1,0 +1,115 @@
+package io.replaylab.harness.experiment;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * One cell of the {@code schedules} experiment: a single fault at one point of the commit protocol,
+ * on instance A processing a record, with B in the same group. Written {@code point:fault}, e.g.
+ * {@code after-offset-commit:crash}.
+ */
+public record ScheduleCell(Point point, Fault fault) {
+    /** Points of the commit protocol, defined by the protocol, not by the subject's code order. */
+    public enum Point {
+        /** The subject's DB transaction commit is about to run. */
+        BEFORE_DB_COMMIT("the subject's DB transaction is about to commit"),
+        /** The OffsetCommit is about to be sent. */
+        BEFORE_OFFSET_COMMIT("the OffsetCommit is about to be sent"),
+        /** The broker has stored the offset; the subject has not yet seen the answer. */
+        AFTER_OFFSET_COMMIT("the broker has stored the offset; the subject has not yet seen the answer");
+
+        private final String description;
+
+        Point(String description) {
+            this.description = description;
+        }
+
+        public String id() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        public String description() {
+            return description;
+        }
+    }
+
+    /** What happens to A at the point. */
+    public enum Fault {
+        /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
+        HOLD("A's thread is held past its poll interval, then resumed after the partition moved"),
+        /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
+        FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved"),
+        /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
+        CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name");
+
+        private final String description;
+
+        Fault(String description) {
+            this.description = description;
+        }
+
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        public String description() {
+            return description;
+        }
+    }
+
+    public ScheduleCell {
+        Objects.requireNonNull(point, "point");
+        Objects.requireNonNull(fault, "fault");
+    }
+
+    /** Every cell, points × faults, in the matrix's order. */
+    public static List<ScheduleCell> all() {
+        List<ScheduleCell> all = new ArrayList<>();
+        for (Point p : Point.values()) {
+            for (Fault f : Fault.values()) {
+                all.add(new ScheduleCell(p, f));
+            }
+        }
+        return List.copyOf(all);
+    }
+
+    /** {@code point:fault}, e.g. {@code before-offset-commit:hold}; a clear error naming what was wrong and what is valid. */
+    public static ScheduleCell parse(String text) {
+        String[] parts = text == null ? new String[0] : text.trim().split(":", -1);
+        if (parts.length != 2) {
+            throw new IllegalArgumentException("a schedule cell is point:fault, e.g. after-offset-commit:crash; was '" + text + "'");
+        }
+        Point p = Arrays.stream(Point.values()).filter(x -> x.id().equals(parts[0])).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "unknown point '" + parts[0] + "' in '" + text + "': use " + String.join(", ", Arrays.stream(Point.values()).map(Point::id).toList())));
+        Fault f = Arrays.stream(Fault.values()).filter(x -> x.id().equals(parts[1])).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "unknown fault '" + parts[1] + "' in '" + text + "': use " + String.join(", ", Arrays.stream(Fault.values()).map(Fault::id).toList())));
+        return new ScheduleCell(p, f);
+    }
+
+    /** {@code point.fault}: the cell's part of experiment and namespace names. */
+    public String id() {
+        return point.id() + "." + fault.id();
+    }
+
+    /** What the cell does and what a correct consumer shows, in one line. */
+    public String meaning() {
+        String expect = switch (point) {
+            case BEFORE_DB_COMMIT -> fault == Fault.CRASH ? "the open transaction is rolled back and the record is redelivered: one effect"
+                    : "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
+            case BEFORE_OFFSET_COMMIT -> fault == Fault.CRASH ? "the effect is in the DB but the offset is not: the redelivery must not apply it again"
+                    : "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
+            case AFTER_OFFSET_COMMIT -> fault == Fault.CRASH
+                    ? "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer loses it)"
+                    : "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
+        };
+        return "at " + point.id() + " (" + point.description() + "), " + fault.description() + "; " + expect;
+    }
+
+    @Override
+    public String toString() {
+        return point.id() + ":" + fault.id();
+    }
+}
