@@ -21,7 +21,7 @@ class HarnessApiTest {
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getName))
                 .containsExactlyInAnyOrder(
                 "io.replaylab.harness.ReplayLab", "io.replaylab.harness.Versions",
-                "io.replaylab.harness.experiment.Experiments",
+                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.ScheduleCell",
                 "io.replaylab.harness.lab.BarrierKind", "io.replaylab.harness.lab.Experiment", "io.replaylab.harness.lab.Lab",
                 "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
                 "io.replaylab.harness.lab.LabStop", "io.replaylab.harness.lab.LabStoppedException",

@@ -162,8 +162,7 @@ final class SchedulesExperiment {
                 try {
                     RebalanceExperiment.awaitArrival(ctx, warmUp, a);
                 } catch (BarrierTimeoutException t) {
-                    return e.finish(neverReached(ctx, "its first offset commit (the warm-up before " + cell.point().id() + ")",
-                            "call KafkaConsumer#commitSync"));
+                    return e.finish(neverReached(ctx, cell.point(), "call KafkaConsumer#commitSync (the warm-up: its first offset commit)"));
                 }
                 barrier = debugger.arm(cell.point().id(), at, HoldMode.THREAD, evidence, options);
                 warmUp.release();
@@ -174,8 +173,8 @@ final class SchedulesExperiment {
             try {
                 arrival = RebalanceExperiment.awaitArrival(ctx, barrier, a);
             } catch (BarrierTimeoutException t) {
-                return e.finish(neverReached(ctx, cell.point().id() + " (" + held + ")", wire ? "send an OffsetCommit for group " + group
-                        : "reach " + held.substring("a debugger breakpoint at ".length())));
+                return e.finish(neverReached(ctx, cell.point(), wire ? (cell.point() == Point.BEFORE_OFFSET_COMMIT ? "send an OffsetCommit"
+                        : "get an OffsetCommit accepted") + " for group " + group : "reach " + held.substring("a debugger breakpoint at ".length())));
             }
             OffsetSnapshot atPoint = ctx.ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
@@ -253,9 +252,8 @@ final class SchedulesExperiment {
         }
     }
 
-    private static Outcome neverReached(LabContext ctx, String point, String what) {
-        return Outcome.notRun("the injection point was never reached: A did not " + what + " within " + ctx.settings().barrierTimeout()
-                + " (point " + point + ")");
+    private static Outcome neverReached(LabContext ctx, Point point, String what) {
+        return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().barrierTimeout());
     }
 
     /** What the target and the group say about the record(s) A holds at the point: the evidence of where the fault hit. */

@@ -20,6 +20,25 @@ class LabSettingsTest {
     }
 
     @Test
+    void theScheduleCellsAreAllNineByDefaultAndABadCellOrDbPointIsNamedWithWhatIsValid() {
+        assertThat(LabSettings.custom().build().scheduleCells()).hasSize(9).first().hasToString("before-db-commit:hold");
+        assertThat(LabSettings.custom().scheduleCells(java.util.List.of("after-offset-commit:crash", " after-offset-commit:crash")).build().scheduleCells())
+                .extracting(Object::toString).containsExactly("after-offset-commit:crash");
+        assertThat(LabSettings.custom().build().dbCommitPoint()).hasToString("java.sql.Connection#commit");
+        assertThat(LabSettings.custom().dbCommitPoint("org.postgresql.jdbc.PgConnection#commit").build().dbCommitPoint().className())
+                .isEqualTo("org.postgresql.jdbc.PgConnection");
+
+        assertThatThrownBy(() -> LabSettings.custom().scheduleCells(java.util.List.of("after-commit:crash")))
+                .hasMessage("unknown point 'after-commit' in 'after-commit:crash': use before-db-commit, before-offset-commit, after-offset-commit");
+        assertThatThrownBy(() -> LabSettings.custom().scheduleCells(java.util.List.of("before-db-commit:pause")))
+                .hasMessage("unknown fault 'pause' in 'before-db-commit:pause': use hold, freeze, crash");
+        assertThatThrownBy(() -> LabSettings.custom().scheduleCells(java.util.List.of("crash")))
+                .hasMessage("a schedule cell is point:fault, e.g. after-offset-commit:crash; was 'crash'");
+        assertThatThrownBy(() -> LabSettings.custom().scheduleCells(java.util.List.of())).hasMessageContaining("--cells needs at least one");
+        assertThatThrownBy(() -> LabSettings.custom().dbCommitPoint("commit")).hasMessageContaining("Class#method").hasMessageContaining("'commit'");
+    }
+
+    @Test
     void theReferenceSubjectsTimeoutsCanBeSetAndAreChecked() {
         LabSettings s = LabSettings.custom().maxPollIntervalMs(8000).sessionTimeoutMs(9000).build();
 
