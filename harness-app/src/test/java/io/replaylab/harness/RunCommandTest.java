@@ -33,6 +33,24 @@ class RunCommandTest {
     }
 
     @Test
+    void schedulesPrintsItsMatrixOnTheConsole() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "schedules", "--cells", "before-offset-commit:crash",
+                "--records", "20", "--workdir", dir.toString());
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).contains("""
+                  schedules: Schedule: point × fault
+                    point                 hold          freeze        crash
+                    before-db-commit      NOT_SELECTED  NOT_SELECTED  NOT_SELECTED
+                    before-offset-commit  NOT_SELECTED  NOT_SELECTED  PASS
+                    after-offset-commit   NOT_SELECTED  NOT_SELECTED  NOT_SELECTED
+                """).contains("  schedules.before-offset-commit.crash PASS ");
+    }
+
+    @Test
     void badArgumentsExit2BeforeAnythingRuns() {
         StringWriter err = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
@@ -54,6 +72,10 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(targetErr), "run", "--target-jdbc-url",
                 "jdbc:postgresql://203.0.113.9/lab?password=s3cret", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(targetErr.toString()).contains("--target-jdbc-url host(s) [203.0.113.9] are not loopback").doesNotContain("s3cret");
+        StringWriter cellErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(cellErr), "run", "--experiment", "schedules", "--cells",
+                "before-offset-commit:crash,after-commit:hold", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(cellErr.toString()).contains("unknown point 'after-commit' in 'after-commit:hold'");
         assertThat(dir.toFile().list()).isEmpty();
     }
 
