@@ -366,7 +366,7 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
-    public void createTopic(LabNamespace namespace, String topic, int partitions) {
+    public void createTopic(LabNamespace namespace, String topic, int partitions, int replicationFactor, Map<String, String> configs) {
         if (!namespace.owns(topic)) {
             throw new IllegalArgumentException("topic " + topic + " is outside the namespace " + namespace.prefix() + ": the lab creates only its own");
         }
@@ -374,7 +374,11 @@ final class AdminKafkaOps implements KafkaOps {
             throw new IllegalArgumentException("a topic needs at least one partition, was " + partitions);
         }
         try {
-            get(admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) 1))).all(), "create topic " + topic);
+            if (replicationFactor < 1 || replicationFactor > Short.MAX_VALUE) {
+                throw new IllegalArgumentException("a replication factor is at least 1, was " + replicationFactor);
+            }
+            get(admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, partitions, (short) replicationFactor).configs(configs)))
+                    .all(), "create topic " + topic);
         } catch (KafkaOpsException e) {
             if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
                 throw e;

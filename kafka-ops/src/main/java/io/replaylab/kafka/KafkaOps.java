@@ -64,7 +64,16 @@ public interface KafkaOps extends AutoCloseable {
      * until every partition has a leader. Only inside {@code namespace} (R17): a name outside it is
      * refused with {@link IllegalArgumentException}; a topic that exists already is left as it is.
      */
-    void createTopic(LabNamespace namespace, String topic, int partitions);
+    default void createTopic(LabNamespace namespace, String topic, int partitions) {
+        createTopic(namespace, topic, partitions, 1, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #createTopic(LabNamespace, String, int)}, on a cluster: {@code replicationFactor}
+     * replicas per partition and topic configs (e.g. {@code min.insync.replicas}). A replication
+     * factor above the number of brokers is refused by the broker, by name.
+     */
+    void createTopic(LabNamespace namespace, String topic, int partitions, int replicationFactor, java.util.Map<String, String> configs);
 
     /**
      * Waits until the group's committed offsets reach the log end of every partition of {@code topic}

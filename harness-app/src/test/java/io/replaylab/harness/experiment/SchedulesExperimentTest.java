@@ -165,7 +165,7 @@ class SchedulesExperimentTest {
 
     @Test
     void aGroupThatDoesNotDrainAfterTheFaultIsNotRun(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:crash").records(3000).drainTimeout(Duration.ofSeconds(2)).build(), null);
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:crash").records(6000).drainTimeout(Duration.ofSeconds(2)).build(), null);
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.crash");
         assertThat(cell.outcome().status()).isEqualTo(Status.NOT_RUN);

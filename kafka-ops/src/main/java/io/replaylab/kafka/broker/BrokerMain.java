@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Entry point of the broker's own JVM, started by {@link LocalKafka}. Formats the storage when
@@ -17,20 +19,22 @@ final class BrokerMain {
     private BrokerMain() {
     }
 
-    /** Arguments: {@code server.properties [--format CLUSTER_ID]}. */
+    /** Arguments: {@code server.properties [--format CLUSTER_ID [--standalone]]} ({@code --standalone}: a controller that is its own quorum). */
     public static void main(String[] args) throws Exception {
-        if (args.length != 1 && args.length != 3) {
-            System.err.println("usage: BrokerMain server.properties [--format CLUSTER_ID]");
+        if (args.length != 1 && !(args.length >= 3 && args[1].equals("--format") && (args.length == 3 || args.length == 4 && args[3].equals("--standalone")))) {
+            System.err.println("usage: BrokerMain server.properties [--format CLUSTER_ID [--standalone]]");
             System.exit(2);
         }
         watchParent();
         String config = args[0];
-        if (args.length == 3) {
+        if (args.length >= 3) {
+            List<String> format = new ArrayList<>(List.of("format", "--ignore-formatted", "--config", config, "--cluster-id", args[2]));
+            if (args.length == 4) {
+                format.add("--standalone");
+            }
             Method execute = Class.forName("kafka.tools.StorageTool")
                     .getMethod("execute", String[].class, PrintStream.class);
-            int rc = (int) execute.invoke(null, (Object) new String[] {
-                    "format", "--standalone", "--ignore-formatted", "--config", config, "--cluster-id", args[2]},
-                    System.out);
+            int rc = (int) execute.invoke(null, (Object) format.toArray(String[]::new), System.out);
             if (rc != 0) {
                 System.err.println("storage format failed with exit code " + rc);
                 System.exit(3);

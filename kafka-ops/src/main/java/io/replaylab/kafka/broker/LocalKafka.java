@@ -2,14 +2,9 @@ package io.replaylab.kafka.broker;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +22,7 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.Uuid;
-import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.process.ChildProcess;
-import io.replaylab.evidence.process.ChildProcessException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -92,39 +85,23 @@ public final class LocalKafka implements AutoCloseable {
         if (isRunning()) {
             return this;
         }
-        checkJava();
-        checkKafkaOnClasspath();
+        KafkaNode.checkJava();
+        KafkaNode.checkKafkaOnClasspath(config.classpath());
         if (brokerPort == 0) {
-            brokerPort = freePort();
+            brokerPort = KafkaNode.freePort();
         } else {
-            requirePortFree(brokerPort, "broker");
+            KafkaNode.requirePortFree(brokerPort, "broker");
         }
         if (controllerPort == 0) {
-            controllerPort = freePort();
+            controllerPort = KafkaNode.freePort();
         } else {
-            requirePortFree(controllerPort, "controller");
+            KafkaNode.requirePortFree(controllerPort, "controller");
         }
-        Path props = writeServerProperties();
-        Path log4j = writeLog4jConfig();
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ChildProcess.javaExecutable());
-        cmd.addAll(config.jvmOptions());
-        cmd.add("-Dlog4j2.configurationFile=" + log4j.toUri());
-        cmd.add("-Dkafka.logs.dir=" + workDir);
-        cmd.add("-cp");
-        cmd.add(config.classpath());
-        cmd.add(BrokerMain.class.getName());
-        cmd.add(props.toString());
-        if (!formatted) {
-            cmd.add("--format");
-            cmd.add(Uuid.randomUuid().toString());
-        }
+        writeServerProperties();
+        KafkaNode.writeLog4jConfig(workDir, config.logLevel(), config.requestLog());
         long t0 = System.nanoTime();
-        try {
-            process = ChildProcess.of(cmd).name("the Kafka broker").output(workDir.resolve("broker.out"), workDir.resolve("broker.err")).start();
-        } catch (ChildProcessException e) {
-            throw new LocalKafkaException("cannot launch the broker JVM: " + e.getMessage(), e);
-        }
+        process = KafkaNode.launch("the Kafka broker", workDir, config.jvmOptions(), config.classpath(),
+                formatted ? List.of() : List.of(Uuid.randomUuid().toString(), "--standalone"));
         // the JVM's exit stops the broker cleanly too (SIGTERM, SIGKILL only after the stop timeout); the hook and a
         // stop() from another hook are serialized, so the second finds the broker stopped and never kills it mid-shutdown
         shutdownHook = new Thread(this::stop, "replay-lab-kafka-stop");
@@ -209,7 +186,7 @@ public final class LocalKafka implements AutoCloseable {
     /** Stops the broker and deletes its data (topics, offsets); its config and {@code broker.log} stay in the work dir. */
     public synchronized void stopAndDeleteData() {
         stop();
-        deleteRecursively(dataDir());
+        KafkaNode.deleteRecursively(dataDir());
     }
 
     /** Stops the broker; deletes its dir if this fixture created it. */
@@ -217,7 +194,7 @@ public final class LocalKafka implements AutoCloseable {
     public synchronized void close() {
         stop();
         if (ownsWorkDir && !config.keepWorkDir()) {
-            deleteRecursively(workDir);
+            KafkaNode.deleteRecursively(workDir);
         }
     }
 
@@ -254,25 +231,7 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     private String diagnosis() {
-        StringBuilder sb = new StringBuilder();
-        String err = tail(workDir.resolve("broker.err"), 15) + tail(workDir.resolve("broker.out"), 15);
-        String brokerLog = tail(logFile(), 200);
-        if (err.contains("ClassNotFoundException") || err.contains("Could not find or load main class")) {
-            sb.append("The Kafka broker jars are not on the classpath: add org.apache.kafka:kafka_2.13 and a log4j2 binding. ");
-        }
-        if (brokerLog.contains("Address already in use") || err.contains("Address already in use")) {
-            sb.append("A port is already in use (broker ").append(brokerPort).append(", controller ").append(controllerPort).append("). ");
-        }
-        if (err.contains("UnsupportedClassVersionError")) {
-            sb.append("The Java runtime is too old for these Kafka jars (Kafka 4.1 needs Java 17). ");
-        }
-        sb.append("Last broker output:\n").append(err);
-        List<String> errors = brokerLog.lines().filter(l -> l.contains("ERROR") || l.contains("FATAL")).toList();
-        if (!errors.isEmpty()) {
-            sb.append(String.join("\n", errors.subList(Math.max(0, errors.size() - 5), errors.size())));
-        }
-        sb.append("\n(full log: ").append(logFile()).append(')');
-        return sb.toString();
+        return KafkaNode.diagnosis(workDir, "broker " + brokerPort + ", controller " + controllerPort);
     }
 
     private Path writeServerProperties() {
@@ -288,75 +247,7 @@ public final class LocalKafka implements AutoCloseable {
         p.put("log.dirs", dataDir().toString());
         p.putAll(LocalKafkaConfig.LAB_BROKER_DEFAULTS);
         p.putAll(config.brokerProperties());
-        StringBuilder sb = new StringBuilder("# written by replay-lab LocalKafka\n");
-        p.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
-        Path file = workDir.resolve("server.properties");
-        try {
-            Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return file;
-    }
-
-    private Path writeLog4jConfig() {
-        String cfg = String.join("\n",
-                "status = warn",
-                "appender.file.type = File",
-                "appender.file.name = file",
-                "appender.file.fileName = " + logFile().toString().replace("\\", "/"),
-                "appender.file.append = true",
-                "appender.file.layout.type = PatternLayout",
-                "appender.file.layout.pattern = [%d] %p %m (%c)%n",
-                "rootLogger.level = " + config.logLevel(),
-                "rootLogger.appenderRef.file.ref = file",
-                "logger.req.name = kafka.request.logger",
-                "logger.req.level = " + (config.requestLog() ? "DEBUG" : "WARN"),
-                "");
-        Path file = workDir.resolve("log4j2.properties");
-        try {
-            Files.writeString(file, cfg, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return file;
-    }
-
-    private void checkKafkaOnClasspath() {
-        if (!config.classpath().equals(System.getProperty("java.class.path"))) {
-            return; // a custom classpath is checked by the child itself; diagnosis() explains a failure
-        }
-        try {
-            Class.forName("kafka.Kafka", false, LocalKafka.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
-            throw new LocalKafkaException("The Kafka broker jars are not on the classpath (kafka.Kafka not found). "
-                    + "Add org.apache.kafka:kafka_2.13:4.1.x and org.apache.logging.log4j:log4j-slf4j2-impl "
-                    + "(test scope is enough for tests).");
-        }
-    }
-
-    private static void checkJava() {
-        if (Runtime.version().feature() < 17) {
-            throw new LocalKafkaException("Kafka 4.1 needs Java 17 or newer; this JVM is " + Runtime.version());
-        }
-    }
-
-    private static void requirePortFree(int port, String what) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        } catch (IOException e) {
-            throw new LocalKafkaException("The " + what + " port 127.0.0.1:" + port
-                    + " is already in use; stop whatever holds it or choose another port (0 picks a free one).");
-        }
-    }
-
-    private static int freePort() {
-        try {
-            return ChildProcess.freeLoopbackPort();
-        } catch (UncheckedIOException e) {
-            throw new LocalKafkaException("no free loopback port: " + e.getMessage(), e);
-        }
+        return KafkaNode.writeProperties(workDir, p);
     }
 
     private Optional<String> grepLog(Pattern pattern) {
@@ -365,11 +256,6 @@ public final class LocalKafka implements AutoCloseable {
         } catch (IOException | UncheckedIOException e) {
             return Optional.empty();
         }
-    }
-
-    private static String tail(Path file, int lines) {
-        List<String> last = LogTail.lastLines(file, lines);
-        return last.isEmpty() ? "" : String.join("\n", last) + "\n";
     }
 
     private void destroyQuietly() {
@@ -399,11 +285,4 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            log.warn("could not delete {}: {}", dir, e.getMessage());
-        }
-    }
 }

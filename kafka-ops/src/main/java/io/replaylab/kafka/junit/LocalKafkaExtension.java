@@ -5,6 +5,7 @@ import java.util.List;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaCluster;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -24,10 +25,30 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
                 .getOrComputeIfAbsent("broker", k -> new SharedBroker(LocalKafka.create().start()), SharedBroker.class).kafka();
     }
 
+    /** The shared 3-broker cluster (a controller of its own), started on first use; closed when the JVM's tests are done. */
+    static LocalKafkaCluster sharedCluster(ExtensionContext context) {
+        return context.getRoot().getStore(STORE)
+                .getOrComputeIfAbsent("cluster", k -> new SharedCluster(LocalKafkaCluster.create().start()), SharedCluster.class).cluster();
+    }
+
+    /** Where this JVM's tests have Kafka running already: the shared broker and/or cluster (none is started for asking). */
+    private static List<String> running(ExtensionContext e) {
+        List<String> out = new java.util.ArrayList<>();
+        SharedBroker b = e.getRoot().getStore(STORE).get("broker", SharedBroker.class);
+        SharedCluster c = e.getRoot().getStore(STORE).get("cluster", SharedCluster.class);
+        if (b != null) {
+            out.add(b.kafka().bootstrapServers());
+        }
+        if (c != null) {
+            out.add(c.cluster().bootstrapServers());
+        }
+        return out;
+    }
+
     @Override
     public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
         Class<?> type = p.getParameter().getType();
-        return type == LocalKafka.class || type == LabNamespace.class || type == KafkaOps.class;
+        return type == LocalKafka.class || type == LocalKafkaCluster.class || type == LabNamespace.class || type == KafkaOps.class;
     }
 
     @Override
@@ -35,6 +56,9 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         Class<?> type = p.getParameter().getType();
         if (type == LocalKafka.class) {
             return sharedBroker(e);
+        }
+        if (type == LocalKafkaCluster.class) {
+            return sharedCluster(e);
         }
         if (type == LabNamespace.class) {
             return namespace(e);
@@ -54,7 +78,7 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         LabNamespace ns = e.getStore(STORE).get("namespace", LabNamespace.class);
         if (ns != null) {
             t.addSuppressed(new KeptNamespace("kept for inspection: the topics and groups of namespace " + ns.prefix() + " on "
-                    + sharedBroker(e).bootstrapServers() + " (deleted only after a test that passed)"));
+                    + String.join(" and ", running(e)) + " (deleted only after a test that passed)"));
         }
         throw t;
     }
@@ -65,11 +89,13 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         if (ns == null || e.getExecutionException().isPresent()) {
             return;
         }
-        try (KafkaOps ops = KafkaOps.connect(sharedBroker(e).bootstrapServers())) {
-            List<String> deleted = ops.deleteNamespace(ns);
-            log.debug("deleted {} after {}", deleted, e.getDisplayName());
-        } catch (RuntimeException ex) {
-            log.warn("could not delete namespace {} after {}: {}", ns.prefix(), e.getDisplayName(), ex.toString());
+        for (String bootstrap : running(e)) {
+            try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+                List<String> deleted = ops.deleteNamespace(ns);
+                log.debug("deleted {} on {} after {}", deleted, bootstrap, e.getDisplayName());
+            } catch (RuntimeException ex) {
+                log.warn("could not delete namespace {} on {} after {}: {}", ns.prefix(), bootstrap, e.getDisplayName(), ex.toString());
+            }
         }
     }
 
@@ -78,6 +104,14 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         @Override
         public void close() {
             kafka.close();
+        }
+    }
+
+    /** Closed by JUnit when the root context closes. */
+    record SharedCluster(LocalKafkaCluster cluster) implements ExtensionContext.Store.CloseableResource {
+        @Override
+        public void close() {
+            cluster.close();
         }
     }
 

@@ -14,7 +14,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * JVM, started on first use and stopped when the JVM's tests are done. Test methods take as
  * parameters the {@code LocalKafka}, a {@link io.replaylab.kafka.LabNamespace} unique to the test
  * (its topic, group and inbox names) and a connected {@link io.replaylab.kafka.KafkaOps} (closed
- * after the test). After a test that passed, the namespace's topics and groups are deleted; after a
+ * after the test), or a {@link io.replaylab.kafka.broker.LocalKafkaCluster} (3 brokers and a KRaft
+ * controller of their own, likewise one per JVM, started only for the tests that ask for it). A
+ * test that kills or freezes a cluster broker restarts or thaws it before it ends. After a test that passed, the namespace's topics and groups are deleted; after a
  * test that failed they are kept for inspection, and the failure names them.
  *
  * <pre>{@code

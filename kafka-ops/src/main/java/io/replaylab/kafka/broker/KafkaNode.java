@@ -1,0 +1,171 @@
+package io.replaylab.kafka.broker;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.replaylab.evidence.LogTail;
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.evidence.process.ChildProcessException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kafka JVM (a broker, a controller, or both) in a directory of its own: its
+ * {@code server.properties}, its log4j config and {@code broker.log}, its launch through
+ * {@link BrokerMain}, and what went wrong when it did not start. {@link LocalKafka} runs one;
+ * {@link LocalKafkaCluster} runs a controller and N brokers.
+ */
+final class KafkaNode {
+    private static final Logger log = LoggerFactory.getLogger(KafkaNode.class);
+
+    private KafkaNode() {
+    }
+
+    /** Writes {@code server.properties} into {@code dir}. */
+    static Path writeProperties(Path dir, Map<String, String> properties) {
+        StringBuilder sb = new StringBuilder("# written by replay-lab\n");
+        properties.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        Path file = dir.resolve("server.properties");
+        try {
+            Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /** Writes a log4j2 config that sends the node's whole log to {@code broker.log} in {@code dir}. */
+    static Path writeLog4jConfig(Path dir, String level, boolean requestLog) {
+        String cfg = String.join("\n",
+                "status = warn",
+                "appender.file.type = File",
+                "appender.file.name = file",
+                "appender.file.fileName = " + dir.resolve("broker.log").toString().replace("\\", "/"),
+                "appender.file.append = true",
+                "appender.file.layout.type = PatternLayout",
+                "appender.file.layout.pattern = [%d] %p %m (%c)%n",
+                "rootLogger.level = " + level,
+                "rootLogger.appenderRef.file.ref = file",
+                "logger.req.name = kafka.request.logger",
+                "logger.req.level = " + (requestLog ? "DEBUG" : "WARN"),
+                "");
+        Path file = dir.resolve("log4j2.properties");
+        try {
+            Files.writeString(file, cfg, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /**
+     * Launches the node's JVM from the written config in {@code dir}: {@code format} (a cluster id and
+     * maybe {@code --standalone}) formats its storage first; empty when it is formatted already.
+     */
+    static ChildProcess launch(String name, Path dir, List<String> jvmOptions, String classpath, List<String> format) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ChildProcess.javaExecutable());
+        cmd.addAll(jvmOptions);
+        cmd.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties").toUri());
+        cmd.add("-Dkafka.logs.dir=" + dir);
+        cmd.add("-cp");
+        cmd.add(classpath);
+        cmd.add(BrokerMain.class.getName());
+        cmd.add(dir.resolve("server.properties").toString());
+        if (!format.isEmpty()) {
+            cmd.add("--format");
+            cmd.addAll(format);
+        }
+        try {
+            return ChildProcess.of(cmd).name(name).output(dir.resolve("broker.out"), dir.resolve("broker.err")).start();
+        } catch (ChildProcessException e) {
+            throw new LocalKafkaException("cannot launch " + name + "'s JVM: " + e.getMessage(), e);
+        }
+    }
+
+    /** Why a node in {@code dir} did not start, from its output and log: jars, ports ({@code ports} in words), Java version, last errors. */
+    static String diagnosis(Path dir, String ports) {
+        StringBuilder sb = new StringBuilder();
+        Path logFile = dir.resolve("broker.log");
+        String err = tail(dir.resolve("broker.err"), 15) + tail(dir.resolve("broker.out"), 15);
+        String brokerLog = tail(logFile, 200);
+        if (err.contains("ClassNotFoundException") || err.contains("Could not find or load main class")) {
+            sb.append("The Kafka broker jars are not on the classpath: add org.apache.kafka:kafka_2.13 and a log4j2 binding. ");
+        }
+        if (brokerLog.contains("Address already in use") || err.contains("Address already in use")) {
+            sb.append("A port is already in use (").append(ports).append("). ");
+        }
+        if (err.contains("UnsupportedClassVersionError")) {
+            sb.append("The Java runtime is too old for these Kafka jars (Kafka 4.1 needs Java 17). ");
+        }
+        sb.append("Last broker output:\n").append(err);
+        List<String> errors = brokerLog.lines().filter(l -> l.contains("ERROR") || l.contains("FATAL")).toList();
+        if (!errors.isEmpty()) {
+            sb.append(String.join("\n", errors.subList(Math.max(0, errors.size() - 5), errors.size())));
+        }
+        sb.append("\n(full log: ").append(logFile).append(')');
+        return sb.toString();
+    }
+
+    /** The Kafka jars must be on this JVM's classpath when the nodes use it. */
+    static void checkKafkaOnClasspath(String classpath) {
+        if (!classpath.equals(System.getProperty("java.class.path"))) {
+            return; // a custom classpath is checked by the child itself; diagnosis() explains a failure
+        }
+        try {
+            Class.forName("kafka.Kafka", false, KafkaNode.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new LocalKafkaException("The Kafka broker jars are not on the classpath (kafka.Kafka not found). "
+                    + "Add org.apache.kafka:kafka_2.13:4.1.x and org.apache.logging.log4j:log4j-slf4j2-impl "
+                    + "(test scope is enough for tests).");
+        }
+    }
+
+    static void checkJava() {
+        if (Runtime.version().feature() < 17) {
+            throw new LocalKafkaException("Kafka 4.1 needs Java 17 or newer; this JVM is " + Runtime.version());
+        }
+    }
+
+    static void requirePortFree(int port, String what) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        } catch (IOException e) {
+            throw new LocalKafkaException("The " + what + " port 127.0.0.1:" + port
+                    + " is already in use; stop whatever holds it or choose another port (0 picks a free one).");
+        }
+    }
+
+    static int freePort() {
+        try {
+            return ChildProcess.freeLoopbackPort();
+        } catch (UncheckedIOException e) {
+            throw new LocalKafkaException("no free loopback port: " + e.getMessage(), e);
+        }
+    }
+
+    private static String tail(Path file, int lines) {
+        List<String> last = LogTail.lastLines(file, lines);
+        return last.isEmpty() ? "" : String.join("\n", last) + "\n";
+    }
+
+    static void deleteRecursively(Path dir) {
+        try (Stream<Path> walk = Files.walk(dir)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            log.warn("could not delete {}: {}", dir, e.getMessage());
+        }
+    }
+}
