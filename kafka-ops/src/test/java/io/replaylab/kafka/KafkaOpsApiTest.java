@@ -21,7 +21,7 @@ class KafkaOpsApiTest {
                 "Bootstraps", "BrokerUnreachableException", "ExecuteResetOptions", "GroupMember", "GroupState", "KafkaOps",
                 "KafkaOpsException", "LabNamespace", "OffsetLookup", "OffsetSnapshot", "PartitionOffsets", "PartitionRef",
                 "PlanRow", "ResetPlan", "ResetPlans", "ResetRefusedException", "ResetResult", "ResetScope",
-                "ResetTarget", "ResetTargets", "SavedPlan", "LocalKafka", "LocalKafkaConfig",
+                "ResetTarget", "ResetTargets", "SavedPlan", "LocalKafka", "LocalKafkaConfig", "LocalKafkaCluster",
                 "LocalKafkaException", "LocalKafkaTest");
     }
 }
