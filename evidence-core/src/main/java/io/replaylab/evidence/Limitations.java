@@ -17,4 +17,11 @@ public final class Limitations {
             + "inside an open transaction while its partitions moved, whose transaction was aborted and whose late commit was refused, and that "
             + "read_committed readers saw every input exactly once. It says nothing about replicated transaction state (a coordinator or "
             + "leader failover), about many concurrent zombies, or about readers using read_uncommitted, which do see the aborted records.";
+
+    /** R15 for the durability experiment: what one deterministic leader crash on a 3-broker cluster shows, and what it does not. */
+    public static final String DURABILITY_ONE_SCHEDULE = "Replicated durability on a local 3-broker cluster with one KRaft controller: this run "
+            + "shows one fault schedule (both followers of a partition frozen while a batch is produced, its leader killed, the followers thawed "
+            + "and one elected, the old leader restarted on its data) and which producer and topic settings lost acknowledged records under it. "
+            + "It says nothing about disk loss (an fsync that never happened, a page cache lost with the machine), network partitions, "
+            + "a controller failure, slow or flaky disks, or any other schedule; all nodes share one machine and one disk.";
 }

@@ -56,7 +56,7 @@ public final class Reports {
                     md.append('\n');
                 }
                 md.append('\n');
-                for (Payload.MatrixCell x : m.cells()) {
+                for (Payload.MatrixCell x : described(m)) {
                     md.append("- **").append(mdCell(x.row())).append(" × ").append(mdCell(x.column())).append("**: ")
                             .append(x.meaning() == null ? "" : mdCell(x.meaning())).append(" — ").append(x.status())
                             .append(x.reason() == null ? "" : ": " + mdCell(x.reason())).append('\n');
@@ -169,7 +169,7 @@ public final class Reports {
                     h.append("</tr>\n");
                 }
                 h.append("</table>\n<ul class=\"matrix-cells\">");
-                for (Payload.MatrixCell x : m.cells()) {
+                for (Payload.MatrixCell x : described(m)) {
                     h.append("<li><strong>").append(esc(x.row())).append(" × ").append(esc(x.column())).append("</strong>: ")
                             .append(esc(x.meaning() == null ? "" : x.meaning())).append(" — ").append(esc(x.status()))
                             .append(x.reason() == null ? "" : ": " + esc(x.reason())).append("</li>");
@@ -290,6 +290,11 @@ public final class Reports {
             return "#6d4c41";
         }
         return "#757575";
+    }
+
+    /** The cells that say what they mean or why they ended so (a matrix of plain values lists none). */
+    private static List<Payload.MatrixCell> described(Payload.Matrix m) {
+        return m.cells().stream().filter(c -> c.meaning() != null || c.reason() != null).toList();
     }
 
     private static List<Payload.Matrix> matrices(ExperimentEvidence e) {

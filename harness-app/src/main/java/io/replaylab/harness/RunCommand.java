@@ -31,8 +31,8 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, schedules, or all (default: replay, "
-            + "rebalance and rebuild; eos and schedules only when named)")
+    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, schedules, durability, or all (default: replay, "
+            + "rebalance and rebuild; eos, schedules and durability only when named)")
     String experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "

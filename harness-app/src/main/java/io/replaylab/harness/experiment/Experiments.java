@@ -26,10 +26,11 @@ public final class Experiments {
             new Experiment(RebalanceExperiment.NAME, List.of(RebalanceExperiment.REQUIREMENTS), RebalanceExperiment::run),
             new Experiment(RebuildExperiment.NAME, List.of(RebuildExperiment.REQUIREMENTS), RebuildExperiment::run));
 
-    /** Run only when named ({@code --experiment eos}, {@code --experiment schedules}): they start programs of their own and take longer. */
+    /** Run only when named ({@code --experiment eos}, {@code schedules}, {@code durability}): they start programs (or a cluster) of their own and take longer. */
     public static final List<Experiment> OPT_IN = List.of(
             new Experiment(EosExperiment.NAME, List.of(EosExperiment.REQUIREMENTS), EosExperiment::run),
-            new Experiment(SchedulesExperiment.NAME, List.of(SchedulesExperiment.REQUIREMENTS), SchedulesExperiment::run));
+            new Experiment(SchedulesExperiment.NAME, List.of(SchedulesExperiment.REQUIREMENTS), SchedulesExperiment::run),
+            new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run));
 
     private Experiments() {
     }

@@ -231,8 +231,13 @@ public final class LabContext {
      * {@code debuggable}, suspended under a debugger agent until a barrier resumes it.
      */
     public Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
+        return start(e, instance, subjectBootstrap(), topic, group, inbox, debuggable);
+    }
+
+    /** As {@link #start(ExperimentRecorder, String, String, String, String, boolean)}, on another cluster (e.g. one the experiment started itself). */
+    public Instance start(ExperimentRecorder e, String instance, String bootstrap, String topic, String group, String inbox, boolean debuggable) {
         Map<String, String> values = new HashMap<>();
-        values.put("bootstrap", subjectBootstrap());
+        values.put("bootstrap", bootstrap);
         values.put("topic", topic);
         values.put("group", group);
         values.put("db", db.subjectDb());

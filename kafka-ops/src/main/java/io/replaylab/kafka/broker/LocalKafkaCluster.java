@@ -23,6 +23,7 @@ import io.replaylab.evidence.process.ChildProcess;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
@@ -54,11 +55,13 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     /**
      * Cluster settings on top of {@link LocalKafkaConfig#LAB_BROKER_DEFAULTS}: internal topics
-     * replicated on three brokers, a follower stays in the ISR for 30 s without fetching, and the
-     * controller fences a broker that misses its heartbeats for 6 s.
+     * replicated on three brokers, a follower stays in the ISR for 30 s without fetching, a
+     * follower's fetch waits at most 500 ms at the leader for new data, and the controller fences a
+     * broker that misses its heartbeats for 6 s.
      */
     public static final Map<String, String> CLUSTER_DEFAULTS = Map.of(
             "replica.lag.time.max.ms", "30000",
+            "replica.fetch.wait.max.ms", "500",
             "broker.heartbeat.interval.ms", "1000",
             "broker.session.timeout.ms", "6000");
 
@@ -234,6 +237,30 @@ public final class LocalKafkaCluster implements AutoCloseable {
     /** The replicas of a partition, by broker id, the preferred leader first. */
     public List<Integer> replicas(TopicPartition tp) {
         return partition(tp).replicas().stream().map(Node::id).toList();
+    }
+
+    /** The partition's high watermark: the offset below which every in-sync replica holds the log. */
+    public long highWatermark(TopicPartition tp) {
+        try {
+            return admin().listOffsets(Map.of(tp, OffsetSpec.latest())).partitionResult(tp).get(20, TimeUnit.SECONDS).offset();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new LocalKafkaException("cannot read the high watermark of " + tp + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalKafkaException("interrupted while reading the high watermark of " + tp, e);
+        }
+    }
+
+    /** Waits until the partition's high watermark reaches {@code offset} (every in-sync replica holds the log up to it). */
+    public void awaitHighWatermark(TopicPartition tp, long offset, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long hw;
+        while ((hw = highWatermark(tp)) < offset) {
+            if (System.nanoTime() > deadline) {
+                throw new LocalKafkaException("the high watermark of " + tp + " stayed at " + hw + " below " + offset + " for " + timeout);
+            }
+            Thread.sleep(50);
+        }
     }
 
     /** Waits until the partition has a leader other than {@code previous}; the new leader's id. */
