@@ -32,6 +32,7 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaCluster;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
@@ -56,7 +57,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code replay-lab bench …}: the benchmarks behind the figures in the notes (never timed unit tests). */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {BenchCommand.Broker.class, BenchCommand.Offsets.class, BenchCommand.Subject.class, BenchCommand.OracleBench.class, BenchCommand.WireBench.class})
+        subcommands = {BenchCommand.Broker.class, BenchCommand.ClusterBench.class, BenchCommand.Offsets.class, BenchCommand.Subject.class, BenchCommand.OracleBench.class, BenchCommand.WireBench.class})
 final class BenchCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -285,7 +286,7 @@ static long drain(String bootstrap, String topic) {
                     kafka.start();
                     long ms = (System.nanoTime() - t0) / 1_000_000;
                     Thread.sleep(idleSeconds * 1000L);
-                    long rss = rssKb(kafka.pid()) / 1024;
+                    long rss = ChildProcess.residentKb(kafka.pid()).orElse(-1) / 1024;
                     startMs.add(ms);
                     rssMb.add(rss);
                     out.printf("run %d: start-to-ready %d ms (format included), idle RSS %d MB%n", i + 1, ms, rss);
@@ -296,13 +297,53 @@ static long drain(String bootstrap, String topic) {
             return ReplayLab.OK;
         }
 
-        private static long rssKb(long pid) throws IOException {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+    }
+
+    /** A 3-broker cluster's start-to-ready (fresh format each run) and idle RSS of its four JVMs. */
+    @Command(name = "cluster", mixinStandardHelpOptions = true,
+            description = "Start the local 3-broker cluster (and its controller) N times: start-to-ready and idle RSS.")
+    static final class ClusterBench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--runs", defaultValue = "5")
+        int runs;
+
+        @Option(names = "--brokers", defaultValue = "3")
+        int brokers;
+
+        @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
+        int idleSeconds;
+
+        @Override
+        public Integer call() throws Exception {
+            PrintWriter out = spec.commandLine().getOut();
+            List<Long> startMs = new ArrayList<>();
+            List<Long> rssMb = new ArrayList<>();
+            for (int i = 0; i < runs; i++) {
+                try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(brokers).build()) {
+                    long t0 = System.nanoTime();
+                    cluster.start();
+                    long ms = (System.nanoTime() - t0) / 1_000_000;
+                    Thread.sleep(idleSeconds * 1000L);
+                    List<Integer> nodes = new ArrayList<>(cluster.brokerIds());
+                    nodes.add(LocalKafkaCluster.CONTROLLER_ID);
+                    List<String> each = new ArrayList<>();
+                    long total = 0;
+                    for (int id : nodes) {
+                        long mb = ChildProcess.residentKb(cluster.pid(id)).orElse(-1) / 1024;
+                        total += mb;
+                        each.add((id == LocalKafkaCluster.CONTROLLER_ID ? "controller " : "broker " + id + " ") + mb + " MB");
+                    }
+                    startMs.add(ms);
+                    rssMb.add(total);
+                    out.printf("run %d: start-to-ready %d ms (format included), idle RSS %d MB (%s)%n", i + 1, ms, total, String.join(", ", each));
+                    out.flush();
                 }
             }
-            return -1;
+            out.printf("median: start-to-ready %d ms, idle RSS %d MB for %d brokers and a controller (%d runs)%n", median(startMs), median(rssMb),
+                    brokers, runs);
+            return ReplayLab.OK;
         }
     }
 

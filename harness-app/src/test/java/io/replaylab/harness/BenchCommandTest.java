@@ -51,6 +51,20 @@ class BenchCommandTest {
         assertThat(topics(kafka)).isEqualTo(before);
     }
 
+    @Test
+    void clusterBenchStartsTheClusterAndReadsTheRssOfEveryNode() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "bench", "cluster", "--runs", "1", "--brokers", "2", "--idle-seconds", "0");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("run 1: start-to-ready \\d+ ms \\(format included\\), idle RSS [1-9]\\d* MB \\(broker 1 [1-9]\\d* MB, broker 2 "
+                        + "[1-9]\\d* MB, controller [1-9]\\d* MB\\)")
+                .containsPattern("median: start-to-ready \\d+ ms, idle RSS \\d+ MB for 2 brokers and a controller \\(1 runs\\)");
+    }
+
     private static Set<String> topics(LocalKafka kafka) throws Exception {
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
             return admin.listTopics().names().get();

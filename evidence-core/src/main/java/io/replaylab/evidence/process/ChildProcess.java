@@ -101,6 +101,20 @@ public final class ChildProcess implements AutoCloseable {
         return cmd;
     }
 
+    /** A process's resident set size in KiB, from {@code /proc/PID/status}; empty when it is gone or there is no {@code /proc}. */
+    public static java.util.OptionalLong residentKb(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("VmRSS:")) {
+                    return java.util.OptionalLong.of(Long.parseLong(line.replaceAll("[^0-9]", "")));
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // gone
+        }
+        return java.util.OptionalLong.empty();
+    }
+
     /** A loopback port that was free a moment ago (a program told to listen on it will most likely get it). */
     public static int freeLoopbackPort() {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

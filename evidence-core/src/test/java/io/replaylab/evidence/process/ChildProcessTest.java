@@ -185,4 +185,14 @@ class ChildProcessTest {
         assertThat(p.exitCode()).hasValue(0);
         assertThat(p.name()).isEqualTo("true");
     }
+
+    @Test
+    void theResidentSetSizeIsReadForALiveProcessAndEmptyForAGoneOne() throws Exception {
+        ChildProcess p = ChildProcess.of(List.of("sh", "-c", "exit 0")).name("short").start();
+        long pid = p.pid();
+        p.process().waitFor();
+
+        assertThat(ChildProcess.residentKb(ProcessHandle.current().pid()).orElseThrow()).isGreaterThan(1024);
+        assertThat(ChildProcess.residentKb(pid)).isEmpty();
+    }
 }

@@ -272,25 +272,17 @@ final class DurabilityExperiment {
         List<Integer> ids = new ArrayList<>(cluster.brokerIds());
         ids.add(LocalKafkaCluster.CONTROLLER_ID);
         for (int id : ids) {
-            long kb = rssKb(cluster.pid(id));
+            long kb = io.replaylab.evidence.process.ChildProcess.residentKb(cluster.pid(id)).orElse(0);
             total += kb;
             parts.add((id == LocalKafkaCluster.CONTROLLER_ID ? "controller" : "broker " + id) + " " + kb / 1024 + " MB");
         }
         return "RSS " + total / 1024 + " MB (" + String.join(", ", parts) + ")";
     }
 
-    private static long rssKb(long pid) {
-        try {
-            return java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc", Long.toString(pid), "status")).stream()
-                    .filter(l -> l.startsWith("VmRSS:")).map(l -> Long.parseLong(l.replaceAll("\\D", ""))).findFirst().orElse(0L);
-        } catch (java.io.IOException e) {
-            return 0;
-        }
-    }
-
     private static int brokersOf(String bootstrap) throws Exception {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15000);
         try (Admin admin = Admin.create(p)) {
             return admin.describeCluster().nodes().get(15, TimeUnit.SECONDS).size();
