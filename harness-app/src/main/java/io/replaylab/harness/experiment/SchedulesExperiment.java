@@ -2,6 +2,8 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +16,7 @@ import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
@@ -22,10 +25,12 @@ import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.Status;
 import io.replaylab.harness.experiment.ScheduleCell.Fault;
 import io.replaylab.harness.experiment.ScheduleCell.Point;
 import io.replaylab.harness.lab.BarrierKind;
@@ -75,7 +80,7 @@ final class SchedulesExperiment {
                     : new Payload.MatrixCell(cell.point().id(), cell.fault().id(), o.status().name(), partName(cell), cell.meaning(), o.reason()));
         }
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
-                java.util.Arrays.stream(Point.values()).map(Point::id).toList(), java.util.Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
+                Arrays.stream(Point.values()).map(Point::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
         ScheduleCell worst = outcomes.keySet().stream().reduce((x, y) -> outcomes.get(y).status().ordinal() > outcomes.get(x).status().ordinal() ? y : x)
                 .orElseThrow();
         Outcome w = outcomes.get(worst);
@@ -86,7 +91,7 @@ final class SchedulesExperiment {
                 yield Outcome.judge(e.confirmFault("every cell's fault was confirmed at its point: " + summary,
                         e.record(Source.here("harness"), new Payload.Note("all " + outcomes.size() + " cell(s) PASS"))), e.checks());
             }
-            case FAIL -> w.failKind() == io.replaylab.evidence.FailKind.CHECK_FAILED
+            case FAIL -> w.failKind() == FailKind.CHECK_FAILED
                     ? Outcome.checkFailed("cell " + worst + " FAILED (" + w.reason() + "); " + summary)
                     : Outcome.faultNotObserved("cell " + worst + " FAILED (" + w.reason() + "); " + summary);
             case NOT_RUN -> Outcome.notRun("cell " + worst + " NOT_RUN (" + w.reason() + "); " + summary);
@@ -95,10 +100,10 @@ final class SchedulesExperiment {
 
     /** e.g. {@code 9 cell(s): 8 PASS, 1 FAIL (after-offset-commit:crash)}. */
     static String summary(Map<ScheduleCell, Outcome> outcomes) {
-        Map<io.replaylab.evidence.Status, List<String>> by = new java.util.EnumMap<>(io.replaylab.evidence.Status.class);
+        Map<Status, List<String>> by = new EnumMap<>(Status.class);
         outcomes.forEach((cell, o) -> by.computeIfAbsent(o.status(), k -> new ArrayList<>()).add(cell.toString()));
         return outcomes.size() + " cell(s): " + by.entrySet().stream().map(x -> x.getValue().size() + " " + x.getKey()
-                + (x.getKey() == io.replaylab.evidence.Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
+                + (x.getKey() == Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
     }
 
     static String partName(ScheduleCell cell) {
@@ -223,7 +228,7 @@ final class SchedulesExperiment {
             if (cell.fault() != Fault.CRASH) {
                 thaw(a, cell);
                 barrier.release();
-                Optional<io.replaylab.barrier.CallOutcome> seen = barrier.awaitOutcome(Duration.ofSeconds(10));
+                Optional<CallOutcome> seen = barrier.awaitOutcome(Duration.ofSeconds(10));
                 e.record(Source.here("harness"), new Payload.Note("A resumed at " + cell.point().id() + "; its call "
                         + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
             }

@@ -102,7 +102,7 @@ class SchedulesExperimentTest {
         Check missing = failed(cell, "no missing effect");
         assertThat(missing.status()).isEqualTo(Status.FAIL);
         assertThat(missing.actual()).as("named by message id and offset")
-                .matches("1 missing: rl-[0-9a-f]+\\.schedules\\.after-offset-commit\\.crash-\\d+ \\(p\\d+@\\d+, amount \\d+\\)");
+                .matches("1 missing: rl-[0-9a-f]+\\.schedules\\.after-offset-commit\\.crash-\\d+ \\(p\\d+@\\d+, amount -?\\d+\\)");
         Check hole = failed(cell, "no committed offset beyond a missing effect");
         assertThat(hole.status()).isEqualTo(Status.FAIL);
         assertThat(hole.actual()).as("the frontier names the hole").matches("1 holes?: \\S+-\\d+ committed \\d+ but offset \\d+ \\(\\S+\\) has no effect");
