@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -277,26 +278,14 @@ static long drain(String bootstrap, String topic) {
 
         @Override
         public Integer call() throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
-            List<Long> startMs = new ArrayList<>();
-            List<Long> rssMb = new ArrayList<>();
-            for (int i = 0; i < runs; i++) {
-                try (LocalKafka kafka = LocalKafka.create()) {
-                    long t0 = System.nanoTime();
-                    kafka.start();
-                    long ms = (System.nanoTime() - t0) / 1_000_000;
-                    Thread.sleep(idleSeconds * 1000L);
-                    long rss = ChildProcess.residentKb(kafka.pid()).orElse(-1) / 1024;
-                    startMs.add(ms);
-                    rssMb.add(rss);
-                    out.printf("run %d: start-to-ready %d ms (format included), idle RSS %d MB%n", i + 1, ms, rss);
-                    out.flush();
-                }
-            }
-            out.printf("median: start-to-ready %d ms, idle RSS %d MB (%d runs)%n", median(startMs), median(rssMb), runs);
+            startsAndRss(spec.commandLine().getOut(), runs, idleSeconds, "", () -> {
+                LocalKafka kafka = LocalKafka.create();
+                long t0 = System.nanoTime();
+                kafka.start();
+                return new Started((System.nanoTime() - t0) / 1_000_000, Map.of("broker", kafka.pid()), kafka);
+            });
             return ReplayLab.OK;
         }
-
     }
 
     /** A 3-broker cluster's start-to-ready (fresh format each run) and idle RSS of its four JVMs. */
@@ -317,34 +306,49 @@ static long drain(String bootstrap, String topic) {
 
         @Override
         public Integer call() throws Exception {
-            PrintWriter out = spec.commandLine().getOut();
-            List<Long> startMs = new ArrayList<>();
-            List<Long> rssMb = new ArrayList<>();
-            for (int i = 0; i < runs; i++) {
-                try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(brokers).build()) {
-                    long t0 = System.nanoTime();
-                    cluster.start();
-                    long ms = (System.nanoTime() - t0) / 1_000_000;
-                    Thread.sleep(idleSeconds * 1000L);
-                    List<Integer> nodes = new ArrayList<>(cluster.brokerIds());
-                    nodes.add(LocalKafkaCluster.CONTROLLER_ID);
-                    List<String> each = new ArrayList<>();
-                    long total = 0;
-                    for (int id : nodes) {
-                        long mb = ChildProcess.residentKb(cluster.pid(id)).orElse(-1) / 1024;
-                        total += mb;
-                        each.add((id == LocalKafkaCluster.CONTROLLER_ID ? "controller " : "broker " + id + " ") + mb + " MB");
-                    }
-                    startMs.add(ms);
-                    rssMb.add(total);
-                    out.printf("run %d: start-to-ready %d ms (format included), idle RSS %d MB (%s)%n", i + 1, ms, total, String.join(", ", each));
-                    out.flush();
-                }
-            }
-            out.printf("median: start-to-ready %d ms, idle RSS %d MB for %d brokers and a controller (%d runs)%n", median(startMs), median(rssMb),
-                    brokers, runs);
+            startsAndRss(spec.commandLine().getOut(), runs, idleSeconds, " for " + brokers + " brokers and a controller", () -> {
+                LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(brokers).build();
+                long t0 = System.nanoTime();
+                cluster.start();
+                Map<String, Long> pids = new LinkedHashMap<>();
+                cluster.brokerIds().forEach(id -> pids.put("broker " + id, cluster.pid(id)));
+                pids.put("controller", cluster.pid(LocalKafkaCluster.CONTROLLER_ID));
+                return new Started((System.nanoTime() - t0) / 1_000_000, pids, cluster);
+            });
             return ReplayLab.OK;
         }
+    }
+
+    /** Something started for a bench: how long it took, its processes by name, and how to stop it. */
+    record Started(long startMs, Map<String, Long> pids, AutoCloseable stop) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            stop.close();
+        }
+    }
+
+    /** Starts something {@code runs} times, fresh each time: start-to-ready, then the idle RSS of its processes; each run, then the medians. */
+    static void startsAndRss(PrintWriter out, int runs, int idleSeconds, String what, Callable<Started> starter) throws Exception {
+        List<Long> startMs = new ArrayList<>();
+        List<Long> rssMb = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            try (Started s = starter.call()) {
+                Thread.sleep(idleSeconds * 1000L);
+                List<String> each = new ArrayList<>();
+                long total = 0;
+                for (Map.Entry<String, Long> p : s.pids().entrySet()) {
+                    long mb = ChildProcess.residentKb(p.getValue()).orElse(-1) / 1024;
+                    total += mb;
+                    each.add(p.getKey() + " " + mb + " MB");
+                }
+                startMs.add(s.startMs());
+                rssMb.add(total);
+                out.printf("run %d: start-to-ready %d ms (format included), idle RSS %d MB%s%n", i + 1, s.startMs(), total,
+                        each.size() > 1 ? " (" + String.join(", ", each) + ")" : "");
+                out.flush();
+            }
+        }
+        out.printf("median: start-to-ready %d ms, idle RSS %d MB%s (%d runs)%n", median(startMs), median(rssMb), what, runs);
     }
 
     /** Describe and plan over one group on a many-partition topic, beside Kafka's own ConsumerGroupCommand. */

@@ -393,6 +393,12 @@ final class AdminKafkaOps implements KafkaOps {
                 d = null; // the metadata has not reached the broker's cache yet
             }
             if (d != null && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                // and every leader has the partition (it answers ListOffsets; the Admin client retries until it does): a first
+                // idempotent batch refused NOT_LEADER would leave the batches behind it refused OUT_OF_ORDER_SEQUENCE for good
+                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+                d.partitions().forEach(p -> latest.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
+                        org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                get(admin.listOffsets(latest).all(), "list offsets of the new topic " + topic);
                 return;
             }
             if (System.nanoTime() > deadline) {

@@ -91,6 +91,14 @@ final class SyntheticProducer {
                     throw e;
                 }
             }
+            // every partition answers ListOffsets (the Admin client retries until it does): its leader has it, so the idempotent
+            // producer's first batch is not refused NOT_LEADER while later batches in flight are refused OUT_OF_ORDER_SEQUENCE for good
+            int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+            for (int p = 0; p < n; p++) {
+                latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+            }
+            admin.listOffsets(latest).all().get();
         }
     }
 

@@ -153,6 +153,19 @@ class SchedulesExperimentTest {
     }
 
     @Test
+    void theWireBarriersPointsNeverReachedAreNotRunNamingWhatTheSubjectDidNotDo(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "after-offset-commit:hold").subject(BrokenSubjectMain.template("stall"))
+                .barrier("wire").barrierTimeout(Duration.ofSeconds(4)).build(), null);
+
+        String group = "rl-[0-9a-f]+\\.schedules\\.%s\\.hold\\.group";
+        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").outcome().reason()).matches("the injection point "
+                + "before-offset-commit was never reached: A did not send an OffsetCommit for group " + group.formatted("before-offset-commit") + " within PT4S");
+        assertThat(experiment(r.evidence(), "schedules.after-offset-commit.hold").outcome().reason()).matches("the injection point "
+                + "after-offset-commit was never reached: A did not get an OffsetCommit accepted for group " + group.formatted("after-offset-commit")
+                + " within PT4S");
+    }
+
+    @Test
     void aHoldThatNeverMovesThePartitionFailsAsFaultNotObserved(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold").maxPollIntervalMs(120_000).handoffTimeout(Duration.ofSeconds(3)).build(),
                 null);
