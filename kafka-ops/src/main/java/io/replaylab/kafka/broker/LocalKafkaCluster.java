@@ -132,14 +132,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
             for (int id = 1; id <= brokers; id++) {
                 launch(id);
             }
-            Properties p = new Properties();
-            p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
-            // short requests: a frozen broker answers nothing, and the Admin client tries another after this
-            p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000);
-            p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15000);
-            p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
-            p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
-            admin = Admin.create(p);
+            admin = Admin.create(adminProperties(bootstrapServers()));
             awaitBrokers(Set.copyOf(ports.keySet()), startTimeout);
             Files.writeString(workDir.resolve("cluster.id"), clusterId);
         } catch (IOException e) {
@@ -336,9 +329,33 @@ public final class LocalKafkaCluster implements AutoCloseable {
         }
     }
 
+    private static Properties adminProperties(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        // short requests and connection setups: a frozen broker accepts a connection (the kernel does) but answers nothing
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 1000);
+        p.put(AdminClientConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MS_CONFIG, 1000L);
+        p.put(AdminClientConfig.SOCKET_CONNECTION_SETUP_TIMEOUT_MAX_MS_CONFIG, 1000L);
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 15000);
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
+        p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 500);
+        return p;
+    }
+
+    /**
+     * The partition as the cluster describes it, asked through a fresh Admin client that knows only the
+     * brokers that run and are not frozen: it sends its requests over the connection it has, never to a
+     * frozen broker, which would take the connection and never answer.
+     */
     private TopicPartitionInfo partition(TopicPartition tp) {
-        try {
-            TopicDescription d = admin().describeTopics(List.of(tp.topic())).allTopicNames().get(20, TimeUnit.SECONDS).get(tp.topic());
+        admin();
+        String responsive = ports.entrySet().stream().filter(x -> nodes.get(x.getKey()) != null && nodes.get(x.getKey()).isAlive()
+                && !nodes.get(x.getKey()).isFrozen()).map(x -> "127.0.0.1:" + x.getValue()).collect(Collectors.joining(","));
+        if (responsive.isEmpty()) {
+            throw new LocalKafkaException("cannot describe " + tp + ": no broker runs unfrozen");
+        }
+        try (Admin asking = Admin.create(adminProperties(responsive))) {
+            TopicDescription d = asking.describeTopics(List.of(tp.topic())).allTopicNames().get(20, TimeUnit.SECONDS).get(tp.topic());
             if (tp.partition() >= d.partitions().size()) {
                 throw new IllegalArgumentException("topic " + tp.topic() + " has no partition " + tp.partition());
             }
