@@ -398,11 +398,19 @@ final class AdminKafkaOps implements KafkaOps {
                 Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
                 d.partitions().forEach(p -> latest.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
                         org.apache.kafka.clients.admin.OffsetSpec.latest()));
-                get(admin.listOffsets(latest).all(), "list offsets of the new topic " + topic);
-                return;
+                try {
+                    admin.listOffsets(latest).all().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                    return;
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notYet) {
+                    // UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER until the leader has it: ask again below
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new KafkaOpsException("interrupted while waiting for topic " + topic, ie);
+                }
             }
             if (System.nanoTime() > deadline) {
-                throw new KafkaOpsException("topic " + topic + " has a partition without a leader after " + timeout.toSeconds() + " s");
+                throw new KafkaOpsException("topic " + topic + " has a partition without a leader (or one that does not host it yet) after "
+                        + timeout.toSeconds() + " s");
             }
             try {
                 Thread.sleep(50);

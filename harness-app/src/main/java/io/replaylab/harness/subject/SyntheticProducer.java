@@ -98,7 +98,18 @@ final class SyntheticProducer {
             for (int p = 0; p < n; p++) {
                 latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
             }
-            admin.listOffsets(latest).all().get();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (true) {
+                try {
+                    admin.listOffsets(latest).all().get();
+                    return;
+                } catch (ExecutionException notYet) { // UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER until the leader has it
+                    if (System.nanoTime() > deadline) {
+                        throw notYet;
+                    }
+                    Thread.sleep(50);
+                }
+            }
         }
     }
 
