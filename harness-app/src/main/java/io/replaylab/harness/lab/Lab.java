@@ -12,8 +12,6 @@ import java.util.List;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
-import io.replaylab.evidence.Payload;
-import io.replaylab.evidence.Source;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.SavedProtocol;
@@ -24,8 +22,6 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.broker.LocalKafkaConfig;
 import io.replaylab.oracle.OracleReadException;
 import io.replaylab.oracle.TargetSpec;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One lab run: a fresh synthetic namespace, the chosen experiments, the protocol saved, then
@@ -37,8 +33,6 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class Lab {
-    private static final Logger log = LoggerFactory.getLogger(Lab.class);
-
     private Lab() {
     }
 
