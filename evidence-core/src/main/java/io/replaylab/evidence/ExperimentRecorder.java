@@ -144,6 +144,11 @@ public final class ExperimentRecorder {
         return outcome != null;
     }
 
+    /** The outcome it finished with; empty while it runs. */
+    public synchronized java.util.Optional<Outcome> outcome() {
+        return java.util.Optional.ofNullable(outcome);
+    }
+
     Instant started() {
         return started;
     }

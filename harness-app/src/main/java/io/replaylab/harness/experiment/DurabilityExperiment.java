@@ -164,6 +164,7 @@ final class DurabilityExperiment {
                 cluster.freeze(f);
                 e.record(harness, new Payload.Note(cfg.name() + ": froze follower broker " + f + " (SIGSTOP; /proc shows it stopped)"));
             }
+            // no Admin query while they are frozen: the schedule must thaw them well within the controller's session timeout
             // a frozen follower's fetch may still wait at the leader, and the leader would answer it with the next batch into the frozen
             // follower's socket buffer: let every such fetch expire (replica.fetch.wait.max.ms) so the batch reaches the leader alone
             long fetchWait = Long.parseLong(LocalKafkaCluster.CLUSTER_DEFAULTS.get("replica.fetch.wait.max.ms"));
@@ -183,6 +184,8 @@ final class DurabilityExperiment {
                 e.record(harness, new Payload.Note(cfg.name() + ": thawed broker " + f + " (SIGCONT), before the controller's "
                         + LocalKafkaCluster.CLUSTER_DEFAULTS.get("broker.session.timeout.ms") + " ms session timeout fences it"));
             }
+            e.record(harness, new Payload.Note(cfg.name() + ": after the kill and the thaw, before the controller fences broker " + leader + ", "
+                    + placement(cluster, tp) + " (the frozen followers stayed in sync)"));
             int elected = cluster.awaitLeaderOtherThan(tp, leader, Duration.ofSeconds(60));
             e.record(harness, new Payload.Note(cfg.name() + ": broker " + elected + " elected leader; " + placement(cluster, tp)));
             cluster.restart(leader);

@@ -169,12 +169,13 @@ public final class LabContext {
                 why = "the experiment could not complete: " + ex;
                 log.error("experiment {} could not complete", e.name(), ex);
             }
-            if (!e.finished()) {
-                e.record(Source.here("harness"), new Payload.Note(why));
-                e.finish(Outcome.notRun(why));
+            if (e.finished()) { // it failed on its way out, after its outcome was recorded: that outcome stands
+                return e.outcome().orElseThrow();
             }
+            e.record(Source.here("harness"), new Payload.Note(why));
+            Outcome o = e.finish(Outcome.notRun(why));
             step(e.name() + ": NOT_RUN (" + why + ")");
-            return Outcome.notRun(why);
+            return o;
         } finally {
             stopAll();
         }
@@ -302,9 +303,17 @@ public final class LabContext {
         }
     }
 
-    /** SIGTERM, then SIGKILL after a grace period; recorded. */
+    /**
+     * SIGTERM, then SIGKILL after a grace period; recorded, unless the experiment has finished already
+     * (its evidence is sealed: an instance stopped on the way out of an experiment that ended early is
+     * logged instead, and the returned event is null).
+     */
     public Event stop(ExperimentRecorder e, Instance i) {
         ChildProcess.Stopped s = i.process().stop(grace());
+        if (e.finished()) {
+            log.info("{} (pid {}) stopped by {} after experiment {} had finished", i.name(), i.pid(), s.how(), e.name());
+            return null;
+        }
         return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), s.exitCode(), s.how()));
     }
 

@@ -91,19 +91,20 @@ final class SyntheticProducer {
                     throw e;
                 }
             }
-            // every partition answers ListOffsets (the Admin client retries until it does): its leader has it, so the idempotent
-            // producer's first batch is not refused NOT_LEADER while later batches in flight are refused OUT_OF_ORDER_SEQUENCE for good
-            int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-            Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-            for (int p = 0; p < n; p++) {
-                latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
-            }
+            // every partition answers ListOffsets: its leader has it, so the idempotent producer's first batch is not refused NOT_LEADER
+            // while later batches in flight are refused OUT_OF_ORDER_SEQUENCE for good. Until the leader has it, describe and ListOffsets
+            // may answer UNKNOWN_TOPIC_OR_PARTITION (the Admin client gives up on it): ask again
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (true) {
                 try {
+                    int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+                    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
+                    for (int p = 0; p < n; p++) {
+                        latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
+                    }
                     admin.listOffsets(latest).all().get();
                     return;
-                } catch (ExecutionException notYet) { // UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER until the leader has it
+                } catch (ExecutionException notYet) {
                     if (System.nanoTime() > deadline) {
                         throw notYet;
                     }

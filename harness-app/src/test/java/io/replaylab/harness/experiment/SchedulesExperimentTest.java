@@ -150,6 +150,7 @@ class SchedulesExperimentTest {
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
         assertThat(db.outcome().reason()).isEqualTo("the injection point before-db-commit was never reached: A did not call "
                 + "KafkaConsumer#commitSync (the warm-up: its first offset commit) within PT4S");
+        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
     }
 
     @Test
@@ -174,6 +175,10 @@ class SchedulesExperimentTest {
         assertThat(cell.outcome().status()).isEqualTo(Status.FAIL);
         assertThat(cell.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(cell.outcome().reason()).matches("no handoff: \\S+ stayed with A's member for PT3S after A was held");
+        // the matrix and the whole experiment see the cell's own outcome (A, still held, is stopped after the cell's outcome was sealed)
+        assertThat(matrix(r.evidence()).cell("before-offset-commit", "hold").orElseThrow().status()).isEqualTo("FAIL");
+        assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:hold FAILED (no handoff: ");
+        assertThat(experiment(r.evidence(), "schedules").outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
     }
 
     @Test
