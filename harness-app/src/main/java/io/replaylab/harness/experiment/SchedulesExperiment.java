@@ -219,7 +219,6 @@ final class SchedulesExperiment {
             }
             Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().handoffTimeout());
             if (handoff == null) {
-                thaw(a, cell);
                 return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().handoffTimeout()
                         + " after A was " + (cell.fault() == Fault.HOLD ? "held" : cell.fault() == Fault.FREEZE ? "frozen" : "killed")
                         + (cell.point() == Point.BEFORE_DB_COMMIT && cell.fault() != Fault.CRASH
