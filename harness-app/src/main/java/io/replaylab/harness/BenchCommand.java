@@ -51,6 +51,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -108,6 +109,8 @@ static long drain(String bootstrap, String topic) {
      */
     @Command(name = "wire", mixinStandardHelpOptions = true, description = "The wire barrier's proxy vs direct: drain, produce, latency per request.")
     static final class WireBench implements Callable<Integer> {
+        private static final int WARM_UP_ROUNDS = 2;
+
         @Spec
         CommandSpec spec;
 
@@ -117,8 +120,13 @@ static long drain(String bootstrap, String topic) {
         @Option(names = "--partitions", defaultValue = "3")
         int partitions;
 
-        @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after one warm-up round (default ${DEFAULT-VALUE}).")
+        @Option(names = "--runs", defaultValue = "9", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
         int runs;
+
+        @Option(names = "--repeat", defaultValue = "4",
+                description = "Drains and produce runs per path in a round (default ${DEFAULT-VALUE}), interleaved A B B A: one 100,000-record drain"
+                        + " takes about 60 ms here, too short to tell 5%% from noise. Even, so that every A B B A is whole.")
+        int repeat;
 
         @Option(names = "--requests", defaultValue = "2000", description = "Sequential one-record produce requests per path for the latency.")
         int requests;
@@ -128,6 +136,10 @@ static long drain(String bootstrap, String topic) {
 
         @Override
         public Integer call() throws Exception {
+            if (repeat < 2 || repeat % 2 != 0 || runs < 1 || records < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--repeat must be even and at least 2 (the A B B A order), was " + repeat
+                        + "; --runs and --records at least 1, were " + runs + " and " + records);
+            }
             PrintWriter out = spec.commandLine().getOut();
             LabNamespace ns = LabNamespace.random("bench");
             try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
@@ -154,28 +166,39 @@ static long drain(String bootstrap, String topic) {
             List<Long> produceProxy = new ArrayList<>();
             List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's two legs ran back to back
             List<Long> produceRatio = new ArrayList<>();
-            for (int round = 0; round <= runs; round++) {
-                boolean proxyFirst = round % 2 == 1;
-                long[] d = new long[2];
-                long[] p = new long[2];
-                for (int leg = 0; leg < 2; leg++) {
-                    boolean viaProxy = (leg == 0) == proxyFirst;
+            long cpuDirect = 0; // busy CPU ticks of the whole machine (client, proxy, broker)
+            long cpuProxy = 0;
+            for (int round = 1 - WARM_UP_ROUNDS; round <= runs; round++) {
+                boolean proxyFirst = round % 2 != 0;
+                long[] drainNs = new long[2];
+                long[] produceNs = new long[2];
+                long[] busy = new long[2];
+                // A B B A, repeated: the JVM and the broker still speed up from one drain to the next, and
+                // in this order a steady speed-up costs both paths the same
+                for (int i = 0; i < 2 * repeat; i++) {
+                    boolean viaProxy = (i % 4 == 0 || i % 4 == 3) == proxyFirst;
                     String b = viaProxy ? proxy.bootstrapServers() : direct;
+                    long ticks = busyTicks();
                     long t0 = System.nanoTime();
                     long n = drain(b, ns.topic("drain"));
                     long t1 = System.nanoTime();
                     produce(b, ns.topic("produce"));
                     long t2 = System.nanoTime();
+                    busy[viaProxy ? 1 : 0] += busyTicks() - ticks;
                     if (n != records) {
                         throw new IllegalStateException("drained " + n + " of " + records + " records " + (viaProxy ? "through the proxy" : "direct"));
                     }
-                    d[viaProxy ? 1 : 0] = (t1 - t0) / 1_000_000;
-                    p[viaProxy ? 1 : 0] = (t2 - t1) / 1_000_000;
+                    drainNs[viaProxy ? 1 : 0] += t1 - t0;
+                    produceNs[viaProxy ? 1 : 0] += t2 - t1;
                 }
+                long[] d = {drainNs[0] / repeat / 1_000_000, drainNs[1] / repeat / 1_000_000};
+                long[] p = {produceNs[0] / repeat / 1_000_000, produceNs[1] / repeat / 1_000_000};
                 out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%n",
-                        round == 0 ? "warm-up" : "round " + round, d[0], d[1], (double) d[1] / d[0], p[0], p[1], (double) p[1] / p[0]);
+                        round <= 0 ? "warm-up" : "round " + round, d[0], d[1], (double) d[1] / d[0], p[0], p[1], (double) p[1] / p[0]);
                 out.flush();
                 if (round > 0) {
+                    cpuDirect += busy[0];
+                    cpuProxy += busy[1];
                     drainDirect.add(d[0]);
                     drainProxy.add(d[1]);
                     produceDirect.add(p[0]);
@@ -184,15 +207,20 @@ static long drain(String bootstrap, String topic) {
                     produceRatio.add(p[1] * 1000 / Math.max(1, p[0]));
                 }
             }
-            out.printf("median of %d rounds, %d records: drain direct %d ms, proxy %d ms = %.3fx; produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n",
-                    runs, records, median(drainDirect), median(drainProxy), (double) median(drainProxy) / median(drainDirect),
-                    median(produceDirect), median(produceProxy), (double) median(produceProxy) / median(produceDirect));
+            out.printf("%d rounds, %d records, each path %d times per round, mean per run: drain direct %d ms, proxy %d ms = %.3fx;"
+                    + " produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n", runs, records, repeat, sum(drainDirect) / runs, sum(drainProxy) / runs,
+                    (double) sum(drainProxy) / sum(drainDirect), sum(produceDirect) / runs, sum(produceProxy) / runs,
+                    (double) sum(produceProxy) / sum(produceDirect));
             out.printf("median of the per-round ratios: drain %.3fx, produce %.3fx%n", median(drainRatio) / 1000.0, median(produceRatio) / 1000.0);
-            long[] directLatency = latencies(direct, ns.topic("latency"));
-            long[] proxyLatency = latencies(proxy.bootstrapServers(), ns.topic("latency"));
-            out.printf("latency per produce request (%d sequential, acks=all): direct median %d us, p99 %d us; proxy median %d us, p99 %d us;"
-                    + " added median %d us, p99 %d us%n", requests, directLatency[0], directLatency[1], proxyLatency[0], proxyLatency[1],
-                    proxyLatency[0] - directLatency[0], proxyLatency[1] - directLatency[1]);
+            if (cpuDirect > 0) {
+                long perRun = (long) runs * repeat * 100; // ticks are 10 ms; in ms per drain-and-produce
+                out.printf("machine CPU per drain and produce (client, proxy and broker, all cores): direct %d ms, proxy %d ms = %.3fx%n",
+                        cpuDirect * 1000 / perRun, cpuProxy * 1000 / perRun, (double) cpuProxy / cpuDirect);
+            }
+            long[][] latency = latencies(direct, proxy.bootstrapServers(), ns.topic("latency"));
+            out.printf("latency per produce request (%d sequential per path, interleaved, acks=all): direct median %d us, p99 %d us;"
+                    + " proxy median %d us, p99 %d us; added median %d us, p99 %d us%n", requests, latency[0][0], latency[0][1], latency[1][0],
+                    latency[1][1], latency[1][0] - latency[0][0], latency[1][1] - latency[0][1]);
             out.printf("proxy: %d connections, %d requests forwarded%n", proxy.connectionCount(), proxy.requestCount());
             return ReplayLab.OK;
         }
@@ -245,22 +273,55 @@ static long drain(String bootstrap, String topic) {
             }
         }
 
-        /** Median and p99 in microseconds of sequential one-record produce requests (after 200 unmeasured). */
-        private long[] latencies(String bootstrap, String topic) throws Exception {
-            List<Long> us = new ArrayList<>();
-            Properties pp = producerConfig(bootstrap);
-            pp.put(ProducerConfig.LINGER_MS_CONFIG, "0"); // the request's own round trip, not the batching wait
-            try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp)) {
+        private static long sum(List<Long> ms) {
+            return ms.stream().mapToLong(Long::longValue).sum();
+        }
+
+        /**
+         * Median and p99 in microseconds of sequential one-record produce requests, direct and
+         * through the proxy, one each in turn (after 200 unmeasured), so both see the same machine.
+         */
+        private long[][] latencies(String direct, String viaProxy, String topic) throws Exception {
+            List<List<Long>> us = List.of(new ArrayList<>(), new ArrayList<>());
+            Properties pd = producerConfig(direct);
+            Properties pp = producerConfig(viaProxy);
+            pd.put(ProducerConfig.LINGER_MS_CONFIG, "0"); // the request's own round trip, not the batching wait
+            pp.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+            try (KafkaProducer<String, String> d = new KafkaProducer<>(pd); KafkaProducer<String, String> p = new KafkaProducer<>(pp)) {
                 for (int i = 0; i < requests + 200; i++) {
-                    long t0 = System.nanoTime();
-                    producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();
-                    if (i >= 200) {
-                        us.add((System.nanoTime() - t0) / 1000);
+                    for (int path = 0; path < 2; path++) {
+                        KafkaProducer<String, String> producer = (path == 0) == (i % 2 == 0) ? d : p;
+                        long t0 = System.nanoTime();
+                        producer.send(new ProducerRecord<>(topic, 0, "k", "v" + i)).get();
+                        if (i >= 200) {
+                            us.get(producer == d ? 0 : 1).add((System.nanoTime() - t0) / 1000);
+                        }
                     }
                 }
             }
-            Collections.sort(us);
-            return new long[] {us.get(us.size() / 2), us.get(Math.min(us.size() - 1, (int) Math.ceil(us.size() * 0.99) - 1))};
+            long[][] out = new long[2][];
+            for (int path = 0; path < 2; path++) {
+                List<Long> xs = us.get(path);
+                Collections.sort(xs);
+                out[path] = new long[] {xs.get(xs.size() / 2), xs.get(Math.min(xs.size() - 1, (int) Math.ceil(xs.size() * 0.99) - 1))};
+            }
+            return out;
+        }
+
+        /** Busy CPU ticks (10 ms) of the whole machine since boot, from /proc/stat; 0 where there is none. */
+        private static long busyTicks() {
+            try {
+                String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long busy = 0;
+                for (int i = 1; i < Math.min(f.length, 9); i++) {
+                    if (i != 4 && i != 5) { // idle, iowait
+                        busy += Long.parseLong(f[i]);
+                    }
+                }
+                return busy;
+            } catch (IOException | RuntimeException e) {
+                return 0;
+            }
         }
     }
 
@@ -530,7 +591,7 @@ static long drain(String bootstrap, String topic) {
         @Option(names = "--partitions", defaultValue = "6")
         int partitions;
 
-        @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after one warm-up round (default ${DEFAULT-VALUE}).")
+        @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
         int runs;
 
         @Option(names = "--bootstrap-server", description = "Use this broker (its topic is deleted afterwards) instead of an embedded one.")

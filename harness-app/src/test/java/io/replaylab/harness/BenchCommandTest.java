@@ -41,14 +41,28 @@ class BenchCommandTest {
         Set<String> before = topics(kafka);
 
         int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "bench", "wire", "--bootstrap-server", kafka.bootstrapServers(),
-                "--records", "2000", "--runs", "1", "--requests", "50");
+                "--records", "2000", "--runs", "1", "--repeat", "2", "--requests", "50");
 
         assertThat(rc).as(out + "\n" + err).isZero();
         assertThat(out.toString())
-                .containsPattern("median of 1 rounds, 2000 records: drain direct \\d+ ms, proxy \\d+ ms = [0-9.]+x; produce direct \\d+ ms, proxy \\d+ ms")
-                .containsPattern("latency per produce request \\(50 sequential, acks=all\\): direct median \\d+ us, p99 \\d+ us; proxy median \\d+ us")
+                .containsPattern("1 rounds, 2000 records, each path 2 times per round, mean per run: drain direct \\d+ ms, proxy \\d+ ms = [0-9.]+x;"
+                        + " produce direct \\d+ ms, proxy \\d+ ms = [0-9.]+x")
+                .containsPattern("machine CPU per drain and produce \\(client, proxy and broker, all cores\\): direct \\d+ ms, proxy \\d+ ms")
+                .containsPattern("latency per produce request \\(50 sequential per path, interleaved, acks=all\\): direct median \\d+ us, p99 \\d+ us;"
+                        + " proxy median \\d+ us")
                 .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded");
         assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    @Test
+    void wireBenchRefusesARepeatThatBreaksItsInterleavedOrder() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "bench", "wire", "--repeat", "3");
+
+        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("--repeat must be even and at least 2 (the A B B A order), was 3");
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractResponse;
+import org.apache.kafka.common.requests.ResponseHeader;
 
 /**
  * The answers that name brokers, rewritten so that the client keeps talking to the proxy. Parsed
@@ -19,7 +20,7 @@ import org.apache.kafka.common.requests.AbstractResponse;
  * answer that names no broker goes on as the original bytes.
  */
 final class Addresses {
-    private static final String LOOPBACK = "127.0.0.1";
+    static final String LOOPBACK = "127.0.0.1";
 
     private Addresses() {
     }
@@ -34,11 +35,54 @@ final class Addresses {
         };
     }
 
+    /** Whether the broker names in an answer of this kind come after everything else (the top-level NodeEndpoints tagged field). */
+    static boolean namesBrokersLast(ApiKeys key) {
+        return key == ApiKeys.PRODUCE || key == ApiKeys.FETCH;
+    }
+
+    /**
+     * What is left to send of an answer whose first {@code sent} bytes went out as read: the rest
+     * of the original when nothing was rewritten, the rest of the rewritten frame when it has the
+     * same length and the same first {@code sent} bytes (its broker names come later), else null
+     * (the rewrite does not fit: the connection must close).
+     */
+    static ByteBuffer restAfter(ByteBuffer original, ByteBuffer rewritten, int sent) {
+        if (rewritten == null) {
+            return original.duplicate().position(sent);
+        }
+        if (sent == 0) {
+            return rewritten;
+        }
+        if (rewritten.remaining() != original.remaining() || rewritten.slice(0, sent).mismatch(original.slice(0, sent)) >= 0) {
+            return null;
+        }
+        return rewritten.duplicate().position(sent);
+    }
+
+    /**
+     * A whole answer frame (size prefix, header, body; from position 0) with its broker names
+     * rewritten, or null when nothing in it names a broker. {@code frame} is not changed.
+     */
+    static ByteBuffer rewriteFrame(ApiKeys key, short version, ByteBuffer frame, WireProxy proxy) {
+        ByteBuffer buf = frame.slice(4, frame.remaining() - 4);
+        ResponseHeader.parse(buf, key.responseHeaderVersion(version));
+        int headerEnd = buf.position();
+        ByteBuffer body = rewrite(key, version, buf, proxy);
+        if (body == null) {
+            return null;
+        }
+        ByteBuffer out = ByteBuffer.allocate(4 + headerEnd + body.remaining());
+        out.putInt(out.capacity() - 4);
+        out.put(frame.slice(4, headerEnd));
+        out.put(body);
+        return out.flip();
+    }
+
     /**
      * The rewritten body, or null when nothing in it names a broker. {@code body} is positioned
      * after the response header and is not changed.
      */
-    static ByteBuffer rewrite(ApiKeys key, short version, ByteBuffer body, WireProxy proxy) {
+    private static ByteBuffer rewrite(ApiKeys key, short version, ByteBuffer body, WireProxy proxy) {
         ApiMessage data = AbstractResponse.parseResponse(key, new ByteBufferAccessor(body.duplicate()), version).data();
         boolean changed = switch (key) {
             case METADATA -> metadata((MetadataResponseData) data, proxy);

@@ -1,14 +1,11 @@
 package io.replaylab.barrier.wire;
 
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -26,44 +23,75 @@ import org.slf4j.LoggerFactory;
  * One client connection and its own upstream connection. The request side reads whole frames and
  * forwards them (or keeps them while a barrier holds the connection); the response side matches
  * each answer to its request by correlation id (responses keep the broker's order, which is the
- * request order) and rewrites broker addresses where the answer carries them.
+ * request order). An answer that names no broker and that no gate observes is piped through as
+ * it arrives; one that may name brokers is read whole and rewritten, except that a large Produce
+ * or Fetch answer (whose broker names come last) has its front sent while the rest arrives and is
+ * rewritten in place when the proxy's names are as long as the broker's.
  */
 final class Connection {
     private static final Logger log = LoggerFactory.getLogger(Connection.class);
 
-    /** A request frame as read ({@code length} bytes of {@code bytes}, size prefix included), with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, byte[] bytes, int length, CommitRequest commit) {
+    /** Bytes at the end of a large Produce or Fetch answer kept back until the whole answer is read and its broker names rewritten. */
+    static final int KEPT_TAIL_BYTES = 64 * 1024;
+
+    /** A request frame ({@code bytes}: the whole frame, size prefix included, from position 0), with what its header says. */
+    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, CommitRequest commit) {
         /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
         Frame kept() {
-            return new Frame(key, version, correlationId, Arrays.copyOf(bytes, length), length, commit);
+            ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
+            copy.put(bytes.duplicate()).flip();
+            return new Frame(key, version, correlationId, copy, commit);
         }
     }
-
-    /** Frames up to this size are read into a buffer reused per connection (no allocation, no zeroing per frame). */
-    private static final int REUSED_BUFFER_BYTES = 8 * 1024 * 1024;
 
     /** What the response side needs to know about a forwarded request. */
     private record Pending(ApiKeys key, short version, Consumer<OffsetCommitResponseData> observer) {
     }
 
     final int id;
-    private final Socket client;
-    private final Socket upstream;
+    private final SocketChannel client;
+    private final SocketChannel upstream;
     private final int nodeId;
     private final WireProxy proxy;
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final Object upstreamWrite = new Object();
-    private final Object clientWrite = new Object();
-    private OutputStream toUpstream;
-    private OutputStream toClient;
     /** Frames kept while a barrier holds this connection; null when it flows. Guarded by this. */
     private List<Frame> held;
     private CommitGate holder;
-    private byte[] requestBuffer = new byte[16 * 1024];
-    private byte[] responseBuffer = new byte[16 * 1024];
     private volatile boolean closed;
+    /**
+     * Where answers go: the client, or nowhere once it has closed (the broker's answer to a
+     * released commit is still read, so the gate learns what the broker did with it).
+     */
+    private final WritableByteChannel toClient = new WritableByteChannel() {
+        @Override
+        public int write(ByteBuffer b) throws IOException {
+            if (!closed) {
+                try {
+                    return client.write(b);
+                } catch (IOException e) {
+                    if (!closed) {
+                        throw e;
+                    }
+                }
+            }
+            int n = b.remaining();
+            b.position(b.limit());
+            return n;
+        }
 
-    Connection(int id, Socket client, Socket upstream, int nodeId, WireProxy proxy) {
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+            // the connection closes the socket
+        }
+    };
+
+    Connection(int id, SocketChannel client, SocketChannel upstream, int nodeId, WireProxy proxy) {
         this.id = id;
         this.client = client;
         this.upstream = upstream;
@@ -72,31 +100,18 @@ final class Connection {
     }
 
     void start() {
-        try {
-            client.setTcpNoDelay(true);
-            upstream.setTcpNoDelay(true);
-            toUpstream = upstream.getOutputStream();
-            toClient = client.getOutputStream();
-        } catch (IOException e) {
-            log.warn("connection {}: cannot set up: {}", id, e.toString());
-            close();
-            return;
-        }
-        Thread requests = new Thread(this::requestLoop, "wire-proxy-c" + id + "-requests");
-        Thread responses = new Thread(this::responseLoop, "wire-proxy-c" + id + "-responses");
-        requests.setDaemon(true);
-        responses.setDaemon(true);
-        requests.start();
-        responses.start();
+        proxy.run("wire-proxy-c" + id + "-requests", this::requestLoop);
+        proxy.run("wire-proxy-c" + id + "-responses", this::responseLoop);
     }
 
     @Override
     public String toString() {
-        return "connection " + id + " (" + (nodeId < 0 ? "bootstrap" : "node " + nodeId) + ", client port " + client.getPort() + ")";
+        return "connection " + id + " (" + (nodeId < 0 ? "bootstrap" : "node " + nodeId) + ", client port " + client.socket().getPort() + ")";
     }
 
     private void requestLoop() {
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(client.getInputStream(), 64 * 1024))) {
+        FrameReader in = new FrameReader(client);
+        try {
             while (!closed) {
                 Frame f = readRequest(in);
                 if (f == null) {
@@ -120,7 +135,7 @@ final class Connection {
                 forward(f, observer);
             }
         } catch (EOFException e) {
-            log.debug("{}: client closed", this);
+            log.debug("{}: client closed: {}", this, e.getMessage());
         } catch (IOException e) {
             if (!closed) {
                 log.debug("{}: client side ended: {}", this, e.toString());
@@ -130,27 +145,26 @@ final class Connection {
         }
     }
 
-    /** One whole request frame, or null (connection closed with a log line) when it is not a Kafka request. */
-    private Frame readRequest(DataInputStream in) throws IOException {
-        int size = in.readInt();
+    /** One whole request frame, or null when the client closed or (with a log line) when it is not a Kafka request. */
+    private Frame readRequest(FrameReader in) throws IOException {
+        if (!in.fill(4)) {
+            log.debug("{}: client closed", this);
+            return null;
+        }
+        int size = in.peekInt(0);
         if (size < 8 || size > proxy.maxFrameBytes()) {
             log.warn("{}: closing: a request frame of {} bytes is outside 8..{} (not a Kafka client, or a frame larger than the limit)",
                     this, size, proxy.maxFrameBytes());
             return null;
         }
-        byte[] bytes = requestBuffer.length >= 4 + size ? requestBuffer : buffer(4 + size);
-        if (bytes.length <= REUSED_BUFFER_BYTES) {
-            requestBuffer = bytes;
-        }
-        ByteBuffer.wrap(bytes).putInt(size);
-        in.readFully(bytes, 4, size);
-        ByteBuffer buf = ByteBuffer.wrap(bytes, 4, size).slice();
+        in.fill(4 + size);
+        ByteBuffer bytes = in.take(4 + size);
+        ByteBuffer buf = bytes.slice(4, size);
         RequestHeader h;
         try {
             h = RequestHeader.parse(buf);
         } catch (RuntimeException e) {
-            log.warn("{}: closing: unparsable request header (api key {}, version {}): {}", this,
-                    ByteBuffer.wrap(bytes, 4, 2).getShort(), ByteBuffer.wrap(bytes, 6, 2).getShort(), e.toString());
+            log.warn("{}: closing: unparsable request header (api key {}, version {}): {}", this, bytes.getShort(4), bytes.getShort(6), e.toString());
             return null;
         }
         CommitRequest commit = null;
@@ -162,19 +176,14 @@ final class Connection {
                 return null;
             }
         }
-        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, 4 + size, commit);
-    }
-
-    /** A read buffer of at least {@code n} bytes: doubling, so a connection settles on its largest frame size quickly. */
-    private static byte[] buffer(int n) {
-        return new byte[n > REUSED_BUFFER_BYTES ? n : Math.min(REUSED_BUFFER_BYTES, Math.max(n, Integer.highestOneBit(n - 1) << 1))];
+        in.shrink();
+        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, commit);
     }
 
     private void forward(Frame f, Consumer<OffsetCommitResponseData> observer) throws IOException {
         pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer));
         synchronized (upstreamWrite) {
-            toUpstream.write(f.bytes(), 0, f.length());
-            toUpstream.flush();
+            FrameReader.writeFully(upstream, f.bytes().duplicate());
         }
     }
 
@@ -210,44 +219,50 @@ final class Connection {
     }
 
     private void responseLoop() {
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(upstream.getInputStream(), 64 * 1024))) {
+        FrameReader in = new FrameReader(upstream);
+        try {
             while (!closed || awaitsObservedAnswer()) {
-                int size = in.readInt();
+                if (!in.fill(8)) {
+                    log.debug("{}: broker closed", this);
+                    return;
+                }
+                int size = in.peekInt(0);
                 if (size < 4 || size > proxy.maxFrameBytes()) {
                     log.warn("{}: closing: a response frame of {} bytes is outside 4..{}", this, size, proxy.maxFrameBytes());
                     return;
                 }
-                byte[] bytes = responseBuffer.length >= 4 + size ? responseBuffer : buffer(4 + size);
-                if (bytes.length <= REUSED_BUFFER_BYTES) {
-                    responseBuffer = bytes;
-                }
-                ByteBuffer.wrap(bytes).putInt(size);
-                in.readFully(bytes, 4, size);
                 int length = 4 + size;
-                int correlationId = ByteBuffer.wrap(bytes, 4, 4).getInt(); // the first field of every response header
+                int correlationId = in.peekInt(4); // the first field of every response header
                 Pending p = pending.remove(correlationId);
                 if (p == null) {
                     log.warn("{}: a response with correlation id {} that no forwarded request carries; passed on unchanged", this, correlationId);
+                }
+                if (p == null || p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
+                    in.pipe(length, toClient);
+                    continue;
+                }
+                int sent = 0;
+                if (p.observer() == null && Addresses.namesBrokersLast(p.key()) && length > KEPT_TAIL_BYTES && proxy.rewritesInPlace()) {
+                    sent = in.fillSending(length, KEPT_TAIL_BYTES, toClient);
                 } else {
-                    byte[] rewritten = answer(p, bytes, length);
-                    if (rewritten != null) {
-                        bytes = rewritten;
-                        length = rewritten.length;
-                    }
+                    in.fill(length);
                 }
-                try {
-                    synchronized (clientWrite) {
-                        toClient.write(bytes, 0, length);
-                        toClient.flush();
-                    }
-                } catch (IOException e) {
-                    if (!closed) {
-                        throw e;
-                    } // the client is gone; the broker's answer to a released commit was still read above
+                ByteBuffer frame = in.take(length);
+                ByteBuffer rewritten = answer(p, frame);
+                ByteBuffer rest = Addresses.restAfter(frame, rewritten, sent);
+                if (rest == null) {
+                    log.warn("{}: closing: a {} v{} answer of {} bytes names a broker whose address does not fit in place"
+                            + " and its first {} bytes were already sent; the client reconnects and asks again", this, p.key(), p.version(), length, sent);
+                    return;
                 }
+                if (rewritten != null && sent > 0) {
+                    proxy.countInPlaceRewrite();
+                }
+                FrameReader.writeFully(toClient, rest);
+                in.shrink();
             }
         } catch (EOFException e) {
-            log.debug("{}: broker closed", this);
+            log.debug("{}: broker closed: {}", this, e.getMessage());
         } catch (IOException e) {
             if (!closed) {
                 log.debug("{}: broker side ended: {}", this, e.toString());
@@ -267,32 +282,18 @@ final class Connection {
      * Shows a commit's answer to its observer and rewrites broker addresses where the answer names
      * them: the rewritten frame, or null when the client gets the bytes as read.
      */
-    private byte[] answer(Pending p, byte[] bytes, int length) {
-        if (p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
-            return null;
-        }
-        ByteBuffer buf = ByteBuffer.wrap(bytes, 4, length - 4).slice();
+    private ByteBuffer answer(Pending p, ByteBuffer frame) {
         try {
-            ResponseHeader.parse(buf, p.key().responseHeaderVersion(p.version()));
-            int headerEnd = buf.position();
             if (p.observer() != null) {
-                p.observer().accept(new OffsetCommitResponseData(new ByteBufferAccessor(buf.duplicate()), p.version()));
+                ByteBuffer body = frame.slice(4, frame.remaining() - 4);
+                ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
+                p.observer().accept(new OffsetCommitResponseData(new ByteBufferAccessor(body), p.version()));
             }
-            if (Addresses.mayCarryAddresses(p.key(), p.version())) {
-                ByteBuffer body = Addresses.rewrite(p.key(), p.version(), buf, proxy);
-                if (body != null) {
-                    byte[] out = new byte[4 + headerEnd + body.remaining()];
-                    ByteBuffer o = ByteBuffer.wrap(out);
-                    o.putInt(out.length - 4);
-                    o.put(bytes, 4, headerEnd);
-                    o.put(body);
-                    return out;
-                }
-            }
+            return Addresses.mayCarryAddresses(p.key(), p.version()) ? Addresses.rewriteFrame(p.key(), p.version(), frame, proxy) : null;
         } catch (RuntimeException e) {
             log.warn("{}: could not read a {} v{} response ({}); passed on unchanged", this, p.key(), p.version(), e.toString());
+            return null;
         }
-        return null;
     }
 
     boolean isClosed() {

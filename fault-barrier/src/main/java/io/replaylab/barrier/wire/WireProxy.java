@@ -4,8 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.net.StandardSocketOptions;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +16,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -66,11 +69,21 @@ public final class WireProxy implements AutoCloseable {
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong upstreamConnects = new AtomicLong();
+    private final AtomicLong inPlaceRewrites = new AtomicLong();
+    /** Connection threads, reused: a client that opens a connection per call does not pay for two new threads each time. */
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "wire-proxy");
+        t.setDaemon(true);
+        return t;
+    });
     private volatile boolean closed;
+    /** Every upstream host seen so far is as long as {@link Addresses#LOOPBACK}. */
+    private volatile boolean inPlace;
 
     private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
         this.maxFrameBytes = maxFrameBytes;
         this.retryGrace = retryGrace;
+        this.inPlace = upstreamBootstrap.getHostString().length() == Addresses.LOOPBACK.length();
         this.bootstrap = new Listener(-1, upstreamBootstrap);
     }
 
@@ -176,6 +189,7 @@ public final class WireProxy implements AutoCloseable {
         nodes.values().forEach(Listener::close);
         connections.forEach(Connection::closeNow);
         gates.forEach(CommitGate::shutdown);
+        threads.shutdown(); // each connection's loops end with its sockets
     }
 
     // ---- package-private: used by connections and gates
@@ -190,6 +204,36 @@ public final class WireProxy implements AutoCloseable {
 
     List<CommitGate> gates() {
         return gates;
+    }
+
+    /** Runs a connection's loop on a pooled thread named for it while it runs. */
+    void run(String name, Runnable loop) {
+        threads.execute(() -> {
+            Thread.currentThread().setName(name);
+            try {
+                loop.run();
+            } finally {
+                Thread.currentThread().setName("wire-proxy-idle");
+            }
+        });
+    }
+
+    /**
+     * Whether a broker name rewritten to the proxy's keeps its length ({@code 127.0.0.1} for
+     * {@code localhost}, say): then a large answer whose broker names come last can be sent on
+     * while it arrives and rewritten in place at its end.
+     */
+    boolean rewritesInPlace() {
+        return inPlace;
+    }
+
+    /** Large answers whose front went out as it arrived and whose broker names were rewritten at the end. */
+    long inPlaceRewrites() {
+        return inPlaceRewrites.get();
+    }
+
+    void countInPlaceRewrite() {
+        inPlaceRewrites.incrementAndGet();
     }
 
     void countRequest() {
@@ -212,6 +256,9 @@ public final class WireProxy implements AutoCloseable {
 
     /** The proxy port for an upstream node; opens a listener the first time a node is named. */
     int portFor(int nodeId, String host, int port) {
+        if (host.length() != Addresses.LOOPBACK.length()) {
+            inPlace = false;
+        }
         Listener l = nodes.computeIfAbsent(nodeId, id -> new Listener(id, InetSocketAddress.createUnresolved(host, port)));
         l.retarget(InetSocketAddress.createUnresolved(host, port));
         return l.port();
@@ -220,26 +267,28 @@ public final class WireProxy implements AutoCloseable {
     /** One accept loop: a port on 127.0.0.1 that stands for one upstream address. */
     private final class Listener {
         private final int nodeId;
-        private final ServerSocket server;
+        private final ServerSocketChannel server;
         private volatile InetSocketAddress target;
+        private final int port;
 
         Listener(int nodeId, InetSocketAddress target) {
             this.nodeId = nodeId;
             this.target = target;
             try {
-                server = new ServerSocket();
+                server = ServerSocketChannel.open();
                 server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+                port = ((InetSocketAddress) server.getLocalAddress()).getPort();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot open a proxy port on 127.0.0.1", e);
             }
             Thread t = new Thread(this::acceptLoop, "wire-proxy-accept-" + (nodeId < 0 ? "bootstrap" : "node" + nodeId));
             t.setDaemon(true);
             t.start();
-            log.debug("proxy port {} stands for {} ({})", server.getLocalPort(), target, nodeId < 0 ? "bootstrap" : "node " + nodeId);
+            log.debug("proxy port {} stands for {} ({})", port, target, nodeId < 0 ? "bootstrap" : "node " + nodeId);
         }
 
         int port() {
-            return server.getLocalPort();
+            return port;
         }
 
         void retarget(InetSocketAddress to) {
@@ -251,7 +300,7 @@ public final class WireProxy implements AutoCloseable {
 
         private void acceptLoop() {
             while (!closed) {
-                Socket client;
+                SocketChannel client;
                 try {
                     client = server.accept();
                 } catch (IOException e) {
@@ -261,9 +310,18 @@ public final class WireProxy implements AutoCloseable {
                     return;
                 }
                 InetSocketAddress to = target;
-                Socket upstream = new Socket();
+                SocketChannel upstream;
                 try {
-                    upstream.connect(new InetSocketAddress(to.getHostString(), to.getPort()), 10_000);
+                    upstream = SocketChannel.open();
+                } catch (IOException e) {
+                    log.warn("cannot open a socket for a client on proxy port {}: {}", port(), e.toString());
+                    closeQuietly(client);
+                    continue;
+                }
+                try {
+                    upstream.socket().connect(new InetSocketAddress(to.getHostString(), to.getPort()), 10_000);
+                    client.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                    upstream.setOption(StandardSocketOptions.TCP_NODELAY, true);
                 } catch (IOException e) {
                     log.warn("cannot reach {} for a client on proxy port {}: {}", to, port(), e.toString());
                     closeQuietly(client);

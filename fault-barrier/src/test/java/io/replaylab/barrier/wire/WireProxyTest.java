@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,10 +30,15 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaCluster;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.testing.Groups;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitionReassignment;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.ElectionType;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -158,7 +164,7 @@ class WireProxyTest {
             producer.flush();
         }
 
-        // answers of up to 1 MB (max.partition.fetch.bytes), read into the per-connection buffer
+        // answers of up to 1 MB (max.partition.fetch.bytes): sent on while they arrive, the last 64 KB kept for broker names
         List<ConsumerRecord<String, String>> read = Clients.readAll(proxy.bootstrapServers(), new TopicPartition(ns.topic(), 0), 4000,
                 Duration.ofSeconds(60));
 
@@ -166,6 +172,75 @@ class WireProxyTest {
         for (int i = 0; i < read.size(); i++) {
             assertThat(read.get(i).offset()).isEqualTo(i);
             assertThat(read.get(i).value()).isEqualTo(i + ":" + filler);
+        }
+    }
+
+    /**
+     * KIP-951: a broker that lost a partition's leadership names the new leader in its Fetch
+     * answer's NodeEndpoints, after every other partition's records. Here that answer is large (1 MB
+     * of another partition), so its front goes on as it arrives and the name is rewritten in the
+     * kept tail; the client must learn the proxy's port for the new leader, never the broker's.
+     */
+    @Test
+    void aNewLeaderNamedAtTheEndOfALargeFetchAnswerIsTheProxysPort(LocalKafkaCluster cluster, LabNamespace ns) throws Exception {
+        WireProxy proxy = WireProxy.start(cluster.bootstrapServers());
+        cleanup.add(proxy);
+        TopicPartition big = new TopicPartition(ns.topic(), 0);
+        TopicPartition moving = new TopicPartition(ns.topic(), 1);
+        try (Admin admin = Clients.admin(cluster.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic(ns.topic(), Map.of(0, List.of(1, 2), 1, List.of(1, 2))))).all().get();
+            String filler = "x".repeat(1000);
+            try (KafkaProducer<String, String> producer = Clients.producer(cluster.bootstrapServers())) {
+                for (int i = 0; i < 4000; i++) {
+                    producer.send(new ProducerRecord<>(ns.topic(), 0, "k" + i, filler));
+                    if (i < 10) {
+                        producer.send(new ProducerRecord<>(ns.topic(), 1, "k" + i, "m" + i));
+                    }
+                }
+                producer.flush();
+            }
+            try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic", Map.of())) {
+                c.assign(List.of(big, moving));
+                c.seekToBeginning(List.of(big, moving));
+                int moved = 0;
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (moved < 10 && System.nanoTime() < deadline) {
+                    moved += c.poll(Duration.ofMillis(200)).records(moving).size();
+                }
+                assertThat(moved).as("the moving partition's first records, while broker 1 leads both").isEqualTo(10);
+                c.pause(List.of(big, moving));
+                for (int i = 0; i < 5; i++) {
+                    c.poll(Duration.ofMillis(100)); // fetches in flight come back and stay buffered
+                }
+
+                admin.alterPartitionReassignments(Map.of(moving, Optional.of(new NewPartitionReassignment(List.of(2, 1))))).all().get();
+                while (!admin.listPartitionReassignments(Set.of(moving)).reassignments().get().isEmpty()) {
+                    Thread.sleep(100);
+                }
+                admin.electLeaders(ElectionType.PREFERRED, Set.of(moving)).all().get();
+                assertThat(cluster.awaitLeaderOtherThan(moving, 1, Duration.ofSeconds(30))).isEqualTo(2);
+
+                c.seek(big, c.position(big)); // drops what is buffered: the next fetch to broker 1 asks for both partitions
+                c.resume(List.of(big, moving));
+                try (KafkaProducer<String, String> producer = Clients.producer(cluster.bootstrapServers())) {
+                    for (int i = 10; i < 20; i++) {
+                        producer.send(new ProducerRecord<>(ns.topic(), 1, "k" + i, "m" + i));
+                    }
+                    producer.flush();
+                }
+                List<String> after = new ArrayList<>();
+                deadline = System.nanoTime() + 30_000_000_000L;
+                while (after.size() < 10 && System.nanoTime() < deadline) {
+                    c.poll(Duration.ofMillis(200)).records(moving).forEach(r -> after.add(r.value()));
+                }
+
+                assertThat(after).as("read from the new leader, through the proxy").hasSize(10).startsWith("m10");
+                assertThat(proxy.inPlaceRewrites()).as("broker 1's 1 MB answer named broker 2 at its end").isPositive();
+                Node leader = c.partitionsFor(ns.topic()).stream().filter(p -> p.partition() == 1).findFirst().orElseThrow().leader();
+                assertThat(leader.id()).isEqualTo(2);
+                assertThat(leader.host() + ":" + leader.port()).isEqualTo("127.0.0.1:" + proxy.nodePorts().get(2))
+                        .isNotEqualTo("127.0.0.1:" + cluster.port(2));
+            }
         }
     }
 
