@@ -149,7 +149,9 @@ static long drain(String bootstrap, String topic) {
                     admin.createTopics(List.of(new NewTopic(topics.get(0), partitions, (short) 1), new NewTopic(topics.get(1), partitions, (short) 1),
                             new NewTopic(topics.get(2), 1, (short) 1))).all().get();
                     try {
-                        awaitLeaders(admin, topics);
+                        try (KafkaOps ops = KafkaOps.connect(b)) {
+                            topics.forEach(ops::awaitWritable);
+                        }
                         return measure(out, b, proxy, ns);
                     } finally {
                         admin.deleteTopics(List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"))).all().get();
@@ -250,26 +252,6 @@ static long drain(String bootstrap, String topic) {
             }
             if (failed.get() != null) {
                 throw new IllegalStateException("the bench's produce to " + topic + " failed: " + failed.get(), failed.get());
-            }
-        }
-
-        /**
-         * Waits until every partition of the new topics has a leader: an idempotent producer that meets
-         * NOT_LEADER_OR_FOLLOWER on a just-created partition can stall on OUT_OF_ORDER_SEQUENCE_NUMBER (seen here).
-         */
-        private static void awaitLeaders(Admin admin, List<String> topics) throws Exception {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (true) {
-                boolean ready = admin.describeTopics(topics).allTopicNames().get().values().stream()
-                        .allMatch(t -> t.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty()));
-                if (ready) {
-                    Thread.sleep(500); // the leader's own log may be a moment behind the metadata that names it
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("the bench topics " + topics + " got no leader within 30 s");
-                }
-                Thread.sleep(100);
             }
         }
 

@@ -384,6 +384,11 @@ final class AdminKafkaOps implements KafkaOps {
                 throw e;
             }
         }
+        awaitWritable(topic);
+    }
+
+    @Override
+    public void awaitWritable(String topic) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             org.apache.kafka.clients.admin.TopicDescription d;
@@ -409,8 +414,8 @@ final class AdminKafkaOps implements KafkaOps {
                 }
             }
             if (System.nanoTime() > deadline) {
-                throw new KafkaOpsException("topic " + topic + " has a partition without a leader (or one that does not host it yet) after "
-                        + timeout.toSeconds() + " s");
+                throw new KafkaOpsException(d == null ? "topic " + topic + " does not exist (the broker did not know it for " + timeout.toSeconds() + " s)"
+                        : "topic " + topic + " has a partition without a leader (or one that does not host it yet) after " + timeout.toSeconds() + " s");
             }
             try {
                 Thread.sleep(50);

@@ -76,6 +76,14 @@ public interface KafkaOps extends AutoCloseable {
     void createTopic(LabNamespace namespace, String topic, int partitions, int replicationFactor, java.util.Map<String, String> configs);
 
     /**
+     * Waits until {@code topic} is writable: every partition has a leader that hosts it (answers
+     * ListOffsets). A just-created partition whose leader does not have it yet refuses an idempotent
+     * producer's first batch NOT_LEADER, and the batches behind it stay refused OUT_OF_ORDER_SEQUENCE.
+     * {@link #createTopic} waits for this itself; this is for a topic created some other way.
+     */
+    void awaitWritable(String topic);
+
+    /**
      * Waits until the group's committed offsets reach the log end of every partition of {@code topic}
      * (the group has consumed everything there is now); {@code progress} sees each snapshot taken.
      *

@@ -2,14 +2,19 @@ package io.replaylab.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.testing.Offsets;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 /** R17: cleanup deletes the run's own topics and groups, and nothing of anyone else's, not even a namespace that merely starts alike. */
@@ -57,6 +62,23 @@ class NamespaceCleanupTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> ops.createTopic(ns, ns.topic("empty"), 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least one partition");
             assertThat(admin.listTopics().names().get()).doesNotContain("shared-" + ns.prefix(), ns.topic("empty"));
+        }
+    }
+
+    @Test
+    void aTopicCreatedElsewhereIsWritableOnceAwaitWritableReturnsAndAMissingOneIsNamed(LocalKafka kafka, LabNamespace ns) throws Exception {
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(2)); Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic(ns.topic("elsewhere"), 3, (short) 1))).all().get();
+
+            ops.awaitWritable(ns.topic("elsewhere"));
+
+            try (KafkaProducer<String, String> idempotent = Clients.producer(kafka.bootstrapServers())) {
+                for (int p = 0; p < 3; p++) {
+                    assertThat(idempotent.send(new ProducerRecord<>(ns.topic("elsewhere"), p, "k", "v")).get(10, TimeUnit.SECONDS).offset()).isZero();
+                }
+            }
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ops.awaitWritable(ns.topic("missing")))
+                    .isInstanceOf(KafkaOpsException.class).hasMessage("topic " + ns.topic("missing") + " does not exist (the broker did not know it for 2 s)");
         }
     }
 }

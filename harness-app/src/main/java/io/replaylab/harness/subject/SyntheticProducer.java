@@ -13,6 +13,7 @@ import java.util.concurrent.Future;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.replaylab.evidence.AtomicFiles;
 import io.replaylab.evidence.Json;
+import io.replaylab.kafka.KafkaOps;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -91,26 +92,9 @@ final class SyntheticProducer {
                     throw e;
                 }
             }
-            // every partition answers ListOffsets: its leader has it, so the idempotent producer's first batch is not refused NOT_LEADER
-            // while later batches in flight are refused OUT_OF_ORDER_SEQUENCE for good. Until the leader has it, describe and ListOffsets
-            // may answer UNKNOWN_TOPIC_OR_PARTITION (the Admin client gives up on it): ask again
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (true) {
-                try {
-                    int n = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-                    Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-                    for (int p = 0; p < n; p++) {
-                        latest.put(new org.apache.kafka.common.TopicPartition(topic, p), org.apache.kafka.clients.admin.OffsetSpec.latest());
-                    }
-                    admin.listOffsets(latest).all().get();
-                    return;
-                } catch (ExecutionException notYet) {
-                    if (System.nanoTime() > deadline) {
-                        throw notYet;
-                    }
-                    Thread.sleep(50);
-                }
-            }
+        }
+        try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+            ops.awaitWritable(topic);
         }
     }
 
