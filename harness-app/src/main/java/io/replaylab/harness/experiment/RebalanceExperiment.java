@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -258,36 +259,56 @@ final class RebalanceExperiment {
     }
 
     /**
-     * Waits (kafka-ops) for a member not in {@code aMembers} to own {@code p}, recording each ownership
-     * change (a member is named by the instance in {@code others} whose name is its client id, else by
-     * its client id); returns the event that shows the handoff, or null. Every instance in
-     * {@code needed} must stay running ({@link LabContext#checkpoint}).
+     * Waits (kafka-ops) for a member that is not A to own {@code p}, recording each ownership change
+     * (a member is named by the instance in {@code needed} whose name is its client id, else by its
+     * client id); returns the event that shows the handoff, or null. A's members are those in
+     * {@code aMembers} and any whose client id is A's instance name: an A that left and joined again
+     * as a new member (a client that re-subscribes after a failed commit, say) and took the partition
+     * back is not a handoff to B. Every instance in {@code needed} must stay running
+     * ({@link LabContext#checkpoint}).
      */
     static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
             LabContext.Instance a, List<LabContext.Instance> needed, Duration timeout) throws InterruptedException {
         Map<String, List<String>> last = new HashMap<>();
+        Set<String> aIds = new HashSet<>(aMembers);
+        Set<String> aClientIds = new HashSet<>();
+        Set<String> sharing = new HashSet<>();
         Event[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
-        ctx.ops().awaitOwnerChange(group, p, aMembers, timeout, s -> {
-            ctx.checkpoint(live);
-            for (GroupMember m : s.members()) {
-                List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
-                if (!parts.equals(last.get(m.memberId()))) {
-                    last.put(m.memberId(), parts);
-                    boolean isA = aMembers.contains(m.memberId());
-                    LabContext.Instance who = isA ? a : needed.stream().filter(i -> i != a && i.name().equals(m.clientId())).findFirst()
-                            .orElse(needed.get(needed.size() - 1));
-                    String name = isA ? a.name() : m.clientId();
-                    Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
-                            new Payload.AssignmentChanged(name, "owns", parts,
-                                    m.memberEpoch() == null ? null : m.memberEpoch().toString(),
-                                    "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
-                    if (!isA && m.assignment().contains(p)) {
-                        handoff[0] = ev;
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (handoff[0] == null && System.nanoTime() < deadline) {
+            ctx.ops().awaitOwnerChange(group, p, aIds, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), s -> {
+                ctx.checkpoint(live);
+                s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
+                for (GroupMember m : s.members()) {
+                    if (!aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
+                        aIds.add(m.memberId());
+                        e.record(Source.of(a.name(), a.pid(), "group description"), new Payload.Note(a.name() + " joined again as a new member "
+                                + m.memberId() + " (client.id " + m.clientId() + "): it is A, not B; the handoff waits for another member"));
+                    }
+                    List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
+                    if (!parts.equals(last.get(m.memberId()))) {
+                        last.put(m.memberId(), parts);
+                        boolean isA = aIds.contains(m.memberId());
+                        LabContext.Instance who = isA ? a : needed.stream().filter(i -> i != a && i.name().equals(m.clientId())).findFirst()
+                                .orElse(needed.get(needed.size() - 1));
+                        String name = isA ? a.name() : m.clientId();
+                        Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
+                                new Payload.AssignmentChanged(name, "owns", parts,
+                                        m.memberEpoch() == null ? null : m.memberEpoch().toString(),
+                                        "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
+                        if (!isA && m.assignment().contains(p)) {
+                            handoff[0] = ev;
+                            if (aClientIds.contains(m.clientId()) && sharing.add(m.clientId())) {
+                                e.record(Source.here("harness"), new Payload.Note("the new owner " + m.memberId() + " uses A's client.id " + m.clientId()
+                                        + ": it is told apart from an A that joined again only by its member id (give each instance its own"
+                                        + " client.id, e.g. {instance}, to make this certain)"));
+                            }
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
         return handoff[0];
     }
 

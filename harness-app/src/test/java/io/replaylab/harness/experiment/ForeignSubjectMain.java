@@ -26,9 +26,11 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A consumer that is not the reference subject, with its own schema ({@code payments(ns, msg, cents)}
  * keyed by (ns, msg)): the harness knows it only through its command line, Kafka and a target query.
- * Args: bootstrap topic group db namespace instance [gives-up]. With {@code gives-up} it gives up on
- * an offset commit that does not answer within 3 s: it closes its client (every connection goes)
- * and stays alive doing nothing (held on the wire, such a commit never reaches the broker).
+ * Args: bootstrap topic group db namespace instance [gives-up|rejoins]. With {@code gives-up} it
+ * gives up on an offset commit that does not answer within 3 s: it closes its client (every
+ * connection goes) and stays alive doing nothing (held on the wire, such a commit never reaches the
+ * broker). With {@code rejoins} it un-subscribes and subscribes again instead: the same process
+ * joins the group again as a new member.
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -47,7 +49,8 @@ public final class ForeignSubjectMain {
         p.put("session.timeout.ms", "6000");
         p.put("heartbeat.interval.ms", "1500");
         boolean givesUp = a.length > 6 && a[6].equals("gives-up");
-        if (givesUp) {
+        boolean rejoins = a.length > 6 && a[6].equals("rejoins");
+        if (givesUp || rejoins) {
             p.put("request.timeout.ms", "1500");
         }
         p.put("key.deserializer", StringDeserializer.class.getName());
@@ -87,7 +90,7 @@ public final class ForeignSubjectMain {
                         }
                         Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                         try {
-                            if (givesUp) {
+                            if (givesUp || rejoins) {
                                 c.commitSync(next, Duration.ofSeconds(3));
                             } else {
                                 c.commitSync(next);
@@ -95,6 +98,12 @@ public final class ForeignSubjectMain {
                         } catch (CommitFailedException e) {
                             break;
                         } catch (TimeoutException e) {
+                            if (rejoins) {
+                                System.out.println("the commit did not answer; joining again: " + e.getMessage());
+                                c.unsubscribe();
+                                c.subscribe(List.of(a[1]));
+                                break;
+                            }
                             System.out.println("gave up on the commit: " + e.getMessage());
                             c.close(Duration.ofMillis(500));
                             gaveUp.set(true);

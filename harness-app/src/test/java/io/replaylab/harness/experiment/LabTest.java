@@ -7,6 +7,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Set;
 
 import io.replaylab.harness.lab.Lab;
@@ -130,6 +131,27 @@ class LabTest {
         assertThat(x.checks()).filteredOn(c -> c.name().equals("partition moved to B while A was held")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
         assertThat(x.environment().get("barrier")).startsWith("wire");
+    }
+
+    @Test
+    void anAThatJoinsAgainAsANewMemberAndTakesItsPartitionBackIsNoHandoffToB(LocalKafka kafka) throws Exception {
+        // A's held commit times out in A after 3 s; A un-subscribes and subscribes again, a new member of the same process that
+        // (B never joins) gets the partition back: that is A, told by its client.id (its instance name), not a handoff to B
+        String bNeverJoins = "sh -c 'if [ \"$0\" = rebalance-B ]; then exec sleep 600; fi; exec \"$@\"' {instance} "
+                + ForeignSubjectMain.template("rejoins");
+        Lab.LabResult r = Lab.run(on(kafka).experiments(Set.of("rebalance")).subject(bNeverJoins).targetQuery(ForeignSubjectMain.TARGET_QUERY)
+                .handoffTimeout(Duration.ofSeconds(25)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for PT25S");
+        assertThat(x.events()).filteredOn(ev -> ev.payload() instanceof Payload.Note n && n.text().contains("joined again as a new member"))
+                .singleElement().satisfies(ev -> assertThat(ev.source().instance()).isEqualTo("rebalance-A"));
+        Set<String> aMembersOwning = new HashSet<>();
+        x.events().stream().filter(ev -> ev.payload() instanceof Payload.AssignmentChanged c && c.instance().equals("rebalance-A") && !c.partitions().isEmpty())
+                .forEach(ev -> aMembersOwning.add(((Payload.AssignmentChanged) ev.payload()).seenBy().replaceAll(".*member ([^)]+)\\).*", "$1")));
+        assertThat(aMembersOwning).as("A owned its partition as two members: before and after it joined again").hasSize(2);
     }
 
     @Test

@@ -8,15 +8,25 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.process.ChildProcessException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.common.Node;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -116,6 +126,42 @@ final class KafkaNode {
         }
         sb.append("\n(full log: ").append(logFile).append(')');
         return sb.toString();
+    }
+
+    /**
+     * Asks {@code admin} to describe the cluster until it lists every node in {@code wanted}.
+     * {@code died} is asked before each try: a message (a node process exited, with why) ends the
+     * wait at once; {@code late} gives the message when {@code timeout} passes.
+     */
+    static void awaitRegistered(Admin admin, Set<Integer> wanted, Duration timeout, Supplier<String> died, Supplier<String> late) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String dead = died.get();
+            if (dead != null) {
+                throw new LocalKafkaException(dead);
+            }
+            try {
+                Set<Integer> seen = admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000)).nodes().get(1500, TimeUnit.MILLISECONDS)
+                        .stream().map(Node::id).collect(Collectors.toSet());
+                if (seen.containsAll(wanted)) {
+                    return;
+                }
+            } catch (ExecutionException | TimeoutException e) {
+                // not ready yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LocalKafkaException("interrupted while waiting for Kafka to start", e);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new LocalKafkaException(late.get());
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LocalKafkaException("interrupted while waiting for Kafka to start", e);
+            }
+        }
     }
 
     /** The Kafka jars must be on this JVM's classpath when the nodes use it. */

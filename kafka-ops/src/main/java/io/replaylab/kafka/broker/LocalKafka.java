@@ -11,16 +11,14 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.Uuid;
 import io.replaylab.evidence.process.ChildProcess;
 import org.slf4j.Logger;
@@ -41,6 +39,9 @@ import org.slf4j.LoggerFactory;
  * dir's parent, never to the caller's output.
  */
 public final class LocalKafka implements AutoCloseable {
+    /** The single node's id (broker and controller in one). */
+    private static final int NODE_ID = 1;
+
     private static final Logger log = LoggerFactory.getLogger(LocalKafka.class);
     private static final Pattern VERSION_LINE = Pattern.compile("Kafka version: (\\S+)");
 
@@ -199,7 +200,6 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     private void awaitReady() {
-        long deadline = System.nanoTime() + config.startTimeout().toNanos();
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2000);
@@ -207,26 +207,9 @@ public final class LocalKafka implements AutoCloseable {
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MS_CONFIG, 50);
         p.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 200);
         try (Admin admin = Admin.create(p)) {
-            while (true) {
-                if (!process.isAlive()) {
-                    throw new LocalKafkaException("the broker exited with code " + process.exitCode().orElseThrow()
-                            + " before it was ready. " + diagnosis());
-                }
-                try {
-                    admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000)).clusterId().get(1500, TimeUnit.MILLISECONDS);
-                    return;
-                } catch (ExecutionException | TimeoutException e) {
-                    // not ready yet
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new LocalKafkaException("interrupted while waiting for the broker", e);
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new LocalKafkaException("the broker did not answer describeCluster within "
-                            + config.startTimeout() + ". " + diagnosis());
-                }
-                sleep(100);
-            }
+            KafkaNode.awaitRegistered(admin, Set.of(NODE_ID), config.startTimeout(),
+                    () -> process.isAlive() ? null : "the broker exited with code " + process.exitCode().orElseThrow() + " before it was ready. " + diagnosis(),
+                    () -> "the broker did not answer describeCluster within " + config.startTimeout() + ". " + diagnosis());
         }
     }
 
@@ -237,7 +220,7 @@ public final class LocalKafka implements AutoCloseable {
     private Path writeServerProperties() {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
+        p.put("node.id", Integer.toString(NODE_ID));
         p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
         p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
         p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);

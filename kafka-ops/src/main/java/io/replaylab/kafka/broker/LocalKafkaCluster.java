@@ -22,7 +22,6 @@ import java.util.stream.Collectors;
 import io.replaylab.evidence.process.ChildProcess;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.Node;
@@ -429,39 +428,20 @@ public final class LocalKafkaCluster implements AutoCloseable {
     }
 
     private void awaitBrokers(Set<Integer> wanted, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        KafkaNode.awaitRegistered(admin(), wanted, timeout, () -> {
             for (Map.Entry<Integer, ChildProcess> n : nodes.entrySet()) {
                 if ((wanted.contains(n.getKey()) || n.getKey() == CONTROLLER_ID) && !n.getValue().isAlive()) {
-                    throw new LocalKafkaException((n.getKey() == CONTROLLER_ID ? "the controller" : "broker " + n.getKey()) + " exited with code "
+                    return (n.getKey() == CONTROLLER_ID ? "the controller" : "broker " + n.getKey()) + " exited with code "
                             + n.getValue().exitCode().orElseThrow() + " before the cluster was ready. " + KafkaNode.diagnosis(nodeDir(n.getKey()),
-                                    "controller " + controllerPort + ", brokers " + ports.values()));
+                                    "controller " + controllerPort + ", brokers " + ports.values());
                 }
             }
-            try {
-                Set<Integer> seen = admin().describeCluster(new DescribeClusterOptions().timeoutMs(1000)).nodes().get(1500, TimeUnit.MILLISECONDS)
-                        .stream().map(Node::id).collect(Collectors.toSet());
-                if (seen.containsAll(wanted)) {
-                    return;
-                }
-            } catch (ExecutionException | TimeoutException e) {
-                // not ready yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LocalKafkaException("interrupted while waiting for the cluster", e);
-            }
-            if (System.nanoTime() > deadline) {
-                List<String> why = new ArrayList<>();
-                wanted.forEach(id -> why.add("broker " + id + ": " + KafkaNode.diagnosis(nodeDir(id), "port " + ports.get(id))));
-                throw new LocalKafkaException("broker(s) " + wanted + " did not register within " + timeout + ". " + String.join("\n", why));
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LocalKafkaException("interrupted while waiting for the cluster", e);
-            }
-        }
+            return null;
+        }, () -> {
+            List<String> why = new ArrayList<>();
+            wanted.forEach(id -> why.add("broker " + id + ": " + KafkaNode.diagnosis(nodeDir(id), "port " + ports.get(id))));
+            return "broker(s) " + wanted + " did not register within " + timeout + ". " + String.join("\n", why);
+        });
     }
 
     public static final class Builder {
