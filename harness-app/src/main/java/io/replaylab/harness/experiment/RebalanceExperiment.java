@@ -262,9 +262,11 @@ final class RebalanceExperiment {
      * Waits (kafka-ops) for a member that is not A to own {@code p}, recording each ownership change
      * (a member is named by the instance in {@code needed} whose name is its client id, else by its
      * client id); returns the event that shows the handoff, or null. A's members are those in
-     * {@code aMembers} and any whose client id is A's instance name: an A that left and joined again
-     * as a new member (a client that re-subscribes after a failed commit, say) and took the partition
-     * back is not a handoff to B. Every instance in {@code needed} must stay running
+     * {@code aMembers} and, while A's own process is one of {@code needed}, any whose client id is
+     * A's instance name: the same process that left and joined again as a new member (a client that
+     * re-subscribes after a failed commit, say) and took the partition back is not a handoff to B.
+     * (A crashed A restarted under its name is a new process, not in {@code needed} as {@code a}:
+     * its taking the partition is a handoff.) Every instance in {@code needed} must stay running
      * ({@link LabContext#checkpoint}).
      */
     static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
@@ -273,6 +275,7 @@ final class RebalanceExperiment {
         Set<String> aIds = new HashSet<>(aMembers);
         Set<String> aClientIds = new HashSet<>();
         Set<String> sharing = new HashSet<>();
+        boolean sameProcess = needed.contains(a);
         Event[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -281,7 +284,7 @@ final class RebalanceExperiment {
                 ctx.checkpoint(live);
                 s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
                 for (GroupMember m : s.members()) {
-                    if (!aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
+                    if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
                         aIds.add(m.memberId());
                         e.record(Source.of(a.name(), a.pid(), "group description"), new Payload.Note(a.name() + " joined again as a new member "
                                 + m.memberId() + " (client.id " + m.clientId() + "): it is A, not B; the handoff waits for another member"));
@@ -299,7 +302,7 @@ final class RebalanceExperiment {
                                         "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
                         if (!isA && m.assignment().contains(p)) {
                             handoff[0] = ev;
-                            if (aClientIds.contains(m.clientId()) && sharing.add(m.clientId())) {
+                            if (sameProcess && aClientIds.contains(m.clientId()) && sharing.add(m.clientId())) {
                                 e.record(Source.here("harness"), new Payload.Note("the new owner " + m.memberId() + " uses A's client.id " + m.clientId()
                                         + ": it is told apart from an A that joined again only by its member id (give each instance its own"
                                         + " client.id, e.g. {instance}, to make this certain)"));
