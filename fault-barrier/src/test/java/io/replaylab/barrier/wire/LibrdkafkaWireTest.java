@@ -28,6 +28,7 @@ import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -106,6 +107,38 @@ class LibrdkafkaWireTest {
             }
             assertThat(Files.readString(dir.resolve("A.out"))).as("librdkafka raised the broker's rejection to the program").contains("commit failed");
             assertThat(ledger()).as("every message once, the in-flight one included").containsExactly(3, 3);
+        }
+    }
+
+    /** librdkafka 2.0 fetches with a Fetch version below 16, whose answers name no broker: the proxy pipes each 1 MB answer through as it arrives. */
+    @Test
+    void aPythonConsumerDrainsLargeFetchAnswersPipedThroughTheProxyIntact(LocalKafka kafka, LabNamespace ns) throws Exception {
+        PythonConsumer.python();
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        String padding = "x".repeat(1000);
+        long sum = 0;
+        try (KafkaProducer<String, String> producer = Clients.producer(kafka.bootstrapServers())) {
+            for (int i = 0; i < 3000; i++) {
+                sum += i * 7L;
+                producer.send(new ProducerRecord<>(ns.topic(), 0, "m" + i, "{\"id\":\"m" + i + "\",\"amount\":" + i * 7 + ",\"pad\":\"" + padding + "\"}"));
+            }
+            producer.flush();
+        }
+        try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
+            start(proxy, ns, "A");
+            long deadline = System.nanoTime() + 90_000_000_000L;
+            while (ledger()[1] < 3000 && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+
+            assertThat(ledger()).containsExactly(3000, 3000);
+            try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("target.db"));
+                 ResultSet rs = c.createStatement().executeQuery("SELECT sum(amount), min(message_id = 'm' || (amount / 7)) FROM py_ledger")) {
+                rs.next();
+                assertThat(rs.getLong(1)).isEqualTo(sum);
+                assertThat(rs.getInt(2)).as("every id with its own amount").isEqualTo(1);
+            }
+            assertThat(proxy.inPlaceRewrites()).isZero();
         }
     }
 }
