@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -145,8 +146,8 @@ public final class ExperimentRecorder {
     }
 
     /** The outcome it finished with; empty while it runs. */
-    public synchronized java.util.Optional<Outcome> outcome() {
-        return java.util.Optional.ofNullable(outcome);
+    public synchronized Optional<Outcome> outcome() {
+        return Optional.ofNullable(outcome);
     }
 
     Instant started() {

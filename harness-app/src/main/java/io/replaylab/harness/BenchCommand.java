@@ -162,14 +162,12 @@ static long drain(String bootstrap, String topic) {
 
         private int measure(PrintWriter out, String direct, WireProxy proxy, LabNamespace ns) throws Exception {
             produce(direct, ns.topic("drain"));
-            List<Long> drainDirect = new ArrayList<>();
-            List<Long> drainProxy = new ArrayList<>();
-            List<Long> produceDirect = new ArrayList<>();
-            List<Long> produceProxy = new ArrayList<>();
-            List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's two legs ran back to back
+            // [0] direct, [1] through the proxy; totals over the measured rounds, in ns (time) and 10 ms ticks (busy CPU of the whole machine)
+            long[] drainTotal = new long[2];
+            long[] produceTotal = new long[2];
+            long[] cpuTotal = new long[2];
+            List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's two paths ran interleaved
             List<Long> produceRatio = new ArrayList<>();
-            long cpuDirect = 0; // busy CPU ticks of the whole machine (client, proxy, broker)
-            long cpuProxy = 0;
             for (int round = 1 - WARM_UP_ROUNDS; round <= runs; round++) {
                 boolean proxyFirst = round % 2 != 0;
                 long[] drainNs = new long[2];
@@ -178,46 +176,45 @@ static long drain(String bootstrap, String topic) {
                 // A B B A, repeated: the JVM and the broker still speed up from one drain to the next, and
                 // in this order a steady speed-up costs both paths the same
                 for (int i = 0; i < 2 * repeat; i++) {
-                    boolean viaProxy = (i % 4 == 0 || i % 4 == 3) == proxyFirst;
-                    String b = viaProxy ? proxy.bootstrapServers() : direct;
+                    int path = (i % 4 == 0 || i % 4 == 3) == proxyFirst ? 1 : 0;
+                    String b = path == 1 ? proxy.bootstrapServers() : direct;
                     long ticks = busyTicks();
                     long t0 = System.nanoTime();
                     long n = drain(b, ns.topic("drain"));
                     long t1 = System.nanoTime();
                     produce(b, ns.topic("produce"));
                     long t2 = System.nanoTime();
-                    busy[viaProxy ? 1 : 0] += busyTicks() - ticks;
+                    busy[path] += busyTicks() - ticks;
                     if (n != records) {
-                        throw new IllegalStateException("drained " + n + " of " + records + " records " + (viaProxy ? "through the proxy" : "direct"));
+                        throw new IllegalStateException("drained " + n + " of " + records + " records " + (path == 1 ? "through the proxy" : "direct"));
                     }
-                    drainNs[viaProxy ? 1 : 0] += t1 - t0;
-                    produceNs[viaProxy ? 1 : 0] += t2 - t1;
+                    drainNs[path] += t1 - t0;
+                    produceNs[path] += t2 - t1;
                 }
-                long[] d = {drainNs[0] / repeat / 1_000_000, drainNs[1] / repeat / 1_000_000};
-                long[] p = {produceNs[0] / repeat / 1_000_000, produceNs[1] / repeat / 1_000_000};
                 out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%n",
-                        round <= 0 ? "warm-up" : "round " + round, d[0], d[1], (double) d[1] / d[0], p[0], p[1], (double) p[1] / p[0]);
+                        round <= 0 ? "warm-up" : "round " + round, drainNs[0] / repeat / 1_000_000, drainNs[1] / repeat / 1_000_000,
+                        (double) drainNs[1] / drainNs[0], produceNs[0] / repeat / 1_000_000, produceNs[1] / repeat / 1_000_000,
+                        (double) produceNs[1] / produceNs[0]);
                 out.flush();
                 if (round > 0) {
-                    cpuDirect += busy[0];
-                    cpuProxy += busy[1];
-                    drainDirect.add(d[0]);
-                    drainProxy.add(d[1]);
-                    produceDirect.add(p[0]);
-                    produceProxy.add(p[1]);
-                    drainRatio.add(d[1] * 1000 / Math.max(1, d[0]));
-                    produceRatio.add(p[1] * 1000 / Math.max(1, p[0]));
+                    for (int path = 0; path < 2; path++) {
+                        drainTotal[path] += drainNs[path];
+                        produceTotal[path] += produceNs[path];
+                        cpuTotal[path] += busy[path];
+                    }
+                    drainRatio.add(drainNs[1] * 1000 / drainNs[0]);
+                    produceRatio.add(produceNs[1] * 1000 / produceNs[0]);
                 }
             }
+            long perPath = (long) runs * repeat; // drain-and-produce runs per path
             out.printf("%d rounds, %d records, each path %d times per round, mean per run: drain direct %d ms, proxy %d ms = %.3fx;"
-                    + " produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n", runs, records, repeat, sum(drainDirect) / runs, sum(drainProxy) / runs,
-                    (double) sum(drainProxy) / sum(drainDirect), sum(produceDirect) / runs, sum(produceProxy) / runs,
-                    (double) sum(produceProxy) / sum(produceDirect));
+                    + " produce direct %d ms, proxy %d ms = %.3fx (goal <= 1.05x)%n", runs, records, repeat,
+                    drainTotal[0] / perPath / 1_000_000, drainTotal[1] / perPath / 1_000_000, (double) drainTotal[1] / drainTotal[0],
+                    produceTotal[0] / perPath / 1_000_000, produceTotal[1] / perPath / 1_000_000, (double) produceTotal[1] / produceTotal[0]);
             out.printf("median of the per-round ratios: drain %.3fx, produce %.3fx%n", median(drainRatio) / 1000.0, median(produceRatio) / 1000.0);
-            if (cpuDirect > 0) {
-                long perRun = (long) runs * repeat * 100; // ticks are 10 ms; in ms per drain-and-produce
+            if (cpuTotal[0] > 0) {
                 out.printf("machine CPU per drain and produce (client, proxy and broker, all cores): direct %d ms, proxy %d ms = %.3fx%n",
-                        cpuDirect * 1000 / perRun, cpuProxy * 1000 / perRun, (double) cpuProxy / cpuDirect);
+                        cpuTotal[0] * 10 / perPath, cpuTotal[1] * 10 / perPath, (double) cpuTotal[1] / cpuTotal[0]);
             }
             long[][] latency = latencies(direct, proxy.bootstrapServers(), ns.topic("latency"));
             out.printf("latency per produce request (%d sequential per path, interleaved, acks=all): direct median %d us, p99 %d us;"
@@ -253,10 +250,6 @@ static long drain(String bootstrap, String topic) {
             if (failed.get() != null) {
                 throw new IllegalStateException("the bench's produce to " + topic + " failed: " + failed.get(), failed.get());
             }
-        }
-
-        private static long sum(List<Long> ms) {
-            return ms.stream().mapToLong(Long::longValue).sum();
         }
 
         /**

@@ -110,7 +110,7 @@ final class Connection {
     }
 
     private void requestLoop() {
-        FrameReader in = new FrameReader(client, proxy.spareBuffer(false));
+        FrameReader in = new FrameReader(client);
         try {
             while (!closed) {
                 Frame f = readRequest(in);
@@ -141,7 +141,6 @@ final class Connection {
                 log.debug("{}: client side ended: {}", this, e.toString());
             }
         } finally {
-            proxy.giveBack(false, in.release());
             close();
         }
     }
@@ -220,7 +219,7 @@ final class Connection {
     }
 
     private void responseLoop() {
-        FrameReader in = new FrameReader(upstream, proxy.spareBuffer(true));
+        FrameReader in = new FrameReader(upstream);
         try {
             while (!closed || awaitsObservedAnswer()) {
                 if (!in.fill(8)) {
@@ -269,7 +268,6 @@ final class Connection {
                 log.debug("{}: broker side ended: {}", this, e.toString());
             }
         } finally {
-            proxy.giveBack(true, in.release());
             close();
             WireProxy.closeQuietly(upstream);
         }

@@ -19,23 +19,10 @@ final class FrameReader {
 
     private final ReadableByteChannel in;
     /** In read mode: the bytes between position and limit are read from the socket and not yet used. */
-    private ByteBuffer buf;
+    private ByteBuffer buf = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES).flip();
 
     FrameReader(ReadableByteChannel in) {
-        this(in, null);
-    }
-
-    /** Reads into {@code spare} (a direct buffer another reader gave back, or null for a new one). */
-    FrameReader(ReadableByteChannel in, ByteBuffer spare) {
         this.in = in;
-        this.buf = (spare != null ? spare.clear() : ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES)).flip();
-    }
-
-    /** The buffer, for another reader (this one is done): allocating and zeroing a grown direct buffer is not free. */
-    ByteBuffer release() {
-        ByteBuffer b = buf;
-        buf = null;
-        return b.isDirect() ? b : null;
     }
 
     /**

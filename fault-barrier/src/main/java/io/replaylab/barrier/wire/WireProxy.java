@@ -5,19 +5,16 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -79,10 +76,6 @@ public final class WireProxy implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    /** Read buffers of closed connections (answer side, request side), for the next ones: a client that connects per call reuses them. */
-    private final Deque<ByteBuffer> spareAnswerBuffers = new ConcurrentLinkedDeque<>();
-    private final Deque<ByteBuffer> spareRequestBuffers = new ConcurrentLinkedDeque<>();
-    private static final int SPARE_BUFFERS = 4;
     private volatile boolean closed;
     /** Every upstream host seen so far is as long as {@link Addresses#LOOPBACK}. */
     private volatile boolean inPlace;
@@ -211,19 +204,6 @@ public final class WireProxy implements AutoCloseable {
 
     List<CommitGate> gates() {
         return gates;
-    }
-
-    /** A read buffer a closed connection gave back, or null. */
-    ByteBuffer spareBuffer(boolean answers) {
-        return (answers ? spareAnswerBuffers : spareRequestBuffers).pollFirst();
-    }
-
-    /** Keeps a closed connection's read buffer for the next connection (a few per side; the rest go to the garbage collector). */
-    void giveBack(boolean answers, ByteBuffer buffer) {
-        Deque<ByteBuffer> spare = answers ? spareAnswerBuffers : spareRequestBuffers;
-        if (buffer != null && !closed && spare.size() < SPARE_BUFFERS) {
-            spare.offerFirst(buffer);
-        }
     }
 
     /** Runs a connection's loop on a pooled thread named for it while it runs. */

@@ -165,31 +165,4 @@ class FrameReaderTest {
         assertThatThrownBy(() -> in.fill(4 + in.peekInt(0))).isInstanceOf(EOFException.class).hasMessageContaining("of 1004");
         sending.get();
     }
-
-    @Test
-    void aBufferGivenBackByAClosedConnectionServesTheNextWithNothingOfTheOldBytes() throws Exception {
-        FrameReader first = new FrameReader(reader);
-        CompletableFuture<Void> sending = send(concat(frame(300_000, 10), frame(30, 11)), 64_000, true);
-        first.fill(4);
-        first.fill(4 + first.peekInt(0));
-        first.take(300_004);
-        ByteBuffer spare = first.release(); // grown, and holding the 30-byte frame still unread
-        sending.get();
-        assertThat(spare.isDirect()).isTrue();
-        assertThat(spare.capacity()).isGreaterThanOrEqualTo(300_004);
-
-        try (SocketChannel w = SocketChannel.open(server.getLocalAddress()); SocketChannel r = server.accept()) {
-            byte[] next = frame(50, 12);
-            FrameReader.writeFully(w, ByteBuffer.wrap(next));
-            w.shutdownOutput();
-            FrameReader second = new FrameReader(r, spare);
-
-            assertThat(second.fill(4)).isTrue();
-            assertThat(second.peekInt(0)).isEqualTo(50);
-            second.fill(54);
-            assertThat(array(second.take(54))).isEqualTo(next);
-            assertThat(second.fill(4)).isFalse();
-            assertThat(second.release()).isSameAs(spare);
-        }
-    }
 }
