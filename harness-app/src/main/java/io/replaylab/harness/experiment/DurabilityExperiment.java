@@ -198,6 +198,13 @@ final class DurabilityExperiment {
         e.record(harness, new Payload.Note(cfg.name() + ": " + acked.size() + " of " + records.size() + " acknowledged, " + failed.size()
                 + " failed" + (failed.isEmpty() ? "" : " (e.g. " + failed.values().iterator().next() + ")")));
 
+        // acks=1 acknowledges what the followers may not hold yet, and a reader sees a partition only up to its high watermark:
+        // count once that reaches the end of the leader's own log, or a record still on its way to a slow follower would look lost
+        int holder = cluster.leaderOf(tp);
+        long end = cluster.logEndOffset(tp, holder);
+        cluster.awaitHighWatermark(tp, end, Duration.ofSeconds(60));
+        e.record(harness, new Payload.Note(cfg.name() + ": the leader, broker " + holder + ", holds the log up to offset " + end
+                + " (read from its files) and the high watermark reached it: a reader sees every record the log holds"));
         Oracle.TopicCount count = Oracle.count(SourceSpec.topic(cluster.bootstrapServers(), topic), IsolationLevel.READ_UNCOMMITTED, acked.keySet());
         List<String> lost = new ArrayList<>(new TreeMap<>(acked).entrySet().stream().filter(x -> count.ofIds().get(x.getKey()) == 0)
                 .map(x -> x.getKey() + " (acknowledged at offset " + x.getValue() + ")").toList());

@@ -55,9 +55,16 @@ class DurabilityExperimentTest {
         for (String cfg : List.of("safe", "unsafe")) {
             List<String> steps = notes(x).stream().filter(n -> n.startsWith(cfg + ": ")).toList();
             assertThat(steps).extracting(s -> s.replaceAll("^\\w+: (\\w+ \\w+).*", "$1")).containsSubsequence("before the", "froze follower",
-                    "froze follower", "produced 100", "killed the", "thawed broker", "thawed broker", "the log");
+                    "froze follower", "produced 100", "killed the", "thawed broker", "thawed broker", "the leader", "the log");
             assertThat(steps).anyMatch(s -> s.matches(cfg + ": broker \\d elected leader; .* leader \\d, ISR \\[[\\d, ]+\\]"))
-                    .anyMatch(s -> s.matches(cfg + ": broker \\d restarted on its data and back in the ISR; .*"));
+                    .anyMatch(s -> s.matches(cfg + ": broker \\d restarted on its data and back in the ISR; .*"))
+                    .anyMatch(s -> s.matches(cfg + ": the leader, broker \\d, holds the log up to offset \\d+ \\(read from its files\\) and the high"
+                            + " watermark reached it: .*"));
+        }
+        // the count waited until all the leader holds was readable: it read exactly as many records as the leader's files end at
+        for (String cfg : List.of("safe", "unsafe")) {
+            String inLog = m.cell("records in the log", cfg).orElseThrow().status();
+            assertThat(notes(x)).anyMatch(n -> n.startsWith(cfg + ": the leader, broker ") && n.contains(" holds the log up to offset " + inLog + " "));
         }
         assertThat(notes(x)).anyMatch(n -> n.startsWith("unsafe: produced 100 more while both followers were frozen; the producer saw 100"))
                 .anyMatch(n -> n.startsWith("safe: produced 100 more while both followers were frozen; the producer saw 0"));

@@ -28,6 +28,8 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.record.FileLogInputStream;
+import org.apache.kafka.common.record.FileRecords;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -241,6 +243,39 @@ public final class LocalKafkaCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new LocalKafkaException("interrupted while reading the high watermark of " + tp, e);
         }
+    }
+
+    /**
+     * The offset after the last record in {@code brokerId}'s own copy of the partition, read from
+     * its log files (frozen or killed brokers included). Unlike the {@link #highWatermark}, it
+     * counts records the leader acknowledged that its followers do not hold yet: no reader sees
+     * those until the high watermark reaches this offset.
+     */
+    public long logEndOffset(TopicPartition tp, int brokerId) {
+        port(brokerId);
+        Path dir = nodeDir(brokerId).resolve("data").resolve(tp.topic() + "-" + tp.partition());
+        List<Path> segments;
+        try (var files = Files.list(dir)) {
+            segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+        } catch (IOException e) {
+            throw new LocalKafkaException("broker " + brokerId + " has no log of " + tp + " in " + dir + ": " + e, e);
+        }
+        if (segments.isEmpty()) {
+            throw new LocalKafkaException("broker " + brokerId + " has no log segment of " + tp + " in " + dir);
+        }
+        // segment files are named by their zero-padded base offset: the last by name holds the newest records, and an empty one
+        // (just rolled) starts where the log ends
+        Path last = segments.get(segments.size() - 1);
+        String name = last.getFileName().toString();
+        long end = Long.parseLong(name.substring(0, name.length() - ".log".length()));
+        try (FileRecords records = FileRecords.open(last.toFile(), false)) {
+            for (FileLogInputStream.FileChannelRecordBatch batch : records.batches()) {
+                end = batch.nextOffset();
+            }
+        } catch (IOException e) {
+            throw new LocalKafkaException("cannot read " + last + ": " + e, e);
+        }
+        return end;
     }
 
     /** Waits until the partition's high watermark reaches {@code offset} (every in-sync replica holds the log up to it). */
