@@ -110,6 +110,8 @@ static long drain(String bootstrap, String topic) {
     @Command(name = "wire", mixinStandardHelpOptions = true, description = "The wire barrier's proxy vs direct: drain, produce, latency per request.")
     static final class WireBench implements Callable<Integer> {
         private static final int WARM_UP_ROUNDS = 2;
+        /** Issue #12's goal for the proxy: at most this many times the direct time. */
+        static final double GOAL = 1.05;
 
         @Spec
         CommandSpec spec;
@@ -212,6 +214,8 @@ static long drain(String bootstrap, String topic) {
                     drainTotal[0] / perPath / 1_000_000, drainTotal[1] / perPath / 1_000_000, (double) drainTotal[1] / drainTotal[0],
                     produceTotal[0] / perPath / 1_000_000, produceTotal[1] / perPath / 1_000_000, (double) produceTotal[1] / produceTotal[0]);
             out.printf("median of the per-round ratios: drain %.3fx, produce %.3fx%n", median(drainRatio) / 1000.0, median(produceRatio) / 1000.0);
+            out.println(againstGoal("drain", drainRatio, GOAL));
+            out.println(againstGoal("produce", produceRatio, GOAL));
             if (cpuTotal[0] > 0) {
                 out.printf("machine CPU per drain and produce (client, proxy and broker, all cores): direct %d ms, proxy %d ms = %.3fx%n",
                         cpuTotal[0] * 10 / perPath, cpuTotal[1] * 10 / perPath, (double) cpuTotal[1] / cpuTotal[0]);
@@ -222,6 +226,31 @@ static long drain(String bootstrap, String topic) {
                     latency[1][1], latency[1][0] - latency[0][0], latency[1][1] - latency[0][1]);
             out.printf("proxy: %d connections, %d requests forwarded%n", proxy.connectionCount(), proxy.requestCount());
             return ReplayLab.OK;
+        }
+
+        /** Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom; 2.0 beyond (slightly wide until about 60). */
+        private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+            2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+
+        /**
+         * Whether the per-round ratios (in thousandths) show the goal met, missed or neither: the
+         * 95% interval of their mean against the goal. One drain varies by several percent from
+         * round to round on a busy machine, so a single ratio near 1.05x proves nothing either way.
+         */
+        static String againstGoal(String what, List<Long> perRoundThousandths, double goal) {
+            int n = perRoundThousandths.size();
+            if (n < 2) {
+                return String.format("%s: %d round, no interval: more rounds (--runs) judge the %.2fx goal", what, n, goal);
+            }
+            double mean = perRoundThousandths.stream().mapToLong(Long::longValue).average().orElseThrow() / 1000.0;
+            double ss = perRoundThousandths.stream().mapToDouble(x -> Math.pow(x / 1000.0 - mean, 2)).sum();
+            double half = (n - 1 <= T95.length ? T95[n - 2] : 2.0) * Math.sqrt(ss / (n - 1) / n);
+            double lo = mean - half;
+            double hi = mean + half;
+            String verdict = hi <= goal ? "meets the goal" : lo > goal ? "misses the goal"
+                    : "undecided: the interval holds the goal, and more rounds (--runs) narrow it";
+            return String.format("%s: mean per-round ratio %.3fx, 95%% interval %.3f-%.3fx over %d rounds, goal <= %.2fx: %s", what, mean, lo, hi, n,
+                    goal, verdict);
         }
 
         private static Properties producerConfig(String bootstrap) {

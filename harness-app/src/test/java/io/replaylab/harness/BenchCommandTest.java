@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Map;
+import java.util.List;
 import java.util.Set;
 
 import io.replaylab.kafka.broker.LocalKafka;
@@ -50,8 +51,23 @@ class BenchCommandTest {
                 .containsPattern("machine CPU per drain and produce \\(client, proxy and broker, all cores\\): direct \\d+ ms, proxy \\d+ ms")
                 .containsPattern("latency per produce request \\(50 sequential per path, interleaved, acks=all\\): direct median \\d+ us, p99 \\d+ us;"
                         + " proxy median \\d+ us")
-                .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded");
+                .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded")
+                .contains("drain: 1 round, no interval: more rounds (--runs) judge the 1.05x goal");
         assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    @Test
+    void theWireGoalIsJudgedOnTheIntervalOfThePerRoundRatiosNotOnOneMean() {
+        String met = BenchCommand.WireBench.againstGoal("drain", List.of(1010L, 1020L, 1015L, 1012L, 1018L), 1.05);
+        String missed = BenchCommand.WireBench.againstGoal("produce", List.of(1100L, 1120L, 1090L, 1110L), 1.05);
+        String open = BenchCommand.WireBench.againstGoal("drain", List.of(1000L, 1100L, 1050L, 1020L, 1080L), 1.05);
+        String lowMeanWideSpread = BenchCommand.WireBench.againstGoal("drain", List.of(960L, 1120L), 1.05);
+
+        assertThat(met).isEqualTo("drain: mean per-round ratio 1.015x, 95% interval 1.010-1.020x over 5 rounds, goal <= 1.05x: meets the goal");
+        assertThat(missed).startsWith("produce: mean per-round ratio 1.105x, 95% interval 1.084-1.126x over 4 rounds").endsWith("misses the goal");
+        assertThat(open).startsWith("drain: mean per-round ratio 1.050x, 95% interval 0.999-1.101x")
+                .endsWith("undecided: the interval holds the goal, and more rounds (--runs) narrow it");
+        assertThat(lowMeanWideSpread).as("a mean of 1.04x from two far-apart rounds is not a met goal").contains("undecided");
     }
 
     @Test
