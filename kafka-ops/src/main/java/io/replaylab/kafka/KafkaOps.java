@@ -98,7 +98,9 @@ public interface KafkaOps extends AutoCloseable {
     /**
      * Waits until a member whose id is not in {@code previousOwners} owns {@code partition} in the
      * group's description: a rebalance moved it (the handoff of the rebalance experiment).
-     * {@code eachLook} sees every description taken, e.g. to record each assignment change.
+     * {@code eachLook} sees every description taken, e.g. to record each assignment change, before
+     * that description is judged; {@code previousOwners} is read at each look, so {@code eachLook}
+     * may add to it a member that counts as a previous owner (the same client joined again).
      *
      * @return the description that showed the new owner, or empty on timeout
      */

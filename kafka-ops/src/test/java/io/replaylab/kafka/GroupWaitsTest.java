@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,6 +73,10 @@ class GroupWaitsTest {
             a.close();
             List<OffsetSnapshot> looks = new ArrayList<>();
             try {
+                Set<String> growing = new HashSet<>(owners);
+                assertThat(ops.awaitOwnerChange(ns.group(), p0, growing, Duration.ofSeconds(3), s -> s.members().forEach(m -> growing.add(m.memberId()))))
+                        .as("a look that counts every member among the previous owners, B too, sees no change").isEmpty();
+                assertThat(growing).as("B was looked at").hasSizeGreaterThan(owners.size());
                 OffsetSnapshot moved = ops.awaitOwnerChange(ns.group(), p0, owners, Duration.ofSeconds(30), looks::add).orElseThrow();
                 assertThat(moved.members()).anyMatch(m -> !owners.contains(m.memberId()) && m.assignment().contains(p0));
                 assertThat(looks.get(looks.size() - 1)).isEqualTo(moved);

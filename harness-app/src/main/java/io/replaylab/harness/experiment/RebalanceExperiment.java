@@ -274,44 +274,40 @@ final class RebalanceExperiment {
         Map<String, List<String>> last = new HashMap<>();
         Set<String> aIds = new HashSet<>(aMembers);
         Set<String> aClientIds = new HashSet<>();
-        Set<String> sharing = new HashSet<>();
         boolean sameProcess = needed.contains(a);
         Event[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (handoff[0] == null && System.nanoTime() < deadline) {
-            ctx.ops().awaitOwnerChange(group, p, aIds, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), s -> {
-                ctx.checkpoint(live);
-                s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
-                for (GroupMember m : s.members()) {
-                    if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
-                        aIds.add(m.memberId());
-                        e.record(Source.of(a.name(), a.pid(), "group description"), new Payload.Note(a.name() + " joined again as a new member "
-                                + m.memberId() + " (client.id " + m.clientId() + "): it is A, not B; the handoff waits for another member"));
-                    }
-                    List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
-                    if (!parts.equals(last.get(m.memberId()))) {
-                        last.put(m.memberId(), parts);
-                        boolean isA = aIds.contains(m.memberId());
-                        LabContext.Instance who = isA ? a : needed.stream().filter(i -> i != a && i.name().equals(m.clientId())).findFirst()
-                                .orElse(needed.get(needed.size() - 1));
-                        String name = isA ? a.name() : m.clientId();
-                        Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
-                                new Payload.AssignmentChanged(name, "owns", parts,
-                                        m.memberEpoch() == null ? null : m.memberEpoch().toString(),
-                                        "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
-                        if (!isA && m.assignment().contains(p)) {
-                            handoff[0] = ev;
-                            if (sameProcess && aClientIds.contains(m.clientId()) && sharing.add(m.clientId())) {
-                                e.record(Source.here("harness"), new Payload.Note("the new owner " + m.memberId() + " uses A's client.id " + m.clientId()
-                                        + ": it is told apart from an A that joined again only by its member id (give each instance its own"
-                                        + " client.id, e.g. {instance}, to make this certain)"));
-                            }
+        ctx.ops().awaitOwnerChange(group, p, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
+            ctx.checkpoint(live);
+            s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
+            for (GroupMember m : s.members()) {
+                if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
+                    aIds.add(m.memberId());
+                    e.record(Source.of(a.name(), a.pid(), "group description"), new Payload.Note(a.name() + " joined again as a new member "
+                            + m.memberId() + " (client.id " + m.clientId() + "): it is A, not B; the handoff waits for another member"));
+                }
+                List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
+                if (!parts.equals(last.get(m.memberId()))) {
+                    last.put(m.memberId(), parts);
+                    boolean isA = aIds.contains(m.memberId());
+                    LabContext.Instance who = isA ? a : needed.stream().filter(i -> i != a && i.name().equals(m.clientId())).findFirst()
+                            .orElse(needed.get(needed.size() - 1));
+                    String name = isA ? a.name() : m.clientId();
+                    Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
+                            new Payload.AssignmentChanged(name, "owns", parts,
+                                    m.memberEpoch() == null ? null : m.memberEpoch().toString(),
+                                    "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
+                    if (!isA && m.assignment().contains(p)) {
+                        handoff[0] = ev;
+                        if (sameProcess && aClientIds.contains(m.clientId())) { // the look that ends the wait: once
+                            e.record(Source.here("harness"), new Payload.Note("the new owner " + m.memberId() + " uses A's client.id " + m.clientId()
+                                    + ": it is told apart from an A that joined again only by its member id (give each instance its own"
+                                    + " client.id, e.g. {instance}, to make this certain)"));
                         }
                     }
                 }
-            });
-        }
+            }
+        });
         return handoff[0];
     }
 

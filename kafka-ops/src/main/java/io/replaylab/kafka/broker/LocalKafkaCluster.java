@@ -186,6 +186,11 @@ public final class LocalKafkaCluster implements AutoCloseable {
         return workDir.resolve(nodeId == CONTROLLER_ID ? "controller" : "broker-" + nodeId);
     }
 
+    /** A node's {@code log.dirs}. */
+    private Path dataDir(int nodeId) {
+        return nodeDir(nodeId).resolve("data");
+    }
+
     public Path workDir() {
         return workDir;
     }
@@ -253,19 +258,16 @@ public final class LocalKafkaCluster implements AutoCloseable {
      */
     public long logEndOffset(TopicPartition tp, int brokerId) {
         port(brokerId);
-        Path dir = nodeDir(brokerId).resolve("data").resolve(tp.topic() + "-" + tp.partition());
-        List<Path> segments;
+        Path dir = dataDir(brokerId).resolve(tp.topic() + "-" + tp.partition());
+        Path last;
+        // segment files are named by their zero-padded base offset: the last by name holds the newest records, and an empty one
+        // (just rolled) starts where the log ends
         try (var files = Files.list(dir)) {
-            segments = files.filter(f -> f.getFileName().toString().endsWith(".log")).sorted().toList();
+            last = files.filter(f -> f.getFileName().toString().endsWith(".log")).max(Path::compareTo)
+                    .orElseThrow(() -> new LocalKafkaException("broker " + brokerId + " has no log segment of " + tp + " in " + dir));
         } catch (IOException e) {
             throw new LocalKafkaException("broker " + brokerId + " has no log of " + tp + " in " + dir + ": " + e, e);
         }
-        if (segments.isEmpty()) {
-            throw new LocalKafkaException("broker " + brokerId + " has no log segment of " + tp + " in " + dir);
-        }
-        // segment files are named by their zero-padded base offset: the last by name holds the newest records, and an empty one
-        // (just rolled) starts where the log ends
-        Path last = segments.get(segments.size() - 1);
         String name = last.getFileName().toString();
         long end = Long.parseLong(name.substring(0, name.length() - ".log".length()));
         try (FileRecords records = FileRecords.open(last.toFile(), false)) {
@@ -433,7 +435,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         p.put("node.id", Integer.toString(nodeId));
         p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("log.dirs", dir.resolve("data").toString());
+        p.put("log.dirs", dataDir(nodeId).toString());
         if (nodeId == CONTROLLER_ID) {
             p.put("process.roles", "controller");
             p.put("listeners", "CONTROLLER://127.0.0.1:" + controllerPort);
@@ -456,7 +458,7 @@ public final class LocalKafkaCluster implements AutoCloseable {
         p.putAll(properties);
         KafkaNode.writeProperties(dir, p);
         KafkaNode.writeLog4jConfig(dir, "INFO", false);
-        List<String> format = formatted || Files.exists(dir.resolve("data").resolve("meta.properties")) ? List.of()
+        List<String> format = formatted || Files.exists(dataDir(nodeId).resolve("meta.properties")) ? List.of()
                 : nodeId == CONTROLLER_ID ? List.of(clusterId, "--standalone") : List.of(clusterId);
         nodes.put(nodeId, KafkaNode.launch(nodeId == CONTROLLER_ID ? "the KRaft controller" : "Kafka broker " + nodeId, dir, jvmOptions, classpath,
                 format));
