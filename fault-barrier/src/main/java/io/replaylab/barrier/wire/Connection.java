@@ -110,7 +110,7 @@ final class Connection {
     }
 
     private void requestLoop() {
-        FrameReader in = new FrameReader(client);
+        FrameReader in = new FrameReader(client, proxy.buffers());
         try {
             while (!closed) {
                 Frame f = readRequest(in);
@@ -142,6 +142,7 @@ final class Connection {
             }
         } finally {
             close();
+            in.release();
         }
     }
 
@@ -219,7 +220,7 @@ final class Connection {
     }
 
     private void responseLoop() {
-        FrameReader in = new FrameReader(upstream);
+        FrameReader in = new FrameReader(upstream, proxy.buffers());
         try {
             while (!closed || awaitsObservedAnswer()) {
                 if (!in.fill(8)) {
@@ -270,6 +271,7 @@ final class Connection {
         } finally {
             close();
             WireProxy.closeQuietly(upstream);
+            in.release();
         }
     }
 

@@ -11,6 +11,7 @@ import java.nio.channels.WritableByteChannel;
  * takes whatever the socket has (often several small frames at once), and bytes go from the socket
  * to the other socket without a copy on the Java heap. A frame is either taken whole (to be read
  * or rewritten), piped through as it arrives, or stored whole while its front is already sent.
+ * Its direct buffers come from, and go back to, the proxy's {@link BufferPool}.
  */
 final class FrameReader {
     /** A buffer up to this size stays with the connection; a larger frame gets one of its own for the time it is read. */
@@ -18,11 +19,23 @@ final class FrameReader {
     private static final int FIRST_BUFFER_BYTES = 64 * 1024;
 
     private final ReadableByteChannel in;
+    private final BufferPool pool;
     /** In read mode: the bytes between position and limit are read from the socket and not yet used. */
-    private ByteBuffer buf = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES).flip();
+    private ByteBuffer buf;
 
-    FrameReader(ReadableByteChannel in) {
+    FrameReader(ReadableByteChannel in, BufferPool pool) {
         this.in = in;
+        this.pool = pool;
+        this.buf = pool.take(FIRST_BUFFER_BYTES).flip();
+    }
+
+    /** Gives the buffer back to the pool: the reader's last call (views from {@link #take} are no longer used). */
+    void release() {
+        ByteBuffer b = buf;
+        buf = null;
+        if (b != null) {
+            pool.give(b);
+        }
     }
 
     /**
@@ -116,7 +129,7 @@ final class FrameReader {
     /** Gives back a buffer grown past {@link #KEPT_BUFFER_BYTES} for one large frame, once it is used up. */
     void shrink() {
         if (buf.capacity() > KEPT_BUFFER_BYTES && !buf.hasRemaining()) {
-            buf = ByteBuffer.allocateDirect(FIRST_BUFFER_BYTES).flip();
+            buf = pool.take(FIRST_BUFFER_BYTES).flip();
         }
     }
 
@@ -126,8 +139,9 @@ final class FrameReader {
             return;
         }
         int size = n > KEPT_BUFFER_BYTES ? n : Math.min(KEPT_BUFFER_BYTES, Math.max(n, Integer.highestOneBit(n - 1) << 1));
-        ByteBuffer bigger = n > KEPT_BUFFER_BYTES ? ByteBuffer.allocate(size) : ByteBuffer.allocateDirect(size);
+        ByteBuffer bigger = n > KEPT_BUFFER_BYTES ? ByteBuffer.allocate(size) : pool.take(size);
         bigger.put(buf);
+        pool.give(buf);
         buf = bigger.flip();
     }
 

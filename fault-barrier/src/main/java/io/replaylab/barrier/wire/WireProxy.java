@@ -77,6 +77,8 @@ public final class WireProxy implements AutoCloseable {
         return t;
     });
     private volatile boolean closed;
+    /** Up to 64 MB of read buffers kept for the next connections (a 4 MB Fetch answer needs a 4 MB buffer). */
+    private final BufferPool buffers = new BufferPool(64L << 20);
     /** Every upstream host seen so far is as long as {@link Addresses#LOOPBACK}. */
     private volatile boolean inPlace;
 
@@ -200,6 +202,11 @@ public final class WireProxy implements AutoCloseable {
 
     Duration retryGrace() {
         return retryGrace;
+    }
+
+    /** Read buffers shared by this proxy's connections, one after another. */
+    BufferPool buffers() {
+        return buffers;
     }
 
     List<CommitGate> gates() {

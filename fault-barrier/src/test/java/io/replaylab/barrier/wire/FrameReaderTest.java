@@ -89,7 +89,7 @@ class FrameReaderTest {
         byte[] large = frame(300_000, 2); // larger than the first buffer: it grows
         byte[] tiny = frame(4, 3);
         CompletableFuture<Void> sending = send(concat(small, large, tiny), 7_000, true);
-        FrameReader in = new FrameReader(reader);
+        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
 
         for (byte[] expected : new byte[][] {small, large, tiny}) {
             assertThat(in.fill(4)).isTrue();
@@ -107,7 +107,7 @@ class FrameReaderTest {
         byte[] piped = frame(500_000, 4);
         byte[] next = frame(20, 5);
         CompletableFuture<Void> sending = send(concat(piped, next), 50_000, true);
-        FrameReader in = new FrameReader(reader);
+        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         WritableByteChannel sink = Channels.newChannel(out);
 
@@ -124,7 +124,7 @@ class FrameReaderTest {
     void aFrameReadWholeWhileItsFrontIsSentKeepsTheTailBackForTheCaller() throws Exception {
         byte[] f = frame(200_000, 6);
         CompletableFuture<Void> sending = send(f, 9_000, true);
-        FrameReader in = new FrameReader(reader);
+        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         assertThat(in.fill(8)).isTrue();
@@ -142,7 +142,7 @@ class FrameReaderTest {
         byte[] huge = frame(FrameReader.KEPT_BUFFER_BYTES + 1_000, 7);
         byte[] next = frame(8, 8);
         CompletableFuture<Void> sending = send(concat(huge, next), 1 << 20, true);
-        FrameReader in = new FrameReader(reader);
+        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
 
         in.fill(4);
         in.fill(4 + in.peekInt(0));
@@ -156,10 +156,35 @@ class FrameReaderTest {
     }
 
     @Test
+    void aReaderGivesItsGrownBufferBackAndTheNextReaderReadsALargeFrameInItWithoutANewOne() throws Exception {
+        BufferPool pool = new BufferPool(64L << 20);
+        byte[] large = frame(300_000, 10); // grows the first 64 KB buffer to 512 KB
+        CompletableFuture<Void> sending = send(large, 40_000, false); // the second frame is sent once the first is read: no read-ahead
+        FrameReader first = new FrameReader(reader, pool);
+        first.fill(4);
+        first.fill(4 + first.peekInt(0));
+        assertThat(array(first.take(large.length))).isEqualTo(large);
+        assertThat(pool.keptBytes()).as("the outgrown 64 KB buffer").isEqualTo(64 * 1024);
+        first.release();
+        assertThat(pool.keptBytes()).isEqualTo(64 * 1024 + 512 * 1024);
+        sending.get();
+
+        sending = send(large, 40_000, false);
+        FrameReader next = new FrameReader(reader, pool);
+        next.fill(4);
+        next.fill(4 + next.peekInt(0));
+        assertThat(array(next.take(large.length))).isEqualTo(large);
+        assertThat(pool.keptBytes()).as("the 512 KB buffer was taken from the pool, its 64 KB one given back").isEqualTo(64 * 1024);
+        next.release();
+        assertThat(pool.keptBytes()).isEqualTo(64 * 1024 + 512 * 1024);
+        sending.get();
+    }
+
+    @Test
     void aStreamThatEndsInsideAFrameIsAnErrorNotAShortFrame() throws Exception {
         byte[] f = frame(1_000, 9);
         CompletableFuture<Void> sending = send(java.util.Arrays.copyOf(f, 600), 100, true);
-        FrameReader in = new FrameReader(reader);
+        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
 
         assertThat(in.fill(4)).isTrue();
         assertThatThrownBy(() -> in.fill(4 + in.peekInt(0))).isInstanceOf(EOFException.class).hasMessageContaining("of 1004");
