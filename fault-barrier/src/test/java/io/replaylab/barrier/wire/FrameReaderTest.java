@@ -25,6 +25,7 @@ class FrameReaderTest {
     private ServerSocketChannel server;
     private SocketChannel writer;
     private SocketChannel reader;
+    private final BufferPool pool = new BufferPool(64L << 20);
 
     @BeforeEach
     void connect() throws IOException {
@@ -89,7 +90,7 @@ class FrameReaderTest {
         byte[] large = frame(300_000, 2); // larger than the first buffer: it grows
         byte[] tiny = frame(4, 3);
         CompletableFuture<Void> sending = send(concat(small, large, tiny), 7_000, true);
-        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
+        FrameReader in = new FrameReader(reader, pool);
 
         for (byte[] expected : new byte[][] {small, large, tiny}) {
             assertThat(in.fill(4)).isTrue();
@@ -107,7 +108,7 @@ class FrameReaderTest {
         byte[] piped = frame(500_000, 4);
         byte[] next = frame(20, 5);
         CompletableFuture<Void> sending = send(concat(piped, next), 50_000, true);
-        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
+        FrameReader in = new FrameReader(reader, pool);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         WritableByteChannel sink = Channels.newChannel(out);
 
@@ -124,7 +125,7 @@ class FrameReaderTest {
     void aFrameReadWholeWhileItsFrontIsSentKeepsTheTailBackForTheCaller() throws Exception {
         byte[] f = frame(200_000, 6);
         CompletableFuture<Void> sending = send(f, 9_000, true);
-        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
+        FrameReader in = new FrameReader(reader, pool);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
 
         assertThat(in.fill(8)).isTrue();
@@ -142,7 +143,7 @@ class FrameReaderTest {
         byte[] huge = frame(FrameReader.KEPT_BUFFER_BYTES + 1_000, 7);
         byte[] next = frame(8, 8);
         CompletableFuture<Void> sending = send(concat(huge, next), 1 << 20, true);
-        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
+        FrameReader in = new FrameReader(reader, pool);
 
         in.fill(4);
         in.fill(4 + in.peekInt(0));
@@ -157,17 +158,16 @@ class FrameReaderTest {
 
     @Test
     void aReaderGivesItsGrownBufferBackAndTheNextReaderReadsALargeFrameInItWithoutANewOne() throws Exception {
-        BufferPool pool = new BufferPool(64L << 20);
         byte[] large = frame(300_000, 10); // grows the first 64 KB buffer to 512 KB
         long pooledAfterGrowth = 64 * 1024; // the outgrown first buffer
         // each reader gets its frame only once the one before has read its own: no read-ahead into the next
-        for (String reader : new String[] {"the first reader", "the next reader (the pooled 512 KB taken, its 64 KB given back)"}) {
+        for (String which : new String[] {"the first reader", "the next reader (the pooled 512 KB taken, its 64 KB given back)"}) {
             CompletableFuture<Void> sending = send(large, 40_000, false);
-            FrameReader in = new FrameReader(this.reader, pool);
+            FrameReader in = new FrameReader(reader, pool);
             in.fill(4);
             in.fill(4 + in.peekInt(0));
             assertThat(array(in.take(large.length))).isEqualTo(large);
-            assertThat(pool.keptBytes()).as(reader).isEqualTo(pooledAfterGrowth);
+            assertThat(pool.keptBytes()).as(which).isEqualTo(pooledAfterGrowth);
             in.release();
             assertThat(pool.keptBytes()).isEqualTo(64 * 1024 + 512 * 1024);
             sending.get();
@@ -178,7 +178,7 @@ class FrameReaderTest {
     void aStreamThatEndsInsideAFrameIsAnErrorNotAShortFrame() throws Exception {
         byte[] f = frame(1_000, 9);
         CompletableFuture<Void> sending = send(java.util.Arrays.copyOf(f, 600), 100, true);
-        FrameReader in = new FrameReader(reader, new BufferPool(64L << 20));
+        FrameReader in = new FrameReader(reader, pool);
 
         assertThat(in.fill(4)).isTrue();
         assertThatThrownBy(() -> in.fill(4 + in.peekInt(0))).isInstanceOf(EOFException.class).hasMessageContaining("of 1004");
