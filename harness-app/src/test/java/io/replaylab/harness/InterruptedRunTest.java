@@ -39,9 +39,19 @@ class InterruptedRunTest {
     }
 
     private Process run(LocalKafka kafka, String... extra) throws Exception {
+        return start(List.of(), kafka, extra);
+    }
+
+    /** The harness as a CI runner starts a job: leader of a session and process group of its own (pid = PGID = SID). */
+    private Process runInOwnSession(LocalKafka kafka, String... extra) throws Exception {
+        return start(List.of("setsid"), kafka, extra);
+    }
+
+    private Process start(List<String> prefix, LocalKafka kafka, String... extra) throws Exception {
         // a test JVM started in the background inherits SIGINT ignored (bash does that for asynchronous commands), and a JVM
         // keeps an inherited SIG_IGN: reset it, as an interactive terminal would have it, or the SIGINT test tests nothing
-        List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT"));
+        List<String> cmd = new ArrayList<>(prefix); // setsid and env both exec: the harness keeps the pid started here
+        cmd.addAll(List.of("env", "--default-signal=INT"));
         cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), ReplayLab.class.getName(), "run",
                 "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         cmd.addAll(List.of(extra));
@@ -167,5 +177,28 @@ class InterruptedRunTest {
         harness.destroyForcibly(); // SIGKILL: no hook, no handler runs
 
         assertNothingLeftWithin(Duration.ofSeconds(15));
+    }
+
+    @Test
+    void sigkillOfTheWholeProcessGroupWhileAIsHeldLeavesNothingBehind(LocalKafka kafka) throws Exception {
+        runInOwnSession(kafka, "--experiment", "rebalance");
+        awaitStep("waiting for"); // A is held by the debugger, B runs
+        assertThat(seen).hasSizeGreaterThanOrEqualTo(3); // A, B and the watchdog
+
+        // what a CI job's timeout does: the watchdog must not be in the group it kills
+        assertThat(new ProcessBuilder("kill", "-s", "KILL", "--", "-" + harness.pid()).start().waitFor()).isZero();
+
+        assertNothingLeftWithin(Duration.ofSeconds(5 + 3)); // the watchdog's 2 s grace, and slack for a loaded machine
+    }
+
+    @Test
+    void sigkillOfEveryProcessInTheSessionWhileAIsFrozenLeavesNothingBehind(LocalKafka kafka) throws Exception {
+        runInOwnSession(kafka, "--experiment", "schedules", "--cells", "before-offset-commit:freeze");
+        awaitStep("freeze at before-offset-commit; starting B"); // A is SIGSTOPped: it reads no pipe's end
+        assertThat(seen).hasSizeGreaterThanOrEqualTo(2); // A and the watchdog
+
+        assertThat(new ProcessBuilder("pkill", "-KILL", "-s", Long.toString(harness.pid())).start().waitFor()).isZero();
+
+        assertNothingLeftWithin(Duration.ofSeconds(5 + 3));
     }
 }

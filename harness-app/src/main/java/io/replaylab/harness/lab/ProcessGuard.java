@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * only the harness, which stops them in order); a small watchdog shell, started first, waits on a
  * pipe from the harness. A clean end writes {@code done}; any other end of the harness closes the
  * pipe, and the watchdog sends SIGTERM, then SIGKILL after 2 s, to every group listed in
- * the groups file. The subject's program is not changed.
+ * the groups file. The watchdog runs in a session of its own too: a CI runner's {@code kill -9 -PGID}
+ * (or a kill of every process in the harness's session) must not take it with the harness. SIGKILL
+ * also ends a frozen (SIGSTOPped) subject, which never reads anything itself. The subject's program
+ * is not changed.
  */
 final class ProcessGuard implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProcessGuard.class);
@@ -48,7 +51,10 @@ final class ProcessGuard implements AutoCloseable {
         try {
             Files.createDirectories(groupsFile.getParent());
             Files.writeString(groupsFile, "");
-            Process w = new ProcessBuilder("/bin/sh", "-c", WATCHDOG, "replay-lab-watchdog", groupsFile.toAbsolutePath().toString())
+            List<String> command = List.of("/bin/sh", "-c", WATCHDOG, "replay-lab-watchdog", groupsFile.toAbsolutePath().toString());
+            // a child of the JVM is never its group's leader, so setsid(1) calls setsid(2) and execs without forking:
+            // the pipe's reader is the watchdog itself
+            Process w = new ProcessBuilder(setsid ? prepend(SETSID, command) : command)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
             return new ProcessGuard(groupsFile, w, setsid);
         } catch (IOException e) {
@@ -58,11 +64,12 @@ final class ProcessGuard implements AutoCloseable {
 
     /** The command to start instead of {@code command}: the same program, in its own process group. */
     List<String> wrap(List<String> command) {
-        if (!setsid) {
-            return command;
-        }
+        return setsid ? prepend(SETSID, command) : command;
+    }
+
+    private static List<String> prepend(String first, List<String> command) {
         List<String> out = new ArrayList<>(command.size() + 1);
-        out.add(SETSID);
+        out.add(first);
         out.addAll(command);
         return out;
     }
