@@ -1,0 +1,105 @@
+package io.replaylab.harness.bench;
+
+import io.replaylab.harness.ReplayLab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import java.util.List;
+import java.util.Set;
+
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.junit.jupiter.api.Test;
+
+/** The benchmarks stay runnable: a small oracle bench against the shared broker, cleaning up after itself. */
+@LocalKafkaTest
+class BenchTest {
+    @Test
+    void oracleBenchReportsMediansAndTheBoundedHeapRunsAndLeavesNoTopic(LocalKafka kafka) throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "oracle", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "3000", "--runs", "1");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .contains("setup: 3000 records in 6 partitions")
+                .containsPattern("median of 1 rounds: raw reads \\d+ ms \\(drain \\d+ \\+ SELECT \\d+\\), oracle \\d+ ms = [0-9.]+x")
+                .containsPattern("-Xmx256m JVM .*: exit 0 .*Oracle PASS: 3000 source records")
+                .containsPattern("-Xmx64m JVM .*: exit 0 .*Oracle PASS: 3000 source records");
+        assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    @Test
+    void wireBenchComparesTheProxyWithDirectAndLeavesNoTopic(LocalKafka kafka) throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "2000", "--runs", "1", "--repeat", "2", "--requests", "50");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("1 rounds, 2000 records, each path 2 times per round, mean per run: drain direct \\d+ ms, proxy \\d+ ms = [0-9.]+x;"
+                        + " produce direct \\d+ ms, proxy \\d+ ms = [0-9.]+x")
+                .containsPattern("machine CPU per drain and produce \\(client, proxy and broker, all cores\\): direct \\d+ ms, proxy \\d+ ms")
+                .containsPattern("latency per produce request \\(50 sequential per path, interleaved, acks=all\\): direct median \\d+ us, p99 \\d+ us;"
+                        + " proxy median \\d+ us")
+                .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded")
+                .contains("drain: 1 round, no interval: more rounds (--runs) judge the 1.05x goal");
+        assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    @Test
+    void theWireGoalIsJudgedOnTheIntervalOfThePerRoundRatiosNotOnOneMean() {
+        String met = Bench.WireBench.againstGoal("drain", List.of(1010L, 1020L, 1015L, 1012L, 1018L), 1.05);
+        String missed = Bench.WireBench.againstGoal("produce", List.of(1100L, 1120L, 1090L, 1110L), 1.05);
+        String open = Bench.WireBench.againstGoal("drain", List.of(1000L, 1100L, 1050L, 1020L, 1080L), 1.05);
+        String lowMeanWideSpread = Bench.WireBench.againstGoal("drain", List.of(960L, 1120L), 1.05);
+
+        assertThat(met).isEqualTo("drain: mean per-round ratio 1.015x, 95% interval 1.010-1.020x over 5 rounds, goal <= 1.05x: meets the goal");
+        assertThat(missed).startsWith("produce: mean per-round ratio 1.105x, 95% interval 1.084-1.126x over 4 rounds").endsWith("misses the goal");
+        assertThat(open).startsWith("drain: mean per-round ratio 1.050x, 95% interval 0.999-1.101x")
+                .endsWith("undecided: the interval holds the goal, and more rounds (--runs) narrow it");
+        assertThat(lowMeanWideSpread).as("a mean of 1.04x from two far-apart rounds is not a met goal").contains("undecided");
+    }
+
+    @Test
+    void wireBenchRefusesARepeatThatBreaksItsInterleavedOrder() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "wire", "--repeat", "3");
+
+        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("--repeat must be even and at least 2 (the A B B A order), was 3");
+    }
+
+    @Test
+    void clusterBenchStartsTheClusterAndReadsTheRssOfEveryNode() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "cluster", "--runs", "1", "--brokers", "2", "--idle-seconds", "0");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("run 1: start-to-ready \\d+ ms \\(format included\\), idle RSS [1-9]\\d* MB \\(broker 1 [1-9]\\d* MB, broker 2 "
+                        + "[1-9]\\d* MB, controller [1-9]\\d* MB\\)")
+                .containsPattern("median: start-to-ready \\d+ ms, idle RSS \\d+ MB for 2 brokers and a controller \\(1 runs\\)");
+    }
+
+    private static Set<String> topics(LocalKafka kafka) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+            return admin.listTopics().names().get();
+        }
+    }
+}

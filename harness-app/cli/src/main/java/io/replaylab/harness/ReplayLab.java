@@ -1,0 +1,143 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+import java.util.Map;
+
+import io.replaylab.evidence.EvidenceFormatException;
+import io.replaylab.harness.lab.Versions;
+import io.replaylab.harness.subject.SubjectCommand;
+import io.replaylab.kafka.BrokerUnreachableException;
+import io.replaylab.kafka.ResetRefusedException;
+import io.replaylab.oracle.OracleReadException;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code replay-lab} command line: a thin shell over the modules. */
+@Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = ReplayLab.VersionProvider.class,
+        description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
+        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, SubjectCommand.class, OracleCommand.class, ReportCommand.class})
+public final class ReplayLab implements Runnable {
+    /** Exit codes shared by every subcommand. */
+    public static final int OK = 0;
+    public static final int FAIL = 1;
+    public static final int BAD_INPUT = 2;
+    public static final int NOT_RUN = 3;
+    public static final int REFUSED = 4;
+    public static final int UNREACHABLE = 5;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    /** Runs the CLI with the given streams and returns the exit code (testable without a JVM exit). */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        return execute(new ReplayLab(), out, err, args);
+    }
+
+    /**
+     * Runs any picocli command (this CLI, or a program that shares its conventions such as the
+     * benches) with the CLI's error handling and exit codes: a bad argument is one line and a hint
+     * to {@code --help}, a library message names the flags.
+     */
+    public static int execute(Object command, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(command);
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setCaseInsensitiveEnumValuesAllowed(true); // --hold-mode process, --group-protocol consumer
+        cli.setExitCodeExceptionMapper(ReplayLab::exitCodeOf);
+        cli.setParameterExceptionHandler((ex, a) -> {
+            CommandLine c = ex.getCommandLine();
+            c.getErr().println("error: " + ex.getMessage());
+            c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
+            return BAD_INPUT;
+        });
+        cli.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            StringBuilder msg = new StringBuilder("error: " + inFlags(ex.getMessage()));
+            for (Throwable t = ex.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+                if (t.getMessage() != null && !msg.toString().contains(t.getMessage())) {
+                    msg.append("\n  caused by: ").append(t.getClass().getSimpleName()).append(": ").append(inFlags(t.getMessage()));
+                }
+            }
+            c.getErr().println(msg);
+            return c.getExitCodeExceptionMapper().getExitCode(ex);
+        });
+        int rc = cli.execute(args);
+        out.flush();
+        err.flush();
+        return rc;
+    }
+
+    /** The library's messages name its API (e.g. {@code ExecuteResetOptions.allowPrefix}); on the command line they name the flag. */
+    private static final Map<String, String> FLAGS = Map.ofEntries(
+            Map.entry("ExecuteResetOptions.allowPrefix", "--allow-prefix P"),
+            Map.entry("ExecuteResetOptions.allowRemote", "--allow-remote"),
+            Map.entry("ExecuteResetOptions.planDir", "--plan-dir D"),
+            Map.entry("ResetTargets.toOffset", "--to-offset"),
+            Map.entry("ResetTargets.toEarliest", "--to-earliest"),
+            Map.entry("ResetTargets.toLatest", "--to-latest"),
+            Map.entry("ResetTargets.shiftBy", "--shift-by"),
+            Map.entry("ResetTargets.byDuration", "--by-duration"),
+            Map.entry("ResetScope.allTopics", "--all-topics"),
+            Map.entry("ResetScope.topics", "--topic"),
+            Map.entry("bad bootstrap servers", "bad --bootstrap-server"),
+            Map.entry("no namespace was given", "no --namespace was given"),
+            Map.entry("LabSettings.records", "--records"),
+            Map.entry("LabSettings.partitions", "--partitions"),
+            Map.entry("LabSettings.handoffTimeout", "--handoff-timeout"),
+            Map.entry("LabSettings.barrierTimeout", "--barrier-timeout"),
+            Map.entry("LabSettings.drainTimeout", "--drain-timeout"),
+            Map.entry("LabSettings.target must", "--target-jdbc-url must"),
+            Map.entry("the target database's host(s)", "--target-jdbc-url host(s)"),
+            Map.entry("the bootstrap servers' host(s)", "--bootstrap-server host(s)"),
+            Map.entry("allow remote brokers (LabSettings.allowRemote)", "pass --allow-remote"),
+            Map.entry("allow remote ones (LabSettings.allowRemote)", "pass --allow-remote"),
+            Map.entry("the subject command", "--subject-cmd"),
+            Map.entry("the schedules experiment needs at least one cell", "--cells needs at least one point:fault"));
+
+    /** A library message as the command line says it: API names become the flags that set them. */
+    static String inFlags(String message) {
+        if (message == null) {
+            return null;
+        }
+        String out = message;
+        for (Map.Entry<String, String> e : FLAGS.entrySet()) {
+            out = out.replace(e.getKey(), e.getValue());
+        }
+        return out;
+    }
+
+    /** Refusals, unreachable brokers or databases, and bad input each have their own exit code; never 0 after a refusal. */
+    static int exitCodeOf(Throwable e) {
+        if (e instanceof ResetRefusedException) {
+            return REFUSED;
+        }
+        if (e instanceof BrokerUnreachableException || e instanceof OracleReadException) {
+            return UNREACHABLE;
+        }
+        if (e instanceof IllegalArgumentException || e instanceof EvidenceFormatException) {
+            return BAD_INPUT;
+        }
+        return FAIL;
+    }
+
+    /** {@code --version}: replay-lab's and what it runs on. */
+    static final class VersionProvider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {
+                "replay-lab " + Versions.replayLab(),
+                "kafka-clients " + Versions.kafkaClients(),
+                "kafka broker (bundled, kafka_2.13) " + Versions.bundledBroker(),
+                "java " + Versions.java(),
+            };
+        }
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

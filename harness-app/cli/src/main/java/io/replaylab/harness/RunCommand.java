@@ -1,0 +1,210 @@
+package io.replaylab.harness;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.harness.experiment.Experiments;
+import io.replaylab.harness.experiment.ScheduleCell;
+import io.replaylab.harness.lab.BarrierKind;
+import io.replaylab.harness.lab.Experiment;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceSubject;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabProgress;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.LabStop;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code replay-lab run}: the lab's experiments end to end, with a protocol a reviewer can trust. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Run the replay, rebalance and rebuild experiments against a broker (a local one by default) and save the protocol.")
+final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
+    enum ExperimentChoice {
+        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, DURABILITY
+    }
+
+    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, schedules, durability, or all (default: replay, "
+            + "rebalance and rebuild; eos, schedules and durability only when named)")
+    ExperimentChoice experiment;
+
+    @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
+            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash); default all nine")
+    List<String> cells;
+
+    @Option(names = "--db-commit-point", description = "schedules: where the debugger holds a JVM subject before its DB commit, as "
+            + "Class#method (default java.sql.Connection#commit: the JDBC commit the subject calls, in whatever driver)")
+    String dbCommitPoint;
+
+    @Option(names = "--transform-cmd", description = "eos: a consume-transform-produce JVM program instead of the reference one, with "
+            + "{bootstrap} {topic} {output} {group} {instance} {logdir}")
+    String transformCmd;
+
+    @Option(names = "--bootstrap-server", description = "use this broker instead of starting one (loopback only unless --allow-remote)")
+    String bootstrap;
+
+    @Option(names = "--allow-remote")
+    boolean allowRemote;
+
+    @Option(names = "--records", defaultValue = "200")
+    int records;
+
+    @Option(names = "--partitions", defaultValue = "3")
+    int partitions;
+
+    @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default, like the lab's client) or consumer")
+    GroupProtocol groupProtocol;
+
+    @Option(names = "--hold-mode", defaultValue = "thread", description = "thread (default: a processing stall) or process (a frozen JVM)")
+    HoldMode holdMode;
+
+    enum BarrierChoice {
+        AUTO, DEBUGGER, WIRE
+    }
+
+    @Option(names = "--barrier", defaultValue = "auto", description = "what holds A's offset commit in rebalance: auto (default: debugger for a "
+            + "java subject, wire otherwise), debugger (JVM only) or wire (a Kafka protocol proxy; any client)")
+    BarrierChoice barrier;
+
+    @Option(names = "--workdir", defaultValue = "lab-runs")
+    Path workDir;
+
+    @Option(names = "--keep", description = "no cleanup of the run's topics and groups")
+    boolean keep;
+
+    @Option(names = "--subject-cmd", description = "command template for another consumer: {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}")
+    String subjectCmd;
+
+    @Option(names = "--target-query", description = "returns message_id, amount per effect; {namespace} is bound as a parameter")
+    String targetQuery;
+
+    @Option(names = "--target-jdbc-url", description = "project into this PostgreSQL database instead of a SQLite file in the run directory, e.g. "
+            + "jdbc:postgresql://localhost:5432/lab (loopback only unless --allow-remote; the run creates and drops a schema of its own)")
+    String targetJdbcUrl;
+
+    @Mixin
+    TargetLogin login;
+
+    @Option(names = "--handoff-timeout", defaultValue = "PT2M")
+    Duration handoffTimeout;
+
+    @Option(names = "--barrier-timeout", defaultValue = "PT60S")
+    Duration barrierTimeout;
+
+    @Option(names = "--drain-timeout", defaultValue = "PT3M")
+    Duration drainTimeout;
+
+    @Option(names = "--quiet", description = "only the outcome line")
+    boolean quiet;
+
+    @Option(names = "--json", description = "one JSON object on stdout, nothing else")
+    boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        LabSettings settings = LabSettings.custom()
+                .experiments(experiments())
+                .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
+                .holdMode(holdMode).barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).workDir(workDir).keep(keep)
+                .subject(subjectCmd == null ? ReferenceSubject.consume() : Subject.command(subjectCmd))
+                .transformSubject(transformCmd == null ? ReferenceSubject.transform() : Subject.command(transformCmd))
+                .targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
+                .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password())
+                .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint))
+                .build();
+        PrintWriter out = spec.commandLine().getOut();
+        LabStop stop = LabStop.create();
+        Lab.LabResult r;
+        try (Signals signals = Signals.install(stop)) {
+            r = Lab.run(settings, quiet || json ? LabProgress.NONE : LabProgress.printingTo(out), stop);
+        }
+        RunEvidence ev = r.evidence();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("runId", ev.runId());
+            m.put("outcome", ev.outcome().status().name());
+            m.put("reason", ev.outcome().reason());
+            m.put("experiments", ev.experiments().stream().map(x -> Map.of("name", x.name(), "outcome", x.outcome().status().name(),
+                    "reason", x.outcome().reason())).toList());
+            m.put("evidence", r.runDir().resolve("evidence.json").toString());
+            m.put("report", r.report().toString());
+            OffsetsCommand.printJson(out, m);
+        } else {
+            out.println();
+            out.println("Outcome: " + ev.outcome().status() + " — " + ev.outcome().reason());
+            if (!quiet) {
+                int width = ev.experiments().stream().mapToInt(x -> x.name().length()).max().orElse(10);
+                for (ExperimentEvidence x : ev.experiments()) {
+                    out.printf("  %-" + width + "s %-8s %s%n", x.name(), x.outcome().status(), x.outcome().reason());
+                }
+                ev.experiments().forEach(x -> printMatrices(out, x));
+                out.println("Report: " + r.report() + " (and report.html, evidence.json beside it)");
+            }
+        }
+        out.flush();
+        if (stop.requested()) {
+            spec.commandLine().getErr().println("interrupted by " + stop.reason() + "; the protocol is saved: " + r.report());
+            return Signals.exitCode(stop.reason());
+        }
+        return exitCode(ev.outcome().status());
+    }
+
+    private List<Experiment> experiments() {
+        List<ScheduleCell> selected = cells == null ? ScheduleCell.all() : cells.stream().map(ScheduleCell::parse).distinct().toList();
+        return switch (experiment) {
+            case ALL -> Experiments.reference();
+            case REPLAY -> List.of(Experiments.replay());
+            case REBALANCE -> List.of(Experiments.rebalance());
+            case REBUILD -> List.of(Experiments.rebuild());
+            case EOS -> List.of(Experiments.eos());
+            case SCHEDULES -> List.of(Experiments.schedules(selected));
+            case DURABILITY -> List.of(Experiments.durability());
+        };
+    }
+
+    /** An experiment's matrix (e.g. schedules: point × fault) as a table of outcomes. */
+    static void printMatrices(PrintWriter out, ExperimentEvidence x) {
+        x.events().stream().map(io.replaylab.evidence.Event::payload).filter(p -> p instanceof Payload.Matrix).map(p -> (Payload.Matrix) p)
+                .forEach(m -> {
+                    int first = Math.max(m.rowHeading().length(), m.rows().stream().mapToInt(String::length).max().orElse(0)) + 2;
+                    out.println();
+                    out.println("  " + x.name() + ": " + m.title());
+                    StringBuilder head = new StringBuilder(String.format("    %-" + first + "s", m.rowHeading()));
+                    m.columns().forEach(c -> head.append(String.format("%-14s", c)));
+                    out.println(head.toString().stripTrailing());
+                    for (String r : m.rows()) {
+                        StringBuilder line = new StringBuilder(String.format("    %-" + first + "s", r));
+                        m.columns().forEach(c -> line.append(String.format("%-14s", m.cell(r, c).map(Payload.MatrixCell::status).orElse(""))));
+                        out.println(line.toString().stripTrailing());
+                    }
+                });
+    }
+
+    static int exitCode(Status s) {
+        return switch (s) {
+            case PASS -> ReplayLab.OK;
+            case FAIL -> ReplayLab.FAIL;
+            case NOT_RUN -> ReplayLab.NOT_RUN;
+        };
+    }
+
+}

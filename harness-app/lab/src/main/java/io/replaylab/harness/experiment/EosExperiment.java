@@ -1,0 +1,237 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierEvidence;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.jdi.DebuggerBarrier;
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionRef;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import org.apache.kafka.common.IsolationLevel;
+
+/**
+ * Experiment eos (R15's other half): a consume-transform-produce instance A is held by a debugger
+ * at {@code KafkaProducer#commitTransaction}, its output already written in its open transaction
+ * and its consumed offsets already sent to it; B joins and A's partitions move to B. B cannot read
+ * A's pending offsets (KIP-447: a read_committed consumer waits for an open transaction's offsets),
+ * so it waits until the transaction coordinator aborts A's transaction at its timeout; then B
+ * processes the same input and commits. Released, A's commit must be refused (Kafka 4.1 answers
+ * INVALID_TXN_STATE: that transaction was aborted), and a read_committed reader of the output must
+ * see every input exactly once.
+ */
+final class EosExperiment {
+    static final String NAME = "eos";
+    static final String[] REQUIREMENTS = {"R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"};
+    /** A's transaction timeout: longer than the rebalance (so that B owns the partitions first), short enough for a quick run. */
+    static final int TRANSACTION_TIMEOUT_MS = 15_000;
+    static final MethodPoint COMMIT_TRANSACTION = new MethodPoint("org.apache.kafka.clients.producer.KafkaProducer", "commitTransaction");
+
+    private EosExperiment() {
+    }
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        String topic = ns.topic();
+        String output = ns.topic("output");
+        String group = ns.group();
+        Source harness = Source.here("harness");
+        Subject transform = ctx.settings().transformSubject();
+        if (transform == null) {
+            return e.finish(Outcome.notRun("no consume-transform-produce subject to test: give the lab one (LabSettings.transformSubject, "
+                    + "e.g. the reference subject's ReferenceSubject.transform())"));
+        }
+        e.environment("subject", transform.description());
+        e.environment("output topic", output);
+        e.environment("barrier", "debugger at " + COMMIT_TRANSACTION + " (thread hold)");
+        e.environment("transaction timeout", TRANSACTION_TIMEOUT_MS + " ms as {transaction.timeout.ms} (a subject that does not take it uses its own)");
+        e.limitation(Limitations.EOS_ONE_ZOMBIE_ONE_BROKER);
+        e.limitation("The in-flight point is the entry of KafkaProducer#commitTransaction in A (a breakpoint; A's other threads run on), "
+                + "after its output was sent and its offsets were sent to the transaction. A custom program that commits another way is not held.");
+        ctx.proxy().ifPresent(p -> e.limitation("eos runs its subjects straight to the broker: the wire barrier does not hold EndTxn."));
+
+        Experiments.produce(ctx, e, ns);
+        ctx.ops().createTopic(ctx.namespace(), output, ctx.settings().partitions());
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", ctx.bootstrap());
+        values.put("topic", topic);
+        values.put("output", output);
+        values.put("group", group);
+        values.put("transaction.timeout.ms", Integer.toString(TRANSACTION_TIMEOUT_MS));
+        SourceSpec outputSpec = SourceSpec.topic(ctx.bootstrap(), output);
+
+        ctx.step("eos: instance A starts under the debugger barrier at " + COMMIT_TRANSACTION);
+        List<LabContext.Instance> running = new ArrayList<>();
+        LabContext.Instance a = ctx.start(e, "eos-A", transform, values, true);
+        running.add(a);
+        DebuggerBarrier debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
+        BarrierEvidence evidence = BarrierEvidence.into(e, "eos-A", a::pid, "thread");
+        Barrier barrier = debugger.arm("transaction-commit", COMMIT_TRANSACTION, HoldMode.THREAD, evidence,
+                BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout())));
+        debugger.resumeProgram();
+        try {
+            Arrival held;
+            try {
+                held = RebalanceExperiment.awaitArrival(ctx, barrier, a);
+            } catch (BarrierTimeoutException t) {
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + COMMIT_TRANSACTION + " within "
+                        + ctx.settings().barrierTimeout() + " (is it a transactional producer?)"));
+            }
+
+            // R8: A is inside an open transaction — its output is written but visible only to read_uncommitted readers.
+            List<String> open = awaitOpenTransaction(ctx, outputSpec, a);
+            if (open.isEmpty()) {
+                barrier.release();
+                return e.finish(Outcome.notRun("the injection point was not confirmed: A is at " + COMMIT_TRANSACTION + " but the output topic "
+                        + output + " holds no record of an open transaction (does it write its output inside the transaction?)"));
+            }
+            String inFlightId = open.get(open.size() - 1);
+            e.record(harness, new Payload.Note("A holds an open transaction: " + open + " visible to read_uncommitted, not to "
+                    + "read_committed, on " + output));
+            e.check(Check.pass("held inside an open transaction, before its commit", "R8", "output written, not committed",
+                    inFlightId + " visible to read_uncommitted only"));
+            OffsetSnapshot atHold = ctx.ops().describe(group);
+            e.record(harness, atHold.toPayload("while A is held"));
+            Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
+            List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
+
+            ctx.step("eos: A held in its transaction (" + inFlightId + "); starting B");
+            LabContext.Instance b = ctx.start(e, "eos-B", transform, values, false);
+            running.add(b);
+            e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
+            Event handoff = null;
+            for (PartitionRef p : aOwns) {
+                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
+                if (moved == null) {
+                    barrier.release();
+                    e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));
+                    return e.finish(Outcome.faultNotObserved("no handoff: " + p + " stayed with A for " + ctx.settings().handoffTimeout()));
+                }
+                handoff = moved;
+            }
+            e.check(Check.pass("A's partitions moved to B while A was held", "R8", aOwns + " owned by another member",
+                    ((Payload.AssignmentChanged) handoff.payload()).summary()));
+
+            // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
+            // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).
+            List<Oracle.Position> inputs = Oracle.positionsOf(SourceSpec.topic(ctx.bootstrap(), topic), inFlightId);
+            if (inputs.size() != 1) {
+                barrier.release();
+                return e.finish(Outcome.notRun("the injection point was not confirmed: A's open transaction holds " + inFlightId + ", which is at "
+                        + inputs + " in " + topic + " instead of exactly one input record"));
+            }
+            Oracle.Position input = inputs.get(0);
+            ctx.step("eos: waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
+                    + "pending until it ends)");
+            long deadline = System.nanoTime() + ctx.settings().handoffTimeout().toNanos();
+            boolean past = false;
+            while (!past && System.nanoTime() < deadline) {
+                ctx.checkpoint(b);
+                past = LabContext.committed(ctx.ops().describe(group), topic, input.partition()) > input.offset();
+                if (!past) {
+                    Thread.sleep(250);
+                }
+            }
+            if (!past) {
+                barrier.release();
+                e.check(Check.fail("B committed A's input while A was held", "R10", topic + "-" + input + " committed past",
+                        "not within " + ctx.settings().handoffTimeout()));
+                return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within "
+                        + ctx.settings().handoffTimeout()));
+            }
+            OffsetSnapshot afterB = ctx.ops().describe(group);
+            e.record(harness, afterB.toPayload("after B committed past A's point"));
+            Event bCommitted = e.record(harness, new Payload.Note("B committed past A's input " + topic + "-" + input + " (" + inFlightId
+                    + ") while A was still held"));
+
+            ctx.step("eos: releasing A; its transaction commit must fail");
+            barrier.release();
+            Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
+            Optional<Outcome> ended = judgeZombieCommit(e, outcome);
+            if (ended.isPresent()) {
+                return ended.get();
+            }
+            Event fenced = outcome.get().accepted() ? null : evidence.outcomeEvent();
+            Oracle.TopicCount uncommitted = Oracle.count(outputSpec, IsolationLevel.READ_UNCOMMITTED, Set.of(inFlightId));
+            Oracle.TopicCount committed = Oracle.count(outputSpec, IsolationLevel.READ_COMMITTED, Set.of(inFlightId));
+            e.record(harness, new Payload.Note("copies of " + inFlightId + ": " + uncommitted.ofIds().get(inFlightId) + " read_uncommitted, "
+                    + committed.ofIds().get(inFlightId) + " read_committed"));
+            e.check(Check.of("the zombie's output aborted", "R9", "visible to read_uncommitted only (1 committed copy, more uncommitted)",
+                    uncommitted.ofIds().get(inFlightId) + " uncommitted, " + committed.ofIds().get(inFlightId) + " committed",
+                    committed.ofIds().get(inFlightId) == 1 && uncommitted.ofIds().get(inFlightId) > 1));
+
+            ctx.step("eos: the group settles and drains");
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
+            if (settled == null) {
+                return Experiments.notDrained(ctx, e);
+            }
+            e.record(harness, settled.toPayload("after recovery"));
+            Comparison c = Oracle.compareTopics(SourceSpec.topic(ctx.bootstrap(), topic), outputSpec, settled);
+            e.record(harness, c.toPayload());
+            c.toChecks().forEach(e::check);
+            return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",
+                    fenced != null ? fenced : bCommitted), e.checks()));
+        } finally {
+            Experiments.release(ctx, e, barrier, debugger, running);
+        }
+    }
+
+    /**
+     * R9 on the zombie's released {@code commitTransaction}, as observed: NOT_RUN when no outcome was
+     * seen (nothing was shown either way); otherwise the check, REJECTED passing it and ACCEPTED failing
+     * it, and the experiment goes on so that the oracle shows what a late commit did to the output.
+     */
+    static Optional<Outcome> judgeZombieCommit(ExperimentRecorder e, Optional<CallOutcome> outcome) {
+        if (outcome.isEmpty()) {
+            e.check(Check.notRun("the zombie's commit fenced", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
+            return Optional.of(e.finish(Outcome.notRun("A's commitTransaction outcome was not observed after release")));
+        }
+        CallOutcome o = outcome.get();
+        if (o.accepted()) {
+            e.check(Check.fail("the zombie's commit fenced", "R9", "REJECTED", "ACCEPTED after its partitions moved to B"));
+        } else {
+            e.check(Check.pass("the zombie's commit fenced", "R9", "REJECTED", "REJECTED: " + o.exceptionClass() + ": " + o.message()));
+        }
+        return Optional.empty();
+    }
+
+    /** The ids of records in A's open transaction, once its producer has sent them (within 10 s of the hold). */
+    private static List<String> awaitOpenTransaction(LabContext ctx, SourceSpec output, LabContext.Instance a) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            ctx.checkpoint(a);
+            List<String> open = Oracle.notCommitted(output);
+            if (!open.isEmpty() || System.nanoTime() > deadline) {
+                return open;
+            }
+            Thread.sleep(100);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.replaylab.harness.experiment;
+
+import java.util.List;
+
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.jdi.DebuggerBarrier;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.harness.lab.SyntheticProducer;
+import io.replaylab.harness.lab.Versions;
+import io.replaylab.harness.lab.Experiment;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+
+/**
+ * The reference experiments as values for {@link io.replaylab.harness.lab.LabSettings.Builder#experiments},
+ * and the steps they share. {@link #reference()} is what a run takes by default; eos, schedules and
+ * durability start programs (or a cluster) of their own and take longer, so they run only when given.
+ */
+public final class Experiments {
+    private Experiments() {
+    }
+
+    /** Replay (R1–R6, R11–R15): reset the inactive group to earliest and replay into the same target: no second effect. */
+    public static Experiment replay() {
+        return new Experiment(ReplayExperiment.NAME, List.of(ReplayExperiment.REQUIREMENTS), ReplayExperiment::run);
+    }
+
+    /** Rebalance (R7–R12): A held between its DB commit and its offset commit, the partition moves to B, A's stale commit is rejected. */
+    public static Experiment rebalance() {
+        return new Experiment(RebalanceExperiment.NAME, List.of(RebalanceExperiment.REQUIREMENTS), RebalanceExperiment::run);
+    }
+
+    /** Rebuild (R16): a second generation rebuilds every effect on the same DB; the first stays untouched. */
+    public static Experiment rebuild() {
+        return new Experiment(RebuildExperiment.NAME, List.of(RebuildExperiment.REQUIREMENTS), RebuildExperiment::run);
+    }
+
+    /** replay, rebalance, rebuild: a run's default. */
+    public static List<Experiment> reference() {
+        return List.of(replay(), rebalance(), rebuild());
+    }
+
+    /** EOS (R15's other half): a consume-transform-produce subject (LabSettings' transform subject) held at commitTransaction. */
+    public static Experiment eos() {
+        return new Experiment(EosExperiment.NAME, List.of(EosExperiment.REQUIREMENTS), EosExperiment::run);
+    }
+
+    /** Every single fault at every point of the commit protocol: the 3×3 matrix. */
+    public static Experiment schedules() {
+        return schedules(ScheduleCell.all());
+    }
+
+    /** The schedules experiment on these cells only (at least one), in matrix order. */
+    public static Experiment schedules(List<ScheduleCell> cells) {
+        if (cells == null || cells.isEmpty()) {
+            throw new IllegalArgumentException("the schedules experiment needs at least one cell, e.g. ScheduleCell.parse(\"after-offset-commit:crash\")");
+        }
+        List<ScheduleCell> selected = ScheduleCell.all().stream().filter(cells::contains).toList();
+        return new Experiment(SchedulesExperiment.NAME, List.of(SchedulesExperiment.REQUIREMENTS),
+                (ctx, ns, e) -> SchedulesExperiment.run(selected, ctx, ns, e));
+    }
+
+    /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. */
+    public static Experiment durability() {
+        return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run);
+    }
+
+    static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
+        e.environment("replay-lab", Versions.replayLab())
+                .environment("java", Versions.java())
+                .environment("kafka-clients", Versions.kafkaClients())
+                .environment("broker", ctx.brokerVersion())
+                .environment("sqlite", Versions.sqlite())
+                .environment("bootstrap", ctx.bootstrap())
+                .environment("namespace", ns.prefix())
+                .environment("topic", ns.topic())
+                .environment("group", ns.group())
+                .environment("target db", ctx.targetDescription())
+                .environment("group protocol", ctx.settings().groupProtocol().name)
+                .environment("subject", ctx.settings().subject() == null ? "none given" : ctx.settings().subject().description())
+                .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
+        ctx.proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
+                + ctx.bootstrap() + ")"));
+    }
+
+    /** Produces the run's synthetic records (the source side is always ours: deterministic, with a manifest). */
+    public static void produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
+        String manifest = "snapshots/" + ns.prefix() + "-manifest.json";
+        String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.bootstrap(), ns.topic(), ctx.settings().partitions(), ns.prefix(),
+                ctx.settings().records(), 7, 10, 0, ctx.runDir().resolve(manifest), null));
+        e.record(Source.here("harness"), new Payload.Note(summary));
+        e.artifact(manifest, "what was produced (count, sums, end offsets)");
+    }
+
+    /**
+     * The end of a fault experiment: waits for the group to drain with {@code needed} running, stops
+     * every instance, replays their assignment logs into the timeline; the drained offsets, or null
+     * after recording the NOT_RUN check (the oracle would only count the records nobody consumed yet
+     * as missing: no verdict on a group that is not done).
+     */
+    static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, List<LabContext.Instance> running,
+            LabContext.Instance needed) throws InterruptedException {
+        OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", needed);
+        for (LabContext.Instance i : running) {
+            ctx.stop(e, i);
+        }
+        for (LabContext.Instance i : running) {
+            ctx.recordAssignmentLog(e, i);
+        }
+        if (settled == null) {
+            e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
+        }
+        return settled;
+    }
+
+    /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null). */
+    static Outcome notDrained(LabContext ctx, ExperimentRecorder e) {
+        return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
+    }
+
+    /** Whatever an experiment ends with: a held barrier released (a program never stays frozen), its debugger gone, its instances stopped. */
+    static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, DebuggerBarrier debugger, List<LabContext.Instance> running) {
+        if (barrier != null && barrier.state() == BarrierState.HELD) {
+            barrier.release("experiment ended");
+        }
+        if (debugger != null) {
+            debugger.close();
+        }
+        for (LabContext.Instance i : running) {
+            if (i.process().isAlive()) {
+                ctx.stop(e, i);
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.replaylab.harness.experiment;
+
+import java.util.Map;
+import java.util.Optional;
+
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.kafka.ExecuteResetOptions;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.kafka.ResetPlan;
+import io.replaylab.kafka.ResetPlans;
+import io.replaylab.kafka.ResetRefusedException;
+import io.replaylab.kafka.ResetResult;
+import io.replaylab.kafka.ResetScope;
+import io.replaylab.kafka.ResetTargets;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.TargetSnapshot;
+
+/**
+ * Experiment 1 (SPEC R1–R6, R11–R15): consume to the end, snapshot, reset the inactive group to
+ * earliest through the guards, consume again into the SAME target, and show redelivery without a
+ * second effect.
+ */
+final class ReplayExperiment {
+    static final String NAME = "replay";
+
+    private ReplayExperiment() {
+    }
+
+    static final String[] REQUIREMENTS = {"R1", "R2", "R3", "R4", "R5", "R6", "R11", "R12", "R13", "R14", "R15"};
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        String topic = ns.topic();
+        String group = ns.group();
+        String inbox = ns.inbox(1);
+        Source harness = Source.here("harness");
+
+        ctx.step("replay: producing " + ctx.settings().records() + " records to " + topic);
+        Experiments.produce(ctx, e, ns);
+
+        ctx.step("replay: consumer A drains the topic into the target (" + inbox + ")");
+        LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
+        OffsetSnapshot drained;
+        try {
+            drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
+        } finally {
+            ctx.stop(e, a);
+        }
+        if (drained == null) {
+            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().drainTimeout()
+                    + " (see logs/replay-A.err)"));
+        }
+        ctx.recordAssignmentLog(e, a);
+
+        OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings().handoffTimeout());
+        e.record(harness, before.toPayload("before reset"));
+        e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
+        TargetSnapshot targetBefore = ctx.snapshot(inbox, "replay-target-before");
+        e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
+        if (!before.state().isInactive()) {
+            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().handoffTimeout()
+                    + " after its consumer stopped (" + before.state().display() + ")"));
+        }
+
+        ctx.step("replay: dry run of the reset to earliest");
+        ResetPlan plan = ctx.ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
+        e.record(harness, plan.toPayload(true, null));
+        ctx.step("replay: executing the reset (group " + before.state().display() + ", plan saved first)");
+        ResetResult reset;
+        try {
+            reset = ctx.ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.namespace().prefix()).allowRemote(ctx.settings().allowRemote())
+                    .planDir(ctx.runDir().resolve("plans")).build());
+        } catch (ResetRefusedException refused) {
+            e.record(harness, new Payload.ResetRefused(group, refused.failedGuards()));
+            return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
+        }
+        String planFile = ctx.runDir().relativize(reset.saved().file()).toString();
+        e.record(harness, plan.toPayload(false, planFile));
+        e.artifact(planFile, "the executed plan with the previous offsets (restore it with KafkaOps, or replay-lab offsets restore)");
+        e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
+                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
+        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.namespace().prefix(),
+                before.state().display() + ", " + group, before.state().isInactive() && ctx.namespace().owns(group)));
+        e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()
+                .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
+                .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
+
+        ctx.step("replay: consumer A2 replays into the same target");
+        LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
+        OffsetSnapshot after;
+        try {
+            after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
+        } finally {
+            ctx.stop(e, a2);
+        }
+        ctx.recordAssignmentLog(e, a2);
+        if (after == null) {
+            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().drainTimeout()));
+        }
+        e.record(harness, after.toPayload("after replay"));
+        e.artifact(ctx.save("replay-offsets-after", after), "offsets after the replay");
+
+        // The fault: every record was delivered again. Evidence: offsets went back to the start and the group
+        // committed them again; and, when the subject keeps a processing log, that it handled each record again
+        // (a subject that jumps to the end commits the offsets without reading a single record).
+        Optional<Map<String, Long>> log = ctx.processingCounts("replay-A2");
+        long recommitted = reset.partitions().stream().mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
+        long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))
+                .orElse(recommitted);
+        Map<String, Long> counts = log.orElse(Map.of());
+        Event delivered = e.record(Source.of("replay-A2", a2.pid(), log.isPresent() ? "processing log" : "committed offsets"),
+                new Payload.Delivered("replay-A2", counts.getOrDefault("applied", 0L), log.isPresent() ? counts.getOrDefault("duplicate", 0L) : recommitted,
+                        counts.getOrDefault("quarantined", 0L)));
+        long total = drained.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::committed).sum();
+        String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
+                : " (the subject keeps no processing log: offsets only)");
+        if (recommitted < total || handled < total || total == 0) {
+            e.check(Check.fail("records delivered again", "R5", total + " redelivered", seen));
+            return e.finish(Outcome.faultNotObserved("no redelivery: after the reset to earliest the subject handled " + handled + " of " + total
+                    + " records again (" + seen + ")"));
+        }
+        e.check(Check.pass("records delivered again", "R5", total + " redelivered", seen + " (offsets 0 → end again)"));
+
+        ctx.step("replay: checks (snapshot equality, oracle, frontier)");
+        TargetSnapshot targetAfter = ctx.snapshot(inbox, "replay-target-after");
+        e.artifact("snapshots/replay-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
+        e.check(targetBefore.equalityCheck(targetAfter));
+        Comparison c = ctx.compare(topic, inbox, group);
+        e.record(harness, c.toPayload());
+        c.toChecks().forEach(e::check);
+        return e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", delivered), e.checks()));
+    }
+
+}

@@ -1,0 +1,174 @@
+package io.replaylab.harness.lab;
+
+import java.sql.SQLException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.SavedProtocol;
+import io.replaylab.kafka.BrokerUnreachableException;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaConfig;
+import io.replaylab.oracle.OracleReadException;
+import io.replaylab.oracle.TargetSpec;
+
+/**
+ * One lab run: a fresh synthetic namespace, the chosen experiments, the protocol saved, then
+ * cleanup of the run's own things only. Usable from a JUnit test: settings in, evidence out.
+ *
+ * <pre>{@code
+ * LabResult r = Lab.run(LabSettings.custom().experiments(Set.of("replay")).workDir(tmp).build(), null);
+ * assertEquals(Status.PASS, r.evidence().outcome().status());
+ * }</pre>
+ */
+public final class Lab {
+    private Lab() {
+    }
+
+    /** What a run left: its evidence and where the protocol is. */
+    public record LabResult(RunEvidence evidence, Path runDir, Path report, List<String> cleaned) {
+    }
+
+    /** @param progress told each step, or null for none */
+    public static LabResult run(LabSettings settings, LabProgress progress) throws Exception {
+        return run(settings, progress, LabStop.create());
+    }
+
+    /**
+     * As {@link #run(LabSettings, LabProgress)}, stoppable from another thread: after
+     * {@code stop.request(why)} the running experiment ends NOT_RUN "interrupted by why during
+     * step", the rest are not started, every process of the run is stopped, the protocol is saved
+     * and then the run's namespace is cleaned up.
+     */
+    public static LabResult run(LabSettings settings, LabProgress progress, LabStop stop) throws Exception {
+        String runId = "run-" + DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC).format(Instant.now());
+        LabNamespace ns = LabNamespace.random("rl");
+        runId = runId + "-" + ns.prefix().substring(3);
+        Path runDir = settings.workDir().resolve(runId);
+        if (settings.bootstrap() != null && !settings.allowRemote()) {
+            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
+            if (!remote.isEmpty()) {
+                throw new IllegalArgumentException("the bootstrap servers' host(s) " + remote + " are not loopback; allow remote brokers (LabSettings.allowRemote) to use that cluster");
+            }
+        }
+        LocalKafka broker = null;
+        List<String> cleaned = new ArrayList<>();
+        try (RunRecorder run = RunRecorder.start(runDir, runId)) {
+            Progress p = new Progress(progress);
+            p.step("run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
+            String bootstrap = settings.bootstrap();
+            String brokerVersion = "external (not known)";
+            if (bootstrap == null) {
+                p.step("starting a local Kafka broker");
+                broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
+                bootstrap = broker.bootstrapServers();
+                brokerVersion = broker.brokerVersion().orElse("unknown");
+                p.step("broker ready at " + bootstrap);
+            }
+            BarrierKind.Choice barrier = settings.barrierChoice();
+            String targetRefused = null;
+            TargetDatabase db;
+            if (settings.targetJdbcUrl() == null) {
+                db = TargetDatabase.sqlite(runDir, settings.targetQuery());
+            } else {
+                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
+                p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
+                TargetDatabase pg = null;
+                try {
+                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery());
+                    pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
+                    p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
+                    db = pg;
+                } catch (SQLException | OracleReadException e) {
+                    if (pg != null) {
+                        pg.dropQuietly();
+                    }
+                    targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
+                            + "): " + e.getMessage();
+                    db = TargetDatabase.sqlite(runDir, settings.targetQuery()); // never used: every experiment is NOT_RUN
+                    p.step(targetRefused);
+                }
+            }
+            try (TargetDatabase target = db;
+                 KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null;
+                 ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
+                if (proxy != null) {
+                    p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
+                }
+                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy, stop, guard, target);
+                String unreachable = null;
+                try {
+                    ops.describe(ns.group("probe"));
+                } catch (BrokerUnreachableException e) {
+                    unreachable = e.getMessage();
+                }
+                for (Experiment experiment : settings.experiments()) {
+                    String name = experiment.name();
+                    ExperimentRecorder e = run.experiment(name, experiment.requirements().toArray(String[]::new));
+                    if (unreachable != null || targetRefused != null) {
+                        e.finish(Outcome.notRun("prerequisite missing: " + (unreachable != null ? unreachable : targetRefused)));
+                        continue;
+                    }
+                    ctx.run(e, LabNamespace.of(ns.prefix() + "." + name), experiment.body());
+                }
+                SavedProtocol saved = run.save();
+                p.step("protocol saved: " + saved.evidenceFile());
+                saved.cleanup("stop every process the run started", ctx::stopAll);
+                if (proxy != null) {
+                    saved.cleanup("close the wire proxy", proxy::close);
+                }
+                if (!settings.keep() && target.schema() != null) {
+                    try {
+                        saved.cleanup("drop the run's own target schema " + target.schema(), () -> {
+                            try {
+                                target.dropSchema();
+                            } catch (SQLException ex) {
+                                throw new IllegalStateException("cannot drop schema " + target.schema() + ": " + ex.getMessage(), ex);
+                            }
+                        });
+                    } catch (RuntimeException ex) {
+                        p.step("cleanup incomplete: " + ex.getMessage());
+                    }
+                }
+                if (!settings.keep() && unreachable == null) {
+                    try {
+                        saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
+                    } catch (RuntimeException ex) {
+                        // the protocol is saved; a failed cleanup is journaled and reported, never fatal
+                        p.step("cleanup incomplete: " + ex.getMessage());
+                    }
+                }
+                if (broker != null) {
+                    LocalKafka b = broker;
+                    saved.cleanup("stop the local broker (pid " + b.pid() + "), keep broker.log", () -> {
+                        if (settings.keep()) {
+                            b.stop();
+                        } else {
+                            b.stopAndDeleteData();
+                        }
+                    });
+                    broker = null;
+                }
+                p.step("done: " + saved.evidence().outcome());
+                return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned);
+            }
+        } finally {
+            if (broker != null) {
+                broker.stop();
+            }
+        }
+    }
+
+}

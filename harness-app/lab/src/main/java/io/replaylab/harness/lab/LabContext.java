@@ -1,0 +1,446 @@
+package io.replaylab.harness.lab;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Json;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TargetSnapshot;
+import io.replaylab.oracle.Target;
+
+/**
+ * What every experiment of one run shares, and what an experiment is composed of: the broker and
+ * {@link KafkaOps}, the run's namespace and directory, the target database and the oracle's view
+ * of it, the subject processes (started from the run's template, stopped by pid), waits that end
+ * early when a needed subject exits or the run is stopped, and progress. An experiment gets one
+ * from {@link Lab#run} through its {@link Experiment.Body}; it never builds one.
+ */
+public final class LabContext {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LabContext.class);
+    private final LabSettings settings;
+    private final String bootstrap;
+    private final LabNamespace ns;
+    private final Path runDir;
+    private final RunRecorder run;
+    /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
+    private final TargetDatabase db;
+    private final KafkaOps ops;
+    private final String brokerVersion;
+    /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
+    private final WireProxy proxy;
+    private final Progress progress;
+    private final LabStop stop;
+    private final ProcessGuard guard;
+    private final List<Instance> started = new ArrayList<>();
+    private MeterRegistry meters = new SimpleMeterRegistry();
+
+    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress,
+            WireProxy proxy, LabStop stop, ProcessGuard guard, TargetDatabase db) {
+        this.settings = settings;
+        this.stop = stop;
+        this.guard = guard;
+        this.proxy = proxy;
+        this.bootstrap = bootstrap;
+        this.brokerVersion = brokerVersion;
+        this.ns = ns;
+        this.runDir = run.runDir();
+        this.run = run;
+        this.db = db;
+        this.ops = ops;
+        this.progress = progress;
+        try {
+            Files.createDirectories(runDir.resolve("logs"));
+            Files.createDirectories(runDir.resolve("snapshots"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public LabSettings settings() {
+        return settings;
+    }
+
+    /** The broker, as the harness reaches it (subjects may go through the wire proxy: {@link #subjectBootstrap()}). */
+    public String bootstrap() {
+        return bootstrap;
+    }
+
+    /** The run's namespace; each experiment runs in a child of it. */
+    public LabNamespace namespace() {
+        return ns;
+    }
+
+    public Path runDir() {
+        return runDir;
+    }
+
+    public KafkaOps ops() {
+        return ops;
+    }
+
+    public String brokerVersion() {
+        return brokerVersion;
+    }
+
+    /** The wire proxy every subject talks through, when the run's barrier is the wire barrier. */
+    public Optional<WireProxy> proxy() {
+        return Optional.ofNullable(proxy);
+    }
+
+    /** {@code sqlite} or {@code postgresql}. */
+    public String targetKind() {
+        return db.kind();
+    }
+
+    /** The target database in words for the evidence (never with a password). */
+    public String targetDescription() {
+        return db.describe();
+    }
+
+    public void step(String message) {
+        progress.step(message);
+    }
+
+    /**
+     * Runs a part of an experiment as an experiment of its own in the run's evidence (its own
+     * environment, checks, timeline, metrics and outcome), in {@code ns}: e.g. one cell of a
+     * matrix. Its processes are stopped when it ends; an exception makes it NOT_RUN with the
+     * reason, as for a whole experiment. The caller's metrics resume afterwards.
+     */
+    public Outcome part(String name, List<String> requirements, LabNamespace ns, Experiment.Body body) {
+        MeterRegistry outer = meters;
+        try {
+            return run(run.experiment(name, requirements.toArray(String[]::new)), ns, body);
+        } finally {
+            meters = outer;
+        }
+    }
+
+    /**
+     * Runs one experiment's body: metered, NOT_RUN without starting when the run was stopped, the
+     * outcome announced, an exception turned into NOT_RUN with the reason (the stack trace logged
+     * when it is nothing the lab foresees), and every process of the run stopped at the end.
+     */
+    Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        meter(e);
+        if (stop.requested()) {
+            return e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
+        }
+        try {
+            Outcome o = body.run(this, ns, e);
+            step(e.name() + ": " + o);
+            return o;
+        } catch (Exception | LinkageError ex) {
+            String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + progress.last()
+                    : ex instanceof SubjectExitedException || ex instanceof NoSubjectException ? ex.getMessage()
+                    : ex instanceof io.replaylab.kafka.BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
+                    : null;
+            if (why == null) { // nothing the lab foresees: keep the stack trace
+                why = "the experiment could not complete: " + ex;
+                log.error("experiment {} could not complete", e.name(), ex);
+            }
+            if (e.finished()) { // it failed on its way out, after its outcome was recorded: that outcome stands
+                return e.outcome().orElseThrow();
+            }
+            e.record(Source.here("harness"), new Payload.Note(why));
+            Outcome o = e.finish(Outcome.notRun(why));
+            step(e.name() + ": NOT_RUN (" + why + ")");
+            return o;
+        } finally {
+            stopAll();
+        }
+    }
+
+    /**
+     * A fresh registry for one experiment, attached to its evidence (snapshotted again when it
+     * finishes): drains, waits, oracle reads, barrier hold and handoff times, processes started and
+     * the Admin requests the harness sent.
+     */
+    void meter(ExperimentRecorder e) {
+        meters = new SimpleMeterRegistry();
+        long base = ops.requestCount();
+        FunctionCounter.builder("replaylab.kafka.admin.requests", ops, o -> o.requestCount() - base)
+                .description("Admin requests the harness sent during the experiment").register(meters);
+        e.metrics(meters);
+    }
+
+    public MeterRegistry meters() {
+        return meters;
+    }
+
+    /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
+    public Comparison compare(String topic, String inbox, String group) {
+        Timer.Sample t = Timer.start(meters);
+        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target(inbox), ops.describe(group));
+        t.stop(meters.timer("replaylab.oracle.compare"));
+        return c;
+    }
+
+    /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
+    public TargetSnapshot snapshot(String inbox, String name) {
+        Timer.Sample t = Timer.start(meters);
+        TargetSnapshot s = Oracle.snapshot(target(inbox), runDir.resolve("snapshots").resolve(name + ".tsv"));
+        t.stop(meters.timer("replaylab.oracle.snapshot"));
+        return s;
+    }
+
+    /** The oracle's view of one inbox namespace; every view shares the run's one pool. */
+    public Target target(String inboxNamespace) {
+        return db.target(inboxNamespace);
+    }
+
+    /** A started consumer instance. */
+    public record Instance(String name, ChildProcess process) {
+        public long pid() {
+            return process.pid();
+        }
+    }
+
+    /**
+     * Starts an instance of the run's subject ({@link LabSettings#subject()}) on {@code topic}
+     * and {@code group}, projecting into the {@code inbox} namespace of the run's target; with
+     * {@code debuggable}, suspended under a debugger agent until a barrier resumes it.
+     */
+    public Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
+        return start(e, instance, subjectBootstrap(), topic, group, inbox, debuggable);
+    }
+
+    /** As {@link #start(ExperimentRecorder, String, String, String, String, boolean)}, on another cluster (e.g. one the experiment started itself). */
+    public Instance start(ExperimentRecorder e, String instance, String bootstrap, String topic, String group, String inbox, boolean debuggable) {
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", bootstrap);
+        values.put("topic", topic);
+        values.put("group", group);
+        values.put("db", db.subjectDb());
+        values.put("namespace", inbox);
+        if (settings.subject() == null) {
+            throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
+                    + "or the reference subject's ReferenceSubject.consume())");
+        }
+        return start(e, instance, settings.subject(), values, debuggable);
+    }
+
+    /**
+     * Starts an instance from any template (e.g. a transform subject): {@code values} fill its
+     * placeholders; {@code {instance}} and {@code {logdir}} are added. Output goes to
+     * {@code logs/<instance>.out|err}, the start is recorded and the process is stopped with the run.
+     */
+    public Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable) {
+        values = new HashMap<>(values);
+        values.put("instance", instance);
+        values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
+        values.putIfAbsent("group.protocol", settings.groupProtocol().name);
+        values.putIfAbsent("max.poll.interval.ms", Integer.toString(settings.maxPollIntervalMs()));
+        values.putIfAbsent("session.timeout.ms", Integer.toString(settings.sessionTimeoutMs()));
+        List<String> cmd = guard.wrap(template.command(values));
+        Path out = runDir.resolve("logs").resolve(instance + ".out");
+        Path err = runDir.resolve("logs").resolve(instance + ".err");
+        ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err);
+        if (db.password() != null) {
+            // the target's password reaches the subject in its environment: never on a command line the evidence records
+            b.env(Subject.TARGET_PASSWORD_ENV, db.password());
+        }
+        if (debuggable) {
+            // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by
+            b.debuggerAgent(true, Duration.ofSeconds(60));
+        }
+        Instance inst = new Instance(instance, b.start());
+        guard.watch(inst.process().process());
+        started.add(inst);
+        meters.counter("replaylab.subject.processes").increment();
+        e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
+        e.environment("pid." + instance, Long.toString(inst.pid()));
+        e.artifact(runDir.relativize(out).toString(), "stdout of " + instance);
+        e.artifact(runDir.relativize(err).toString(), "stderr of " + instance);
+        return inst;
+    }
+
+    /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
+    public String subjectBootstrap() {
+        return proxy == null ? bootstrap : proxy.bootstrapServers();
+    }
+
+    /**
+     * Called on every look of a wait, so that the wait ends within a poll interval instead of at its
+     * timeout: throws {@link LabStoppedException} when the run was asked to stop, and
+     * {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these instances,
+     * which the experiment needs running, has exited on its own (its exit code and the last lines of
+     * its stderr say why).
+     */
+    public void checkpoint(Instance... instances) {
+        if (stop.requested()) {
+            throw new LabStoppedException(stop.reason());
+        }
+        for (Instance i : instances) {
+            if (!i.process().isAlive()) {
+                throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
+                        + i.process().exitCode().orElseThrow() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
+                        + i.process().stderrTail(5));
+            }
+        }
+    }
+
+    /**
+     * SIGTERM, then SIGKILL after a grace period; recorded, unless the experiment has finished already
+     * (its evidence is sealed: an instance stopped on the way out of an experiment that ended early is
+     * logged instead, and the returned event is null).
+     */
+    public Event stop(ExperimentRecorder e, Instance i) {
+        ChildProcess.Stopped s = i.process().stop(grace());
+        if (e.finished()) {
+            log.info("{} (pid {}) stopped by {} after experiment {} had finished", i.name(), i.pid(), s.how(), e.name());
+            return null;
+        }
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), s.exitCode(), s.how()));
+    }
+
+    /** SIGKILL, as a crash would: the subject gets no chance to finish its record, commit or leave the group; recorded. */
+    public Event crash(ExperimentRecorder e, Instance i) {
+        i.process().kill();
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitCode().isPresent()
+                ? i.process().exitCode().getAsInt() : null, "SIGKILL (crash)"));
+    }
+
+    /** Every process this run started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
+    void stopAll() {
+        ChildProcess.stopAll(started.stream().map(Instance::process).toList(), grace());
+    }
+
+    /** The settings' grace (20 s) for a subject to finish its record and leave the group; 3 s when the run was asked to stop. */
+    private Duration grace() {
+        Duration stopping = Duration.ofSeconds(3);
+        return stop.requested() && settings.stopGrace().compareTo(stopping) > 0 ? stopping : settings.stopGrace();
+    }
+
+    /**
+     * Waits until the group's committed offsets reach the topic's end on every partition, with a
+     * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
+     * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
+     * on its own ends the wait at once ({@link #checkpoint}).
+     */
+    public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, Instance... needed) throws InterruptedException {
+        long[] lastReport = {System.nanoTime()};
+        long[] first = {-1};
+        Timer.Sample t = Timer.start(meters);
+        OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
+            checkpoint(needed);
+            long committed = committedSum(s, topic);
+            if (first[0] < 0) {
+                first[0] = committed;
+            }
+            if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
+                long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
+                step("  … " + group + " committed " + committed + " of " + end);
+                lastReport[0] = System.nanoTime();
+            }
+        }).orElse(null);
+        if (done != null) {
+            t.stop(meters.timer("replaylab.drain", "stage", stage));
+            meters.counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
+        }
+        return done;
+    }
+
+    private static long committedSum(OffsetSnapshot s, String topic) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
+    }
+
+    /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
+    public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
+        Timer.Sample t = Timer.start(meters);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        OffsetSnapshot s = ops.awaitInactive(group, Duration.ZERO);
+        while (!s.state().isInactive() && System.nanoTime() < deadline) {
+            checkpoint();
+            s = ops.awaitInactive(group, Duration.ofMillis(250));
+        }
+        if (s.state().isInactive()) {
+            t.stop(meters.timer("replaylab.group.inactive"));
+        }
+        return s;
+    }
+
+    /** Saves a snapshot as JSON in the run directory and returns its relative path. */
+    public String save(String name, Object value) {
+        Path f = runDir.resolve("snapshots").resolve(name + ".json");
+        try {
+            io.replaylab.evidence.AtomicFiles.writeString(f, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
+            throw new IllegalStateException(ex);
+        }
+        return runDir.relativize(f).toString();
+    }
+
+    /** Counts of the processing log lines by result, when the subject writes one (the reference subject does); empty when it writes none. */
+    public Optional<Map<String, Long>> processingCounts(String instance) {
+        Path log = runDir.resolve("logs").resolve(instance + ".processing.jsonl");
+        Map<String, Long> out = new HashMap<>();
+        if (!Files.exists(log)) {
+            return Optional.empty();
+        }
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = Json.mapper().readTree(line);
+                out.merge(n.path("result").asText("?"), 1L, Long::sum);
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return Optional.of(out);
+    }
+
+    /** Replays a subject's assignment log (if it writes one) into the timeline. */
+    public void recordAssignmentLog(ExperimentRecorder e, Instance i) {
+        Path log = runDir.resolve("logs").resolve(i.name() + ".assignments.jsonl");
+        if (!Files.exists(log)) {
+            return;
+        }
+        e.artifact(runDir.relativize(log).toString(), "assignment log of " + i.name());
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = Json.mapper().readTree(line);
+                List<String> parts = new ArrayList<>();
+                n.path("partitions").forEach(p -> parts.add(p.asText()));
+                Instant at = Instant.parse(n.path("time").asText());
+                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(),
+                        n.path("event").asText(), parts, n.path("generation").asText(null), "assignment log"));
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    public static long committed(OffsetSnapshot s, String topic, int partition) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.partition() == partition).mapToLong(PartitionOffsets::committed)
+                .findFirst().orElse(PartitionOffsets.NONE);
+    }
+}

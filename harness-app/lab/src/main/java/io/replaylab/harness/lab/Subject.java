@@ -1,0 +1,119 @@
+package io.replaylab.harness.lab;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import io.replaylab.evidence.process.ChildProcess;
+
+/**
+ * The program under test, as a value: how to start one consumer instance. Three kinds:
+ * <ul>
+ *   <li>{@link #command(String)}: any program, as a command template;</li>
+ *   <li>{@link #javaMain(Class, String...)}: a main class of the caller's own class path, started as
+ *       a child JVM on that class path (so the debugger barrier reaches it);</li>
+ *   <li>the reference subject, which the {@code harness-subject} module offers as values
+ *       ({@code ReferenceSubject.consume()}, {@code ReferenceSubject.transform()}).</li>
+ * </ul>
+ * Arguments and templates take the placeholders {@link #PLACEHOLDERS}: {@code {bootstrap}},
+ * {@code {topic}}, {@code {group}}, {@code {db}}, {@code {namespace}}, {@code {instance}},
+ * {@code {logdir}}, and the lab's consumer settings {@code {group.protocol}},
+ * {@code {max.poll.interval.ms}}, {@code {session.timeout.ms}}; a transform subject also
+ * {@code {output}} and {@code {transaction.timeout.ms}}.
+ */
+public final class Subject {
+    /** Where a subject finds the target database's password: in its environment, never on a command line the evidence records. */
+    public static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+
+    public static final List<String> PLACEHOLDERS = List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}", "{logdir}",
+            "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}");
+
+    private final String template;
+    private final String description;
+    private final boolean jvm;
+
+    private Subject(String template, String description, boolean jvm) {
+        this.template = template;
+        this.description = description;
+        this.jvm = jvm;
+        try {
+            ChildProcess.commandLine(template, Map.of()); // a template that cannot be split fails before anything starts
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("subject command: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Any program: a command line split like a shell would (on spaces, honouring '…' and "…"), with
+     * the placeholders filled per instance. It must use at least {@code {group}}.
+     */
+    public static Subject command(String template) {
+        if (template == null || template.isBlank()) {
+            throw new IllegalArgumentException("the subject command must not be empty");
+        }
+        if (!template.contains("{group}")) {
+            throw new IllegalArgumentException("the subject command must use at least {group} (and usually {bootstrap} {topic} {db} {namespace} {instance})");
+        }
+        List<String> words = ChildProcess.commandLine(template, Map.of());
+        String program = words.get(0).substring(words.get(0).lastIndexOf('/') + 1);
+        return new Subject(template, template, program.equals("java"));
+    }
+
+    /** A main class of this JVM's class path, in a child JVM with a small heap; {@code args} may hold placeholders. */
+    public static Subject javaMain(Class<?> mainClass, String... args) {
+        return javaMain(mainClass.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), List.of(args), mainClass.getSimpleName());
+    }
+
+    /**
+     * A main class of this JVM's class path, with these JVM options; {@code description} is what the
+     * evidence calls it (e.g. "reference (replay-lab subject consume)").
+     */
+    public static Subject javaMain(String mainClass, List<String> jvmOptions, List<String> args, String description) {
+        Objects.requireNonNull(mainClass, "mainClass");
+        List<String> words = new ArrayList<>();
+        words.add(quote(ChildProcess.javaExecutable()));
+        words.addAll(jvmOptions);
+        words.addAll(List.of("-cp", quote(System.getProperty("java.class.path")), mainClass));
+        for (String a : args) {
+            words.add(a.contains(" ") ? quote(a) : a);
+        }
+        return new Subject(String.join(" ", words), Objects.requireNonNull(description, "description"), true);
+    }
+
+    /** The start of a command template that runs {@code mainClass} on this JVM's Java and class path (both quoted); arguments follow. */
+    public static String javaCommand(String mainClass, String... jvmOptions) {
+        return quote(ChildProcess.javaExecutable()) + (jvmOptions.length == 0 ? "" : " " + String.join(" ", Arrays.asList(jvmOptions))) + " -cp "
+                + quote(System.getProperty("java.class.path")) + " " + mainClass;
+    }
+
+    /** The command line for one instance. */
+    public List<String> command(Map<String, String> values) {
+        return ChildProcess.commandLine(template, values);
+    }
+
+    /** The template with its placeholders. */
+    public String template() {
+        return template;
+    }
+
+    /** Whether the program is a JVM (the debugger barrier can hold it). */
+    public boolean jvm() {
+        return jvm;
+    }
+
+    /** What the evidence calls it. */
+    public String description() {
+        return description;
+    }
+
+    @Override
+    public String toString() {
+        return description;
+    }
+
+    private static String quote(String s) {
+        return "'" + s + "'";
+    }
+}

@@ -1,0 +1,118 @@
+package io.replaylab.harness.lab;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import io.replaylab.evidence.AtomicFiles;
+import io.replaylab.evidence.Json;
+import io.replaylab.kafka.KafkaOps;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/** Produces the synthetic payments (idempotent, acks=all) and describes what it sent. */
+public final class SyntheticProducer {
+    private SyntheticProducer() {
+    }
+
+    /** What was produced: also written as the manifest. */
+    public record Manifest(String topic, String namespace, long seed, int count, int malformed, int partitions, long sumOfAmounts,
+            Map<String, Long> accountSums, Map<Integer, Long> endOffsets) {
+    }
+
+    /**
+     * Produces {@code count} valid payments (and {@code malformed} bad records at seeded positions) to
+     * {@code topic}, creating it with {@code partitions} if needed; writes the manifest when a file is
+     * given; {@code progress} (may be null) is told the records sent so far.
+     */
+    public static Manifest produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
+            int malformed, Path manifestFile, java.util.function.LongConsumer progress) throws Exception {
+        ensureTopic(bootstrap, topic, partitions);
+        List<SyntheticPayments.Generated> records = SyntheticPayments.generate(namespace, count, seed, accounts, malformed);
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        Map<Integer, Long> end = new TreeMap<>();
+        Map<String, Long> sums = new TreeMap<>();
+        long sum = 0;
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
+            List<Future<RecordMetadata>> sent = new ArrayList<>(records.size());
+            for (SyntheticPayments.Generated g : records) {
+                sent.add(producer.send(new ProducerRecord<>(topic, g.key(), g.value())));
+                if (g.good()) {
+                    sum += g.amount();
+                    sums.merge(g.account(), g.amount(), Long::sum);
+                }
+            }
+            producer.flush();
+            long n = 0;
+            for (Future<RecordMetadata> f : sent) {
+                RecordMetadata md = f.get();
+                end.merge(md.partition(), md.offset() + 1, Math::max);
+                if (++n % 1000 == 0 && progress != null) {
+                    progress.accept(n);
+                }
+            }
+        }
+        int actualPartitions = partitionCount(bootstrap, topic);
+        Manifest m = new Manifest(topic, namespace, seed, count, malformed, actualPartitions, sum, sums, end);
+        if (manifestFile != null) {
+            try {
+                AtomicFiles.writeString(manifestFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+        return m;
+    }
+
+    private static void ensureTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
+        }
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+            try {
+                admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof TopicExistsException)) {
+                    throw e;
+                }
+            }
+        }
+        try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+            ops.awaitWritable(topic);
+        }
+    }
+
+    private static int partitionCount(String bootstrap, String topic) throws InterruptedException, ExecutionException {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+        }
+    }
+
+    /** One line: how many records, where, the sum of amounts and the end offsets. */
+    public static String summary(Manifest m) {
+        return "produced " + (m.count() + m.malformed()) + " records (" + m.malformed() + " malformed) to " + m.topic() + " ("
+                + m.partitions() + " partitions): sum of amounts " + m.sumOfAmounts() + ", end offsets " + m.endOffsets();
+    }
+
+}

@@ -1,0 +1,169 @@
+package io.replaylab.harness.lab;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.replaylab.kafka.Bootstraps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.oracle.Target;
+import io.replaylab.oracle.TargetSpec;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The run's target database. By default a SQLite file in the run directory (nothing to prepare,
+ * nothing to clean: the file is part of the protocol). With {@code --target-jdbc-url} a PostgreSQL
+ * database: the run creates its OWN schema there (named after the run's namespace, refused if it
+ * already exists), every subject and the oracle use it through {@code currentSchema}, and cleanup
+ * drops that schema only: never a table the run did not create. One read pool ({@link Target})
+ * serves every oracle read of the run.
+ */
+final class TargetDatabase implements AutoCloseable {
+    private static final Pattern PG_HOSTS = Pattern.compile("^jdbc:postgresql:(?://([^/?]*))?");
+
+    private final TargetSpec spec;
+    private final String subjectDb;
+    private final String schema;
+    private final String shown;
+    private Target target;
+
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown) {
+        this.spec = spec;
+        this.shown = shown;
+        this.subjectDb = subjectDb;
+        this.schema = schema;
+    }
+
+    /** The SQLite file {@code runDir/target.db}. */
+    static TargetDatabase sqlite(Path runDir, String query) {
+        Path db = runDir.resolve("target.db").toAbsolutePath();
+        TargetSpec spec = TargetSpec.sqlite(db, "-");
+        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null, "target.db (SQLite, in the run directory)");
+    }
+
+    /**
+     * Checks a JDBC URL as the run would use it (a PostgreSQL URL, a loopback host unless
+     * {@code allowRemote}, no {@code currentSchema} of its own), without connecting.
+     */
+    static TargetSpec check(String jdbcUrl, String user, String password, boolean allowRemote) {
+        TargetSpec spec = TargetSpec.jdbc(jdbcUrl, "-");
+        if (user != null || password != null) {
+            spec = spec.credentials(user != null ? user : spec.user(), password != null ? password : spec.password());
+        }
+        Matcher m = PG_HOSTS.matcher(spec.jdbcUrl());
+        if (!m.find()) {
+            throw new IllegalArgumentException("LabSettings.target must be a jdbc:postgresql: URL (the default target is a SQLite file in the "
+                    + "run directory), was " + spec.displayUrl());
+        }
+        if (spec.jdbcUrl().toLowerCase().contains("currentschema=")) {
+            throw new IllegalArgumentException("LabSettings.target must not set currentSchema: the run creates a schema of its own and "
+                    + "drops it afterwards (" + spec.displayUrl() + ")");
+        }
+        String hosts = m.group(1) == null || m.group(1).isEmpty() ? "localhost" : m.group(1);
+        if (!allowRemote) {
+            List<String> remote = Bootstraps.nonLoopbackHosts(hosts);
+            if (!remote.isEmpty()) {
+                throw new IllegalArgumentException("the target database's host(s) " + remote + " are not loopback; allow remote ones (LabSettings.allowRemote) to use that database");
+            }
+        }
+        return spec;
+    }
+
+    /**
+     * Creates the run's schema in the database of {@code base} (as checked by {@link #check}).
+     *
+     * @throws SQLException the server refused the login or the schema (the caller names it, without the password)
+     */
+    static TargetDatabase postgres(TargetSpec base, LabNamespace ns, String query) throws SQLException {
+        String schema = ns.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
+        String version;
+        try (Connection c = connect(base); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA \"" + schema + "\""); // fails if it exists: a run never adopts a schema it did not create
+            version = c.getMetaData().getDatabaseProductName() + " " + c.getMetaData().getDatabaseProductVersion();
+        }
+        String url = base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema + ",public";
+        TargetSpec spec = base.url(url);
+        String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
+        String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
+                + version;
+        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown);
+    }
+
+    private static Connection connect(TargetSpec spec) throws SQLException {
+        Properties p = new Properties();
+        if (spec.user() != null) {
+            p.setProperty("user", spec.user());
+        }
+        if (spec.password() != null) {
+            p.setProperty("password", spec.password());
+        }
+        DriverManager.setLoginTimeout(10);
+        return DriverManager.getConnection(spec.jdbcUrl(), p);
+    }
+
+    /** What a subject gets as {@code {db}}: the SQLite file, or the URL with the run's schema and the user (the password goes in the environment). */
+    String subjectDb() {
+        return subjectDb;
+    }
+
+    /** The password a subject finds in its environment, or null. */
+    String password() {
+        return spec.password();
+    }
+
+    /** As recorded in the evidence: the URL without a password, the user and the run's schema; or the SQLite file. */
+    String describe() {
+        return shown;
+    }
+
+    /** What the R15 limitation names: "SQLite DB" or "PostgreSQL database". */
+    String kind() {
+        return schema == null ? "SQLite DB" : "PostgreSQL database";
+    }
+
+    String schema() {
+        return schema;
+    }
+
+    /** The oracle's view of one inbox namespace, through the run's one pool (opened on first use: a SQLite file exists only once a subject wrote it). */
+    synchronized Target target(String inboxNamespace) {
+        if (target == null) {
+            target = Target.open(spec);
+        }
+        return target.namespace(inboxNamespace);
+    }
+
+    /** Drops the run's schema (PostgreSQL); nothing for SQLite. */
+    void dropSchema() throws SQLException {
+        if (schema == null) {
+            return;
+        }
+        close();
+        try (Connection c = connect(spec); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA \"" + schema + "\" CASCADE");
+        }
+    }
+
+    /** After a failed start: the schema goes, and a failure to drop it is only logged (the start's failure is the one to report). */
+    void dropQuietly() {
+        try {
+            dropSchema();
+        } catch (SQLException | RuntimeException e) {
+            LoggerFactory.getLogger(TargetDatabase.class).warn("cannot drop schema {} after a failed start: {}", schema, e.getMessage());
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (target != null) {
+            target.close();
+            target = null;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.replaylab.harness.experiment;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.harness.lab.Subject;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * A consumer that is not the reference subject, with its own schema ({@code payments(ns, msg, cents)}
+ * keyed by (ns, msg)): the harness knows it only through its command line, Kafka and a target query.
+ * Args: bootstrap topic group db namespace instance [gives-up|rejoins]. With {@code gives-up} it
+ * gives up on an offset commit that does not answer within 3 s: it closes its client (every
+ * connection goes) and stays alive doing nothing (held on the wire, such a commit never reaches the
+ * broker). With {@code rejoins} it un-subscribes and subscribes again instead: the same process
+ * joins the group again as a new member.
+ */
+public final class ForeignSubjectMain {
+    private ForeignSubjectMain() {
+    }
+
+    public static final String TARGET_QUERY = "SELECT msg AS message_id, cents AS amount FROM payments WHERE ns = {namespace}";
+
+    public static void main(String[] a) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", a[0]);
+        p.put("group.id", a[2]);
+        p.put("client.id", a[5]);
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.interval.ms", "5000");
+        p.put("session.timeout.ms", "6000");
+        p.put("heartbeat.interval.ms", "1500");
+        boolean givesUp = a.length > 6 && a[6].equals("gives-up");
+        boolean rejoins = a.length > 6 && a[6].equals("rejoins");
+        if (givesUp || rejoins) {
+            p.put("request.timeout.ms", "1500");
+        }
+        p.put("key.deserializer", StringDeserializer.class.getName());
+        p.put("value.deserializer", StringDeserializer.class.getName());
+        ObjectMapper json = new ObjectMapper();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicBoolean gaveUp = new AtomicBoolean();
+        KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
+        Thread main = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop.set(true);
+            if (!gaveUp.get()) {
+                c.wakeup();
+            }
+            try {
+                main.join(20_000);
+            } catch (InterruptedException ignored) {
+                // exiting
+            }
+        }));
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3]))) {
+            try (Statement s = db.createStatement()) {
+                s.execute("PRAGMA journal_mode=WAL");
+                s.execute("PRAGMA busy_timeout=10000");
+                s.execute("CREATE TABLE IF NOT EXISTS payments (ns TEXT, msg TEXT, cents INTEGER, PRIMARY KEY (ns, msg))");
+            }
+            c.subscribe(List.of(a[1]));
+            while (!stop.get()) {
+                try {
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                        JsonNode n = json.readTree(r.value());
+                        try (PreparedStatement ins = db.prepareStatement("INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
+                            ins.setString(1, a[4]);
+                            ins.setString(2, n.get("id").asText());
+                            ins.setLong(3, n.get("amount").asLong());
+                            ins.executeUpdate();
+                        }
+                        Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                        try {
+                            if (givesUp || rejoins) {
+                                c.commitSync(next, Duration.ofSeconds(3));
+                            } else {
+                                c.commitSync(next);
+                            }
+                        } catch (CommitFailedException e) {
+                            break;
+                        } catch (TimeoutException e) {
+                            if (rejoins) {
+                                System.out.println("the commit did not answer; joining again: " + e.getMessage());
+                                c.unsubscribe();
+                                c.subscribe(List.of(a[1]));
+                                break;
+                            }
+                            System.out.println("gave up on the commit: " + e.getMessage());
+                            c.close(Duration.ofMillis(500));
+                            gaveUp.set(true);
+                            while (!stop.get()) {
+                                Thread.sleep(100); // alive, with no connection left, until told to stop
+                            }
+                            return;
+                        }
+                    }
+                } catch (WakeupException e) {
+                    break;
+                }
+            }
+        } finally {
+            if (!gaveUp.get()) {
+                c.close();
+            }
+        }
+    }
+
+    /** This consumer as the lab's subject (a Java main class of the test class path). */
+    public static Subject subject(String... mode) {
+        List<String> args = new java.util.ArrayList<>(List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}"));
+        args.addAll(List.of(mode));
+        return Subject.javaMain(ForeignSubjectMain.class, args.toArray(String[]::new));
+    }
+
+    public static String template() {
+        return template("");
+    }
+
+    /** The template with a mode (e.g. {@code gives-up}) after the usual arguments. */
+    public static String template(String mode) {
+        return Subject.javaCommand(ForeignSubjectMain.class.getName(), "-Xmx256m") + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
+    }
+}

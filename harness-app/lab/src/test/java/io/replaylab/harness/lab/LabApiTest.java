@@ -1,0 +1,39 @@
+package io.replaylab.harness.lab;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Pins harness-lab's public surface, what a second lab composes its run from: the runtime, the
+ * subject value, the reference experiments as factories and the synthetic payments they produce.
+ * Its main code knows no CLI, no picocli and no reference subject.
+ */
+class LabApiTest {
+    private static final JavaClasses LAB = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.replaylab.harness.lab", "io.replaylab.harness.experiment");
+
+    @Test
+    void theOnlyPublicTypesAreTheApi() {
+        assertThat(LAB.stream().filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getName))
+                .containsExactlyInAnyOrder(
+                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.ScheduleCell",
+                "io.replaylab.harness.lab.BarrierKind", "io.replaylab.harness.lab.Experiment", "io.replaylab.harness.lab.Lab",
+                "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
+                "io.replaylab.harness.lab.LabStop", "io.replaylab.harness.lab.LabStoppedException",
+                "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.Subject",
+                "io.replaylab.harness.lab.SyntheticPayments", "io.replaylab.harness.lab.SyntheticProducer", "io.replaylab.harness.lab.Versions");
+    }
+
+    @Test
+    void theLabKnowsNoCliNoPicocliAndNoReferenceSubject() {
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("picocli..", "io.replaylab.harness", "io.replaylab.harness.subject..",
+                "io.replaylab.harness.bench..").check(LAB);
+    }
+}

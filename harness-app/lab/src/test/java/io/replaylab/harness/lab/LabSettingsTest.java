@@ -1,0 +1,83 @@
+package io.replaylab.harness.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+
+import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.harness.experiment.Experiments;
+import io.replaylab.harness.experiment.ScheduleCell;
+import org.junit.jupiter.api.Test;
+
+/** Settings are checked when set, in the builder's words, and the barrier is chosen from the subject unless asked for. */
+class LabSettingsTest {
+    @Test
+    void theBarrierIsTheDebuggerForJavaSubjectsAndTheWireForAnyOtherProgram() {
+        assertThat(LabSettings.custom().build().barrierChoice().kind()).isEqualTo(BarrierKind.DEBUGGER);
+        assertThat(LabSettings.custom().subject(Subject.command("/usr/lib/jvm/x/bin/java -jar c.jar {group}")).build().barrierChoice())
+                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM"));
+        assertThat(LabSettings.custom().subject(Subject.command("'/usr/bin/python3' c.py {group}")).build().barrierChoice().display())
+                .isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
+        assertThat(LabSettings.custom().subject(Subject.command("python3 c.py {group}")).barrier(BarrierKind.DEBUGGER).build().barrierChoice())
+                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "asked for"));
+        assertThatThrownBy(() -> BarrierKind.parse("jdwp")).hasMessage("a barrier is debugger or wire, was jdwp");
+    }
+
+    @Test
+    void theExperimentsAreValuesTheReferenceThreeByDefaultAndNoNameTwice() {
+        assertThat(LabSettings.custom().build().experiments()).extracting(Experiment::name).containsExactly("replay", "rebalance", "rebuild");
+        Experiment mine = new Experiment("mine", List.of(), (ctx, ns, e) -> null);
+        assertThat(LabSettings.custom().experiments(Experiments.rebalance(), mine).build().experiments()).extracting(Experiment::name)
+                .containsExactly("rebalance", "mine");
+        Experiment clash = new Experiment("replay", List.of(), (ctx, ns, e) -> null);
+        assertThatThrownBy(() -> LabSettings.custom().experiments(Experiments.replay(), clash)).hasMessageContaining("'replay' is already part of the run");
+        assertThatThrownBy(() -> LabSettings.custom().experiments(List.of())).hasMessageContaining("LabSettings.experiments needs at least one");
+        assertThatThrownBy(() -> new Experiment("Crash Restart", List.of(), (ctx, ns, e) -> null)).hasMessageContaining("lower case");
+    }
+
+    @Test
+    void aBadCellOrDbPointIsNamedWithWhatIsValid() {
+        assertThat(LabSettings.custom().build().dbCommitPoint()).hasToString("java.sql.Connection#commit");
+        assertThat(LabSettings.custom().dbCommitPoint(MethodPoint.parse("org.postgresql.jdbc.PgConnection#commit")).build().dbCommitPoint().className())
+                .isEqualTo("org.postgresql.jdbc.PgConnection");
+        assertThat(ScheduleCell.parse(" after-offset-commit:crash")).hasToString("after-offset-commit:crash");
+        assertThatThrownBy(() -> ScheduleCell.parse("after-commit:crash"))
+                .hasMessage("unknown point 'after-commit' in 'after-commit:crash': use before-db-commit, before-offset-commit, after-offset-commit");
+        assertThatThrownBy(() -> ScheduleCell.parse("before-db-commit:pause"))
+                .hasMessage("unknown fault 'pause' in 'before-db-commit:pause': use hold, freeze, crash");
+        assertThatThrownBy(() -> ScheduleCell.parse("crash")).hasMessage("a schedule cell is point:fault, e.g. after-offset-commit:crash; was 'crash'");
+        assertThatThrownBy(() -> Experiments.schedules(List.of())).hasMessageContaining("the schedules experiment needs at least one cell");
+        assertThatThrownBy(() -> MethodPoint.parse("commit")).hasMessageContaining("Class#method").hasMessageContaining("'commit'");
+    }
+
+    @Test
+    void theConsumerTimeoutsAreCheckedInTheBuildersWords() {
+        LabSettings s = LabSettings.custom().maxPollIntervalMs(8000).sessionTimeoutMs(9000).build();
+        assertThat(s.maxPollIntervalMs()).isEqualTo(8000);
+        assertThat(s.sessionTimeoutMs()).isEqualTo(9000);
+        assertThatThrownBy(() -> LabSettings.custom().maxPollIntervalMs(10)).hasMessage("LabSettings.maxPollIntervalMs must be 1000..300000 ms, was 10");
+        assertThatThrownBy(() -> LabSettings.custom().sessionTimeoutMs(0)).hasMessageContaining("LabSettings.sessionTimeoutMs");
+        assertThatThrownBy(() -> LabSettings.custom().records(0)).hasMessage("LabSettings.records must be 1..10000000, was 0");
+        assertThatThrownBy(() -> LabSettings.custom().drainTimeout(java.time.Duration.ZERO)).hasMessageContaining("LabSettings.drainTimeout must be a positive");
+    }
+
+    @Test
+    void aTargetUrlIsCheckedBeforeAnythingStartsAndItsPasswordIsNeverShown() {
+        LabSettings s = LabSettings.custom().target("jdbc:postgresql://localhost:5432/lab?user=lab&password=s3cret", null, null).build();
+        assertThat(s.toString()).contains("jdbc:postgresql://localhost:5432/lab").doesNotContain("s3cret");
+        assertThat(LabSettings.custom().target("jdbc:postgresql://127.0.0.1/lab", "lab", "s3cret").build().toString())
+                .contains("as lab (password given)").doesNotContain("s3cret");
+
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:postgresql://db.example.com:5432/lab", null, null).build())
+                .hasMessageContaining("the target database's host(s) [db.example.com] are not loopback; allow remote ones (LabSettings.allowRemote)");
+        assertThat(LabSettings.custom().allowRemote(true).target("jdbc:postgresql://db.example.com:5432/lab", null, null).build().targetJdbcUrl())
+                .isEqualTo("jdbc:postgresql://db.example.com:5432/lab");
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:mysql://localhost/lab?password=s3cret", null, null).build())
+                .hasMessageContaining("LabSettings.target must be a jdbc:postgresql: URL").satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> LabSettings.custom().target("jdbc:postgresql://localhost/lab?currentSchema=mine", null, null).build())
+                .hasMessageContaining("must not set currentSchema");
+        assertThatThrownBy(() -> LabSettings.custom().target("localhost:5432", null, null).build())
+                .hasMessageContaining("a target is a JDBC URL");
+    }
+}

@@ -1,0 +1,50 @@
+package io.replaylab.harness.subject;
+
+import java.util.List;
+
+import io.replaylab.harness.lab.Subject;
+import picocli.CommandLine;
+
+/**
+ * The reference subject, as a program ({@link #main}: {@code produce}, {@code consume},
+ * {@code transform}) and as {@link Subject} values for the lab: {@link #consume()}, the serial inbox
+ * consumer, and {@link #transform()}, the consume-transform-produce consumer (KIP-447). Both run in a
+ * child JVM on the caller's class path and take the lab's consumer settings from its placeholders.
+ *
+ * <pre>{@code
+ * Lab.run(LabSettings.custom().subject(ReferenceSubject.consume()).transformSubject(ReferenceSubject.transform()).build(), null);
+ * }</pre>
+ */
+public final class ReferenceSubject {
+    private static final List<String> JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
+    private static final List<String> LAB_SETTINGS = List.of("--group-protocol", "{group.protocol}", "--max-poll-interval-ms", "{max.poll.interval.ms}",
+            "--session-timeout-ms", "{session.timeout.ms}", "--assignment-log", "{logdir}/{instance}.assignments.jsonl",
+            "--processing-log", "{logdir}/{instance}.processing.jsonl");
+
+    private ReferenceSubject() {
+    }
+
+    /** The serial inbox consumer: per record one DB transaction (inbox + effect), then commitSync. */
+    public static Subject consume() {
+        return Subject.javaMain(ReferenceSubject.class.getName(), JVM, args(List.of("consume", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}",
+                "--group", "{group}", "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}")), "reference (replay-lab subject consume)");
+    }
+
+    /** The consume-transform-produce consumer: per record one transaction with the output record and the consumed offset. */
+    public static Subject transform() {
+        return Subject.javaMain(ReferenceSubject.class.getName(), JVM, args(List.of("transform", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}",
+                "--output-topic", "{output}", "--group", "{group}", "--instance-id", "{instance}", "--transaction-timeout-ms", "{transaction.timeout.ms}")),
+                "reference transform (replay-lab subject transform)");
+    }
+
+    private static List<String> args(List<String> own) {
+        return java.util.stream.Stream.concat(own.stream(), LAB_SETTINGS.stream()).toList();
+    }
+
+    /** {@code produce|consume|transform}: the same commands as {@code replay-lab subject …}. */
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new SubjectCommand());
+        cli.setCaseInsensitiveEnumValuesAllowed(true);
+        System.exit(cli.execute(args));
+    }
+}

@@ -1,0 +1,170 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.lab.SyntheticProducer;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code replay-lab subject produce|consume}: the reference subject, run as separate OS processes.
+ * The experiments treat it as an opaque program (command line, Kafka, its database).
+ */
+@Command(name = "subject", mixinStandardHelpOptions = true,
+        description = "The reference subject: a synthetic payments producer, a serial inbox consumer projecting into SQLite or PostgreSQL, "
+                + "and a transactional consume-transform-produce consumer.",
+        subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class, SubjectCommand.Transform.class})
+public final class SubjectCommand implements Runnable {
+    /** Where the subject finds the target database's password: never on a command line (the lab's {@link Subject#TARGET_PASSWORD_ENV}). */
+    public static final String TARGET_PASSWORD_ENV = Subject.TARGET_PASSWORD_ENV;
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    @Command(name = "produce", mixinStandardHelpOptions = true, description = "Produce deterministic synthetic payments.")
+    static final class Produce implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--bootstrap-server", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--partitions", defaultValue = "3", description = "partitions if the topic is created (default 3)")
+        int partitions;
+
+        @Option(names = "--count", required = true, description = "number of valid payments")
+        int count;
+
+        @Option(names = "--seed", defaultValue = "1")
+        long seed;
+
+        @Option(names = "--accounts", defaultValue = "10")
+        int accounts;
+
+        @Option(names = "--namespace", required = true, description = "message ids are <namespace>-<seq>")
+        String namespace;
+
+        @Option(names = "--malformed", defaultValue = "0", description = "bad records mixed in at seeded positions")
+        int malformed;
+
+        @Option(names = "--manifest", description = "write what was produced as JSON")
+        Path manifest;
+
+        @Override
+        public Integer call() throws Exception {
+            SyntheticProducer.Manifest m = SyntheticProducer.produce(bootstrap, topic, partitions, namespace, count, seed, accounts,
+                    malformed, manifest, null);
+            spec.commandLine().getOut().println(SyntheticProducer.summary(m));
+            spec.commandLine().getOut().flush();
+            return 0;
+        }
+    }
+
+    /** What both consumers of the reference subject take. */
+    static final class ConsumerOptions {
+        @Option(names = "--bootstrap-server", required = true)
+        String bootstrap;
+
+        @Option(names = "--topic", required = true)
+        String topic;
+
+        @Option(names = "--group", required = true)
+        String group;
+
+        @Option(names = "--instance-id", required = true)
+        String instanceId;
+
+        @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
+        GroupProtocol groupProtocol;
+
+        @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
+        int maxPollIntervalMs;
+
+        @Option(names = "--session-timeout-ms", description = "the classic protocol's session.timeout.ms (client default); ignored under the "
+                + "consumer protocol, where the broker's group.consumer.session.timeout.ms applies")
+        Integer sessionTimeoutMs;
+
+        @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment (ISO-8601, e.g. PT3S)")
+        Duration untilIdle;
+
+        @Option(names = "--assignment-log")
+        Path assignmentLog;
+
+        @Option(names = "--processing-log")
+        Path processingLog;
+
+        /** The lab gives every subject its session timeout; the consumer protocol refuses it as a client setting, so it is dropped there. */
+        void check() {
+            if (groupProtocol == GroupProtocol.CONSUMER && sessionTimeoutMs != null) {
+                LoggerFactory.getLogger(SubjectCommand.class).info("--session-timeout-ms {} ignored: under the consumer protocol the broker's "
+                        + "group.consumer.session.timeout.ms applies", sessionTimeoutMs);
+                sessionTimeoutMs = null;
+            }
+        }
+    }
+
+    @Command(name = "consume", mixinStandardHelpOptions = true,
+            description = "Serial consumer: per record one database transaction (inbox + effect), then commitSync.")
+    static final class Consume implements Callable<Integer> {
+        @Mixin
+        ConsumerOptions c;
+
+        @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
+                + TARGET_PASSWORD_ENV + "); shared by instances")
+        String db;
+
+        @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
+        String namespace;
+
+        @Option(names = "--max-poll-records", defaultValue = "100")
+        int maxPollRecords;
+
+        @Override
+        public Integer call() {
+            c.check();
+            return new InboxConsumer(options()).run();
+        }
+
+        InboxConsumer.Options options() {
+            return new InboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
+                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords);
+        }
+    }
+
+    @Command(name = "transform", mixinStandardHelpOptions = true,
+            description = "Consume-transform-produce (KIP-447): per record one transaction with the output record and the consumed offset.")
+    static final class Transform implements Callable<Integer> {
+        @Mixin
+        ConsumerOptions c;
+
+        @Option(names = "--output-topic", required = true)
+        String outputTopic;
+
+        @Option(names = "--transaction-timeout-ms", defaultValue = "60000", description = "after this the coordinator aborts an open transaction")
+        int transactionTimeoutMs;
+
+        @Override
+        public Integer call() {
+            c.check();
+            return new TransformConsumer(new TransformConsumer.Options(c.bootstrap, c.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
+                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog),
+                    TransformConsumer.Defect.NONE).run();
+        }
+    }
+}

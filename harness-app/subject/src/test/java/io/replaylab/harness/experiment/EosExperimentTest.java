@@ -1,0 +1,170 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaylab.harness.subject.ReferenceSubject;
+import io.replaylab.harness.lab.Subject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.subject.BrokenTransformMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The eos experiment on real processes: the reference transform subject PASSes, and every way it can end otherwise is reached. */
+@LocalKafkaTest
+class EosExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder eos(LocalKafka kafka) {
+        return LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).records(40).experiments(Experiments.eos());
+    }
+
+    private static ExperimentEvidence only(Lab.LabResult r) {
+        assertThat(r.evidence().experiments()).hasSize(1);
+        return r.evidence().experiments().get(0);
+    }
+
+    private static Check check(ExperimentEvidence x, String name) {
+        return x.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no check " + name
+                + " in " + x.checks()));
+    }
+
+    /** Instance eos-B of the reference transform subject is replaced by {@code bCommand}; A is the reference one. */
+    private static String withB(String bCommand) {
+        String reference = ReferenceSubject.transform().template();
+        return "sh -c 'if [ \"$0\" = eos-B ]; then exec " + bCommand + "; fi; exec \"$@\"' {instance} " + reference;
+    }
+
+    @ParameterizedTest(name = "{0} group protocol")
+    @EnumSource(GroupProtocol.class)
+    void theZombiesTransactionIsAbortedItsCommitFencedAndEveryInputIsInTheOutputOnce(GroupProtocol protocol, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).groupProtocol(protocol).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(check(x, "held inside an open transaction, before its commit").status()).isEqualTo(Status.PASS);
+        assertThat(check(x, "the zombie's commit fenced").actual()).startsWith("REJECTED: ");
+        assertThat(check(x, "the zombie's output aborted").actual()).endsWith("uncommitted, 1 committed");
+        assertThat(x.events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-reached", "barrier-released", "commit-rejected", "oracle-verdict");
+        assertThat(x.limitations()).contains(Limitations.EOS_ONE_ZOMBIE_ONE_BROKER);
+        assertThat(x.environment().get("barrier")).isEqualTo("debugger at org.apache.kafka.clients.producer.KafkaProducer#commitTransaction (thread hold)");
+        assertThat(Files.readString(r.report())).contains("the zombie's commit fenced");
+    }
+
+    @Test
+    void aTransformThatCommitsItsOffsetsOutsideTheTransactionFailsWithDuplicates(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(BrokenTransformMain.template("offsets-outside"))).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(check(x, "the zombie's commit fenced").status()).isEqualTo(Status.FAIL);
+        assertThat(check(x, "the zombie's commit fenced").actual()).isEqualTo("ACCEPTED after its partitions moved to B");
+        assertThat(check(x, "the zombie's output aborted").actual()).endsWith("2 committed");
+        assertThat(x.outcome().reason()).contains("no second effect (R12)");
+    }
+
+    @Test
+    void aProgramThatNeverCommitsATransactionNeverReachesThePoint(LocalKafka kafka) throws Exception {
+        String neverCommits = Subject.javaCommand(PollingConsumerMain.class.getName()) + " {bootstrap} {topic} {group}";
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the injection point was never reached: A did not call "
+                + "org.apache.kafka.clients.producer.KafkaProducer#commitTransaction within PT8S (is it a transactional producer?)");
+    }
+
+    @Test
+    void aTransactionWithNoOutputDoesNotConfirmThePoint(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(BrokenTransformMain.template("empty-transaction"))).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the injection point was not confirmed: A is at "
+                + "org.apache.kafka.clients.producer.KafkaProducer#commitTransaction but the output topic ").endsWith(
+                "holds no record of an open transaction (does it write its output inside the transaction?)");
+    }
+
+    @Test
+    void anOutputThatNamesNoInputDoesNotConfirmThePoint(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(BrokenTransformMain.template("renamed-output"))).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the injection point was not confirmed: A's open transaction holds ")
+                .contains("-copy, which is at [] in ").endsWith(" instead of exactly one input record");
+    }
+
+    @Test
+    void aSecondInstanceThatNeverJoinsIsNoHandoff(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB("sleep 600"))).handoffTimeout(Duration.ofSeconds(10)).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for PT10S");
+    }
+
+    @Test
+    void aSecondInstanceThatJoinsButNeverCommitsLeavesTheFaultUnobserved(LocalKafka kafka) throws Exception {
+        String pollsOnly = Subject.javaCommand(PollingConsumerMain.class.getName()).replace("'", "\"") + " {bootstrap} {topic} {group}";
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB(pollsOnly))).handoffTimeout(Duration.ofSeconds(20)).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).startsWith("B never committed past A's input ").endsWith("within PT20S");
+    }
+
+    @Test
+    void aGroupThatDoesNotDrainAfterTheRecoveryIsNotRun(LocalKafka kafka) throws Exception {
+        // 3000 transactions cannot finish in 2 s: the verdict waits for a group that is done
+        Lab.LabResult r = Lab.run(eos(kafka).records(3000).drainTimeout(Duration.ofSeconds(2)).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT2S");
+    }
+
+    @Test
+    void theZombiesCommitOutcomeDecidesTheCheckAndAnUnseenOneIsNotRun() {
+        try (RunRecorder run = RunRecorder.start(dir.resolve("verdicts"), "run-test")) {
+            ExperimentRecorder unseen = run.experiment("eos-unseen", "R9");
+            Outcome none = EosExperiment.judgeZombieCommit(unseen, Optional.empty()).orElseThrow();
+            assertThat(none.status()).isEqualTo(Status.NOT_RUN);
+            assertThat(none.reason()).isEqualTo("A's commitTransaction outcome was not observed after release");
+
+            ExperimentRecorder accepted = run.experiment("eos-accepted", "R9");
+            assertThat(EosExperiment.judgeZombieCommit(accepted, Optional.of(CallOutcome.accepted("transaction-commit")))).isEmpty();
+            assertThat(accepted.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
+
+            ExperimentRecorder rejected = run.experiment("eos-rejected", "R9");
+            assertThat(EosExperiment.judgeZombieCommit(rejected, Optional.of(CallOutcome.rejected("transaction-commit",
+                    "org.apache.kafka.common.errors.ProducerFencedException", "fenced")))).isEmpty();
+            assertThat(rejected.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaylab.harness.lab.Subject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Status;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lab on the handbook's kind of consumer: a serial Python program on librdkafka, reached only
+ * through its command line, the wire barrier and a target query.
+ */
+@LocalKafkaTest
+class PythonSubjectTest {
+    @TempDir
+    Path dir;
+
+    private static ExperimentEvidence experiment(Lab.LabResult r, String name) {
+        return r.evidence().experiments().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void aLibrdkafkaConsumerPassesReplayRebalanceAndRebuildThroughTheWireBarrier(LocalKafka kafka) throws Exception {
+        LabSettings settings = LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+                .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build();
+
+        Lab.LabResult r = Lab.run(settings, null);
+
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        ExperimentEvidence rebalance = experiment(r, "rebalance");
+        assertThat(rebalance.environment().get("barrier")).isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
+        Payload.BarrierReached reached = rebalance.events().stream().map(e -> e.payload()).filter(Payload.BarrierReached.class::isInstance)
+                .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
+        assertThat(reached.context()).containsEntry("api.version", "7").containsEntry("client.id", "rebalance-A"); // librdkafka 2.0's OffsetCommit
+        Payload.CommitRejected rejected = rebalance.events().stream().map(e -> e.payload()).filter(Payload.CommitRejected.class::isInstance)
+                .map(Payload.CommitRejected.class::cast).findFirst().orElseThrow();
+        assertThat(rejected.exception()).isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS");
+        assertThat(Files.readString(r.runDir().resolve("logs/rebalance-A.out"))).as("librdkafka gave the program the broker's answer")
+                .contains("commit failed");
+    }
+
+    @Test
+    void itsTwinWithoutTheInboxCheckFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
+        LabSettings settings = LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+                .experiments(Experiments.rebalance()).subject(Subject.command(PythonConsumer.template(dir, true))).targetQuery(PythonConsumer.TARGET_QUERY).build();
+
+        Lab.LabResult r = Lab.run(settings, null);
+
+        ExperimentEvidence x = experiment(r, "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains("no second effect from the old/new collision");
+    }
+}

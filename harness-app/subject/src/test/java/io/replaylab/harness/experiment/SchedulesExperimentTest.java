@@ -1,0 +1,210 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.lab.BarrierKind;
+import io.replaylab.harness.lab.Subject;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import java.util.Set;
+
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The schedules experiment end to end: every fault at every point of the commit protocol, on real processes and a real broker. */
+@LocalKafkaTest
+class SchedulesExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder schedules(LocalKafka kafka, String... cells) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+                .experiments(cells.length == 0 ? Experiments.schedules() : Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
+    }
+
+    private static ExperimentEvidence experiment(RunEvidence r, String name) {
+        return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
+    }
+
+    private static List<Payload> payloads(ExperimentEvidence x) {
+        return x.events().stream().map(Event::payload).toList();
+    }
+
+    private static Payload.Matrix matrix(RunEvidence r) {
+        return payloads(experiment(r, "schedules")).stream().filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast).findFirst()
+                .orElseThrow();
+    }
+
+    private static Check failed(ExperimentEvidence x, String name) {
+        return x.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    @Test
+    void theReferenceSubjectPassesEveryCellAndTheMatrixLinksEachToItsOwnTimeline(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka).build(), null);
+
+        RunEvidence ev = r.evidence();
+        assertThat(ev.outcome().status()).as(ev.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(ev.experiments()).hasSize(10);
+        Payload.Matrix m = matrix(ev);
+        assertThat(m.rows()).containsExactly("before-db-commit", "before-offset-commit", "after-offset-commit");
+        assertThat(m.columns()).containsExactly("hold", "freeze", "crash");
+        assertThat(m.cells()).hasSize(9).allSatisfy(c -> {
+            assertThat(c.status()).as(c.row() + " × " + c.column() + ": " + c.reason()).isEqualTo("PASS");
+            ExperimentEvidence part = experiment(ev, c.experiment());
+            assertThat(part.outcome().confirmation()).isNotNull();
+            assertThat(payloads(part)).as("held at its own point").anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals(c.row()));
+            assertThat(part.checks()).extracting(Check::name).contains("no missing effect", "no second effect",
+                    "no committed offset beyond a missing effect");
+        });
+        ExperimentEvidence frozen = experiment(ev, "schedules.before-offset-commit.freeze");
+        assertThat(payloads(frozen)).anyMatch(p -> p.summary().contains("frozen with SIGSTOP") && p.summary().contains("state T"));
+        ExperimentEvidence crashed = experiment(ev, "schedules.after-offset-commit.crash");
+        assertThat(payloads(crashed)).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
+        assertThat(payloads(crashed)).filteredOn(p -> p instanceof Payload.ProcessStarted s && s.instance().equals("after-offset-commit.crash-A"))
+                .as("A restarted as a new process with the same instance name").hasSize(2);
+        ExperimentEvidence db = experiment(ev, "schedules.before-db-commit.hold");
+        Payload.BarrierReached atDb = payloads(db).stream().filter(p -> p instanceof Payload.BarrierReached b && b.point().equals("before-db-commit"))
+                .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
+        assertThat(atDb.stack()).as("held in the JDBC commit the subject calls").anyMatch(f -> f.contains(".commit("))
+                .anyMatch(f -> f.startsWith("io.replaylab.harness.subject.InboxProjection.apply"));
+        String md = Files.readString(r.report());
+        assertThat(md).contains("| **after-offset-commit** | [**PASS**](#exp-schedules.after-offset-commit.hold) |")
+                .contains("<a id=\"exp-schedules.after-offset-commit.hold\"></a>")
+                .contains("- **after-offset-commit × crash**: at after-offset-commit (the broker has stored the offset;");
+        assertThat(Files.readString(r.runDir().resolve("report.html")))
+                .contains("<td class=\"PASS\" title=\"").contains("<a href=\"#exp-schedules.before-db-commit.freeze\">PASS</a>");
+    }
+
+    @Test
+    void aSubjectThatCommitsItsOffsetBeforeItsDbWriteFailsTheCrashAfterTheOffsetCommitWithTheLostRecordNamed(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "after-offset-commit:crash").subject(Subject.command(BrokenSubjectMain.template("commit-first"))).build(), null);
+
+        ExperimentEvidence cell = experiment(r.evidence(), "schedules.after-offset-commit.crash");
+        assertThat(cell.outcome().status()).as(cell.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(cell.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(cell.outcome().confirmation()).as("the fault was confirmed: a FAIL, not a NOT_RUN").isNotNull();
+        Check missing = failed(cell, "no missing effect");
+        assertThat(missing.status()).isEqualTo(Status.FAIL);
+        assertThat(missing.actual()).as("named by message id and offset")
+                .matches("1 missing: rl-[0-9a-f]+\\.schedules\\.after-offset-commit\\.crash-\\d+ \\(p\\d+@\\d+, amount -?\\d+\\)");
+        Check hole = failed(cell, "no committed offset beyond a missing effect");
+        assertThat(hole.status()).isEqualTo(Status.FAIL);
+        assertThat(hole.actual()).as("the frontier names the hole").matches("1 holes?: \\S+-\\d+ committed \\d+ but offset \\d+ \\(\\S+\\) has no effect");
+        assertThat(experiment(r.evidence(), "schedules").outcome().status()).isEqualTo(Status.FAIL);
+        assertThat(r.evidence().outcome().status()).isEqualTo(Status.FAIL);
+    }
+
+    @Test
+    void aSubjectWithoutTheInboxCheckFailsTheCrashBeforeTheOffsetCommitWithASecondEffect(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:crash").subject(Subject.command(BrokenSubjectMain.template("no-inbox"))).build(), null);
+
+        ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.crash");
+        assertThat(cell.outcome().status()).as(cell.outcome().reason()).isEqualTo(Status.FAIL);
+        Check second = failed(cell, "no second effect");
+        assertThat(second.status()).isEqualTo(Status.FAIL);
+        assertThat(second.actual()).startsWith("1 duplicated");
+        assertThat(matrix(r.evidence()).cell("before-offset-commit", "crash").orElseThrow().status()).isEqualTo("FAIL");
+        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().status()).isEqualTo("NOT_SELECTED");
+        assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:crash FAILED (check failed: ");
+    }
+
+    @Test
+    void theWireBarrierCannotReachTheDbPointAndASubjectThatExitsIsNotRunWithItsExitCode(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash", "before-offset-commit:hold")
+                .subject(Subject.command("sh -c 'echo no broker for me >&2; exit 3' {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}")).build(), null);
+
+        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(db.outcome().reason()).startsWith("not reachable for this subject: the wire barrier sees only the Kafka protocol");
+        ExperimentEvidence exited = experiment(r.evidence(), "schedules.before-offset-commit.hold");
+        assertThat(exited.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(exited.outcome().reason()).contains("exited on its own with code 3").contains("no broker for me");
+        assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-db-commit:crash NOT_RUN (not reachable");
+    }
+
+    @Test
+    void aPointTheSubjectNeverReachesIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "before-db-commit:hold").subject(Subject.command(BrokenSubjectMain.template("stall")))
+                .barrierTimeout(Duration.ofSeconds(4)).build(), null);
+
+        ExperimentEvidence offsets = experiment(r.evidence(), "schedules.before-offset-commit.hold");
+        assertThat(offsets.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(offsets.outcome().reason()).isEqualTo("the injection point before-offset-commit was never reached: A did not reach "
+                + "org.apache.kafka.clients.consumer.KafkaConsumer#commitSync within PT4S");
+        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
+        assertThat(db.outcome().reason()).isEqualTo("the injection point before-db-commit was never reached: A did not call "
+                + "KafkaConsumer#commitSync (the warm-up: its first offset commit) within PT4S");
+        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
+    }
+
+    @Test
+    void theWireBarriersPointsNeverReachedAreNotRunNamingWhatTheSubjectDidNotDo(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "after-offset-commit:hold").subject(Subject.command(BrokenSubjectMain.template("stall")))
+                .barrier(BarrierKind.WIRE).barrierTimeout(Duration.ofSeconds(4)).build(), null);
+
+        String group = "rl-[0-9a-f]+\\.schedules\\.%s\\.hold\\.group";
+        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").outcome().reason()).matches("the injection point "
+                + "before-offset-commit was never reached: A did not send an OffsetCommit for group " + group.formatted("before-offset-commit") + " within PT4S");
+        assertThat(experiment(r.evidence(), "schedules.after-offset-commit.hold").outcome().reason()).matches("the injection point "
+                + "after-offset-commit was never reached: A did not get an OffsetCommit accepted for group " + group.formatted("after-offset-commit")
+                + " within PT4S");
+    }
+
+    @Test
+    void aHoldThatNeverMovesThePartitionFailsAsFaultNotObserved(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold").maxPollIntervalMs(120_000).handoffTimeout(Duration.ofSeconds(3)).build(),
+                null);
+
+        ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.hold");
+        assertThat(cell.outcome().status()).isEqualTo(Status.FAIL);
+        assertThat(cell.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(cell.outcome().reason()).matches("no handoff: \\S+ stayed with A's member for PT3S after A was held");
+        // the matrix and the whole experiment see the cell's own outcome (A, still held, is stopped after the cell's outcome was sealed)
+        assertThat(matrix(r.evidence()).cell("before-offset-commit", "hold").orElseThrow().status()).isEqualTo("FAIL");
+        assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:hold FAILED (no handoff: ");
+        assertThat(experiment(r.evidence(), "schedules").outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+    }
+
+    @Test
+    void aGroupThatDoesNotDrainAfterTheFaultIsNotRun(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:crash").records(6000).drainTimeout(Duration.ofSeconds(2)).build(), null);
+
+        ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.crash");
+        assertThat(cell.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(cell.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT2S");
+    }
+
+    @Test
+    void aLibrdkafkaConsumerPassesTheOffsetCellsThroughTheWireBarrierItsRequestAndItsAnswer(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:freeze", "after-offset-commit:hold", "after-offset-commit:crash")
+                .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+
+        for (String cell : List.of("before-offset-commit.freeze", "after-offset-commit.hold", "after-offset-commit.crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.environment().get("barrier")).startsWith("wire");
+        }
+        assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
+                .anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals("after-offset-commit"))
+                .anyMatch(p -> p instanceof Payload.CommitAccepted);
+    }
+}

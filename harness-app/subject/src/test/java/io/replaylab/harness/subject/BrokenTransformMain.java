@@ -1,0 +1,32 @@
+package io.replaylab.harness.subject;
+
+import io.replaylab.harness.lab.Subject;
+import java.nio.file.Path;
+import java.util.Locale;
+
+import org.apache.kafka.clients.consumer.GroupProtocol;
+
+/**
+ * Test-only broken variants of the reference transform subject, to prove the eos experiment catches
+ * them: {@code offsets-outside} commits its output transaction, then the consumed offset with the
+ * consumer, outside the transaction (a zombie's late commit goes through: duplicates);
+ * {@code empty-transaction} commits transactions that carry its offsets but no output; {@code renamed-output} writes its
+ * output under another id than the input's.
+ */
+public final class BrokenTransformMain {
+    private BrokenTransformMain() {
+    }
+
+    public static void main(String[] a) {
+        // mode bootstrap topic output group instance logdir
+        TransformConsumer.Options o = new TransformConsumer.Options(a[1], a[2], a[3], a[4], a[5], GroupProtocol.CLASSIC, 5000, 6000, 15_000, null,
+                Path.of(a[6], a[5] + ".assignments.jsonl"), Path.of(a[6], a[5] + ".processing.jsonl"));
+        System.exit(new TransformConsumer(o, TransformConsumer.Defect.valueOf(a[0].toUpperCase(Locale.ROOT).replace('-', '_'))).run());
+    }
+
+    /** The eos experiment's transform template for a mode, on this JVM's classpath. */
+    public static String template(String mode) {
+        return Subject.javaCommand(BrokenTransformMain.class.getName(), "-Xmx256m") + " " + mode
+                + " {bootstrap} {topic} {output} {group} {instance} {logdir}";
+    }
+}
