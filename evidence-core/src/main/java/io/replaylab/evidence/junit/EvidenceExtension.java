@@ -13,21 +13,16 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.SavedProtocol;
-import io.replaylab.evidence.Status;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
-import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
 
 /** What {@link RecordEvidence} does: one run with one experiment per test, saved after it, its outcome made the test's result. */
 final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(EvidenceExtension.class);
-    static final String DIR_PROPERTY = "replaylab.evidence.dir";
-    /** JUnit configuration parameter: {@code fail} makes a NOT_RUN experiment fail its test instead of aborting it (a CI where nothing may skip). */
-    static final String NOT_RUN_PARAMETER = "replaylab.evidence.not-run";
     private static final List<String> PROTOCOL_FILES = List.of("journal.jsonl", Evidence.EVIDENCE_FILE, "report.md", "report.html");
 
     @Override
@@ -46,10 +41,10 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
 
     private static Recording start(ExtensionContext e) {
         Method m = e.getRequiredTestMethod();
-        String dirName = m.getName() + (e.getDisplayName().startsWith("[") ? "-" + safe(e.getDisplayName()) : "");
-        Path dir = Path.of(System.getProperty(DIR_PROPERTY, "target/replay-lab"), e.getRequiredTestClass().getName(), dirName);
+        String dirName = TestResults.dirName(e);
+        Path dir = TestResults.protocolDir(e);
         replacePrevious(dir);
-        RunRecorder run = RunRecorder.start(dir, safe(e.getRequiredTestClass().getSimpleName() + "." + dirName));
+        RunRecorder run = RunRecorder.start(dir, TestResults.safe(e.getRequiredTestClass().getSimpleName() + "." + dirName));
         String[] requirements = AnnotationSupport.findAnnotation(m, RecordEvidence.class)
                 .or(() -> AnnotationSupport.findAnnotation(e.getRequiredTestClass(), RecordEvidence.class))
                 .map(RecordEvidence::requirements).orElse(new String[0]);
@@ -67,10 +62,6 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
         }
     }
 
-    private static String safe(String s) {
-        String out = s.replaceAll("[^A-Za-z0-9._=-]+", "_");
-        return out.length() > 80 ? out.substring(0, 80) : out;
-    }
 
     @Override
     public void afterEach(ExtensionContext e) {
@@ -90,18 +81,7 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
         if (thrown.isPresent()) {
             return; // the test's own exception is its result; the protocol is saved
         }
-        Outcome o = saved.evidence().experiments().get(0).outcome();
-        String where = " (protocol: " + saved.reportMarkdown() + ")";
-        if (o.status() == Status.FAIL) {
-            throw new AssertionFailedError("experiment " + o + where);
-        }
-        if (o.status() == Status.NOT_RUN) {
-            String message = "experiment NOT_RUN: " + o.reason() + where;
-            if (e.getConfigurationParameter(NOT_RUN_PARAMETER).filter("fail"::equals).isPresent()) {
-                throw new AssertionFailedError(message);
-            }
-            throw new TestAbortedException(message);
-        }
+        TestResults.of(saved.evidence().experiments().get(0).outcome(), saved.reportMarkdown(), e);
     }
 
     /** R14 for a test that threw: an assertion is a failed check; an abort or any other exception means the experiment could not run. */

@@ -40,16 +40,16 @@ class RecordEvidenceTest {
 
     @BeforeEach
     void evidenceIntoTempDir() {
-        before = System.getProperty(EvidenceExtension.DIR_PROPERTY);
-        System.setProperty(EvidenceExtension.DIR_PROPERTY, dir.toString());
+        before = System.getProperty(TestResults.DIR_PROPERTY);
+        System.setProperty(TestResults.DIR_PROPERTY, dir.toString());
     }
 
     @AfterEach
     void restore() {
         if (before == null) {
-            System.clearProperty(EvidenceExtension.DIR_PROPERTY);
+            System.clearProperty(TestResults.DIR_PROPERTY);
         } else {
-            System.setProperty(EvidenceExtension.DIR_PROPERTY, before);
+            System.setProperty(TestResults.DIR_PROPERTY, before);
         }
     }
 
@@ -105,7 +105,7 @@ class RecordEvidenceTest {
 
     @Test
     void withNotRunSetToFailANotRunExperimentFailsTheTest() throws Exception {
-        EngineTestKit.engine("junit-jupiter").configurationParameter(EvidenceExtension.NOT_RUN_PARAMETER, "fail")
+        EngineTestKit.engine("junit-jupiter").configurationParameter(TestResults.NOT_RUN_PARAMETER, "fail")
                 .selectors(selectMethod(Examples.class, "notRun", ExperimentRecorder.class.getName())).execute().testEvents()
                 .assertThatEvents().haveExactly(1, event(test("notRun"),
                         finishedWithFailure(instanceOf(AssertionError.class), message(m -> m.contains("the broker was not reachable")))));

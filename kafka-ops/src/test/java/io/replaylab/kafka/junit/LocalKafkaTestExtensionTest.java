@@ -9,7 +9,6 @@ import static org.junit.platform.testkit.engine.EventConditions.test;
 import static org.junit.platform.testkit.engine.TestExecutionResultConditions.instanceOf;
 
 import java.util.Map;
-import java.util.Set;
 
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -74,9 +73,17 @@ class LocalKafkaTestExtensionTest {
             if (lastTest == null) {
                 return;
             }
+            // a broker's metadata cache follows a topic's creation or deletion a moment later: look until it shows what the
+            // test expects, for at most 10 s (a namespace that was wrongly deleted, or wrongly kept, still shows within that)
+            boolean keep = lastTest.endsWith("Fails");
             try (Admin admin = Clients.admin(bootstrap)) {
-                Set<String> topics = admin.listTopics().names().get();
-                topicsAfter.put(lastTest, topics.contains(lastTopic));
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                boolean present = admin.listTopics().names().get().contains(lastTopic);
+                while (present != keep && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                    present = admin.listTopics().names().get().contains(lastTopic);
+                }
+                topicsAfter.put(lastTest, present);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
