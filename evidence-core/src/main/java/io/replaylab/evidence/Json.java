@@ -1,10 +1,24 @@
 package io.replaylab.evidence;
 
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.ServiceLoader;
+
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.deser.std.StdDeserializer;
+import com.fasterxml.jackson.databind.jsontype.TypeSerializer;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -12,8 +26,9 @@ import com.fasterxml.jackson.databind.jsontype.NamedType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /**
- * The one JSON mapping of evidence (journal lines and evidence.json). Payload kinds are found from
- * the sealed {@link Payload}'s permitted records, so a new record needs no registration.
+ * The one JSON mapping of evidence (journal lines and evidence.json). replay-lab's payload kinds
+ * are found from the sealed {@link Payload}'s permitted records; a lab's own from its
+ * {@link PayloadTypes} services.
  */
 public final class Json {
     private static final ObjectMapper MAPPER = create();
@@ -37,13 +52,63 @@ public final class Json {
                 .addMixIn(FaultConfirmation.class, FaultConfirmationMixin.class)
                 .build();
         for (Class<?> c : Payload.class.getPermittedSubclasses()) {
-            m.registerSubtypes(new NamedType(c, Payload.typeOf(c)));
+            if (!c.isInterface() && c != Payload.Unregistered.class) {
+                m.registerSubtypes(new NamedType(c, Payload.typeOf(c)));
+            }
         }
+        for (PayloadTypes lab : ServiceLoader.load(PayloadTypes.class, Json.class.getClassLoader())) {
+            for (Class<? extends Payload.Extension> c : lab.types()) {
+                m.registerSubtypes(new NamedType(c, Payload.typeOf(c)));
+            }
+        }
+        m.registerModule(new SimpleModule("unregistered-payloads")
+                .addSerializer(Payload.Unregistered.class, new UnregisteredWriter())
+                .addDeserializer(Payload.Unregistered.class, new UnregisteredReader()));
         return m;
     }
 
-    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type")
+    // a kind nobody registered reads as Unregistered (the type id stays visible to it) and is written back as it was read
+    @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "type", visible = true, defaultImpl = Payload.Unregistered.class)
     interface PayloadMixin {
+    }
+
+    private static final class UnregisteredReader extends StdDeserializer<Payload.Unregistered> {
+        UnregisteredReader() {
+            super(Payload.Unregistered.class);
+        }
+
+        @Override
+        public Payload.Unregistered deserialize(JsonParser p, DeserializationContext ctx) throws IOException {
+            Map<String, Object> fields = new LinkedHashMap<>(p.readValueAs(new TypeReference<Map<String, Object>>() { }));
+            Object type = fields.remove("type");
+            return new Payload.Unregistered(type == null ? "unknown" : type.toString(), fields);
+        }
+    }
+
+    private static final class UnregisteredWriter extends StdSerializer<Payload.Unregistered> {
+        UnregisteredWriter() {
+            super(Payload.Unregistered.class);
+        }
+
+        @Override
+        public void serialize(Payload.Unregistered u, JsonGenerator g, SerializerProvider provider) throws IOException {
+            writeFields(u, g, provider);
+        }
+
+        @Override
+        public void serializeWithType(Payload.Unregistered u, JsonGenerator g, SerializerProvider provider, TypeSerializer ts) throws IOException {
+            writeFields(u, g, provider); // its own type, not "unregistered"
+        }
+
+        private static void writeFields(Payload.Unregistered u, JsonGenerator g, SerializerProvider provider) throws IOException {
+            g.writeStartObject();
+            g.writeStringField("type", u.type());
+            for (Map.Entry<String, Object> f : u.fields().entrySet()) {
+                g.writeFieldName(f.getKey());
+                provider.defaultSerializeValue(f.getValue(), g);
+            }
+            g.writeEndObject();
+        }
     }
 
     abstract static class FaultConfirmationMixin {

@@ -6,8 +6,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The typed content of an event. Adding a kind of event is one small record here (and nothing
- * else: the JSON names come from {@link #type()}, and the permitted list is the registry).
+ * The typed content of an event. replay-lab's own kinds are the records here (the JSON names come
+ * from {@link #type()}, and the permitted list is the registry). Another lab adds kinds of its own
+ * as records implementing {@link Extension}, listed by a {@link PayloadTypes} service: they are
+ * written, read back from the journal and evidence.json, and shown in the reports like these.
  * Values are plain: no Kafka or JDBC types.
  */
 public sealed interface Payload {
@@ -270,6 +272,37 @@ public sealed interface Payload {
             Map<String, Long> counts = new java.util.TreeMap<>();
             cells.forEach(c -> counts.merge(c.status(), 1L, Long::sum));
             return title + ": " + rows.size() + " × " + columns.size() + ", " + counts;
+        }
+    }
+
+    /**
+     * A lab's own kind of event: a record implementing this (plain values, a {@link #summary()}),
+     * named like the others by its class ({@code MyDrainStarted} is {@code my-drain-started}) and
+     * listed by the lab's {@link PayloadTypes} service so that evidence with it reads back typed.
+     *
+     * <pre>{@code
+     * public record DrainStarted(String instance, long lag) implements Payload.Extension {
+     *     public String summary() { return instance + " starts draining " + lag + " records"; }
+     * }
+     * }</pre>
+     */
+    non-sealed interface Extension extends Payload {
+    }
+
+    /**
+     * An event whose kind this JVM does not know (a lab's extension whose {@link PayloadTypes} are not
+     * on the class path): its type and fields as read, so a report still shows it. Written back,
+     * it keeps its type and fields.
+     */
+    record Unregistered(String type, Map<String, Object> fields) implements Payload {
+        public Unregistered {
+            Objects.requireNonNull(type, "type");
+            fields = sorted(fields);
+        }
+
+        @Override
+        public String summary() {
+            return fields.toString();
         }
     }
 }

@@ -16,7 +16,9 @@ class PayloadJsonTest {
     void everyPayloadTypeHasASampleAndRoundTripsThroughJsonAsAnEvent() throws Exception {
         List<Payload> samples = SampleRuns.everyPayload();
         Set<Class<?>> covered = samples.stream().map(Object::getClass).collect(Collectors.toSet());
-        assertThat(covered).containsExactlyInAnyOrderElementsOf(Arrays.asList(Payload.class.getPermittedSubclasses()));
+        // the extension point and the reader's fallback for kinds it does not know have a test of their own (PayloadExtensionTest)
+        assertThat(covered).containsExactlyInAnyOrderElementsOf(Arrays.stream(Payload.class.getPermittedSubclasses())
+                .filter(c -> !c.isInterface() && c != Payload.Unregistered.class).toList());
 
         for (Payload p : samples) {
             Event e = new Event(3, Instant.parse("2026-11-29T12:00:00.123Z"), 42, Source.of("A", 7, "main"), p);

@@ -12,12 +12,15 @@ import java.util.concurrent.TimeUnit;
  * One named barrier point, one-shot: the first matching arrival is held until the controller
  * releases it (or the safety hold timeout does). Every move is reported to the listener.
  *
- * <p>Controller side: {@link #awaitArrival}/{@link #tryAwaitArrival}, {@link #release()},
- * {@link #expire()}, {@link #awaitOutcome}. Injector side (decorators, the debugger):
- * {@link #reach(Arrival)}, {@link #holdUntilReleased()}, {@link #recordOutcome}.
+ * <p>This is the controller's view: {@link #awaitArrival}/{@link #tryAwaitArrival}, {@link #release()},
+ * {@link #expire()}, {@link #awaitOutcome}, {@link #state()}. What holds a call (a decorator, the
+ * debugger, the wire proxy) works through the barrier's {@link Injector}. Every way to get a
+ * barrier takes its arguments in one order: the point's name, where it is, the listener, the options
+ * ({@code Barrier.arm(name, listener, options)}, {@code DebuggerBarrier#arm(name, method, mode, listener, options)},
+ * {@code WireProxy#arm(name, group, listener, options)}).
  *
  * <pre>{@code
- * Barrier b = Barrier.arm("before-commit", BarrierOptions.ofDefaults(), listener);
+ * Barrier b = Barrier.arm("before-commit", listener, BarrierOptions.ofDefaults());
  * // ... the consumer thread calls commitSync and is held there ...
  * Arrival a = b.awaitArrival(Duration.ofSeconds(30));
  * b.release();
@@ -41,8 +44,8 @@ public final class Barrier {
         this.listener = Objects.requireNonNull(listener, "listener");
     }
 
-    /** Arms a barrier point. */
-    public static Barrier arm(String point, BarrierOptions options, BarrierListener listener) {
+    /** Arms a barrier point for an in-process injector ({@code BarrierConsumer}, {@code BarrierDataSource}). */
+    public static Barrier arm(String point, BarrierListener listener, BarrierOptions options) {
         Barrier b = new Barrier(point, options, listener);
         listener.onTransition(new BarrierTransition(point, null, BarrierState.ARMED, "controller", null, Instant.now(), System.nanoTime(), 0, 0));
         return b;
@@ -123,13 +126,13 @@ public final class Barrier {
         return Optional.ofNullable(outcome);
     }
 
-    // ---- injector side
+    // ---- injector side: package-private, reached through Injector
 
     /**
      * A call reached the point. If it matches, the barrier moves to HELD and true is returned
      * (the injector must then hold the call); otherwise the call passes.
      */
-    public synchronized boolean reach(Arrival a) {
+    synchronized boolean reach(Arrival a) {
         if (state != BarrierState.ARMED || !options.when().test(a.context())) {
             return false;
         }
@@ -145,7 +148,7 @@ public final class Barrier {
      * itself, recorded as {@code hold-timeout}. An interrupt releases too (recorded as {@code interrupt})
      * and re-asserts the interrupt flag, so the call is never left stuck.
      */
-    public synchronized void holdUntilReleased() {
+    synchronized void holdUntilReleased() {
         long deadline = heldAtNanos + options.holdTimeout().toNanos();
         try {
             while (state == BarrierState.HELD) {
@@ -165,7 +168,7 @@ public final class Barrier {
     }
 
     /** Runs {@code action} when the barrier is released (at once if it already is). For external holds (the debugger). */
-    public void onRelease(Runnable action) {
+    void onRelease(Runnable action) {
         boolean now;
         synchronized (this) {
             now = state == BarrierState.RELEASED;
@@ -179,7 +182,7 @@ public final class Barrier {
     }
 
     /** Records what the released call did; the listener hears it before any waiter sees it. */
-    public void recordOutcome(CallOutcome o) {
+    void recordOutcome(CallOutcome o) {
         synchronized (this) {
             if (outcome != null) {
                 return;
@@ -195,7 +198,7 @@ public final class Barrier {
     }
 
     /** Releases a HELD barrier, naming who did it. */
-    public void release(String by) {
+    void release(String by) {
         List<Runnable> actions;
         synchronized (this) {
             move(BarrierState.RELEASED, by);

@@ -64,9 +64,11 @@ public final class BarrierEvidence implements BarrierListener {
         if (lastArrival != null) {
             lastArrival.offsets().forEach(c -> offsets.put(c.partitionName(), c.offset()));
         }
-        Payload p = o.accepted() ? new Payload.CommitAccepted(instance, offsets)
-                : o.delivered() ? new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message())
-                : new Payload.CommitNotDelivered(instance, offsets, o.message());
+        Payload p = switch (o.verdict()) {
+            case ACCEPTED -> new Payload.CommitAccepted(instance, offsets);
+            case REJECTED -> new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
+            case NOT_DELIVERED -> new Payload.CommitNotDelivered(instance, offsets, o.message());
+        };
         lastOutcome = recorder.record(Source.of(instance, pid.getAsLong(), ""), p);
     }
 

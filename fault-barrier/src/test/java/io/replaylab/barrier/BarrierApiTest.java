@@ -19,8 +19,18 @@ class BarrierApiTest {
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
                 .containsExactlyInAnyOrder(
                 "Arrival", "Barrier", "BarrierEvidence", "BarrierListener", "BarrierOptions", "BarrierState",
-                "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Holds", "IllegalBarrierMoveException",
+                "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy");
+    }
+
+    @Test
+    void theBarrierUsersHoldIsTheControllersViewOnly() {
+        JavaClass barrier = new ClassFileImporter().importClasses(Barrier.class).get(Barrier.class);
+        assertThat(barrier.getMethods().stream().filter(m -> m.getModifiers().contains(JavaModifier.PUBLIC)).map(m -> m.getName()).distinct())
+                .containsExactlyInAnyOrder("arm", "point", "state", "arrival", "outcome", "awaitArrival", "tryAwaitArrival", "release", "expire",
+                        "awaitOutcome", "toString");
+        assertThat(barrier.getMethods().stream().filter(m -> m.getName().equals("release") && m.getModifiers().contains(JavaModifier.PUBLIC)))
+                .as("release(by) is the injector's").allSatisfy(m -> assertThat(m.getRawParameterTypes()).isEmpty());
     }
 }

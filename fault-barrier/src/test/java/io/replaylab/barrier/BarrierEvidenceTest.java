@@ -23,10 +23,10 @@ class BarrierEvidenceTest {
         try (RunRecorder run = RunRecorder.start(dir, "r")) {
             ExperimentRecorder e = run.experiment("rebalance", "R8");
             BarrierEvidence evidence = BarrierEvidence.into(e, "consumer-A", 42, "thread");
-            Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), evidence);
+            Barrier b = Barrier.arm("offset-commit", evidence, BarrierOptions.ofDefaults());
             Thread t = new Thread(() -> {
                 try {
-                    Holds.around(b, Map.of("method", "commitSync"), List.of(new CommitOffset("t", 1, 7), new CommitOffset("t", 0, 5)), () -> {
+                    Injector.around(b, Map.of("method", "commitSync"), List.of(new CommitOffset("t", 1, 7), new CommitOffset("t", 0, 5)), () -> {
                         throw new java.lang.reflect.InvocationTargetException(new IllegalStateException("stale"));
                     });
                 } catch (Throwable ignored) {
@@ -56,7 +56,7 @@ class BarrierEvidenceTest {
     void anExpiryRecordsHowLongTheBarrierWaited() throws Exception {
         try (RunRecorder run = RunRecorder.start(dir, "r")) {
             ExperimentRecorder e = run.experiment("rebalance", "R8");
-            Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), BarrierEvidence.into(e, "consumer-A", 42, "thread"));
+            Barrier b = Barrier.arm("offset-commit", BarrierEvidence.into(e, "consumer-A", 42, "thread"), BarrierOptions.ofDefaults());
 
             assertThatThrownBy(() -> b.awaitArrival(Duration.ofMillis(300))).isInstanceOf(BarrierTimeoutException.class);
 

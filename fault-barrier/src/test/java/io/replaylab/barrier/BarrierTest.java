@@ -18,7 +18,7 @@ class BarrierTest {
     private Thread caller(Barrier b, Map<String, String> ctx, List<String> log) {
         Thread t = new Thread(() -> {
             try {
-                Holds.around(b, ctx, () -> {
+                Injector.around(b, ctx, List.of(), () -> {
                     log.add("call");
                     return null;
                 });
@@ -32,7 +32,7 @@ class BarrierTest {
 
     @Test
     void arrivalIsHeldUntilReleasedThenTheCallRunsAndItsOutcomeIsRecorded() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults());
         List<String> log = new CopyOnWriteArrayList<>();
         Thread t = caller(b, Map.of("offsets", "t-0=5"), log);
 
@@ -48,7 +48,7 @@ class BarrierTest {
 
         assertThat(log).containsExactly("call");
         assertThat(b.state()).isEqualTo(BarrierState.RELEASED);
-        assertThat(b.awaitOutcome(Duration.ofSeconds(1))).get().extracting(CallOutcome::accepted).isEqualTo(true);
+        assertThat(b.awaitOutcome(Duration.ofSeconds(1))).get().extracting(CallOutcome::verdict).isEqualTo(CallOutcome.Verdict.ACCEPTED);
         assertThat(moves).extracting(BarrierTransition::to)
                 .containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
         assertThat(moves.get(2).heldMillis()).isGreaterThanOrEqualTo(200);
@@ -57,11 +57,11 @@ class BarrierTest {
 
     @Test
     void aThrowingCallIsRecordedAsRejectedWithItsException() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults());
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         Thread t = new Thread(() -> {
             try {
-                Holds.around(b, Map.of(), () -> {
+                Injector.around(b, Map.of(), List.of(), () -> {
                     throw new java.lang.reflect.InvocationTargetException(new IllegalStateException("kicked out"));
                 });
             } catch (Throwable e) {
@@ -75,14 +75,14 @@ class BarrierTest {
 
         assertThat(thrown.get()).isInstanceOf(IllegalStateException.class).hasMessage("kicked out");
         CallOutcome o = b.awaitOutcome(Duration.ofSeconds(1)).orElseThrow();
-        assertThat(o.accepted()).isFalse();
+        assertThat(o.verdict() == CallOutcome.Verdict.ACCEPTED).isFalse();
         assertThat(o.exceptionClass()).isEqualTo(IllegalStateException.class.getName());
         assertThat(o.message()).isEqualTo("kicked out");
     }
 
     @Test
     void aBarrierNeverReachedExpiresAndTheTimeoutNamesThePoint() throws Exception {
-        Barrier b = Barrier.arm("offset-commit", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("offset-commit", listener, BarrierOptions.ofDefaults());
 
         assertThat(b.tryAwaitArrival(Duration.ofMillis(100))).isEmpty();
         assertThat(b.state()).as("try leaves it armed").isEqualTo(BarrierState.ARMED);
@@ -96,7 +96,7 @@ class BarrierTest {
 
     @Test
     void theSafetyHoldTimeoutReleasesAndSaysSo() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults().holdTimeout(Duration.ofMillis(300)), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults().holdTimeout(Duration.ofMillis(300)));
         List<String> log = new CopyOnWriteArrayList<>();
         Thread t = caller(b, Map.of(), log);
         b.awaitArrival(Duration.ofSeconds(5));
@@ -109,11 +109,11 @@ class BarrierTest {
 
     @Test
     void interruptingTheHeldThreadReleasesItAndKeepsTheInterruptFlag() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults());
         AtomicReference<Boolean> flag = new AtomicReference<>();
         Thread t = new Thread(() -> {
             try {
-                Holds.around(b, Map.of(), () -> null);
+                Injector.around(b, Map.of(), List.of(), () -> null);
             } catch (Throwable ignored) {
                 // not expected
             }
@@ -130,7 +130,7 @@ class BarrierTest {
 
     @Test
     void anInterruptedControllerLeavesTheBarrierArmed() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults());
         Thread.currentThread().interrupt();
         assertThatThrownBy(() -> b.awaitArrival(Duration.ofSeconds(5))).isInstanceOf(InterruptedException.class);
         assertThat(b.state()).isEqualTo(BarrierState.ARMED);
@@ -138,7 +138,7 @@ class BarrierTest {
 
     @Test
     void aPredicateThatDoesNotMatchLetsCallsPass() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults().when(ctx -> "t-1=9".equals(ctx.get("offsets"))), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults().when(ctx -> "t-1=9".equals(ctx.get("offsets"))));
         List<String> log = new CopyOnWriteArrayList<>();
         caller(b, Map.of("offsets", "t-0=5"), log).join(5000);
         assertThat(log).containsExactly("call");
@@ -153,7 +153,7 @@ class BarrierTest {
 
     @Test
     void illegalMovesThrow() throws Exception {
-        Barrier b = Barrier.arm("p", BarrierOptions.ofDefaults(), listener);
+        Barrier b = Barrier.arm("p", listener, BarrierOptions.ofDefaults());
         assertThatThrownBy(b::release).isInstanceOf(IllegalBarrierMoveException.class).hasMessageContaining("from ARMED to RELEASED");
         b.expire();
         assertThatThrownBy(b::expire).isInstanceOf(IllegalBarrierMoveException.class);

@@ -3,12 +3,13 @@ package io.replaylab.barrier.jdbc;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.util.List;
 import java.util.Map;
 
 import javax.sql.DataSource;
 
 import io.replaylab.barrier.Barrier;
-import io.replaylab.barrier.Holds;
+import io.replaylab.barrier.Injector;
 
 /**
  * A {@link DataSource} decorator whose connections stop at a barrier before {@code commit()}
@@ -35,8 +36,8 @@ public final class BarrierDataSource {
                     if (!method.getName().equals("commit")) {
                         return invoke(method, delegate, args);
                     }
-                    Object r = Holds.around(before, Map.of("method", "commit", "when", "before"), () -> method.invoke(delegate, args));
-                    Holds.around(after, Map.of("method", "commit", "when", "after"), () -> null);
+                    Object r = Injector.around(before, Map.of("method", "commit", "when", "before"), List.of(), () -> method.invoke(delegate, args));
+                    Injector.around(after, Map.of("method", "commit", "when", "after"), List.of(), () -> null);
                     return r;
                 });
     }

@@ -49,6 +49,7 @@ import com.sun.jdi.request.ExceptionRequest;
 import com.sun.jdi.request.MethodExitRequest;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
@@ -119,7 +120,7 @@ public final class DebuggerBarrier implements AutoCloseable {
      * (deferred until such a class is loaded if none is yet).
      */
     public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
-        Barrier barrier = Barrier.arm(point, options, listener);
+        Barrier barrier = Barrier.arm(point, listener, options);
         Armed a = new Armed(barrier, target, mode, options);
         armed.add(a);
         vm.suspend(); // install atomically with respect to the program
@@ -303,7 +304,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         }
         Arrival arrival = new Arrival(a.barrier.point(), thread.name(), Arrival.withOffsets(context, offsets), offsets, stack, Instant.now(),
                 System.nanoTime());
-        if (!a.barrier.reach(arrival)) {
+        if (!a.injector.reach(arrival)) {
             return false;
         }
         // one-shot: later calls pass freely
@@ -311,17 +312,17 @@ public final class DebuggerBarrier implements AutoCloseable {
         a.thread = thread;
         a.heldType = at.declaringType().name();
         if (a.target.edge() == MethodPoint.Edge.RETURN) {
-            a.barrier.onRelease(() -> {
+            a.injector.onRelease(() -> {
                 resume(set);
-                a.barrier.recordOutcome(CallOutcome.accepted(a.barrier.point())); // held after it returned: it completed
+                a.injector.recordOutcome(CallOutcome.accepted(a.barrier.point())); // held after it returned: it completed
             });
         } else {
-            a.barrier.onRelease(() -> resumeAndObserve(a, set));
+            a.injector.onRelease(() -> resumeAndObserve(a, set));
         }
         watchdog.schedule(() -> {
             if (a.barrier.state() == BarrierState.HELD) {
                 log.warn("barrier {} held for its safety timeout {}; releasing", a.barrier.point(), a.options.holdTimeout());
-                a.barrier.release("hold-timeout");
+                a.injector.release("hold-timeout");
             }
         }, a.options.holdTimeout().toMillis(), TimeUnit.MILLISECONDS);
         return true;
@@ -391,7 +392,7 @@ public final class DebuggerBarrier implements AutoCloseable {
             }
         });
         a.observers.clear();
-        a.barrier.recordOutcome(outcome);
+        a.injector.recordOutcome(outcome);
     }
 
     /** True when the exception is uncaught, or caught by a frame below the held one on the stack (a caller). */
@@ -442,7 +443,7 @@ public final class DebuggerBarrier implements AutoCloseable {
     private synchronized void releaseHeldOnDisconnect() {
         for (Armed a : armed) {
             if (a.barrier.state() == BarrierState.HELD) {
-                a.barrier.release("program-exit");
+                a.injector.release("program-exit");
             }
         }
     }
@@ -456,7 +457,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         closed = true;
         for (Armed a : armed) {
             if (a.barrier.state() == BarrierState.HELD) {
-                a.barrier.release("detach");
+                a.injector.release("detach");
             }
         }
         try {
@@ -474,6 +475,8 @@ public final class DebuggerBarrier implements AutoCloseable {
 
     private static final class Armed {
         final Barrier barrier;
+        /** The debugger's side of it: holds and outcomes. */
+        final Injector injector;
         final MethodPoint target;
         final HoldMode mode;
         final BarrierOptions options;
@@ -487,6 +490,7 @@ public final class DebuggerBarrier implements AutoCloseable {
 
         Armed(Barrier barrier, MethodPoint target, HoldMode mode, BarrierOptions options) {
             this.barrier = barrier;
+            this.injector = Injector.of(barrier);
             this.target = target;
             this.mode = mode;
             this.options = options;

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.CommitOffset;
-import io.replaylab.barrier.Holds;
+import io.replaylab.barrier.Injector;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -40,7 +40,7 @@ public final class BarrierConsumer {
             if (offsets.isEmpty()) {
                 ctx.put("offsets", "(all consumed)");
             }
-            return Holds.around(beforeCommit, ctx, offsets, () -> method.invoke(delegate, args));
+            return Injector.around(beforeCommit, ctx, offsets, () -> method.invoke(delegate, args));
         };
         return (Consumer<K, V>) Proxy.newProxyInstance(BarrierConsumer.class.getClassLoader(), new Class<?>[] {Consumer.class}, h);
     }

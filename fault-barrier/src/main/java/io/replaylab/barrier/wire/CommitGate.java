@@ -14,6 +14,7 @@ import java.util.function.Consumer;
 
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
@@ -39,6 +40,8 @@ final class CommitGate {
     private final BarrierListener listener;
     private final WireProxy proxy;
     private final Barrier barrier;
+    /** The proxy's side of the barrier: holds and outcomes. */
+    private final Injector injector;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "wire-barrier-timer");
         t.setDaemon(true);
@@ -58,9 +61,10 @@ final class CommitGate {
         this.answers = answers;
         this.listener = listener;
         this.proxy = proxy;
-        this.barrier = Barrier.arm(point, options, listener);
+        this.barrier = Barrier.arm(point, listener, options);
+        this.injector = Injector.of(barrier);
         this.holdTimeoutMillis = options.holdTimeout().toMillis();
-        barrier.onRelease(this::released);
+        injector.onRelease(this::released);
     }
 
     Barrier barrier() {
@@ -93,7 +97,7 @@ final class CommitGate {
         synchronized (this) {
             switch (barrier.state()) {
                 case ARMED -> {
-                    if (!barrier.reach(arrival(c, f))) {
+                    if (!injector.reach(arrival(c, f))) {
                         return Decision.PASS;
                     }
                     heldMember = r.memberId();
@@ -177,11 +181,11 @@ final class CommitGate {
                 note(c, f, "the broker refused it " + errors + "; its answer passes");
                 return;
             }
-            if (!barrier.reach(arrival(c, f))) {
+            if (!injector.reach(arrival(c, f))) {
                 return; // another commit reached the point first
             }
             java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
-            barrier.onRelease(released::countDown);
+            injector.onRelease(released::countDown);
             synchronized (this) {
                 heldMember = f.commit().memberId();
                 note(c, f, "the broker accepted it (offsets stored); its answer is held");
@@ -195,7 +199,7 @@ final class CommitGate {
                     interrupted = true;
                 }
             }
-            barrier.recordOutcome(CallOutcome.accepted(barrier.point()));
+            injector.recordOutcome(CallOutcome.accepted(barrier.point()));
             synchronized (this) {
                 note(c, f, "released: its answer goes to the client" + (c.isClosed() ? ", which has closed the connection (it never sees it)" : ""));
             }
@@ -247,7 +251,7 @@ final class CommitGate {
             forwarded = framesForwarded;
         }
         if (barrier.outcome().isEmpty() && forwarded == 0) {
-            barrier.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held OffsetCommit ("
+            injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held OffsetCommit ("
                     + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release"));
         }
     }
@@ -270,10 +274,10 @@ final class CommitGate {
                 log.info(line);
             }
             if (errors.isEmpty()) {
-                barrier.recordOutcome(CallOutcome.accepted(barrier.point()));
+                injector.recordOutcome(CallOutcome.accepted(barrier.point()));
             } else {
                 String names = errors.stream().map(s -> s.split(" ")[1]).distinct().reduce((a, b) -> a + "," + b).orElse("");
-                barrier.recordOutcome(CallOutcome.rejected(barrier.point(), names, "the broker answered " + where + ": " + String.join("; ", errors)));
+                injector.recordOutcome(CallOutcome.rejected(barrier.point(), names, "the broker answered " + where + ": " + String.join("; ", errors)));
             }
         };
     }
@@ -281,14 +285,14 @@ final class CommitGate {
     private void holdTimeout() {
         if (barrier.state() == BarrierState.HELD) {
             log.warn("barrier {} held for its safety timeout of {} ms; releasing", barrier.point(), holdTimeoutMillis);
-            barrier.release("hold-timeout");
+            injector.release("hold-timeout");
         }
     }
 
     /** The proxy is closing: a held commit goes out first (a close never leaves a client stuck). */
     void releaseOnClose() {
         if (barrier.state() == BarrierState.HELD) {
-            barrier.release("close");
+            injector.release("close");
         }
     }
 

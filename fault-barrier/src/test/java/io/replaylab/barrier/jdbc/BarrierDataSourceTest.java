@@ -39,8 +39,8 @@ class BarrierDataSourceTest {
         try (Connection c = sqlite.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE effects (id TEXT)");
         }
-        Barrier before = Barrier.arm("before-db-commit", BarrierOptions.ofDefaults(), BarrierListener.NONE);
-        Barrier after = Barrier.arm("after-db-commit", BarrierOptions.ofDefaults(), BarrierListener.NONE);
+        Barrier before = Barrier.arm("before-db-commit", BarrierListener.NONE, BarrierOptions.ofDefaults());
+        Barrier after = Barrier.arm("after-db-commit", BarrierListener.NONE, BarrierOptions.ofDefaults());
         DataSource ds = BarrierDataSource.wrap(sqlite, before, after);
 
         CompletableFuture<Void> tx = CompletableFuture.runAsync(() -> {

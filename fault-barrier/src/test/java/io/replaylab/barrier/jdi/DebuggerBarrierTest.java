@@ -112,7 +112,7 @@ class DebuggerBarrierTest {
         barrier.release();
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
-        assertThat(outcome.accepted()).isFalse();
+        assertThat(outcome.verdict() == CallOutcome.Verdict.ACCEPTED).isFalse();
         assertThat(outcome.exceptionClass()).isEqualTo("org.apache.kafka.clients.consumer.CommitFailedException");
         assertThat(outcome.message()).isNotBlank();
         a.awaitOutput("commit rejected", Duration.ofSeconds(20));
@@ -128,7 +128,7 @@ class DebuggerBarrierTest {
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
-        assertThat(outcome.accepted()).isTrue();
+        assertThat(outcome.verdict() == CallOutcome.Verdict.ACCEPTED).isTrue();
         a.program().awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
@@ -165,7 +165,7 @@ class DebuggerBarrierTest {
 
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow(); // nobody calls release()
 
-        assertThat(outcome.accepted()).as("no rebalance happened: the commit goes through").isTrue();
+        assertThat(outcome.verdict() == CallOutcome.Verdict.ACCEPTED).as("no rebalance happened: the commit goes through").isTrue();
         BarrierTransition last = moves.stream().filter(m -> m.to() == BarrierState.RELEASED).findFirst().orElseThrow();
         assertThat(last.by()).isEqualTo("hold-timeout");
         assertThat(last.heldMillis()).isBetween(1900L, 15_000L);
@@ -224,7 +224,7 @@ class DebuggerBarrierTest {
 
         barrier.release();
 
-        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().accepted()).isTrue();
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict() == CallOutcome.Verdict.ACCEPTED).isTrue();
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).isEqualTo(2);
     }
 
@@ -250,7 +250,7 @@ class DebuggerBarrierTest {
 
         barrier.release();
 
-        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().accepted()).isTrue();
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict() == CallOutcome.Verdict.ACCEPTED).isTrue();
         a.awaitOutput("commit accepted", Duration.ofSeconds(20));
     }
 

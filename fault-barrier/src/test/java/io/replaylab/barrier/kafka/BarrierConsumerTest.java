@@ -29,7 +29,7 @@ class BarrierConsumerTest {
     @Test
     void commitSyncStopsBeforeTheRequestLeavesAndTheOutcomeIsRecorded(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Barrier barrier = Barrier.arm("before-commit", BarrierOptions.ofDefaults(), BarrierListener.NONE);
+        Barrier barrier = Barrier.arm("before-commit", BarrierListener.NONE, BarrierOptions.ofDefaults());
         TopicPartition tp = new TopicPartition(ns.topic(), 0);
         try (Consumer<String, String> consumer = BarrierConsumer.wrap(Clients.consumer(kafka.bootstrapServers(), ns.group()), barrier);
              KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
@@ -45,7 +45,7 @@ class BarrierConsumerTest {
             barrier.release();
             commit.get();
 
-            assertThat(barrier.awaitOutcome(Duration.ofSeconds(1))).get().extracting(CallOutcome::accepted).isEqualTo(true);
+            assertThat(barrier.awaitOutcome(Duration.ofSeconds(1))).get().extracting(CallOutcome::verdict).isEqualTo(CallOutcome.Verdict.ACCEPTED);
             assertThat(ops.describe(ns.group()).partitions()).extracting(PartitionOffsets::committed).containsExactly(3L);
             assertThat(consumer.assignment()).containsExactly(tp); // other methods pass straight through
         }

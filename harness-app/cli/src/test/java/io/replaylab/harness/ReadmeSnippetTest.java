@@ -32,4 +32,15 @@ class ReadmeSnippetTest {
         String indented = snippet.lines().map(l -> l.isEmpty() ? l : "    " + l).collect(java.util.stream.Collectors.joining("\n", "", "\n"));
         assertThat(test).contains(indented);
     }
+
+    @Test
+    void theOwnConsumerSnippetIsTheSecondLabsTestWhole() throws Exception {
+        String readme = Files.readString(Path.of("..", "..", "README.md"));
+        String test = Files.readString(Path.of("..", "..", "examples", "own-consumer", "src", "test", "java", "com", "example", "own",
+                "PaymentsConsumerTest.java"));
+        int start = readme.indexOf("```java\n@RecordLab\nclass");
+        assertThat(start).as("README has the @RecordLab snippet").isPositive();
+        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
+        assertThat(test).endsWith(snippet);
+    }
 }

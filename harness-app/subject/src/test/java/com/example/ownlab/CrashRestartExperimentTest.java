@@ -2,6 +2,7 @@ package com.example.ownlab;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.harness.subject.ReferenceLab;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -68,7 +69,7 @@ class CrashRestartExperimentTest {
     @Test
     void aLabsOwnExperimentRunsOnThePiecesAndIsJudgedLikeOurs(LocalKafka kafka) throws Exception {
         List<String> steps = new CopyOnWriteArrayList<>();
-        Lab.LabResult r = Lab.run(LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).records(300)
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(300)
                 .experiments(CRASH_RESTART).build(), (sinceStart, message) -> steps.add(message));
 
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("crash-restart");

@@ -178,7 +178,7 @@ final class EosExperiment {
             if (ended.isPresent()) {
                 return ended.get();
             }
-            Event fenced = outcome.get().accepted() ? null : evidence.outcomeEvent();
+            Event fenced = outcome.get().verdict() == CallOutcome.Verdict.ACCEPTED ? null : evidence.outcomeEvent();
             Oracle.TopicCount uncommitted = Oracle.count(outputSpec, IsolationLevel.READ_UNCOMMITTED, Set.of(inFlightId));
             Oracle.TopicCount committed = Oracle.count(outputSpec, IsolationLevel.READ_COMMITTED, Set.of(inFlightId));
             e.record(harness, new Payload.Note("copies of " + inFlightId + ": " + uncommitted.ofIds().get(inFlightId) + " read_uncommitted, "
@@ -214,7 +214,7 @@ final class EosExperiment {
             return Optional.of(e.finish(Outcome.notRun("A's commitTransaction outcome was not observed after release")));
         }
         CallOutcome o = outcome.get();
-        if (o.accepted()) {
+        if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
             e.check(Check.fail("the zombie's commit fenced", "R9", "REJECTED", "ACCEPTED after its partitions moved to B"));
         } else {
             e.check(Check.pass("the zombie's commit fenced", "R9", "REJECTED", "REJECTED: " + o.exceptionClass() + ": " + o.message()));

@@ -127,7 +127,7 @@ public final class Experiments {
     /** Whatever an experiment ends with: a held barrier released (a program never stays frozen), its debugger gone, its instances stopped. */
     static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, DebuggerBarrier debugger, List<LabContext.Instance> running) {
         if (barrier != null && barrier.state() == BarrierState.HELD) {
-            barrier.release("experiment ended");
+            barrier.release();
         }
         if (debugger != null) {
             debugger.close();

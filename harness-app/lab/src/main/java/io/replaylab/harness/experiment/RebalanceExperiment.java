@@ -224,11 +224,11 @@ final class RebalanceExperiment {
             return Optional.of(e.finish(Outcome.notRun("A's commit outcome was not observed after release")));
         }
         CallOutcome o = outcome.get();
-        if (!o.delivered()) {
+        if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + o.message()));
             return Optional.of(e.finish(Outcome.notRun("A's commit never reached the broker, so its rejection could not be observed: " + o.message())));
         }
-        if (o.accepted()) {
+        if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
             e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED"));
             return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B")));
         }

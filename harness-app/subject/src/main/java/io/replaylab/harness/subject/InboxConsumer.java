@@ -3,7 +3,6 @@ package io.replaylab.harness.subject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -27,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * commit, before the offset commit" a well-defined point, which the debugger barrier uses from
  * outside. It has no hooks or callbacks for the lab: only its command line, Kafka and its DB.
  */
-final class InboxConsumer {
+class InboxConsumer {
     private static final Logger log = LoggerFactory.getLogger(InboxConsumer.class);
 
     record Options(String bootstrap, String topic, String group, String db, String namespace, String instanceId,
@@ -36,48 +35,35 @@ final class InboxConsumer {
     }
 
     private final Options o;
-    /** Defects that exist only so tests can prove the lab catches them; the reference subject has none. */
-    enum Defect {
-        NONE,
-        /** applies an effect without the inbox check: a second effect on redelivery */
-        NO_INBOX,
-        /** commits the offset BEFORE the DB commit */
-        COMMIT_FIRST,
-        /** on assignment, jumps over committed-but-unread records to the end ("we never reprocess"): a replay delivers nothing */
-        SKIP_REPLAY,
-        /** joins the group but never reads a record (every assignment paused) */
-        STALL,
-        /** stops reading a partition that resumes from a committed offset below its end (a replay is never consumed) */
-        STALL_ON_REPLAY,
-        /** stops reading when its inbox namespace is a second generation (…/g2) */
-        STALL_IN_G2,
-        /** reads its first assignment, then stops reading at every later one (a rebalance ends its progress) */
-        STALL_AFTER_REBALANCE,
-        /** commits every 10th record without applying its effect (a silent loss) */
-        LOSSY,
-        /** its inbox knows message ids but not namespaces: an old generation's inbox suppresses the rebuild */
-        GLOBAL_INBOX,
-        /** a second generation writes into the first one's namespace, without the inbox check */
-        WRITE_TO_G1
-    }
-
-    private final InboxProjection.Inbox inbox;
-    private final boolean commitBeforeDb;
-    private final Defect defect;
 
     InboxConsumer(Options options) {
-        this(options, Defect.NONE);
+        this.o = options;
     }
 
-    InboxConsumer(Options options, Defect defect) {
-        this.o = options;
-        this.defect = defect;
-        this.inbox = switch (defect) {
-            case NO_INBOX, WRITE_TO_G1 -> InboxProjection.Inbox.NONE;
-            case GLOBAL_INBOX -> InboxProjection.Inbox.GLOBAL;
-            default -> InboxProjection.Inbox.NAMESPACED;
-        };
-        this.commitBeforeDb = defect == Defect.COMMIT_FIRST;
+    // The steps below are the consumer's own; each is a method so that the test sources' defective twins
+    // (BrokenSubjectMain) can change one of them. The reference subject overrides none.
+
+    /** The projection this instance writes into: the target, in its own inbox namespace. */
+    InboxProjection projection() {
+        return new InboxProjection(o.db(), o.namespace(), o.instanceId());
+    }
+
+    /** Called with every assignment ({@code n}: this instance's how-many-th, from 0) before any record of it is read. */
+    void onAssigned(KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
+    }
+
+    /** Whether the offset is committed before the DB transaction (never, here: the effect first, then the offset). */
+    boolean commitsFirst() {
+        return false;
+    }
+
+    /** One payment's effect with its inbox row, in one transaction. */
+    InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
+        return db.apply(r.topic(), r.partition(), r.offset(), p);
+    }
+
+    Options options() {
+        return o;
     }
 
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
@@ -86,21 +72,14 @@ final class InboxConsumer {
         long applied = 0;
         long duplicates = 0;
         long quarantined = 0;
-        String namespace = defect == Defect.WRITE_TO_G1 ? o.namespace().replaceAll("/g2$", "/g1") : o.namespace();
-        try (InboxProjection db = new InboxProjection(o.db(), namespace, o.instanceId(), inbox);
+        boolean commitBeforeDb = commitsFirst();
+        try (InboxProjection db = projection();
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
             stop.watch(c);
             int[] assigned = {0}; // how many assignments this instance has had
-            SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> {
-                if (defect == Defect.SKIP_REPLAY) {
-                    skipToEnd(c, parts);
-                }
-                if (stalls(c, parts, assigned[0]++)) {
-                    c.pause(parts); // still polls (stays in the group), reads nothing
-                }
-            });
+            SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> onAssigned(c, parts, assigned[0]++));
             c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
                 ConsumerRecords<String, String> records;
@@ -119,8 +98,7 @@ final class InboxConsumer {
                     String reason = null;
                     try {
                         Payment p = Payment.parse(r.value());
-                        result = defect == Defect.LOSSY && r.offset() % 10 == 9 ? InboxProjection.Result.APPLIED // claimed, never written
-                                : db.apply(r.topic(), r.partition(), r.offset(), p);
+                        result = project(db, r, p);
                     } catch (Payment.Malformed m) {
                         reason = m.getMessage();
                         result = db.quarantine(r.topic(), r.partition(), r.offset(), reason, r.value());
@@ -160,39 +138,6 @@ final class InboxConsumer {
             log.error("fatal: {}", e.toString(), e);
             System.err.println("fatal: " + e);
             return stop.finished(1);
-        }
-    }
-
-    /** Whether a STALL defect stops reading these partitions, at this instance's {@code n}-th assignment (from 0). */
-    private boolean stalls(KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
-        return switch (defect) {
-            case STALL -> true;
-            case STALL_IN_G2 -> o.namespace().endsWith("/g2");
-            case STALL_AFTER_REBALANCE -> n > 0;
-            case STALL_ON_REPLAY -> {
-                Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new java.util.HashSet<>(parts));
-                Map<TopicPartition, Long> ends = c.endOffsets(parts);
-                yield parts.stream().anyMatch(tp -> committed.get(tp) != null && committed.get(tp).offset() < ends.get(tp));
-            }
-            default -> false;
-        };
-    }
-
-    /** The SKIP_REPLAY defect: a partition with a committed offset below its end is moved to the end, committed, and never read. */
-    private static void skipToEnd(KafkaConsumer<String, String> c, Collection<TopicPartition> parts) {
-        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new java.util.HashSet<>(parts));
-        Map<TopicPartition, Long> ends = c.endOffsets(parts);
-        Map<TopicPartition, OffsetAndMetadata> skip = new LinkedHashMap<>();
-        ends.forEach((tp, end) -> {
-            OffsetAndMetadata at = committed.get(tp);
-            if (at != null && at.offset() < end) {
-                c.seek(tp, end);
-                skip.put(tp, new OffsetAndMetadata(end));
-            }
-        });
-        if (!skip.isEmpty()) {
-            c.commitSync(skip);
-            log.warn("skipped to the end without reading: {}", skip);
         }
     }
 

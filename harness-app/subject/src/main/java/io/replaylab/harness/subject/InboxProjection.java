@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * writer of the same id waits for the first and then inserts nothing) and a retry on a
  * serialization failure or deadlock. The schema is documented in harness-app/README.md.
  */
-final class InboxProjection implements AutoCloseable {
+class InboxProjection implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InboxProjection.class);
     private static final long BUSY_GIVE_UP_MS = 120_000;
 
@@ -68,30 +68,14 @@ final class InboxProjection implements AutoCloseable {
     private final Dialect dialect;
     private final String namespace;
     private final String instance;
-    private final Inbox inbox;
-
-    /** How the inbox decides that a message was applied already: by (namespace, id), as it must; the other two are test-only defects. */
-    enum Inbox {
-        NAMESPACED,
-        /** no check at all: a redelivery applies a second effect */
-        NONE,
-        /** by id alone, whatever the namespace: an old generation's rows suppress a rebuild (SPEC R16) */
-        GLOBAL
-    }
-
-    InboxProjection(String db, String namespace, String instance) {
-        this(db, namespace, instance, Inbox.NAMESPACED);
-    }
 
     /**
      * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@link SubjectCommand#TARGET_PASSWORD_ENV})
-     * @param inbox anything but NAMESPACED exists only so tests can prove the lab catches it
      */
-    InboxProjection(String db, String namespace, String instance, Inbox inbox) {
+    InboxProjection(String db, String namespace, String instance) {
         this.dialect = Dialect.of(db);
         this.namespace = namespace;
         this.instance = instance;
-        this.inbox = inbox;
         HikariConfig cfg = new HikariConfig();
         cfg.setPoolName("projection-" + instance);
         cfg.setMaximumPoolSize(1); // one serial consumer, one connection
@@ -143,30 +127,8 @@ final class InboxProjection implements AutoCloseable {
     Result apply(String topic, int partition, long offset, Payment p) {
         return inTransaction(c -> {
             String now = Instant.now().toString();
-            if (inbox == Inbox.GLOBAL) {
-                try (PreparedStatement seen = c.prepareStatement("SELECT 1 FROM inbox WHERE message_id = ?")) {
-                    seen.setString(1, p.id());
-                    try (var rs = seen.executeQuery()) {
-                        if (rs.next()) {
-                            return Result.DUPLICATE;
-                        }
-                    }
-                }
-            }
-            if (inbox != Inbox.NONE) {
-                try (PreparedStatement ins = c.prepareStatement("INSERT INTO inbox (namespace, message_id, topic, partition, "
-                        + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
-                    ins.setString(1, namespace);
-                    ins.setString(2, p.id());
-                    ins.setString(3, topic);
-                    ins.setInt(4, partition);
-                    ins.setLong(5, offset);
-                    ins.setString(6, instance);
-                    ins.setString(7, now);
-                    if (ins.executeUpdate() == 0) {
-                        return Result.DUPLICATE;
-                    }
-                }
+            if (!claim(c, topic, partition, offset, p.id(), now)) {
+                return Result.DUPLICATE;
             }
             try (PreparedStatement led = c.prepareStatement("INSERT INTO ledger (namespace, message_id, account, amount, topic, partition, "
                     + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?,?,?)")) {
@@ -190,6 +152,25 @@ final class InboxProjection implements AutoCloseable {
             }
             return Result.APPLIED;
         });
+    }
+
+    /**
+     * The inbox's decision, inside the effect's transaction: marks the message in this namespace's
+     * inbox; false when it was there already (the effect is then not written again). A method of its
+     * own so that the test sources' defective twins can decide otherwise.
+     */
+    boolean claim(Connection c, String topic, int partition, long offset, String id, String now) throws SQLException {
+        try (PreparedStatement ins = c.prepareStatement("INSERT INTO inbox (namespace, message_id, topic, partition, "
+                + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
+            ins.setString(1, namespace);
+            ins.setString(2, id);
+            ins.setString(3, topic);
+            ins.setInt(4, partition);
+            ins.setLong(5, offset);
+            ins.setString(6, instance);
+            ins.setString(7, now);
+            return ins.executeUpdate() == 1;
+        }
     }
 
     /** A record that cannot be applied: kept with its coordinates and reason, never dropped. */

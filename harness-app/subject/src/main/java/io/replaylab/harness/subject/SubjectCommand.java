@@ -163,8 +163,7 @@ public final class SubjectCommand implements Runnable {
         public Integer call() {
             c.check();
             return new TransformConsumer(new TransformConsumer.Options(c.bootstrap, c.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
-                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog),
-                    TransformConsumer.Defect.NONE).run();
+                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog)).run();
         }
     }
 }

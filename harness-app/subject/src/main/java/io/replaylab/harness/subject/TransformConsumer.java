@@ -31,30 +31,31 @@ import org.slf4j.LoggerFactory;
  * to their committed offsets (the standard loop): nothing is skipped, nothing written twice.
  * Its transactional id is its group plus its instance id, unique per instance as KIP-447 allows.
  */
-final class TransformConsumer {
+class TransformConsumer {
     private static final Logger log = LoggerFactory.getLogger(TransformConsumer.class);
 
     record Options(String bootstrap, String topic, String outputTopic, String group, String instanceId, GroupProtocol groupProtocol,
             int maxPollIntervalMs, Integer sessionTimeoutMs, int transactionTimeoutMs, Duration untilIdle, Path assignmentLog, Path processingLog) {
     }
 
-    /** Defects that exist only so tests can prove the lab catches them; the reference subject has none. */
-    enum Defect {
-        NONE,
-        /** the output in a transaction, but the consumed offset committed by the consumer AFTER it, outside the transaction */
-        OFFSETS_OUTSIDE,
-        /** transactions with the consumed offsets and no output at all */
-        EMPTY_TRANSACTION,
-        /** output records under another id than the input's */
-        RENAMED_OUTPUT
+    private final Options o;
+
+    TransformConsumer(Options options) {
+        this.o = options;
     }
 
-    private final Options o;
-    private final Defect defect;
+    // Each step below is a method so that the test sources' defective twins (BrokenTransformMain) can change one; the
+    // reference subject overrides none.
 
-    TransformConsumer(Options options, Defect defect) {
-        this.o = options;
-        this.defect = defect;
+    /** The output for a record (key and value as read: the same message id and amount), or null for none: a record that is not a payment. */
+    String output(ConsumerRecord<String, String> r, String id) {
+        return id == null ? null : r.value();
+    }
+
+    /** Commits the transaction WITH the consumed offsets (KIP-447): a zombie's commit is fenced by the group's generation. */
+    void commit(KafkaProducer<String, String> producer, KafkaConsumer<String, String> c, Map<TopicPartition, OffsetAndMetadata> next) {
+        producer.sendOffsetsToTransaction(next, c.groupMetadata());
+        producer.commitTransaction();
     }
 
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
@@ -85,17 +86,11 @@ final class TransformConsumer {
                     line.put("id", id);
                     try {
                         producer.beginTransaction();
-                        if (id != null && defect != Defect.EMPTY_TRANSACTION) { // a record that is not a payment has no output; its offset still moves on
-                            String value = defect == Defect.RENAMED_OUTPUT ? r.value().replace(id, id + "-copy") : r.value();
+                        String value = output(r, id);
+                        if (value != null) { // no output, and the offset still moves on
                             producer.send(new ProducerRecord<>(o.outputTopic(), r.key(), value));
                         }
-                        if (defect == Defect.OFFSETS_OUTSIDE) {
-                            producer.commitTransaction();
-                            c.commitSync(next);
-                        } else {
-                            producer.sendOffsetsToTransaction(next, c.groupMetadata());
-                            producer.commitTransaction();
-                        }
+                        commit(producer, c, next);
                         written++;
                         line.put("result", id != null ? "committed" : "skipped");
                         processing.write(line);

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.harness.subject.ReferenceLab;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
@@ -39,7 +40,7 @@ class DurabilityExperimentTest {
 
     @Test
     void theSafeSettingsLoseNoAcknowledgedRecordWhereTheUnsafeOnesDo() throws Exception {
-        Lab.LabResult r = Lab.run(LabSettings.custom().workDir(dir).experiments(Experiments.durability()).build(), null);
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().workDir(dir).experiments(Experiments.durability()).build(), null);
 
         ExperimentEvidence x = durability(r);
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
@@ -76,7 +77,7 @@ class DurabilityExperimentTest {
 
     @Test
     void anExternalClusterWithFewerThanThreeBrokersIsNotRun(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).experiments(Experiments.durability()).build(), null);
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).experiments(Experiments.durability()).build(), null);
 
         assertThat(durability(r).outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(durability(r).outcome().reason()).isEqualTo("needs 3 brokers: the cluster at " + kafka.bootstrapServers() + " has 1");
@@ -84,7 +85,7 @@ class DurabilityExperimentTest {
 
     @Test
     void anExternalClusterOfThreeIsNotRunBecauseOnlyBrokersTheLabStartsCanBeKilled(LocalKafkaCluster cluster) throws Exception {
-        Lab.LabResult r = Lab.run(LabSettings.custom().bootstrap(cluster.bootstrapServers()).workDir(dir).experiments(Experiments.durability()).build(),
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(cluster.bootstrapServers()).workDir(dir).experiments(Experiments.durability()).build(),
                 null);
 
         assertThat(durability(r).outcome().status()).isEqualTo(Status.NOT_RUN);

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
@@ -38,7 +39,7 @@ class EosExperimentTest {
     Path dir;
 
     private LabSettings.Builder eos(LocalKafka kafka) {
-        return LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).records(40).experiments(Experiments.eos());
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(40).experiments(Experiments.eos());
     }
 
     private static ExperimentEvidence only(Lab.LabResult r) {
@@ -166,5 +167,15 @@ class EosExperimentTest {
                     "org.apache.kafka.common.errors.ProducerFencedException", "fenced")))).isEmpty();
             assertThat(rejected.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
         }
+    }
+
+    @Test
+    void withoutATransformSubjectEosIsNotRunNamingWhatToPass(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers()).workDir(dir)
+                .experiments(Experiments.eos()).build(), null);
+
+        ExperimentEvidence x = only(r);
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("no consume-transform-produce subject to test").contains("LabSettings.transformSubject");
     }
 }

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
 import java.net.InetAddress;
@@ -43,7 +44,7 @@ class LabTest {
     Path dir;
 
     private LabSettings.Builder on(LocalKafka kafka) {
-        return LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir).records(60);
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(60);
     }
 
     private static ExperimentEvidence experiment(RunEvidence r, String name) {
@@ -273,7 +274,7 @@ class LabTest {
             java.io.StringWriter progress = new java.io.StringWriter();
             java.util.concurrent.CompletableFuture<Lab.LabResult> run = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                 try {
-                    return Lab.run(LabSettings.custom().bootstrap(own.bootstrapServers()).workDir(dir).records(20).experiments(Experiments.replay())
+                    return Lab.run(ReferenceLab.settings().bootstrap(own.bootstrapServers()).workDir(dir).records(20).experiments(Experiments.replay())
                             .subject(Subject.command(BrokenSubjectMain.template("stall"))).build(), LabProgress.printingTo(new java.io.PrintWriter(progress, true)));
                 } catch (Exception e) {
                     throw new java.util.concurrent.CompletionException(e);
@@ -318,7 +319,7 @@ class LabTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        Lab.LabResult r = Lab.run(LabSettings.custom().bootstrap("127.0.0.1:" + port).workDir(dir).build(), null);
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap("127.0.0.1:" + port).workDir(dir).build(), null);
 
         assertThat(r.evidence().outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(r.evidence().experiments()).hasSize(3).allSatisfy(x -> assertThat(x.outcome().reason()).contains("did not answer"));

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class PythonSubjectTest {
 
     @Test
     void aLibrdkafkaConsumerPassesReplayRebalanceAndRebuildThroughTheWireBarrier(LocalKafka kafka) throws Exception {
-        LabSettings settings = LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
                 .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build();
 
         Lab.LabResult r = Lab.run(settings, null);
@@ -56,7 +57,7 @@ class PythonSubjectTest {
 
     @Test
     void itsTwinWithoutTheInboxCheckFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
-        LabSettings settings = LabSettings.custom().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
                 .experiments(Experiments.rebalance()).subject(Subject.command(PythonConsumer.template(dir, true))).targetQuery(PythonConsumer.TARGET_QUERY).build();
 
         Lab.LabResult r = Lab.run(settings, null);

@@ -2,6 +2,19 @@ package io.replaylab.harness.subject;
 
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 
 
 /**
@@ -34,8 +47,112 @@ public final class BrokenSubjectMain {
         }
         InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC, 5000, 6000, null,
                 Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100);
-        int rc = new InboxConsumer(o, InboxConsumer.Defect.valueOf(mode.toUpperCase(java.util.Locale.ROOT).replace('-', '_'))).run();
-        System.exit(rc);
+        System.exit(twin(mode, o).run());
+    }
+
+    /** The reference consumer with one step changed, by mode. */
+    static InboxConsumer twin(String mode, InboxConsumer.Options o) {
+        return switch (mode) {
+            case "none" -> new InboxConsumer(o);
+            case "no-inbox" -> new InboxConsumer(o) {
+                @Override
+                InboxProjection projection() {
+                    return withoutInbox(o.namespace(), o);
+                }
+            };
+            case "write-to-g1" -> new InboxConsumer(o) { // generation 2 writes into generation 1's namespace, without the inbox check
+                @Override
+                InboxProjection projection() {
+                    return withoutInbox(o.namespace().replaceAll("/g2$", "/g1"), o);
+                }
+            };
+            case "global-inbox" -> new InboxConsumer(o) {
+                @Override
+                InboxProjection projection() {
+                    return new InboxProjection(o.db(), o.namespace(), o.instanceId()) {
+                        @Override
+                        boolean claim(Connection c, String topic, int partition, long offset, String id, String now) throws SQLException {
+                            try (PreparedStatement seen = c.prepareStatement("SELECT 1 FROM inbox WHERE message_id = ?")) {
+                                seen.setString(1, id); // by id alone, whatever the namespace: an old generation's rows suppress a rebuild
+                                try (ResultSet rs = seen.executeQuery()) {
+                                    if (rs.next()) {
+                                        return false;
+                                    }
+                                }
+                            }
+                            return super.claim(c, topic, partition, offset, id, now);
+                        }
+                    };
+                }
+            };
+            case "commit-first" -> new InboxConsumer(o) {
+                @Override
+                boolean commitsFirst() {
+                    return true;
+                }
+            };
+            case "lossy" -> new InboxConsumer(o) { // every 10th record committed without its effect: a silent loss
+                @Override
+                InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
+                    return r.offset() % 10 == 9 ? InboxProjection.Result.APPLIED : super.project(db, r, p);
+                }
+            };
+            case "skip-replay" -> new InboxConsumer(o) {
+                @Override
+                void onAssigned(KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
+                    skipToEnd(c, parts);
+                }
+            };
+            case "stall", "stall-in-g2", "stall-after-rebalance", "stall-on-replay" -> new InboxConsumer(o) {
+                @Override
+                void onAssigned(KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
+                    if (stalls(mode, o, c, parts, n)) {
+                        c.pause(parts); // still polls (stays in the group), reads nothing
+                    }
+                }
+            };
+            default -> throw new IllegalArgumentException("unknown mode " + mode);
+        };
+    }
+
+    private static InboxProjection withoutInbox(String namespace, InboxConsumer.Options o) {
+        return new InboxProjection(o.db(), namespace, o.instanceId()) {
+            @Override
+            boolean claim(Connection c, String topic, int partition, long offset, String id, String now) {
+                return true; // no check at all: a redelivery applies a second effect
+            }
+        };
+    }
+
+    /** Whether a stall mode stops reading these partitions at this instance's {@code n}-th assignment (from 0). */
+    private static boolean stalls(String mode, InboxConsumer.Options o, KafkaConsumer<String, String> c, Collection<TopicPartition> parts, int n) {
+        return switch (mode) {
+            case "stall" -> true;
+            case "stall-in-g2" -> o.namespace().endsWith("/g2");
+            case "stall-after-rebalance" -> n > 0;
+            default -> { // stall-on-replay: a partition that resumes from a committed offset below its end
+                Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(parts));
+                Map<TopicPartition, Long> ends = c.endOffsets(parts);
+                yield parts.stream().anyMatch(tp -> committed.get(tp) != null && committed.get(tp).offset() < ends.get(tp));
+            }
+        };
+    }
+
+    /** skip-replay: a partition with a committed offset below its end is moved to the end, committed, and never read ("we never reprocess"). */
+    private static void skipToEnd(KafkaConsumer<String, String> c, Collection<TopicPartition> parts) {
+        Map<TopicPartition, OffsetAndMetadata> committed = c.committed(new HashSet<>(parts));
+        Map<TopicPartition, Long> ends = c.endOffsets(parts);
+        Map<TopicPartition, OffsetAndMetadata> skip = new LinkedHashMap<>();
+        ends.forEach((tp, end) -> {
+            OffsetAndMetadata at = committed.get(tp);
+            if (at != null && at.offset() < end) {
+                c.seek(tp, end);
+                skip.put(tp, new OffsetAndMetadata(end));
+            }
+        });
+        if (!skip.isEmpty()) {
+            c.commitSync(skip);
+        }
     }
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */

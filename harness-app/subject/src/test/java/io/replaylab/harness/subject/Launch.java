@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.replaylab.evidence.process.ChildProcess;
 
-/** Starts {@code replay-lab} (or another main class) as a child JVM from the test classpath, output to files. */
+/** Starts the reference subject (or another main class) as a child JVM from the test classpath, output to files. */
 final class Launch {
     private Launch() {
     }
@@ -21,8 +21,9 @@ final class Launch {
                 .output(logDir.resolve(name + ".out"), logDir.resolve(name + ".err")).start().process();
     }
 
-    static Process cli(Path logDir, String name, String... args) {
-        return start(logDir, name, "io.replaylab.harness.ReplayLab", args);
+    /** The reference subject's program: {@code produce|consume|transform …}. */
+    static Process subject(Path logDir, String name, String... args) {
+        return start(logDir, name, ReferenceSubject.class.getName(), args);
     }
 
     static int await(Process p, int seconds) throws InterruptedException {

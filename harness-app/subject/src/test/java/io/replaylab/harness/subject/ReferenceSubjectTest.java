@@ -32,7 +32,7 @@ class ReferenceSubjectTest {
 
     private JsonNode produce(LocalKafka kafka, LabNamespace ns, int count, int partitions, int malformed) throws Exception {
         Path manifest = dir.resolve("manifest.json");
-        Process p = Launch.cli(dir, "producer", "subject", "produce", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(),
+        Process p = Launch.subject(dir, "producer", "produce", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(),
                 "--partitions", "" + partitions, "--count", "" + count, "--seed", "7", "--namespace", ns.prefix(),
                 "--malformed", "" + malformed, "--manifest", manifest.toString());
         assertThat(Launch.await(p, 60)).as(Files.readString(dir.resolve("producer.err"))).isZero();
@@ -42,14 +42,14 @@ class ReferenceSubjectTest {
 
     private Process consume(LocalKafka kafka, LabNamespace ns, String instance, String group, String inbox, String idle)
             throws Exception {
-        List<String> args = new java.util.ArrayList<>(List.of("subject", "consume", "--bootstrap-server", kafka.bootstrapServers(),
+        List<String> args = new java.util.ArrayList<>(List.of("consume", "--bootstrap-server", kafka.bootstrapServers(),
                 "--topic", ns.topic(), "--group", group, "--db", dir.resolve("target.db").toString(), "--namespace", inbox,
                 "--instance-id", instance, "--assignment-log", dir.resolve(instance + ".assignments.jsonl").toString(),
                 "--processing-log", dir.resolve(instance + ".processing.jsonl").toString()));
         if (idle != null) {
             args.addAll(List.of("--until-idle", idle));
         }
-        return Launch.cli(dir, instance, args.toArray(String[]::new));
+        return Launch.subject(dir, instance, args.toArray(String[]::new));
     }
 
     private long lines(String instance, String result) throws Exception {
@@ -83,7 +83,7 @@ class ReferenceSubjectTest {
         String url = pg.createDatabase();
         Map<String, String> env = Map.of(SubjectCommand.TARGET_PASSWORD_ENV, LocalPostgres.PASSWORD);
         for (String group : List.of(ns.group(), ns.group("again"))) { // a second group redelivers every record to the same inbox
-            Process p = Launch.start(dir, "pg-" + group, env, "io.replaylab.harness.ReplayLab", "subject", "consume", "--bootstrap-server",
+            Process p = Launch.start(dir, "pg-" + group, env, ReferenceSubject.class.getName(), "consume", "--bootstrap-server",
                     kafka.bootstrapServers(), "--topic", ns.topic(), "--group", group, "--db", url + "?user=" + LocalPostgres.USER,
                     "--namespace", ns.inbox(1), "--instance-id", "A", "--until-idle", "PT3S");
             assertThat(Launch.await(p, 90)).as(Files.readString(dir.resolve("pg-" + group + ".err"))).isZero();
@@ -103,8 +103,8 @@ class ReferenceSubjectTest {
         assertThat(balances).isEqualTo(Json.mapper().convertValue(manifest.get("accountSums"),
                 new com.fasterxml.jackson.core.type.TypeReference<Map<String, Long>>() { }));
 
-        Process refused = Launch.start(dir, "pg-refused", Map.of(SubjectCommand.TARGET_PASSWORD_ENV, "wrong-pw-77"), "io.replaylab.harness.ReplayLab",
-                "subject", "consume", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--group", ns.group("x"),
+        Process refused = Launch.start(dir, "pg-refused", Map.of(SubjectCommand.TARGET_PASSWORD_ENV, "wrong-pw-77"), ReferenceSubject.class.getName(),
+                "consume", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--group", ns.group("x"),
                 "--db", url + "?user=" + LocalPostgres.USER, "--namespace", ns.inbox(1), "--instance-id", "B");
         assertThat(Launch.await(refused, 60)).isEqualTo(1);
         assertThat(Files.readString(dir.resolve("pg-refused.err"))).contains("password authentication failed").doesNotContain("wrong-pw-77");
