@@ -47,6 +47,7 @@ public final class ReplayLab implements Runnable {
         cli.setOut(out);
         cli.setErr(err);
         cli.setCaseInsensitiveEnumValuesAllowed(true); // --hold-mode process, --group-protocol consumer
+        cli.registerConverter(java.time.Duration.class, new Durations()); // 5s, 1m30s, PT5S on every duration option
         cli.setExitCodeExceptionMapper(ReplayLab::exitCodeOf);
         cli.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();

@@ -62,13 +62,13 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--bootstrap-server", description = "use this broker instead of starting one (loopback only unless --allow-remote)")
     String bootstrap;
 
-    @Option(names = "--allow-remote")
+    @Option(names = "--allow-remote", description = "allow a broker or target database that is not on loopback (default: refused)")
     boolean allowRemote;
 
-    @Option(names = "--records", defaultValue = "200")
+    @Option(names = "--records", defaultValue = "200", description = "synthetic payments per experiment (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--partitions", defaultValue = "3")
+    @Option(names = "--partitions", defaultValue = "3", description = "partitions of each source topic, at least 2 (default ${DEFAULT-VALUE})")
     int partitions;
 
     @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default, like the lab's client) or consumer")
@@ -85,7 +85,7 @@ final class RunCommand implements Callable<Integer> {
             + "java subject, wire otherwise), debugger (JVM only) or wire (a Kafka protocol proxy; any client)")
     BarrierChoice barrier;
 
-    @Option(names = "--workdir", defaultValue = "lab-runs")
+    @Option(names = "--workdir", defaultValue = "lab-runs", description = "where run directories go (default ${DEFAULT-VALUE})")
     Path workDir;
 
     @Option(names = "--keep", description = "no cleanup of the run's topics and groups")
@@ -104,13 +104,14 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     TargetLogin login;
 
-    @Option(names = "--handoff-timeout", defaultValue = "PT2M")
+    @Option(names = "--handoff-timeout", defaultValue = "2m", description = "how long a partition may take to move to B (default ${DEFAULT-VALUE}; "
+            + Durations.FORMS + ")")
     Duration handoffTimeout;
 
-    @Option(names = "--barrier-timeout", defaultValue = "PT60S")
+    @Option(names = "--barrier-timeout", defaultValue = "60s", description = "how long a barrier waits for A to reach its point (default ${DEFAULT-VALUE})")
     Duration barrierTimeout;
 
-    @Option(names = "--drain-timeout", defaultValue = "PT3M")
+    @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain (default ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--quiet", description = "only the outcome line")

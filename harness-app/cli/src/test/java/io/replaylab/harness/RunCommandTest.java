@@ -55,7 +55,8 @@ class RunCommandTest {
         StringWriter err = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("unknown experiment 'chaos'");
+        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("REPLAY").contains("Try 'replay-lab run --help'")
+                .doesNotContain("Usage:");
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--bootstrap-server",
@@ -76,6 +77,23 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(cellErr), "run", "--experiment", "schedules", "--cells",
                 "before-offset-commit:crash,after-commit:hold", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(cellErr.toString()).contains("unknown point 'after-commit' in 'after-commit:hold'");
+        assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void durationsTakeShortFormsOrIsoAndABareNumberOrAWrongOneIsOneLineNamingTheOption() {
+        assertThat(Durations.parse("500ms")).hasMillis(500);
+        assertThat(Durations.parse("1m30s")).hasSeconds(90);
+        assertThat(Durations.parse("2d")).hasHours(48);
+        assertThat(Durations.parse("PT5S")).hasSeconds(5);
+        for (String[] bad : new String[][] {{"30", "has no unit: add one, e.g. 30s"}, {"5 sec", "is not a duration"}, {"PT5", "is not a duration"}}) {
+            StringWriter err = new StringWriter();
+            assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--drain-timeout", bad[0],
+                    "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+            assertThat(err.toString()).contains("--drain-timeout").contains("'" + bad[0] + "' " + bad[1]).contains("e.g. 500ms, 5s")
+                    .contains("Try 'replay-lab run --help'").doesNotContain("Usage:");
+            assertThat(err.toString().lines()).hasSize(2);
+        }
         assertThat(dir.toFile().list()).isEmpty();
     }
 
