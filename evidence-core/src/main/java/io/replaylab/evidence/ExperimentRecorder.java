@@ -44,8 +44,7 @@ public final class ExperimentRecorder {
     public synchronized ExperimentRecorder environment(String key, String value) {
         requireOpen();
         environment.put(Objects.requireNonNull(key, "key"), String.valueOf(value));
-        run.append(new JournalEntry(JournalEntry.ENVIRONMENT, null, null, name, null, null, key, String.valueOf(value),
-                null, null, null, null, null));
+        run.append(new JournalEntry.Environment(name, key, String.valueOf(value)));
         return this;
     }
 
@@ -54,7 +53,7 @@ public final class ExperimentRecorder {
         requireOpen();
         Event e = new Event(events.size() + 1L, run.now(), run.nanos(), source, payload);
         events.add(e);
-        run.append(new JournalEntry(JournalEntry.EVENT, null, null, name, null, null, null, null, e, null, null, null, null));
+        run.append(new JournalEntry.EventLine(name, e));
         return e;
     }
 
@@ -66,21 +65,21 @@ public final class ExperimentRecorder {
         requireOpen();
         Event e = new Event(events.size() + 1L, Objects.requireNonNull(happenedAt, "happenedAt"), run.nanos(), source, payload);
         events.add(e);
-        run.append(new JournalEntry(JournalEntry.EVENT, null, null, name, null, null, null, null, e, null, null, null, null));
+        run.append(new JournalEntry.EventLine(name, e));
         return e;
     }
 
     public synchronized Check check(Check check) {
         requireOpen();
         checks.add(Objects.requireNonNull(check, "check"));
-        run.append(new JournalEntry(JournalEntry.CHECK, null, null, name, null, null, null, null, null, check, null, null, null));
+        run.append(new JournalEntry.CheckLine(name, check));
         return check;
     }
 
     public synchronized ExperimentRecorder limitation(String text) {
         requireOpen();
         limitations.add(Objects.requireNonNull(text, "text"));
-        run.append(new JournalEntry(JournalEntry.LIMITATION, null, null, name, null, null, null, text, null, null, null, null, null));
+        run.append(new JournalEntry.Limitation(name, text));
         return this;
     }
 
@@ -89,7 +88,7 @@ public final class ExperimentRecorder {
         requireOpen();
         Artifact a = new Artifact(relativePath, description);
         artifacts.add(a);
-        run.append(new JournalEntry(JournalEntry.ARTIFACT, null, null, name, null, null, null, null, null, null, a, null, null));
+        run.append(new JournalEntry.ArtifactLine(name, a));
         return this;
     }
 
@@ -106,7 +105,7 @@ public final class ExperimentRecorder {
 
     private void snapshotMetrics() {
         metrics = MetricValue.snapshot(registry);
-        run.append(new JournalEntry(JournalEntry.METRICS, null, null, name, null, null, null, null, null, null, null, metrics, null));
+        run.append(new JournalEntry.Metrics(name, metrics));
     }
 
     /**
@@ -129,7 +128,7 @@ public final class ExperimentRecorder {
         }
         this.outcome = outcome;
         this.ended = run.now();
-        run.append(new JournalEntry(JournalEntry.FINISHED, null, null, name, null, ended, null, null, null, null, null, null, outcome));
+        run.append(new JournalEntry.Finished(name, ended, outcome));
         return outcome;
     }
 

@@ -3,32 +3,64 @@ package io.replaylab.evidence;
 import java.time.Instant;
 import java.util.List;
 
-/** One line of {@code journal.jsonl}; {@code kind} says which fields are set. */
-record JournalEntry(
-        String kind,
-        String runId,
-        Integer schemaVersion,
-        String experiment,
-        List<String> requirements,
-        Instant time,
-        String key,
-        String value,
-        Event event,
-        Check check,
-        Artifact artifact,
-        List<MetricValue> metrics,
-        Outcome outcome) {
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 
-    static final String RUN = "run";
-    static final String EXPERIMENT = "experiment";
-    static final String ENVIRONMENT = "environment";
-    static final String EVENT = "event";
-    static final String CHECK = "check";
-    static final String LIMITATION = "limitation";
-    static final String ARTIFACT = "artifact";
-    static final String METRICS = "metrics";
-    static final String FINISHED = "finished";
-    static final String RUN_FINISHED = "run-finished";
-    static final String CLEANUP = "cleanup";
+/**
+ * One line of {@code journal.jsonl}, typed by its {@code kind}. The JSON is the same as it always
+ * was ({@code {"kind":"check","experiment":…,"check":{…}}}), so older journals read back.
+ */
+@JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+@JsonSubTypes({
+    @JsonSubTypes.Type(value = JournalEntry.Run.class, name = "run"),
+    @JsonSubTypes.Type(value = JournalEntry.ExperimentStarted.class, name = "experiment"),
+    @JsonSubTypes.Type(value = JournalEntry.Environment.class, name = "environment"),
+    @JsonSubTypes.Type(value = JournalEntry.EventLine.class, name = "event"),
+    @JsonSubTypes.Type(value = JournalEntry.CheckLine.class, name = "check"),
+    @JsonSubTypes.Type(value = JournalEntry.Limitation.class, name = "limitation"),
+    @JsonSubTypes.Type(value = JournalEntry.ArtifactLine.class, name = "artifact"),
+    @JsonSubTypes.Type(value = JournalEntry.Metrics.class, name = "metrics"),
+    @JsonSubTypes.Type(value = JournalEntry.Finished.class, name = "finished"),
+    @JsonSubTypes.Type(value = JournalEntry.RunFinished.class, name = "run-finished"),
+    @JsonSubTypes.Type(value = JournalEntry.Cleanup.class, name = "cleanup")})
+sealed interface JournalEntry {
+    /** A line of one experiment, or null for the run's own lines. */
+    default String experiment() {
+        return null;
+    }
 
+    record Run(String runId, Integer schemaVersion, Instant time) implements JournalEntry {
+    }
+
+    record ExperimentStarted(String experiment, List<String> requirements, Instant time) implements JournalEntry {
+    }
+
+    record Environment(String experiment, String key, String value) implements JournalEntry {
+    }
+
+    record EventLine(String experiment, Event event) implements JournalEntry {
+    }
+
+    record CheckLine(String experiment, Check check) implements JournalEntry {
+    }
+
+    /** {@code value}: the limitation's text (the field's name since the first journals). */
+    record Limitation(String experiment, String value) implements JournalEntry {
+    }
+
+    record ArtifactLine(String experiment, Artifact artifact) implements JournalEntry {
+    }
+
+    record Metrics(String experiment, List<MetricValue> metrics) implements JournalEntry {
+    }
+
+    record Finished(String experiment, Instant time, Outcome outcome) implements JournalEntry {
+    }
+
+    record RunFinished(Instant time) implements JournalEntry {
+    }
+
+    /** {@code key}: what was cleaned up; {@code value}: how it went. Written after the protocol was saved. */
+    record Cleanup(Instant time, String key, String value) implements JournalEntry {
+    }
 }

@@ -57,45 +57,24 @@ final class JournalReader {
                         : " is not valid evidence: " + ex.getOriginalMessage()));
                 continue;
             }
-            if (e.kind() == null) {
-                problems.add(file.getFileName() + " line " + no + " has no 'kind'");
-                continue;
-            }
             Builder b = e.experiment() == null ? null : experiments.get(e.experiment());
-            switch (e.kind()) {
-                case JournalEntry.RUN -> {
-                    runId = e.runId();
-                    runStarted = e.time();
-                    if (e.schemaVersion() != null && e.schemaVersion() > RunEvidence.SCHEMA_VERSION) {
-                        problems.add(file.getFileName() + " line " + no + ": schema version " + e.schemaVersion()
-                                + " is newer than this reader's " + RunEvidence.SCHEMA_VERSION);
-                    }
+            if (e instanceof JournalEntry.Run r) {
+                runId = r.runId();
+                runStarted = r.time();
+                if (r.schemaVersion() != null && r.schemaVersion() > RunEvidence.SCHEMA_VERSION) {
+                    problems.add(file.getFileName() + " line " + no + ": schema version " + r.schemaVersion()
+                            + " is newer than this reader's " + RunEvidence.SCHEMA_VERSION);
                 }
-                case JournalEntry.EXPERIMENT -> experiments.put(e.experiment(), new Builder(e.experiment(), e.requirements(), e.time()));
-                case JournalEntry.RUN_FINISHED -> runEnded = e.time();
-                case JournalEntry.CLEANUP -> {
-                    // written after the protocol was saved; not part of the verdict
-                }
-                default -> {
-                    if (b == null) {
-                        problems.add(file.getFileName() + " line " + no + ": " + e.kind() + " for unknown experiment '"
-                                + e.experiment() + "'");
-                        continue;
-                    }
-                    switch (e.kind()) {
-                        case JournalEntry.ENVIRONMENT -> b.environment.put(e.key(), e.value());
-                        case JournalEntry.EVENT -> b.events.add(e.event());
-                        case JournalEntry.CHECK -> b.checks.add(e.check());
-                        case JournalEntry.LIMITATION -> b.limitations.add(e.value());
-                        case JournalEntry.ARTIFACT -> b.artifacts.add(e.artifact());
-                        case JournalEntry.METRICS -> b.metrics = e.metrics();
-                        case JournalEntry.FINISHED -> {
-                            b.ended = e.time();
-                            b.outcome = e.outcome();
-                        }
-                        default -> problems.add(file.getFileName() + " line " + no + ": unknown kind '" + e.kind() + "'");
-                    }
-                }
+            } else if (e instanceof JournalEntry.ExperimentStarted x) {
+                experiments.put(x.experiment(), new Builder(x.experiment(), x.requirements(), x.time()));
+            } else if (e instanceof JournalEntry.RunFinished f) {
+                runEnded = f.time();
+            } else if (e instanceof JournalEntry.Cleanup) {
+                // written after the protocol was saved; not part of the verdict
+            } else if (b == null) {
+                problems.add(file.getFileName() + " line " + no + ": " + kindOf(e) + " for unknown experiment '" + e.experiment() + "'");
+            } else {
+                b.add(e);
             }
         }
         if (runId == null) {
@@ -111,6 +90,12 @@ final class JournalReader {
                 : done.stream().map(ExperimentEvidence::started).findFirst().orElse(Instant.EPOCH);
         return new RunEvidence(RunEvidence.SCHEMA_VERSION, runId, started, runEnded, complete, done,
                 RunEvidence.outcomeOf(complete, done), problems);
+    }
+
+    /** The line's {@code kind} as the journal names it. */
+    private static String kindOf(JournalEntry e) {
+        return java.util.Arrays.stream(JournalEntry.class.getAnnotation(com.fasterxml.jackson.annotation.JsonSubTypes.class).value())
+                .filter(t -> t.value() == e.getClass()).map(com.fasterxml.jackson.annotation.JsonSubTypes.Type::name).findFirst().orElse("?");
     }
 
     private static final class Builder {
@@ -130,6 +115,26 @@ final class JournalReader {
             this.name = name;
             this.requirements = requirements == null ? List.of() : requirements;
             this.started = started == null ? Instant.EPOCH : started;
+        }
+
+        /** One of the experiment's own lines. */
+        void add(JournalEntry e) {
+            if (e instanceof JournalEntry.Environment x) {
+                environment.put(x.key(), x.value());
+            } else if (e instanceof JournalEntry.EventLine x) {
+                events.add(x.event());
+            } else if (e instanceof JournalEntry.CheckLine x) {
+                checks.add(x.check());
+            } else if (e instanceof JournalEntry.Limitation x) {
+                limitations.add(x.value());
+            } else if (e instanceof JournalEntry.ArtifactLine x) {
+                artifacts.add(x.artifact());
+            } else if (e instanceof JournalEntry.Metrics x) {
+                metrics = x.metrics();
+            } else if (e instanceof JournalEntry.Finished x) {
+                ended = x.time();
+                outcome = x.outcome();
+            }
         }
 
         ExperimentEvidence build() {

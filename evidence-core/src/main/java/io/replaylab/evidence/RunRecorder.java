@@ -60,8 +60,7 @@ public final class RunRecorder implements AutoCloseable {
         }
         this.started = clock.instant();
         this.journal = new Journal(runDir.resolve(Journal.FILE_NAME));
-        journal.append(new JournalEntry(JournalEntry.RUN, runId, RunEvidence.SCHEMA_VERSION, null, null, started,
-                null, null, null, null, null, null, null));
+        journal.append(new JournalEntry.Run(runId, RunEvidence.SCHEMA_VERSION, started));
     }
 
     public static RunRecorder start(Path runDir, String runId) {
@@ -87,8 +86,7 @@ public final class RunRecorder implements AutoCloseable {
         }
         ExperimentRecorder e = new ExperimentRecorder(this, name, List.of(requirements), clock.instant());
         experiments.put(name, e);
-        journal.append(new JournalEntry(JournalEntry.EXPERIMENT, null, null, name, List.of(requirements), e.started(),
-                null, null, null, null, null, null, null));
+        journal.append(new JournalEntry.ExperimentStarted(name, List.of(requirements), e.started()));
         return e;
     }
 
@@ -125,8 +123,7 @@ public final class RunRecorder implements AutoCloseable {
             }
         }
         ended = clock.instant();
-        journal.append(new JournalEntry(JournalEntry.RUN_FINISHED, null, null, null, null, ended,
-                null, null, null, null, null, null, null));
+        journal.append(new JournalEntry.RunFinished(ended));
         RunEvidence run = snapshot();
         Path evidence = runDir.resolve(Evidence.EVIDENCE_FILE);
         Evidence.write(evidence, run);

@@ -51,8 +51,7 @@ public final class SavedProtocol {
             throw e;
         } finally {
             log.info("cleanup '{}': {}", what, result);
-            run.append(new JournalEntry(JournalEntry.CLEANUP, null, null, null, null, run.now(), what, result,
-                    null, null, null, null, null));
+            run.append(new JournalEntry.Cleanup(run.now(), what, result));
         }
     }
 }

@@ -119,6 +119,25 @@ class JournalTest {
     }
 
     @Test
+    void aLineOfAnUnknownKindOrWithoutAKindIsNamedAndTheRestIsStillShown() throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir)) {
+            run.save();
+        }
+        Path journal = dir.resolve(Evidence.JOURNAL_FILE);
+        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+        lines.set(5, "{\"kind\":\"mystery\",\"experiment\":\"replay\"}");
+        lines.set(6, "{\"experiment\":\"replay\"}");
+        Files.write(journal, lines, StandardCharsets.UTF_8);
+
+        RunEvidence run = Evidence.read(journal);
+
+        assertThat(run.problems()).hasSize(2);
+        assertThat(run.problems().get(0)).contains("line 6 is not valid evidence").contains("mystery");
+        assertThat(run.problems().get(1)).contains("line 7 is not valid evidence").contains("kind");
+        assertThat(run.outcome().status()).isEqualTo(Status.NOT_RUN);
+    }
+
+    @Test
     void corruptMiddleLineIsNamedAndTheRestIsStillShown() throws Exception {
         try (RunRecorder run = SampleRuns.knownRun(dir)) {
             run.save();

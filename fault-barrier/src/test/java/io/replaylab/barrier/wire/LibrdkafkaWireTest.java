@@ -100,7 +100,7 @@ class LibrdkafkaWireTest {
             barrier.release();
             CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
-            assertThat(outcome.verdict()).as(outcome + "\n" + proxy.commitLog()).isEqualTo("REJECTED");
+            assertThat(outcome.verdict()).as(outcome + "\n" + proxy.commitLog()).isEqualTo(CallOutcome.Verdict.REJECTED);
             assertThat(outcome.exceptionClass()).isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS");
             long deadline = System.nanoTime() + 30_000_000_000L;
             while ((!Files.readString(dir.resolve("A.out")).contains("commit failed") || ledger()[1] < 3) && System.nanoTime() < deadline) {

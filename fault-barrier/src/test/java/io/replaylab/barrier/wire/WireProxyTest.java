@@ -295,7 +295,7 @@ class WireProxyTest {
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow();
 
         assertThat(outcome.verdict() == CallOutcome.Verdict.ACCEPTED).isTrue();
-        assertThat(outcome.verdict()).isEqualTo("ACCEPTED");
+        assertThat(outcome.verdict()).isEqualTo(CallOutcome.Verdict.ACCEPTED);
         a.awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
@@ -319,7 +319,7 @@ class WireProxyTest {
                 .doesNotContain("commit accepted");
         barrier.release();
 
-        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict()).isEqualTo("ACCEPTED");
+        assertThat(barrier.awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict()).isEqualTo(CallOutcome.Verdict.ACCEPTED);
         a.awaitOutput("commit accepted", Duration.ofSeconds(20));
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("later answers pass").isEqualTo(2);
         assertThat(proxy.commitLog()).anyMatch(l -> l.contains("its answer is held")).anyMatch(l -> l.contains("its answer goes to the client"));
@@ -348,7 +348,7 @@ class WireProxyTest {
         CallOutcome outcome = barrier.awaitOutcome(Duration.ofSeconds(10)).orElseThrow();
 
         assertThat(outcome.verdict() != CallOutcome.Verdict.NOT_DELIVERED).isFalse();
-        assertThat(outcome.verdict()).isEqualTo("NOT_DELIVERED");
+        assertThat(outcome.verdict()).isEqualTo(CallOutcome.Verdict.NOT_DELIVERED);
         assertThat(outcome.message()).contains("closed the connection");
         assertThat(observations).anyMatch(o -> o.contains("while its OffsetCommit was held"));
         try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
