@@ -24,10 +24,23 @@ public final class Evidence {
 
     /** Writes {@code evidence.json} atomically. */
     public static void write(Path file, RunEvidence run) {
+        writeJson(file, run);
+    }
+
+    /**
+     * Writes any value of a protocol (a plan, a manifest, a snapshot) as the evidence writes itself:
+     * pretty JSON, the same mapping (times as ISO-8601, no nulls), atomically.
+     */
+    public static void writeJson(Path file, Object value) {
+        AtomicFiles.writeString(file, toJson(value) + "\n");
+    }
+
+    /** A value of a protocol as pretty JSON, as {@link #writeJson} writes it (for a console that prints JSON). */
+    public static String toJson(Object value) {
         try {
-            AtomicFiles.writeString(file, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(run) + "\n");
+            return Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value);
         } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot serialize run " + run.runId(), e);
+            throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
         }
     }
 

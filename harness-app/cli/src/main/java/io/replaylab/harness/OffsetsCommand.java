@@ -12,9 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.AtomicFiles;
-import io.replaylab.evidence.Json;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.KafkaOps;
@@ -322,10 +321,6 @@ final class OffsetsCommand implements Runnable {
     }
 
     static void printJson(PrintWriter out, Object value) {
-        try {
-            out.println(Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        out.println(Evidence.toJson(value));
     }
 }

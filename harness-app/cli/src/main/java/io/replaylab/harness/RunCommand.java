@@ -122,6 +122,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        usable(workDir);
         LabSettings settings = LabSettings.custom()
                 .experiments(experiments())
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
@@ -167,6 +168,22 @@ final class RunCommand implements Callable<Integer> {
             return Signals.exitCode(stop.reason());
         }
         return exitCode(ev.outcome().status());
+    }
+
+    /** A work dir the run cannot write is bad input, named before anything starts (not a FAIL of an experiment). */
+    static void usable(Path dir) {
+        try {
+            java.nio.file.Files.createDirectories(dir);
+        } catch (java.io.IOException | SecurityException e) {
+            String why = e instanceof java.nio.file.AccessDeniedException ? "permission denied"
+                    : e instanceof java.nio.file.FileAlreadyExistsException ? "a file that is not a directory is in the way"
+                    : e instanceof java.nio.file.NoSuchFileException ? "a directory cannot be created there"
+                    : e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason() : String.valueOf(e.getMessage());
+            throw new IllegalArgumentException("--workdir " + dir + " cannot be used: " + why);
+        }
+        if (!java.nio.file.Files.isWritable(dir)) {
+            throw new IllegalArgumentException("--workdir " + dir + " cannot be used: it is not writable");
+        }
     }
 
     private List<Experiment> experiments() {

@@ -81,6 +81,13 @@ class RunCommandTest {
     }
 
     @Test
+    void anUnusableWorkDirIsBadInputNamingThePathAndTheReason() {
+        StringWriter err = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--workdir", "/proc/nope")).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).startsWith("error: --workdir /proc/nope cannot be used: ").doesNotContain("Exception");
+    }
+
+    @Test
     void durationsTakeShortFormsOrIsoAndABareNumberOrAWrongOneIsOneLineNamingTheOption() {
         assertThat(Durations.parse("500ms")).hasMillis(500);
         assertThat(Durations.parse("1m30s")).hasSeconds(90);

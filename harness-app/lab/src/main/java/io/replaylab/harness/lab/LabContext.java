@@ -392,11 +392,7 @@ public final class LabContext {
     /** Saves a snapshot as JSON in the run directory and returns its relative path. */
     public String save(String name, Object value) {
         Path f = runDir.resolve("snapshots").resolve(name + ".json");
-        try {
-            io.replaylab.evidence.AtomicFiles.writeString(f, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(value));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException ex) {
-            throw new IllegalStateException(ex);
-        }
+        io.replaylab.evidence.Evidence.writeJson(f, value);
         return runDir.relativize(f).toString();
     }
 

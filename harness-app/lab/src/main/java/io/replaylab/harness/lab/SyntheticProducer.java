@@ -10,9 +10,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import io.replaylab.evidence.AtomicFiles;
-import io.replaylab.evidence.Json;
+import io.replaylab.evidence.Evidence;
 import io.replaylab.kafka.KafkaOps;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -75,11 +73,7 @@ public final class SyntheticProducer {
         int actualPartitions = partitionCount(bootstrap, topic);
         Manifest m = new Manifest(topic, namespace, seed, count, malformed, actualPartitions, sum, sums, end);
         if (manifestFile != null) {
-            try {
-                AtomicFiles.writeString(manifestFile, Json.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(m) + "\n");
-            } catch (JsonProcessingException e) {
-                throw new IllegalStateException(e);
-            }
+            Evidence.writeJson(manifestFile, m);
         }
         return m;
     }
