@@ -62,7 +62,6 @@ public class PaymentsConsumer {
         SQLiteConfig sqlite = new SQLiteConfig();
         sqlite.setJournalMode(SQLiteConfig.JournalMode.WAL);
         sqlite.setBusyTimeout(10_000);
-        sqlite.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE); // two instances share the file: take the write lock first
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -90,17 +89,20 @@ public class PaymentsConsumer {
                 s.execute("CREATE TABLE IF NOT EXISTS inbox (ns TEXT NOT NULL, msg TEXT NOT NULL, PRIMARY KEY (ns, msg))");
                 s.execute("CREATE TABLE IF NOT EXISTS effects (ns TEXT NOT NULL, msg TEXT NOT NULL, amount INTEGER NOT NULL)");
             }
-            db.setAutoCommit(false);
+            // one explicit transaction per record: a driver that opens the next transaction at each commit would hold
+            // SQLite's write lock while this instance waits in its offset commit, and the other instance could not write
+            Statement tx = db.createStatement();
             consumer.subscribe(List.of(topic));
             try {
                 while (true) {
                     for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(200))) {
                         Matcher id = ID.matcher(r.value() == null ? "" : r.value());
                         Matcher amount = AMOUNT.matcher(r.value() == null ? "" : r.value());
+                        tx.execute("BEGIN IMMEDIATE"); // the write lock first: two instances share the file
                         if (id.find() && amount.find()) {
                             apply(db, namespace, id.group(1), Long.parseLong(amount.group(1)));
                         }
-                        db.commit();
+                        tx.execute("COMMIT");
                         try {
                             consumer.commitSync(Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
                         } catch (CommitFailedException lostThePartition) {
