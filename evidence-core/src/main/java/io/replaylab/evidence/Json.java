@@ -36,7 +36,12 @@ public final class Json {
     private Json() {
     }
 
-    /** A mapper that reads and writes every evidence value (shared, thread-safe). */
+    /**
+     * The mapper of evidence values (shared, thread-safe): for evidence-core and the protocol files
+     * other modules keep as evidence (kafka-ops' saved plans). It is not a general JSON tool: to
+     * write a value into a protocol use {@link Evidence#writeJson}, and read other JSON with a
+     * mapper of your own.
+     */
     public static ObjectMapper mapper() {
         return MAPPER;
     }
@@ -51,10 +56,8 @@ public final class Json {
                 .addMixIn(Payload.class, PayloadMixin.class)
                 .addMixIn(FaultConfirmation.class, FaultConfirmationMixin.class)
                 .build();
-        for (Class<?> c : Payload.class.getPermittedSubclasses()) {
-            if (!c.isInterface() && c != Payload.Unregistered.class) {
-                m.registerSubtypes(new NamedType(c, Payload.typeOf(c)));
-            }
+        for (Class<?> c : Payload.kinds()) {
+            m.registerSubtypes(new NamedType(c, Payload.typeOf(c)));
         }
         for (PayloadTypes lab : ServiceLoader.load(PayloadTypes.class, Json.class.getClassLoader())) {
             for (Class<? extends Payload.Extension> c : lab.types()) {

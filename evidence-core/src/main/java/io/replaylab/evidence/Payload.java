@@ -27,8 +27,41 @@ public sealed interface Payload {
         return java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(m));
     }
 
+    /** replay-lab's own kinds: every record of the sealed hierarchy, through its groups (not the extension point's fallback). */
+    static java.util.List<Class<?>> kinds() {
+        java.util.List<Class<?>> out = new java.util.ArrayList<>();
+        java.util.Deque<Class<?>> todo = new java.util.ArrayDeque<>(java.util.List.of(Payload.class.getPermittedSubclasses()));
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.pop();
+            if (c.isSealed()) {
+                todo.addAll(java.util.List.of(c.getPermittedSubclasses()));
+            } else if (!c.isInterface() && c != Unregistered.class) {
+                out.add(c);
+            }
+        }
+        return out;
+    }
+
     static String typeOf(Class<?> payloadClass) {
         return payloadClass.getSimpleName().replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    // replay-lab's kinds, grouped by the part of replay-lab that records them.
+
+    /** Offsets and group ownership, as kafka-ops describes and plans them. */
+    sealed interface OffsetsEvent extends Payload {
+    }
+
+    /** A barrier's moves and the held call's outcome, as fault-barrier records them ({@code BarrierEvidence}). */
+    sealed interface BarrierEvent extends Payload {
+    }
+
+    /** What the target database holds, as the harness and the oracle read it. */
+    sealed interface TargetEvent extends Payload {
+    }
+
+    /** The processes of a run: started, stopped, and what a subject said it delivered. */
+    sealed interface ProcessEvent extends Payload {
     }
 
     /** One partition's position in an offsets snapshot; {@code committed} is -1 when the group has none. */
@@ -40,7 +73,7 @@ public sealed interface Payload {
 
     /** A described group (SPEC R1): state, members and per-partition offsets. */
     record OffsetsSnapshot(String label, String group, String state, int members, List<PartitionPosition> partitions)
-            implements Payload {
+            implements OffsetsEvent {
         public OffsetsSnapshot {
             partitions = List.copyOf(partitions);
         }
@@ -59,7 +92,7 @@ public sealed interface Payload {
 
     /** A reset plan, dry run or executed (SPEC R2, R4). */
     record ResetPlanned(String planId, String group, String target, boolean dryRun, String savedAt, List<PlannedOffset> rows)
-            implements Payload {
+            implements OffsetsEvent {
         public ResetPlanned {
             rows = List.copyOf(rows);
         }
@@ -72,7 +105,7 @@ public sealed interface Payload {
     }
 
     /** A reset the guards refused (SPEC R3). */
-    record ResetRefused(String group, List<String> failedGuards) implements Payload {
+    record ResetRefused(String group, List<String> failedGuards) implements OffsetsEvent {
         public ResetRefused {
             failedGuards = List.copyOf(failedGuards);
         }
@@ -84,7 +117,7 @@ public sealed interface Payload {
     }
 
     /** A barrier point was armed. */
-    record BarrierArmed(String point, String mode, String detail) implements Payload {
+    record BarrierArmed(String point, String mode, String detail) implements BarrierEvent {
         @Override
         public String summary() {
             return "barrier " + point + " armed (" + mode + ")" + (detail == null || detail.isEmpty() ? "" : ": " + detail);
@@ -92,7 +125,7 @@ public sealed interface Payload {
     }
 
     /** A thread reached an armed barrier and is held there. */
-    record BarrierReached(String point, String thread, Map<String, String> context, List<String> stack) implements Payload {
+    record BarrierReached(String point, String thread, Map<String, String> context, List<String> stack) implements BarrierEvent {
         public BarrierReached {
             context = sorted(context);
             stack = List.copyOf(stack);
@@ -105,7 +138,7 @@ public sealed interface Payload {
     }
 
     /** A held barrier was released: by the controller, or by the safety hold timeout. */
-    record BarrierReleased(String point, String by, long heldMillis) implements Payload {
+    record BarrierReleased(String point, String by, long heldMillis) implements BarrierEvent {
         @Override
         public String summary() {
             return "barrier " + point + " released by " + by + " after " + heldMillis + " ms";
@@ -113,7 +146,7 @@ public sealed interface Payload {
     }
 
     /** An armed barrier was never reached. */
-    record BarrierExpired(String point, long waitedMillis) implements Payload {
+    record BarrierExpired(String point, long waitedMillis) implements BarrierEvent {
         @Override
         public String summary() {
             return "barrier " + point + " never reached in " + waitedMillis + " ms";
@@ -122,7 +155,7 @@ public sealed interface Payload {
 
     /** The target already holds an effect (seen in the DB, not claimed by the consumer). */
     record DbCommitSeen(String namespace, String messageId, String topic, int partition, long offset, String instance)
-            implements Payload {
+            implements TargetEvent {
         @Override
         public String summary() {
             return "DB holds effect of " + messageId + " (" + topic + "-" + partition + "@" + offset + ") in " + namespace
@@ -132,7 +165,7 @@ public sealed interface Payload {
 
     /** A change of partition ownership, from a group description or an assignment log. */
     record AssignmentChanged(String instance, String event, List<String> partitions, String generation, String seenBy)
-            implements Payload {
+            implements OffsetsEvent {
         public AssignmentChanged {
             partitions = List.copyOf(partitions);
         }
@@ -145,7 +178,7 @@ public sealed interface Payload {
     }
 
     /** An offset commit returned normally. */
-    record CommitAccepted(String instance, Map<String, Long> offsets) implements Payload {
+    record CommitAccepted(String instance, Map<String, Long> offsets) implements BarrierEvent {
         public CommitAccepted {
             offsets = sorted(offsets);
         }
@@ -157,7 +190,7 @@ public sealed interface Payload {
     }
 
     /** An offset commit threw. */
-    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements Payload {
+    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements BarrierEvent {
         public CommitRejected {
             offsets = sorted(offsets);
         }
@@ -172,7 +205,7 @@ public sealed interface Payload {
      * An offset commit that never reached the broker: the connection carrying it closed while it
      * was held (the client timed out) and no retry arrived. Neither accepted nor rejected.
      */
-    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements Payload {
+    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements BarrierEvent {
         public CommitNotDelivered {
             offsets = sorted(offsets);
         }
@@ -184,7 +217,7 @@ public sealed interface Payload {
     }
 
     /** A process the run started. */
-    record ProcessStarted(String instance, long pid, List<String> command) implements Payload {
+    record ProcessStarted(String instance, long pid, List<String> command) implements ProcessEvent {
         public ProcessStarted {
             command = List.copyOf(command);
         }
@@ -196,7 +229,7 @@ public sealed interface Payload {
     }
 
     /** A process the run started has ended. */
-    record ProcessStopped(String instance, long pid, Integer exitCode, String how) implements Payload {
+    record ProcessStopped(String instance, long pid, Integer exitCode, String how) implements ProcessEvent {
         @Override
         public String summary() {
             return instance + " (pid " + pid + ") stopped by " + how + (exitCode == null ? "" : ", exit " + exitCode);
@@ -207,7 +240,7 @@ public sealed interface Payload {
      * The oracle's verdict with its counts, and the cut it read the source up to (SPEC R13): the end
      * offset of each partition ({@code topic-partition}) taken at {@code cutAt}.
      */
-    record OracleVerdict(String status, Map<String, Long> counts, String detail, Instant cutAt, Map<String, Long> cut) implements Payload {
+    record OracleVerdict(String status, Map<String, Long> counts, String detail, Instant cutAt, Map<String, Long> cut) implements TargetEvent {
         public OracleVerdict {
             counts = sorted(counts);
             cut = cut == null ? Map.of() : sorted(cut);
@@ -221,7 +254,7 @@ public sealed interface Payload {
     }
 
     /** Records delivered (again) to a consumer, counted from the outside (its processing log or offsets). */
-    record Delivered(String instance, long applied, long duplicates, long quarantined) implements Payload {
+    record Delivered(String instance, long applied, long duplicates, long quarantined) implements ProcessEvent {
         @Override
         public String summary() {
             return instance + " delivered " + (applied + duplicates + quarantined) + ": " + applied + " applied, "

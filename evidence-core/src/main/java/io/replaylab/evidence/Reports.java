@@ -276,10 +276,6 @@ public final class Reports {
         if (p instanceof Payload.DbCommitSeen) {
             return "#6a1b9a";
         }
-        if (p instanceof Payload.BarrierArmed || p instanceof Payload.BarrierReached || p instanceof Payload.BarrierReleased
-                || p instanceof Payload.BarrierExpired) {
-            return "#ef6c00";
-        }
         if (p instanceof Payload.CommitAccepted) {
             return "#2e7d32";
         }
@@ -288,6 +284,9 @@ public final class Reports {
         }
         if (p instanceof Payload.CommitNotDelivered) {
             return "#6d4c41";
+        }
+        if (p instanceof Payload.BarrierEvent) { // the barrier's own moves
+            return "#ef6c00";
         }
         return "#757575";
     }

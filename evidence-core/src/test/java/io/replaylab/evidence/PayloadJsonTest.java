@@ -17,8 +17,7 @@ class PayloadJsonTest {
         List<Payload> samples = SampleRuns.everyPayload();
         Set<Class<?>> covered = samples.stream().map(Object::getClass).collect(Collectors.toSet());
         // the extension point and the reader's fallback for kinds it does not know have a test of their own (PayloadExtensionTest)
-        assertThat(covered).containsExactlyInAnyOrderElementsOf(Arrays.stream(Payload.class.getPermittedSubclasses())
-                .filter(c -> !c.isInterface() && c != Payload.Unregistered.class).toList());
+        assertThat(covered).containsExactlyInAnyOrderElementsOf(Payload.kinds()).hasSizeGreaterThan(15);
 
         for (Payload p : samples) {
             Event e = new Event(3, Instant.parse("2026-11-29T12:00:00.123Z"), 42, Source.of("A", 7, "main"), p);

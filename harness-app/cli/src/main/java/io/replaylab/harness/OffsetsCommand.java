@@ -27,6 +27,7 @@ import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTarget;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.kafka.SavedPlan;
+import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -115,35 +116,47 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--group", required = true, paramLabel = "G")
         String group;
 
-        @Option(names = "--topic", paramLabel = "T[:p,p]", description = "topic, optionally with partitions (repeatable)")
-        List<String> topics = new ArrayList<>();
+        /** Which topics: picocli refuses both at once. */
+        static final class Scope {
+            @Option(names = "--topic", paramLabel = "T[:p,p]", required = true, description = "topic, optionally with partitions (repeatable)")
+            List<String> topics = new ArrayList<>();
 
-        @Option(names = "--all-topics", description = "every topic the group has committed offsets for")
-        boolean allTopics;
+            @Option(names = "--all-topics", required = true, description = "every topic the group has committed offsets for")
+            boolean allTopics;
+        }
 
-        @Option(names = "--to-earliest")
-        boolean toEarliest;
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
+        Scope scope;
 
-        @Option(names = "--to-latest")
-        boolean toLatest;
+        /** Where to: exactly one, as kafka-consumer-groups takes it (picocli names the one missing or the two given). */
+        static final class Target {
+            @Option(names = "--to-earliest", required = true, description = "the log start")
+            boolean toEarliest;
 
-        @Option(names = "--to-current")
-        boolean toCurrent;
+            @Option(names = "--to-latest", required = true, description = "the log end")
+            boolean toLatest;
 
-        @Option(names = "--to-offset", paramLabel = "N")
-        Long toOffset;
+            @Option(names = "--to-current", required = true, description = "where the group is now (a no-op plan, for a saved snapshot)")
+            boolean toCurrent;
 
-        @Option(names = "--shift-by", paramLabel = "N")
-        Long shiftBy;
+            @Option(names = "--to-offset", paramLabel = "N", required = true, description = "this offset on every partition")
+            Long toOffset;
 
-        @Option(names = "--to-datetime", paramLabel = "YYYY-MM-DDTHH:mm:SS.sss", description = "local time, or with an offset/Z")
-        String toDatetime;
+            @Option(names = "--shift-by", paramLabel = "N", required = true, description = "the current offset plus N (negative: back)")
+            Long shiftBy;
 
-        @Option(names = "--by-duration", paramLabel = "PnDTnHnMnS")
-        String byDuration;
+            @Option(names = "--to-datetime", paramLabel = "YYYY-MM-DDTHH:mm:SS.sss", required = true, description = "local time, or with an offset/Z")
+            String toDatetime;
 
-        @Option(names = "--from-file", paramLabel = "F", description = "CSV topic,partition,offset (kafka-consumer-groups format)")
-        Path fromFile;
+            @Option(names = "--by-duration", paramLabel = "DURATION", required = true, description = "this long before now, e.g. 2h, 1d or P1DT2H30M")
+            Duration byDuration;
+
+            @Option(names = "--from-file", paramLabel = "F", required = true, description = "CSV topic,partition,offset (kafka-consumer-groups format)")
+            Path fromFile;
+        }
+
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Target to;
 
         @Option(names = "--export", paramLabel = "F", description = "write the plan as CSV (kafka-consumer-groups --from-file format)")
         Path export;
@@ -163,50 +176,35 @@ final class OffsetsCommand implements Runnable {
         }
 
         private ResetScope scope() {
-            if (allTopics && !topics.isEmpty()) {
-                throw new IllegalArgumentException("give --topic or --all-topics, not both");
-            }
-            if (!allTopics && topics.isEmpty() && fromFile == null) {
+            if (scope == null && to.fromFile == null) {
                 throw new IllegalArgumentException("give --topic T[:p,p] (repeatable) or --all-topics");
             }
-            return topics.isEmpty() ? ResetScope.allTopics() : ResetScope.topics(topics);
+            return scope == null || scope.allTopics ? ResetScope.allTopics() : ResetScope.topics(scope.topics);
         }
 
         private ResetTarget target() {
-            List<ResetTarget> t = new ArrayList<>();
-            if (toEarliest) {
-                t.add(ResetTargets.toEarliest());
+            if (to.toEarliest) {
+                return ResetTargets.toEarliest();
             }
-            if (toLatest) {
-                t.add(ResetTargets.toLatest());
+            if (to.toLatest) {
+                return ResetTargets.toLatest();
             }
-            if (toCurrent) {
-                t.add(ResetTargets.toCurrent());
+            if (to.toCurrent) {
+                return ResetTargets.toCurrent();
             }
-            if (toOffset != null) {
-                t.add(ResetTargets.toOffset(toOffset));
+            if (to.toOffset != null) {
+                return ResetTargets.toOffset(to.toOffset);
             }
-            if (shiftBy != null) {
-                t.add(ResetTargets.shiftBy(shiftBy));
+            if (to.shiftBy != null) {
+                return ResetTargets.shiftBy(to.shiftBy);
             }
-            if (toDatetime != null) {
-                t.add(ResetTargets.toDatetime(parseTime(toDatetime)));
+            if (to.toDatetime != null) {
+                return ResetTargets.toDatetime(parseTime(to.toDatetime));
             }
-            if (byDuration != null) {
-                try {
-                    t.add(ResetTargets.byDuration(Duration.parse(byDuration)));
-                } catch (DateTimeParseException e) {
-                    throw new IllegalArgumentException("--by-duration '" + byDuration + "' is not an ISO-8601 duration like P1DT2H30M");
-                }
+            if (to.byDuration != null) {
+                return ResetTargets.byDuration(to.byDuration);
             }
-            if (fromFile != null) {
-                t.add(ResetTargets.toOffsets("from-file " + fromFile, ResetPlans.readCsv(fromFile)));
-            }
-            if (t.size() != 1) {
-                throw new IllegalArgumentException("give exactly one of --to-earliest, --to-latest, --to-current, --to-offset, "
-                        + "--shift-by, --to-datetime, --by-duration, --from-file (got " + t.size() + ")");
-            }
-            return t.get(0);
+            return ResetTargets.toOffsets("from-file " + to.fromFile, ResetPlans.readCsv(to.fromFile));
         }
 
         static Instant parseTime(String s) {
@@ -249,11 +247,17 @@ final class OffsetsCommand implements Runnable {
 
     /** Dry run or execute, and the guard options, of every command that can change offsets. */
     static final class Guards {
-        @Option(names = "--dry-run", description = "show the plan only (the default)")
-        boolean dryRun;
+        /** Dry run or execute: picocli refuses both at once. */
+        static final class Mode {
+            @Option(names = "--dry-run", required = true, description = "show the plan only (the default)")
+            boolean dryRun;
 
-        @Option(names = "--execute", description = "apply the plan through the guards")
-        boolean execute;
+            @Option(names = "--execute", required = true, description = "apply the plan through the guards")
+            boolean execute;
+        }
+
+        @ArgGroup(exclusive = true, multiplicity = "0..1")
+        Mode mode;
 
         @Option(names = "--plan-dir", paramLabel = "D", defaultValue = "lab-runs/plans", description = "where plans are saved before executing (default lab-runs/plans)")
         Path planDir;
@@ -265,10 +269,7 @@ final class OffsetsCommand implements Runnable {
         boolean allowRemote;
 
         boolean execute() {
-            if (dryRun && execute) {
-                throw new IllegalArgumentException("give --dry-run or --execute, not both");
-            }
-            return execute;
+            return mode != null && mode.execute;
         }
 
         ExecuteResetOptions options() {

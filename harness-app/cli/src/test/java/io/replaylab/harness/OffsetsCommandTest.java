@@ -135,15 +135,26 @@ class OffsetsCommandTest {
 
     @Test
     void badArgumentsExit2() {
-        assertThat(cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics").rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        Run none = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics");
+        assertThat(none.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(none.err()).contains("Missing required argument").contains("--to-earliest").contains("--by-duration");
         Run two = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest", "--to-latest");
         assertThat(two.rc()).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(two.err()).contains("exactly one of");
+        assertThat(two.err()).contains("--to-earliest").contains("--to-latest").contains("mutually exclusive");
+        Run scopes = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--topic", "t", "--to-earliest");
+        assertThat(scopes.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(scopes.err()).contains("mutually exclusive");
+        Run noScope = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--to-earliest");
+        assertThat(noScope.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(noScope.err()).contains("give --topic T[:p,p] (repeatable) or --all-topics");
+        Run duration = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--by-duration", "90");
+        assertThat(duration.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(duration.err()).contains("--by-duration").contains("'90' has no unit");
         assertThat(cli("offsets", "describe", "--group", "g").rc()).isEqualTo(ReplayLab.BAD_INPUT);
         Run both = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest",
                 "--dry-run", "--execute");
         assertThat(both.rc()).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(both.err()).contains("not both");
+        assertThat(both.err()).contains("--dry-run").contains("--execute").contains("mutually exclusive");
     }
 
     @Test

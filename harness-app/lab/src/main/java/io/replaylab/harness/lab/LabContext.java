@@ -14,11 +14,11 @@ import java.util.Map;
 import java.util.Optional;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Json;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Source;
@@ -45,6 +45,8 @@ import io.replaylab.oracle.Target;
  * from {@link Lab#run} through its {@link Experiment.Body}; it never builds one.
  */
 public final class LabContext {
+    /** A subject's own JSON-lines logs are plain JSON, not evidence: read with a plain mapper. */
+    private static final ObjectMapper SUBJECT_LOGS = new ObjectMapper();
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LabContext.class);
     private final LabSettings settings;
     private final String bootstrap;
@@ -405,7 +407,7 @@ public final class LabContext {
         }
         try {
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-                JsonNode n = Json.mapper().readTree(line);
+                JsonNode n = SUBJECT_LOGS.readTree(line);
                 out.merge(n.path("result").asText("?"), 1L, Long::sum);
             }
         } catch (IOException ex) {
@@ -423,7 +425,7 @@ public final class LabContext {
         e.artifact(runDir.relativize(log).toString(), "assignment log of " + i.name());
         try {
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
-                JsonNode n = Json.mapper().readTree(line);
+                JsonNode n = SUBJECT_LOGS.readTree(line);
                 List<String> parts = new ArrayList<>();
                 n.path("partitions").forEach(p -> parts.add(p.asText()));
                 Instant at = Instant.parse(n.path("time").asText());
