@@ -117,12 +117,29 @@ public final class ChildProcess implements AutoCloseable {
 
     /** A loopback port that was free a moment ago (a program told to listen on it will most likely get it). */
     public static int freeLoopbackPort() {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free loopback port", e);
+        // the kernel may hand the same ephemeral port to two binds in a row once the first socket is closed: a port given
+        // out here is not given out again by this JVM (a cluster's controller and broker once got the same one)
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port;
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = s.getLocalPort();
+            } catch (IOException e) {
+                throw new UncheckedIOException("no free loopback port", e);
+            }
+            synchronized (GIVEN_PORTS) {
+                if (GIVEN_PORTS.add(port)) {
+                    if (GIVEN_PORTS.size() > 4096) {
+                        GIVEN_PORTS.remove(GIVEN_PORTS.iterator().next());
+                    }
+                    return port;
+                }
+            }
         }
+        throw new UncheckedIOException(new IOException("no loopback port that this JVM has not handed out already, after 100 tries"));
     }
+
+    /** Ports {@link #freeLoopbackPort()} handed out, oldest first. */
+    private static final java.util.Set<Integer> GIVEN_PORTS = new java.util.LinkedHashSet<>();
 
     public String name() {
         return name;

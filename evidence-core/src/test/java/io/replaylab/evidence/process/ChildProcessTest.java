@@ -195,4 +195,12 @@ class ChildProcessTest {
         assertThat(ChildProcess.residentKb(ProcessHandle.current().pid()).orElseThrow()).isGreaterThan(1024);
         assertThat(ChildProcess.residentKb(pid)).isEmpty();
     }
+
+    @Test
+    void aFreePortIsNeverHandedOutTwiceByOneJvm() {
+        java.util.Set<Integer> ports = new java.util.HashSet<>();
+        for (int i = 0; i < 300; i++) {
+            assertThat(ports.add(ChildProcess.freeLoopbackPort())).as("port number " + i + " is new").isTrue();
+        }
+    }
 }
