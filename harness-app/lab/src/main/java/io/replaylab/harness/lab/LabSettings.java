@@ -221,9 +221,7 @@ public final class LabSettings {
         if (subject.jvm()) {
             return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM");
         }
-        String program = subject.command(java.util.Map.of()).get(0);
-        String name = program.substring(program.lastIndexOf('/') + 1);
-        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + name + "' is not java: a debugger cannot hold it");
+        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: a debugger cannot hold it");
     }
 
     public static final class Builder {

@@ -1,7 +1,5 @@
 package io.replaylab.harness.lab;
 
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -32,17 +30,18 @@ public final class Subject {
 
     private final String template;
     private final String description;
-    private final boolean jvm;
+    private final String program;
 
-    private Subject(String template, String description, boolean jvm) {
+    private Subject(String template, String description) {
         this.template = template;
         this.description = description;
-        this.jvm = jvm;
+        List<String> words;
         try {
-            ChildProcess.commandLine(template, Map.of()); // a template that cannot be split fails before anything starts
+            words = ChildProcess.commandLine(template, Map.of()); // a template that cannot be split fails before anything starts
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("subject command: " + e.getMessage(), e);
         }
+        this.program = words.get(0).substring(words.get(0).lastIndexOf('/') + 1);
     }
 
     /**
@@ -56,9 +55,7 @@ public final class Subject {
         if (!template.contains("{group}")) {
             throw new IllegalArgumentException("the subject command must use at least {group} (and usually {bootstrap} {topic} {db} {namespace} {instance})");
         }
-        List<String> words = ChildProcess.commandLine(template, Map.of());
-        String program = words.get(0).substring(words.get(0).lastIndexOf('/') + 1);
-        return new Subject(template, template, program.equals("java"));
+        return new Subject(template, template);
     }
 
     /** A main class of this JVM's class path, in a child JVM with a small heap; {@code args} may hold placeholders. */
@@ -71,20 +68,16 @@ public final class Subject {
      * evidence calls it (e.g. "reference (replay-lab subject consume)").
      */
     public static Subject javaMain(String mainClass, List<String> jvmOptions, List<String> args, String description) {
-        Objects.requireNonNull(mainClass, "mainClass");
-        List<String> words = new ArrayList<>();
-        words.add(quote(ChildProcess.javaExecutable()));
-        words.addAll(jvmOptions);
-        words.addAll(List.of("-cp", quote(System.getProperty("java.class.path")), mainClass));
+        StringBuilder t = new StringBuilder(javaCommand(Objects.requireNonNull(mainClass, "mainClass"), jvmOptions.toArray(String[]::new)));
         for (String a : args) {
-            words.add(a.contains(" ") ? quote(a) : a);
+            t.append(' ').append(a.contains(" ") ? quote(a) : a);
         }
-        return new Subject(String.join(" ", words), Objects.requireNonNull(description, "description"), true);
+        return new Subject(t.toString(), Objects.requireNonNull(description, "description"));
     }
 
     /** The start of a command template that runs {@code mainClass} on this JVM's Java and class path (both quoted); arguments follow. */
     public static String javaCommand(String mainClass, String... jvmOptions) {
-        return quote(ChildProcess.javaExecutable()) + (jvmOptions.length == 0 ? "" : " " + String.join(" ", Arrays.asList(jvmOptions))) + " -cp "
+        return quote(ChildProcess.javaExecutable()) + (jvmOptions.length == 0 ? "" : " " + String.join(" ", jvmOptions)) + " -cp "
                 + quote(System.getProperty("java.class.path")) + " " + mainClass;
     }
 
@@ -98,9 +91,14 @@ public final class Subject {
         return template;
     }
 
+    /** The program's file name (the first word of the command, without its directory), e.g. {@code java} or {@code python3}. */
+    public String program() {
+        return program;
+    }
+
     /** Whether the program is a JVM (the debugger barrier can hold it). */
     public boolean jvm() {
-        return jvm;
+        return program.equals("java");
     }
 
     /** What the evidence calls it. */

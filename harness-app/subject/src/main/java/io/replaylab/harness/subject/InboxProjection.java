@@ -70,7 +70,7 @@ class InboxProjection implements AutoCloseable {
     private final String instance;
 
     /**
-     * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@link SubjectCommand#TARGET_PASSWORD_ENV})
+     * @param db a SQLite file, or a JDBC URL (the password, if any, comes from {@link io.replaylab.harness.lab.Subject#TARGET_PASSWORD_ENV})
      */
     InboxProjection(String db, String namespace, String instance) {
         this.dialect = Dialect.of(db);
@@ -88,7 +88,7 @@ class InboxProjection implements AutoCloseable {
             cfg.addDataSourceProperty("synchronous", "FULL");
         } else {
             cfg.setJdbcUrl(db);
-            String password = System.getenv(SubjectCommand.TARGET_PASSWORD_ENV);
+            String password = System.getenv(io.replaylab.harness.lab.Subject.TARGET_PASSWORD_ENV);
             if (password != null && !password.isEmpty()) {
                 cfg.setPassword(password);
             }

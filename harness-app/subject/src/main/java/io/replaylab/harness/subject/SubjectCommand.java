@@ -23,8 +23,6 @@ import picocli.CommandLine.Spec;
                 + "and a transactional consume-transform-produce consumer.",
         subcommands = {SubjectCommand.Produce.class, SubjectCommand.Consume.class, SubjectCommand.Transform.class})
 public final class SubjectCommand implements Runnable {
-    /** Where the subject finds the target database's password: never on a command line (the lab's {@link Subject#TARGET_PASSWORD_ENV}). */
-    public static final String TARGET_PASSWORD_ENV = Subject.TARGET_PASSWORD_ENV;
 
     @Spec
     CommandSpec spec;
@@ -126,7 +124,7 @@ public final class SubjectCommand implements Runnable {
         ConsumerOptions c;
 
         @Option(names = "--db", required = true, description = "a SQLite file, or a jdbc:postgresql: URL (password in the environment variable "
-                + TARGET_PASSWORD_ENV + "); shared by instances")
+                + Subject.TARGET_PASSWORD_ENV + "); shared by instances")
         String db;
 
         @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")

@@ -81,7 +81,7 @@ class ReferenceSubjectTest {
         JsonNode manifest = produce(kafka, ns, 120, 3, 4);
         LocalPostgres pg = LocalPostgres.shared();
         String url = pg.createDatabase();
-        Map<String, String> env = Map.of(SubjectCommand.TARGET_PASSWORD_ENV, LocalPostgres.PASSWORD);
+        Map<String, String> env = Map.of(io.replaylab.harness.lab.Subject.TARGET_PASSWORD_ENV, LocalPostgres.PASSWORD);
         for (String group : List.of(ns.group(), ns.group("again"))) { // a second group redelivers every record to the same inbox
             Process p = Launch.start(dir, "pg-" + group, env, ReferenceSubject.class.getName(), "consume", "--bootstrap-server",
                     kafka.bootstrapServers(), "--topic", ns.topic(), "--group", group, "--db", url + "?user=" + LocalPostgres.USER,
@@ -103,7 +103,7 @@ class ReferenceSubjectTest {
         assertThat(balances).isEqualTo(Json.mapper().convertValue(manifest.get("accountSums"),
                 new com.fasterxml.jackson.core.type.TypeReference<Map<String, Long>>() { }));
 
-        Process refused = Launch.start(dir, "pg-refused", Map.of(SubjectCommand.TARGET_PASSWORD_ENV, "wrong-pw-77"), ReferenceSubject.class.getName(),
+        Process refused = Launch.start(dir, "pg-refused", Map.of(io.replaylab.harness.lab.Subject.TARGET_PASSWORD_ENV, "wrong-pw-77"), ReferenceSubject.class.getName(),
                 "consume", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--group", ns.group("x"),
                 "--db", url + "?user=" + LocalPostgres.USER, "--namespace", ns.inbox(1), "--instance-id", "B");
         assertThat(Launch.await(refused, 60)).isEqualTo(1);
