@@ -140,7 +140,8 @@ public final class RunRecorder implements AutoCloseable {
         journal.close();
     }
 
-    synchronized void append(JournalEntry entry) {
+    /** Not under this recorder's lock: an experiment appends under its own, and {@link #save()} takes them in the other order. */
+    void append(JournalEntry entry) {
         journal.append(entry);
     }
 

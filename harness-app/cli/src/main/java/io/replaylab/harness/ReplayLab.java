@@ -86,6 +86,7 @@ public final class ReplayLab implements Runnable {
             Map.entry("bad bootstrap servers", "bad --bootstrap-server"),
             Map.entry("no namespace was given", "no --namespace was given"),
             Map.entry("LabSettings.records", "--records"),
+            Map.entry("LabSettings.parallel", "--parallel"),
             Map.entry("LabSettings.partitions", "--partitions"),
             Map.entry("LabSettings.handoffTimeout", "--handoff-timeout"),
             Map.entry("LabSettings.barrierTimeout", "--barrier-timeout"),

@@ -114,6 +114,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain (default ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
+    @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "how many experiments, and how many cells of a "
+            + "matrix, run at once, each in its own namespace and SQLite file (default ${DEFAULT-VALUE}; 1: one after another; durability always "
+            + "runs alone)")
+    int parallel;
+
     @Option(names = "--quiet", description = "only the outcome line")
     boolean quiet;
 
@@ -130,7 +135,7 @@ final class RunCommand implements Callable<Integer> {
                 .subject(subjectCmd == null ? ReferenceSubject.consume() : Subject.command(subjectCmd))
                 .transformSubject(transformCmd == null ? ReferenceSubject.transform() : Subject.command(transformCmd))
                 .targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).target(targetJdbcUrl, login.user, login.password())
+                .drainTimeout(drainTimeout).parallel(parallel).target(targetJdbcUrl, login.user, login.password())
                 .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint))
                 .build();
         PrintWriter out = spec.commandLine().getOut();

@@ -67,7 +67,8 @@ import picocli.CommandLine.Spec;
  * from commons-math3.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
-        subcommands = {Bench.Broker.class, Bench.ClusterBench.class, Bench.Offsets.class, Bench.Subject.class, Bench.OracleBench.class, Bench.WireBench.class})
+        subcommands = {Bench.Broker.class, Bench.ClusterBench.class, Bench.Offsets.class, Bench.Subject.class, Bench.OracleBench.class, Bench.WireBench.class,
+                RunBench.class})
 public final class Bench implements Runnable {
     private static final int OK = ReplayLab.OK;
     private static final int FAIL = ReplayLab.FAIL;

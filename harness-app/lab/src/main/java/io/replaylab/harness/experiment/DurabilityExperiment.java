@@ -84,7 +84,7 @@ final class DurabilityExperiment {
                     : "replay-lab kills and freezes only brokers it starts: run durability without a bootstrap server (it starts a "
                             + BROKERS + "-node cluster of its own)"));
         }
-        ctx.step("durability: starting a local cluster (" + BROKERS + " brokers, one KRaft controller)");
+        ctx.step("starting a local cluster (" + BROKERS + " brokers, one KRaft controller)");
         try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(BROKERS).workDir(ctx.runDir().resolve("cluster")).build().start();
              KafkaOps ops = KafkaOps.connect(cluster.bootstrapServers())) {
             e.environment("cluster", cluster.bootstrapServers());
@@ -145,7 +145,7 @@ final class DurabilityExperiment {
         LabNamespace cns = LabNamespace.of(ns.prefix() + "." + cfg.name());
         String topic = cns.topic();
         TopicPartition tp = new TopicPartition(topic, 0);
-        ctx.step("durability: " + cfg.describe());
+        ctx.step(cfg.describe());
         ops.createTopic(cns, topic, 1, BROKERS, cfg.topicConfigs());
         e.record(harness, new Payload.Note(cfg.name() + ": topic " + topic + " created (" + cfg.describe() + ")"));
         List<SyntheticPayments.Generated> records = SyntheticPayments.generate(cns.prefix(), 3 * BATCH, 7, 10, 0);
@@ -212,7 +212,7 @@ final class DurabilityExperiment {
         e.record(harness, new Payload.Note(cfg.name() + ": the log holds " + count.records() + " record(s); of the " + acked.size()
                 + " acknowledged, " + lost.size() + " are missing and " + duplicated + " appear more than once"));
 
-        ctx.step("durability: " + cfg.name() + ": the reference subject drains the topic into the target");
+        ctx.step(cfg.name() + ": the reference subject drains the topic into the target");
         String inbox = cns.inbox(1);
         String group = cns.group();
         LabContext.Instance drain = ctx.start(e, "durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox, false);

@@ -87,7 +87,7 @@ final class EosExperiment {
         values.put("transaction.timeout.ms", Integer.toString(TRANSACTION_TIMEOUT_MS));
         SourceSpec outputSpec = SourceSpec.topic(ctx.bootstrap(), output);
 
-        ctx.step("eos: instance A starts under the debugger barrier at " + COMMIT_TRANSACTION);
+        ctx.step("instance A starts under the debugger barrier at " + COMMIT_TRANSACTION);
         List<LabContext.Instance> running = new ArrayList<>();
         LabContext.Instance a = ctx.start(e, "eos-A", transform, values, true);
         running.add(a);
@@ -122,7 +122,7 @@ final class EosExperiment {
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
 
-            ctx.step("eos: A held in its transaction (" + inFlightId + "); starting B");
+            ctx.step("A held in its transaction (" + inFlightId + "); starting B");
             LabContext.Instance b = ctx.start(e, "eos-B", transform, values, false);
             running.add(b);
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
@@ -148,7 +148,7 @@ final class EosExperiment {
                         + inputs + " in " + topic + " instead of exactly one input record"));
             }
             Oracle.Position input = inputs.get(0);
-            ctx.step("eos: waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
+            ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
             long deadline = System.nanoTime() + ctx.settings().handoffTimeout().toNanos();
             boolean past = false;
@@ -171,7 +171,7 @@ final class EosExperiment {
             Event bCommitted = e.record(harness, new Payload.Note("B committed past A's input " + topic + "-" + input + " (" + inFlightId
                     + ") while A was still held"));
 
-            ctx.step("eos: releasing A; its transaction commit must fail");
+            ctx.step("releasing A; its transaction commit must fail");
             barrier.release();
             Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
             Optional<Outcome> ended = judgeZombieCommit(e, outcome);
@@ -187,7 +187,7 @@ final class EosExperiment {
                     uncommitted.ofIds().get(inFlightId) + " uncommitted, " + committed.ofIds().get(inFlightId) + " committed",
                     committed.ofIds().get(inFlightId) == 1 && uncommitted.ofIds().get(inFlightId) > 1));
 
-            ctx.step("eos: the group settles and drains");
+            ctx.step("the group settles and drains");
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);

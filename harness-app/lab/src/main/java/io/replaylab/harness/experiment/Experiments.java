@@ -66,9 +66,9 @@ public final class Experiments {
                 (ctx, ns, e) -> SchedulesExperiment.run(selected, ctx, ns, e));
     }
 
-    /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. */
+    /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. Its four JVMs need the CPU: it runs alone. */
     public static Experiment durability() {
-        return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run);
+        return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();
     }
 
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {

@@ -87,7 +87,7 @@ final class RebalanceExperiment {
         LabContext.Instance a;
         if (wire) {
             WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
-            ctx.step("rebalance: wire barrier armed on group " + group + "'s OffsetCommit; instance A starts through the proxy at "
+            ctx.step("wire barrier armed on group " + group + "'s OffsetCommit; instance A starts through the proxy at "
                     + proxy.bootstrapServers());
             long[] pidA = {0};
             evidence = BarrierEvidence.into(e, "rebalance-A", () -> pidA[0], "wire");
@@ -96,7 +96,7 @@ final class RebalanceExperiment {
             pidA[0] = a.pid();
             running.add(a);
         } else {
-            ctx.step("rebalance: instance A starts under the debugger barrier (" + holdMode + " hold)");
+            ctx.step("instance A starts under the debugger barrier (" + holdMode + " hold)");
             a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
             running.add(a);
             debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
@@ -147,14 +147,14 @@ final class RebalanceExperiment {
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
 
-            ctx.step("rebalance: A held at " + (wire ? "its OffsetCommit " : "commitSync ") + committing + "; starting B");
+            ctx.step("A held at " + (wire ? "its OffsetCommit " : "commitSync ") + committing + "; starting B");
             LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
             running.add(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
-            ctx.step("rebalance: waiting for " + inFlight + " to move to B (up to " + ctx.settings().handoffTimeout().toSeconds() + " s)");
+            ctx.step("waiting for " + inFlight + " to move to B (up to " + ctx.settings().handoffTimeout().toSeconds() + " s)");
             Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
             if (handoff == null) {
                 barrier.release();
@@ -166,7 +166,7 @@ final class RebalanceExperiment {
                     ((Payload.AssignmentChanged) handoff.payload()).summary()));
 
             // B redelivers A's in-flight record: its commit passes A's, and the DB must not gain a second effect.
-            ctx.step("rebalance: B redelivers the in-flight record " + inFlightId);
+            ctx.step("B redelivers the in-flight record " + inFlightId);
             long target = committing.get(inFlight);
             long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
             while (LabContext.committed(ctx.ops().describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
@@ -178,7 +178,7 @@ final class RebalanceExperiment {
             e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
                     effectsAfterB + " effect(s)", effectsAfterB == 1));
 
-            ctx.step("rebalance: releasing A; its stale commit must be rejected");
+            ctx.step("releasing A; its stale commit must be rejected");
             barrier.release();
             ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
             Optional<CallOutcome> outcome = Optional.empty();
@@ -192,7 +192,7 @@ final class RebalanceExperiment {
             }
             Event rejected = evidence.outcomeEvent();
 
-            ctx.step("rebalance: group settles with both instances and drains");
+            ctx.step("group settles with both instances and drains");
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);

@@ -34,7 +34,7 @@ final class RebuildExperiment {
         String g1 = ns.inbox(1);
         String g2 = ns.inbox(2);
 
-        ctx.step("rebuild: generation 1 (" + g1 + ")");
+        ctx.step("generation 1 (" + g1 + ")");
         Experiments.produce(ctx, e, ns);
         LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
         OffsetSnapshot d1;
@@ -54,7 +54,7 @@ final class RebuildExperiment {
             return e.finish(Outcome.notRun("generation 1 holds " + g1Before.rows() + " effects, not " + ctx.settings().records()));
         }
 
-        ctx.step("rebuild: generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
+        ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
         LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
         OffsetSnapshot d2;
         try {

@@ -45,10 +45,10 @@ final class ReplayExperiment {
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
 
-        ctx.step("replay: producing " + ctx.settings().records() + " records to " + topic);
+        ctx.step("producing " + ctx.settings().records() + " records to " + topic);
         Experiments.produce(ctx, e, ns);
 
-        ctx.step("replay: consumer A drains the topic into the target (" + inbox + ")");
+        ctx.step("consumer A drains the topic into the target (" + inbox + ")");
         LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
         OffsetSnapshot drained;
         try {
@@ -72,10 +72,10 @@ final class ReplayExperiment {
                     + " after its consumer stopped (" + before.state().display() + ")"));
         }
 
-        ctx.step("replay: dry run of the reset to earliest");
+        ctx.step("dry run of the reset to earliest");
         ResetPlan plan = ctx.ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(harness, plan.toPayload(true, null));
-        ctx.step("replay: executing the reset (group " + before.state().display() + ", plan saved first)");
+        ctx.step("executing the reset (group " + before.state().display() + ", plan saved first)");
         ResetResult reset;
         try {
             reset = ctx.ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.namespace().prefix()).allowRemote(ctx.settings().allowRemote())
@@ -95,7 +95,7 @@ final class ReplayExperiment {
                 .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
                 .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
-        ctx.step("replay: consumer A2 replays into the same target");
+        ctx.step("consumer A2 replays into the same target");
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
         OffsetSnapshot after;
         try {
@@ -131,7 +131,7 @@ final class ReplayExperiment {
         }
         e.check(Check.pass("records delivered again", "R5", total + " redelivered", seen + " (offsets 0 → end again)"));
 
-        ctx.step("replay: checks (snapshot equality, oracle, frontier)");
+        ctx.step("checks (snapshot equality, oracle, frontier)");
         TargetSnapshot targetAfter = ctx.snapshot(inbox, "replay-target-after");
         e.artifact("snapshots/replay-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
         e.check(targetBefore.equalityCheck(targetAfter));

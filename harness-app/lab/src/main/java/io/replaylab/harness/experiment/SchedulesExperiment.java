@@ -65,12 +65,13 @@ final class SchedulesExperiment {
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         e.limitation("One fault per cell, at the first record A processes at that point; a fault between other instructions, or two faults "
                 + "at once, is not shown.");
+        ctx.step(selected.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
+        List<LabContext.Part> parts = selected.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
+                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell, choice))).toList();
+        List<Outcome> done = ctx.parts(parts);
         Map<ScheduleCell, Outcome> outcomes = new LinkedHashMap<>();
-        for (ScheduleCell cell : selected) {
-            ctx.step("schedules: cell " + cell);
-            Outcome o = ctx.part(partName(cell), List.of(REQUIREMENTS), LabNamespace.of(ns.prefix() + "." + cell.id()),
-                    (c, cellNs, x) -> runCell(c, cellNs, x, cell, choice));
-            outcomes.put(cell, o);
+        for (int i = 0; i < selected.size(); i++) {
+            outcomes.put(selected.get(i), done.get(i));
         }
         List<Payload.MatrixCell> cells = new ArrayList<>();
         for (ScheduleCell cell : ScheduleCell.all()) {
@@ -208,7 +209,7 @@ final class SchedulesExperiment {
             if (cell.fault() != Fault.CRASH) {
                 live.add(a);
             }
-            ctx.step("schedules: " + cell + ": A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
+            ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
             LabContext.Instance b = ctx.start(e, cell.id() + "-B", topic, group, inbox, false);
             running.add(b);
             live.add(b);
@@ -232,7 +233,7 @@ final class SchedulesExperiment {
                         + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
             }
 
-            ctx.step("schedules: " + cell + ": the group recovers and drains");
+            ctx.step("the group recovers and drains");
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);

@@ -9,7 +9,9 @@ import io.replaylab.kafka.LabNamespace;
 
 /**
  * One experiment of a run, as a value: its name, the requirements it proves, and the body that
- * runs it on the run's shared {@link LabContext} in a child namespace of its own. The reference
+ * runs it on a {@link LabContext} of its own in a child namespace of its own. Experiments of a run
+ * go side by side ({@link LabSettings.Builder#parallel}) unless one {@linkplain #runsAlone() runs
+ * alone}: it waits for those before it, and those after it wait for it. The reference
  * experiments are {@code io.replaylab.harness.experiment.Experiments#REFERENCE}; a lab adds its own
  * with {@link LabSettings.Builder#experiment(Experiment)}.
  *
@@ -20,11 +22,21 @@ import io.replaylab.kafka.LabNamespace;
  * });
  * }</pre>
  */
-public record Experiment(String name, List<String> requirements, Body body) {
+public record Experiment(String name, List<String> requirements, Body body, boolean runsAlone) {
     /** What the experiment does; its outcome is what {@code e.finish} returned. An exception makes it NOT_RUN with the reason. */
     @FunctionalInterface
     public interface Body {
         Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception;
+    }
+
+    /** An experiment that may run beside others. */
+    public Experiment(String name, List<String> requirements, Body body) {
+        this(name, requirements, body, false);
+    }
+
+    /** The same experiment, run with nothing beside it (e.g. one that starts a cluster of its own and needs the CPU). */
+    public Experiment alone() {
+        return new Experiment(name, requirements, body, true);
     }
 
     public Experiment {

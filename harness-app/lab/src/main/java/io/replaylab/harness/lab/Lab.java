@@ -8,6 +8,12 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -28,7 +34,7 @@ import io.replaylab.oracle.TargetSpec;
  * cleanup of the run's own things only. Usable from a JUnit test: settings in, evidence out.
  *
  * <pre>{@code
- * LabResult r = Lab.run(LabSettings.custom().experiments(Set.of("replay")).workDir(tmp).build(), null);
+ * LabResult r = Lab.run(LabSettings.custom().subject(ReferenceSubject.consume()).experiments(Experiments.replay()).workDir(tmp).build(), null);
  * assertEquals(Status.PASS, r.evidence().outcome().status());
  * }</pre>
  */
@@ -47,7 +53,7 @@ public final class Lab {
 
     /**
      * As {@link #run(LabSettings, LabProgress)}, stoppable from another thread: after
-     * {@code stop.request(why)} the running experiment ends NOT_RUN "interrupted by why during
+     * {@code stop.request(why)} every running experiment ends NOT_RUN "interrupted by why during
      * step", the rest are not started, every process of the run is stopped, the protocol is saved
      * and then the run's namespace is cleaned up.
      */
@@ -101,31 +107,33 @@ public final class Lab {
                 }
             }
             try (TargetDatabase target = db;
-                 KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+                 KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15)); // the run's own: the probe and the cleanup
                  WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null;
                  ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
                 }
-                LabContext ctx = new LabContext(settings, bootstrap, brokerVersion, ns, run, ops, p, proxy, stop, guard, target);
+                LabRun labRun = new LabRun(settings, bootstrap, brokerVersion, ns, run, proxy, stop, guard, target, p);
                 String unreachable = null;
                 try {
                     ops.describe(ns.group("probe"));
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
                 }
+                // registered in the given order before any starts: the evidence lists them so, whichever ends first
+                List<ExperimentRecorder> recorders = new ArrayList<>();
                 for (Experiment experiment : settings.experiments()) {
-                    String name = experiment.name();
-                    ExperimentRecorder e = run.experiment(name, experiment.requirements().toArray(String[]::new));
-                    if (unreachable != null || targetRefused != null) {
-                        e.finish(Outcome.notRun("prerequisite missing: " + (unreachable != null ? unreachable : targetRefused)));
-                        continue;
-                    }
-                    ctx.run(e, LabNamespace.of(ns.prefix() + "." + name), experiment.body());
+                    recorders.add(run.experiment(experiment.name(), experiment.requirements().toArray(String[]::new)));
+                }
+                if (unreachable != null || targetRefused != null) {
+                    String why = "prerequisite missing: " + (unreachable != null ? unreachable : targetRefused);
+                    recorders.forEach(e -> e.finish(Outcome.notRun(why)));
+                } else {
+                    runExperiments(labRun, settings.experiments(), recorders);
                 }
                 SavedProtocol saved = run.save();
                 p.step("protocol saved: " + saved.evidenceFile());
-                saved.cleanup("stop every process the run started", ctx::stopAll);
+                saved.cleanup("stop every process the run started", labRun::stopAll);
                 if (proxy != null) {
                     saved.cleanup("close the wire proxy", proxy::close);
                 }
@@ -171,4 +179,101 @@ public final class Lab {
         }
     }
 
+    /**
+     * Up to {@link LabSettings#parallel()} experiments at a time, in the given order; one that
+     * {@linkplain Experiment#runsAlone() runs alone} waits for those before it and runs by itself.
+     */
+    private static void runExperiments(LabRun run, List<Experiment> experiments, List<ExperimentRecorder> recorders) {
+        List<Callable<Outcome>> batch = new ArrayList<>();
+        for (int i = 0; i < experiments.size(); i++) {
+            Experiment x = experiments.get(i);
+            ExperimentRecorder e = recorders.get(i);
+            LabNamespace ns = LabNamespace.of(run.ns.prefix() + "." + x.name());
+            Callable<Outcome> task = () -> LabContext.run(run, e, ns, x.body());
+            if (x.runsAlone()) {
+                sideBySide(batch, run.settings.parallel(), "experiments");
+                batch.clear();
+                if (run.settings.parallel() > 1) {
+                    run.progress.step(x.name() + ": runs alone (it needs the machine to itself)");
+                }
+                sideBySide(List.of(task), 1, x.name());
+            } else {
+                batch.add(task);
+            }
+        }
+        sideBySide(batch, run.settings.parallel(), "experiments");
+    }
+
+    /**
+     * Runs the tasks, up to {@code limit} at a time, and returns their results in the tasks' order.
+     * With a limit of 1 (or one task) they run on the calling thread, one after another. The
+     * threads are never interrupted: an interrupt would close the journal's file channel mid-write
+     * (a stop goes through {@link LabStop}).
+     */
+    static <T> List<T> sideBySide(List<Callable<T>> tasks, int limit, String what) {
+        List<T> out = new ArrayList<>();
+        if (tasks.isEmpty()) {
+            return out;
+        }
+        if (limit <= 1 || tasks.size() == 1) {
+            for (Callable<T> t : tasks) {
+                out.add(call(t));
+            }
+            return out;
+        }
+        int threads = Math.min(limit, tasks.size());
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "lab-" + what + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (Callable<T> t : tasks) {
+                futures.add(pool.submit(t));
+            }
+            for (Future<T> f : futures) {
+                out.add(await(f));
+            }
+            return out;
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    private static <T> T call(Callable<T> task) {
+        try {
+            return task.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static <T> T await(Future<T> f) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true; // the experiments are stopped through LabStop, never by interrupt: wait on
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
+                    throw new IllegalStateException(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
 }

@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -20,7 +22,6 @@ import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
-import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.KafkaOps;
@@ -38,53 +39,44 @@ import io.replaylab.oracle.TargetSnapshot;
 import io.replaylab.oracle.Target;
 
 /**
- * What every experiment of one run shares, and what an experiment is composed of: the broker and
- * {@link KafkaOps}, the run's namespace and directory, the target database and the oracle's view
- * of it, the subject processes (started from the run's template, stopped by pid), waits that end
- * early when a needed subject exits or the run is stopped, and progress. An experiment gets one
- * from {@link Lab#run} through its {@link Experiment.Body}; it never builds one.
+ * One experiment's view of its run, and what an experiment is composed of: the broker and an
+ * Admin client ({@link KafkaOps}) of its own, the run's namespace and directory, its target
+ * database and the oracle's view of it, the subject processes it starts (from the run's template,
+ * stopped by pid when it ends), waits that end early when a needed subject exits or the run is
+ * stopped, its meters and progress. Experiments of one run may run side by side
+ * ({@link LabSettings.Builder#parallel}); nothing here is shared with another experiment except
+ * the run itself. An experiment gets one from {@link Lab#run} through its {@link Experiment.Body};
+ * it never builds one.
  */
 public final class LabContext {
     /** A subject's own JSON-lines logs are plain JSON, not evidence: read with a plain mapper. */
     private static final ObjectMapper SUBJECT_LOGS = new ObjectMapper();
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LabContext.class);
+    private final LabRun run;
+    /** The experiment's (or part's) name: the prefix of its steps. */
+    private final String name;
     private final LabSettings settings;
-    private final String bootstrap;
-    private final LabNamespace ns;
     private final Path runDir;
-    private final RunRecorder run;
-    /** The target database (SQLite in the run directory, or the run's own PostgreSQL schema) and the oracle's one pool for it. */
+    /** This experiment's target database (its own SQLite file, or the run's PostgreSQL schema) and the oracle's pool for it. */
     private final TargetDatabase db;
     private final KafkaOps ops;
-    private final String brokerVersion;
-    /** The wire barrier's proxy, when the run uses it: every subject talks to the broker through it. */
-    private final WireProxy proxy;
-    private final Progress progress;
-    private final LabStop stop;
-    private final ProcessGuard guard;
     private final List<Instance> started = new ArrayList<>();
-    private MeterRegistry meters = new SimpleMeterRegistry();
+    private final MeterRegistry meters = new SimpleMeterRegistry();
+    private volatile String lastStep = "the start";
 
-    LabContext(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder run, KafkaOps ops, Progress progress,
-            WireProxy proxy, LabStop stop, ProcessGuard guard, TargetDatabase db) {
-        this.settings = settings;
-        this.stop = stop;
-        this.guard = guard;
-        this.proxy = proxy;
-        this.bootstrap = bootstrap;
-        this.brokerVersion = brokerVersion;
-        this.ns = ns;
-        this.runDir = run.runDir();
+    private LabContext(LabRun run, String name) {
         this.run = run;
-        this.db = db;
-        this.ops = ops;
-        this.progress = progress;
+        this.name = name;
+        this.settings = run.settings;
+        this.runDir = run.recorder.runDir();
         try {
             Files.createDirectories(runDir.resolve("logs"));
             Files.createDirectories(runDir.resolve("snapshots"));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        this.db = run.db.experiment(name);
+        this.ops = run.connect();
     }
 
     public LabSettings settings() {
@@ -93,29 +85,30 @@ public final class LabContext {
 
     /** The broker, as the harness reaches it (subjects may go through the wire proxy: {@link #subjectBootstrap()}). */
     public String bootstrap() {
-        return bootstrap;
+        return run.bootstrap;
     }
 
     /** The run's namespace; each experiment runs in a child of it. */
     public LabNamespace namespace() {
-        return ns;
+        return run.ns;
     }
 
     public Path runDir() {
         return runDir;
     }
 
+    /** This experiment's Admin client: its request count is this experiment's alone. */
     public KafkaOps ops() {
         return ops;
     }
 
     public String brokerVersion() {
-        return brokerVersion;
+        return run.brokerVersion;
     }
 
     /** The wire proxy every subject talks through, when the run's barrier is the wire barrier. */
     public Optional<WireProxy> proxy() {
-        return Optional.ofNullable(proxy);
+        return Optional.ofNullable(run.proxy);
     }
 
     /** {@code sqlite} or {@code postgresql}. */
@@ -128,41 +121,82 @@ public final class LabContext {
         return db.describe();
     }
 
+    /** Tells the run's progress, as {@code <experiment>: message}. */
     public void step(String message) {
-        progress.step(message);
+        String line = name + ": " + message;
+        lastStep = line;
+        run.progress.step(line);
+    }
+
+    /** A part of an experiment: its name (an experiment's own in the evidence), requirements, namespace and body. */
+    public record Part(String name, List<String> requirements, LabNamespace ns, Experiment.Body body) {
+        public Part {
+            Objects.requireNonNull(name, "name");
+            requirements = List.copyOf(requirements);
+            Objects.requireNonNull(ns, "ns");
+            Objects.requireNonNull(body, "body");
+        }
     }
 
     /**
      * Runs a part of an experiment as an experiment of its own in the run's evidence (its own
-     * environment, checks, timeline, metrics and outcome), in {@code ns}: e.g. one cell of a
-     * matrix. Its processes are stopped when it ends; an exception makes it NOT_RUN with the
-     * reason, as for a whole experiment. The caller's metrics resume afterwards.
+     * environment, checks, timeline, metrics, target file and outcome), in {@code ns}: e.g. one
+     * cell of a matrix. Its processes are stopped when it ends; an exception makes it NOT_RUN
+     * with the reason, as for a whole experiment.
      */
     public Outcome part(String name, List<String> requirements, LabNamespace ns, Experiment.Body body) {
-        MeterRegistry outer = meters;
-        try {
-            return run(run.experiment(name, requirements.toArray(String[]::new)), ns, body);
-        } finally {
-            meters = outer;
-        }
+        return parts(List.of(new Part(name, requirements, ns, body))).get(0);
     }
 
     /**
-     * Runs one experiment's body: metered, NOT_RUN without starting when the run was stopped, the
-     * outcome announced, an exception turned into NOT_RUN with the reason (the stack trace logged
-     * when it is nothing the lab foresees), and every process of the run stopped at the end.
+     * Runs parts as {@link #part} does, up to {@link LabSettings#parallel()} at a time; they are
+     * registered in the evidence in the order given before any starts, and their outcomes come
+     * back in that order, whatever the order they finish in.
      */
-    Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
-        meter(e);
-        if (stop.requested()) {
-            return e.finish(Outcome.notRun("not started: the run was interrupted by " + stop.reason()));
+    public List<Outcome> parts(List<Part> parts) {
+        List<ExperimentRecorder> recorders = new ArrayList<>();
+        for (Part p : parts) {
+            recorders.add(run.recorder.experiment(p.name(), p.requirements().toArray(String[]::new)));
+        }
+        List<Callable<Outcome>> tasks = new ArrayList<>();
+        for (int i = 0; i < parts.size(); i++) {
+            Part p = parts.get(i);
+            ExperimentRecorder e = recorders.get(i);
+            tasks.add(() -> run(run, e, p.ns(), p.body()));
+        }
+        return Lab.sideBySide(tasks, settings.parallel(), name);
+    }
+
+    /**
+     * Runs one experiment's body in a context of its own: metered, NOT_RUN without starting when
+     * the run was stopped, the outcome announced, an exception turned into NOT_RUN with the reason
+     * (the stack trace logged when it is nothing the lab foresees), its processes stopped at the end.
+     */
+    static Outcome run(LabRun run, ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        if (run.stop.requested()) {
+            return e.finish(Outcome.notRun("not started: the run was interrupted by " + run.stop.reason()));
+        }
+        LabContext ctx;
+        try {
+            ctx = new LabContext(run, e.name());
+        } catch (RuntimeException ex) {
+            return e.finish(Outcome.notRun("the experiment could not start: " + ex.getMessage()));
         }
         try {
+            return ctx.run(e, ns, body);
+        } finally {
+            ctx.close();
+        }
+    }
+
+    private Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        meter(e);
+        try {
             Outcome o = body.run(this, ns, e);
-            step(e.name() + ": " + o);
+            step(o.toString());
             return o;
         } catch (Exception | LinkageError ex) {
-            String why = stop.requested() ? "interrupted by " + stop.reason() + " during " + progress.last()
+            String why = run.stop.requested() ? "interrupted by " + run.stop.reason() + " during " + lastStep
                     : ex instanceof SubjectExitedException || ex instanceof NoSubjectException ? ex.getMessage()
                     : ex instanceof io.replaylab.kafka.BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
                     : null;
@@ -175,22 +209,31 @@ public final class LabContext {
             }
             e.record(Source.here("harness"), new Payload.Note(why));
             Outcome o = e.finish(Outcome.notRun(why));
-            step(e.name() + ": NOT_RUN (" + why + ")");
+            step("NOT_RUN (" + why + ")");
             return o;
         } finally {
-            stopAll();
+            stopStarted();
+        }
+    }
+
+    /** Its processes stopped (again: idempotent), its Admin client and its own target file's pool closed. */
+    private void close() {
+        try {
+            ops.close();
+        } finally {
+            if (db != run.db) {
+                db.close();
+            }
         }
     }
 
     /**
-     * A fresh registry for one experiment, attached to its evidence (snapshotted again when it
-     * finishes): drains, waits, oracle reads, barrier hold and handoff times, processes started and
-     * the Admin requests the harness sent.
+     * The experiment's registry, attached to its evidence (snapshotted again when it finishes):
+     * drains, waits, oracle reads, barrier hold and handoff times, processes started and the Admin
+     * requests the harness sent for it.
      */
-    void meter(ExperimentRecorder e) {
-        meters = new SimpleMeterRegistry();
-        long base = ops.requestCount();
-        FunctionCounter.builder("replaylab.kafka.admin.requests", ops, o -> o.requestCount() - base)
+    private void meter(ExperimentRecorder e) {
+        FunctionCounter.builder("replaylab.kafka.admin.requests", ops, KafkaOps::requestCount)
                 .description("Admin requests the harness sent during the experiment").register(meters);
         e.metrics(meters);
     }
@@ -202,7 +245,7 @@ public final class LabContext {
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
     public Comparison compare(String topic, String inbox, String group) {
         Timer.Sample t = Timer.start(meters);
-        Comparison c = Oracle.compare(SourceSpec.topic(bootstrap, topic), target(inbox), ops.describe(group));
+        Comparison c = Oracle.compare(SourceSpec.topic(run.bootstrap, topic), target(inbox), ops.describe(group));
         t.stop(meters.timer("replaylab.oracle.compare"));
         return c;
     }
@@ -263,7 +306,7 @@ public final class LabContext {
         values.putIfAbsent("group.protocol", settings.groupProtocol().name);
         values.putIfAbsent("max.poll.interval.ms", Integer.toString(settings.maxPollIntervalMs()));
         values.putIfAbsent("session.timeout.ms", Integer.toString(settings.sessionTimeoutMs()));
-        List<String> cmd = guard.wrap(template.command(values));
+        List<String> cmd = run.guard.wrap(template.command(values));
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err);
@@ -276,8 +319,11 @@ public final class LabContext {
             b.debuggerAgent(true, Duration.ofSeconds(60));
         }
         Instance inst = new Instance(instance, b.start());
-        guard.watch(inst.process().process());
-        started.add(inst);
+        run.guard.watch(inst.process().process());
+        run.started(inst.process());
+        synchronized (started) {
+            started.add(inst);
+        }
         meters.counter("replaylab.subject.processes").increment();
         e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
         e.environment("pid." + instance, Long.toString(inst.pid()));
@@ -288,7 +334,7 @@ public final class LabContext {
 
     /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
     public String subjectBootstrap() {
-        return proxy == null ? bootstrap : proxy.bootstrapServers();
+        return run.proxy == null ? run.bootstrap : run.proxy.bootstrapServers();
     }
 
     /**
@@ -299,8 +345,8 @@ public final class LabContext {
      * its stderr say why).
      */
     public void checkpoint(Instance... instances) {
-        if (stop.requested()) {
-            throw new LabStoppedException(stop.reason());
+        if (run.stop.requested()) {
+            throw new LabStoppedException(run.stop.reason());
         }
         for (Instance i : instances) {
             if (!i.process().isAlive()) {
@@ -332,15 +378,17 @@ public final class LabContext {
                 ? i.process().exitCode().getAsInt() : null, "SIGKILL (crash)"));
     }
 
-    /** Every process this run started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
-    void stopAll() {
-        ChildProcess.stopAll(started.stream().map(Instance::process).toList(), grace());
+    /** Every process this experiment started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
+    private void stopStarted() {
+        List<ChildProcess> mine;
+        synchronized (started) {
+            mine = started.stream().map(Instance::process).toList();
+        }
+        ChildProcess.stopAll(mine, grace());
     }
 
-    /** The settings' grace (20 s) for a subject to finish its record and leave the group; 3 s when the run was asked to stop. */
     private Duration grace() {
-        Duration stopping = Duration.ofSeconds(3);
-        return stop.requested() && settings.stopGrace().compareTo(stopping) > 0 ? stopping : settings.stopGrace();
+        return run.grace();
     }
 
     /**

@@ -28,6 +28,12 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
  * }</pre>
  */
 public final class LabSettings {
+    /**
+     * Experiments (and matrix cells) at once by default. Measured on 2 cores: see README, "Side by
+     * side"; each experiment keeps at most two subject JVMs alive at a time.
+     */
+    public static final int DEFAULT_PARALLEL = 3;
+
     private final String bootstrap;
     private final boolean allowRemote;
     private final List<Experiment> experiments;
@@ -51,8 +57,10 @@ public final class LabSettings {
     private final Subject transformSubject;
     private final Duration stopGrace;
     private final MethodPoint dbCommitPoint;
+    private final int parallel;
 
     private LabSettings(Builder b) {
+        this.parallel = b.parallel;
         this.bootstrap = b.bootstrap;
         this.allowRemote = b.allowRemote;
         this.experiments = b.experiments;
@@ -193,6 +201,11 @@ public final class LabSettings {
         return dbCommitPoint;
     }
 
+    /** How many experiments, and how many cells of a matrix, run at once (1: one after another). */
+    public int parallel() {
+        return parallel;
+    }
+
     @Override
     public String toString() {
         return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records
@@ -248,6 +261,7 @@ public final class LabSettings {
         private Subject transformSubject;
         private Duration stopGrace = Duration.ofSeconds(20);
         private MethodPoint dbCommitPoint = MethodPoint.jdbcCommit();
+        private int parallel = DEFAULT_PARALLEL;
 
         private Builder() {
         }
@@ -404,6 +418,20 @@ public final class LabSettings {
          */
         public Builder dbCommitPoint(MethodPoint point) {
             this.dbCommitPoint = Objects.requireNonNull(point, "dbCommitPoint");
+            return this;
+        }
+
+        /**
+         * How many experiments run at once, each in its own namespace and target file, on the one
+         * broker; the cells of a matrix too (default {@value LabSettings#DEFAULT_PARALLEL}: the three
+         * default experiments at once; 1 runs them one after another, as before). An experiment
+         * that {@linkplain Experiment#runsAlone() runs alone} (durability) always does.
+         */
+        public Builder parallel(int n) {
+            if (n < 1 || n > 64) {
+                throw new IllegalArgumentException("LabSettings.parallel must be 1..64, was " + n);
+            }
+            this.parallel = n;
             return this;
         }
 

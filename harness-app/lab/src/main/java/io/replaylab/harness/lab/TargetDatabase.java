@@ -1,5 +1,8 @@
 package io.replaylab.harness.lab;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,12 +20,15 @@ import io.replaylab.oracle.TargetSpec;
 import org.slf4j.LoggerFactory;
 
 /**
- * The run's target database. By default a SQLite file in the run directory (nothing to prepare,
- * nothing to clean: the file is part of the protocol). With {@code --target-jdbc-url} a PostgreSQL
+ * The run's target database. By default SQLite files in the run directory, one per experiment
+ * ({@code targets/<experiment>.db}: a subject held at its DB commit holds its file's write lock, and
+ * experiments run side by side; nothing to prepare, nothing to clean: the files are part of the
+ * protocol). With {@code --target-jdbc-url} a PostgreSQL
  * database: the run creates its OWN schema there (named after the run's namespace, refused if it
  * already exists), every subject and the oracle use it through {@code currentSchema}, and cleanup
- * drops that schema only: never a table the run did not create. One read pool ({@link Target})
- * serves every oracle read of the run.
+ * drops that schema only: never a table the run did not create; experiments share it, each in
+ * inbox namespaces of its own. One read pool ({@link Target}) serves every oracle read of one
+ * database.
  */
 final class TargetDatabase implements AutoCloseable {
     private static final Pattern PG_HOSTS = Pattern.compile("^jdbc:postgresql:(?://([^/?]*))?");
@@ -31,21 +37,44 @@ final class TargetDatabase implements AutoCloseable {
     private final String subjectDb;
     private final String schema;
     private final String shown;
+    /** SQLite: the run directory, where each experiment gets a file of its own; null for PostgreSQL and for an experiment's file. */
+    private final Path runDir;
+    private final String query;
     private Target target;
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown) {
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, String query) {
+        this.runDir = runDir;
+        this.query = query;
         this.spec = spec;
         this.shown = shown;
         this.subjectDb = subjectDb;
         this.schema = schema;
     }
 
-    /** The SQLite file {@code runDir/target.db}. */
+    /** SQLite files in the run directory: {@link #experiment} names each experiment's. */
     static TargetDatabase sqlite(Path runDir, String query) {
-        Path db = runDir.resolve("target.db").toAbsolutePath();
-        TargetSpec spec = TargetSpec.sqlite(db, "-");
-        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null, "target.db (SQLite, in the run directory)");
+        return new TargetDatabase(null, null, null, "targets/<experiment>.db (SQLite, in the run directory)", runDir, query);
     }
+
+    /**
+     * The database of one experiment: for SQLite the file {@code targets/<experiment>.db} (created
+     * on first write by its subject); for PostgreSQL this one, the run's schema.
+     */
+    TargetDatabase experiment(String name) {
+        if (runDir == null) {
+            return this;
+        }
+        Path db = runDir.resolve("targets").resolve(name + ".db").toAbsolutePath();
+        try {
+            Files.createDirectories(db.getParent());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + db.getParent(), e);
+        }
+        TargetSpec spec = TargetSpec.sqlite(db, "-");
+        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null,
+                "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, null);
+    }
+
 
     /**
      * Checks a JDBC URL as the run would use it (a PostgreSQL URL, a loopback host unless
@@ -92,7 +121,7 @@ final class TargetDatabase implements AutoCloseable {
         String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
         String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
                 + version;
-        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown);
+        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown, null, null);
     }
 
     private static Connection connect(TargetSpec spec) throws SQLException {
@@ -114,7 +143,7 @@ final class TargetDatabase implements AutoCloseable {
 
     /** The password a subject finds in its environment, or null. */
     String password() {
-        return spec.password();
+        return spec == null ? null : spec.password();
     }
 
     /** As recorded in the evidence: the URL without a password, the user and the run's schema; or the SQLite file. */
@@ -133,6 +162,9 @@ final class TargetDatabase implements AutoCloseable {
 
     /** The oracle's view of one inbox namespace, through the run's one pool (opened on first use: a SQLite file exists only once a subject wrote it). */
     synchronized Target target(String inboxNamespace) {
+        if (spec == null) {
+            throw new IllegalStateException("the run's SQLite targets are per experiment: use experiment(name)");
+        }
         if (target == null) {
             target = Target.open(spec);
         }

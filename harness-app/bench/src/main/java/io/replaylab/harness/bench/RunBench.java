@@ -1,0 +1,88 @@
+package io.replaylab.harness.bench;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.harness.ReplayLab;
+import io.replaylab.harness.lab.LabSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bench run}: whole runs as a user starts them (a fresh JVM, the local broker's start
+ * included), one after another ({@code --parallel 1}) against side by side, alternating A B B A so
+ * that a machine getting warmer or busier weighs on both alike; the median wall time of each and
+ * their ratio, for the default experiments and for {@code schedules}.
+ */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = "Whole runs (broker start included) with --parallel 1 against --parallel P, alternating A B B A: median wall time and ratio.")
+final class RunBench implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--runs", defaultValue = "3", description = "runs of each kind per experiment set (default ${DEFAULT-VALUE})")
+    int runs;
+
+    @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "the side-by-side runs' --parallel "
+            + "(default ${DEFAULT-VALUE}, the run's default)")
+    int parallel;
+
+    @Option(names = "--experiments", split = ",", defaultValue = "default,schedules", description = "which sets to time: default (replay, "
+            + "rebalance, rebuild) and/or schedules (the 3x3 matrix) (default ${DEFAULT-VALUE})")
+    List<String> sets;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        if (runs < 1) {
+            throw new IllegalArgumentException("--runs must be at least 1, was " + runs);
+        }
+        Path dir = Files.createTempDirectory("replay-lab-bench-run-");
+        out.printf("%d run(s) of each kind, alternating A B B A; A = --parallel 1, B = --parallel %d; run directories under %s%n", runs, parallel, dir);
+        boolean allPassed = true;
+        for (String set : sets) {
+            List<String> experiment = switch (set) {
+                case "default" -> List.of();
+                case "schedules" -> List.of("--experiment", "schedules");
+                default -> throw new IllegalArgumentException("--experiments takes default and/or schedules, was '" + set + "'");
+            };
+            List<Long> serial = new ArrayList<>();
+            List<Long> sideBySide = new ArrayList<>();
+            int passed = 0;
+            for (int i = 0; i < 2 * runs; i++) {
+                boolean a = i % 4 == 0 || i % 4 == 3; // A B B A
+                int p = a ? 1 : parallel;
+                List<String> args = new ArrayList<>(List.of("run", "--quiet", "--parallel", "" + p, "--workdir", dir.resolve(set).toString()));
+                args.addAll(experiment);
+                Path log = dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".out");
+                long t0 = System.nanoTime();
+                ChildProcess run = ChildProcess.of(Bench.cliCommand(List.of(), args.toArray(String[]::new))).name("run " + (i + 1))
+                        .output(log, dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".err")).start();
+                if (!run.process().waitFor(30, TimeUnit.MINUTES)) {
+                    run.kill();
+                    throw new IllegalStateException("run " + (i + 1) + " took over 30 minutes; see " + log);
+                }
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                int rc = run.process().exitValue();
+                passed += rc == ReplayLab.OK ? 1 : 0;
+                (a ? serial : sideBySide).add(ms);
+                out.printf("  %-9s --parallel %d: %6.1f s, exit %d%s%n", set, p, ms / 1000.0, rc, rc == ReplayLab.OK ? " (PASS)" : "; see " + log);
+                out.flush();
+            }
+            long ms1 = Bench.median(serial);
+            long msP = Bench.median(sideBySide);
+            out.printf("%s: median %.1f s with --parallel 1, %.1f s with --parallel %d: ratio %.2f; %d of %d runs PASS%n", set, ms1 / 1000.0,
+                    msP / 1000.0, parallel, (double) msP / ms1, passed, 2 * runs);
+            allPassed &= passed == 2 * runs;
+        }
+        return allPassed ? ReplayLab.OK : ReplayLab.FAIL;
+    }
+}

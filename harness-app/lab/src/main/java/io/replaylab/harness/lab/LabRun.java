@@ -1,0 +1,70 @@
+package io.replaylab.harness.lab;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+
+/**
+ * What every experiment of one run shares, whichever run at the same time: the settings, the
+ * broker as the harness and as subjects reach it, the recorder, the stop request, the process
+ * guard, the target database, and every process started (stopped once more at the end of the run).
+ * Each experiment's own things (its Admin client, its SQLite file, its meters, its processes, its
+ * last step) are in its {@link LabContext}.
+ */
+final class LabRun {
+    final LabSettings settings;
+    final String bootstrap;
+    final String brokerVersion;
+    final LabNamespace ns;
+    final RunRecorder recorder;
+    final WireProxy proxy;
+    final LabStop stop;
+    final ProcessGuard guard;
+    final TargetDatabase db;
+    final Progress progress;
+    private final List<ChildProcess> started = new ArrayList<>();
+
+    LabRun(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder recorder, WireProxy proxy, LabStop stop,
+            ProcessGuard guard, TargetDatabase db, Progress progress) {
+        this.settings = settings;
+        this.bootstrap = bootstrap;
+        this.brokerVersion = brokerVersion;
+        this.ns = ns;
+        this.recorder = recorder;
+        this.proxy = proxy;
+        this.stop = stop;
+        this.guard = guard;
+        this.db = db;
+        this.progress = progress;
+    }
+
+    /** An Admin client of one experiment's own: its request count is that experiment's alone while others run beside it. */
+    KafkaOps connect() {
+        return KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+    }
+
+    synchronized void started(ChildProcess p) {
+        started.add(p);
+    }
+
+    /** Every process the run started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
+    void stopAll() {
+        List<ChildProcess> all;
+        synchronized (this) {
+            all = List.copyOf(started);
+        }
+        ChildProcess.stopAll(all, grace());
+    }
+
+    /** The settings' grace (20 s) for a subject to finish its record and leave the group; 3 s when the run was asked to stop. */
+    Duration grace() {
+        Duration stopping = Duration.ofSeconds(3);
+        return stop.requested() && settings.stopGrace().compareTo(stopping) > 0 ? stopping : settings.stopGrace();
+    }
+}
