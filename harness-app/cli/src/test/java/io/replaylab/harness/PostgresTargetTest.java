@@ -68,7 +68,7 @@ class PostgresTargetTest {
         assertThat(ev.experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS));
         String schema = ev.experiments().get(0).environment().get("target db");
         assertThat(schema).startsWith(url + " as " + LocalPostgres.USER + ", schema rl_");
-        assertThat(runDir.resolve("target.db")).as("the effects went to PostgreSQL, not to a SQLite file").doesNotExist();
+        assertThat(runDir.resolve("targets")).as("the effects went to PostgreSQL, not to a SQLite file").doesNotExist();
         assertThat(ev.experiments()).allSatisfy(x -> assertThat(x.limitations()).anyMatch(l -> l.startsWith("One broker and one PostgreSQL database")));
         assertThat(experiment(ev, "rebalance").events()).extracting(e -> e.type()).contains("db-commit-seen", "commit-rejected");
 

@@ -49,7 +49,7 @@ class CrashRestartExperimentTest {
             Thread.sleep(10);
         }
         Event crashed = ctx.crash(e, a);
-        ctx.step("crash-restart: crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
+        ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
         LabContext.Instance a2 = ctx.start(e, "crash-A2", ns.topic(), ns.group(), ns.inbox(1), false);
         OffsetSnapshot drained = ctx.awaitDrained(ns.group(), ns.topic(), ctx.settings().drainTimeout(), "after the crash", a2);
         ctx.stop(e, a2);

@@ -80,7 +80,9 @@ class LabTest {
         assertThat(metric(r.evidence(), "rebuild", "replaylab.oracle.compare", null, null).values()).containsEntry("count", 1.0);
         assertThat(Files.readString(r.report())).contains("### Metrics").contains("replaylab.barrier.hold");
         assertThat(r.runDir().resolve("report.html")).exists();
-        assertThat(r.runDir().resolve("target.db")).exists();
+        assertThat(r.runDir().resolve("targets")).as("each experiment projects into a SQLite file of its own")
+                .isDirectoryContaining("glob:**/replay.db").isDirectoryContaining("glob:**/rebalance.db").isDirectoryContaining("glob:**/rebuild.db");
+        assertThat(experiment(r.evidence(), "rebalance").environment().get("target db")).startsWith("targets/rebalance.db");
         try (var plans = Files.list(r.runDir().resolve("plans"))) {
             assertThat(plans).anyMatch(p -> p.toString().endsWith(".plan.json"));
         }
