@@ -45,15 +45,16 @@ final class RunBench implements Callable<Integer> {
         if (runs < 1) {
             throw new IllegalArgumentException("--runs must be at least 1, was " + runs);
         }
+        for (String set : sets) {
+            if (!set.equals("default") && !set.equals("schedules")) {
+                throw new IllegalArgumentException("--experiments takes default and/or schedules, was '" + set + "'");
+            }
+        }
         Path dir = Files.createTempDirectory("replay-lab-bench-run-");
         out.printf("%d run(s) of each kind, alternating A B B A; A = --parallel 1, B = --parallel %d; run directories under %s%n", runs, parallel, dir);
         boolean allPassed = true;
         for (String set : sets) {
-            List<String> experiment = switch (set) {
-                case "default" -> List.of();
-                case "schedules" -> List.of("--experiment", "schedules");
-                default -> throw new IllegalArgumentException("--experiments takes default and/or schedules, was '" + set + "'");
-            };
+            List<String> experiment = set.equals("schedules") ? List.of("--experiment", "schedules") : List.of();
             List<Long> serial = new ArrayList<>();
             List<Long> sideBySide = new ArrayList<>();
             int passed = 0;

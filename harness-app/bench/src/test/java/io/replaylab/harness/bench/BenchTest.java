@@ -84,6 +84,18 @@ class BenchTest {
     }
 
     @Test
+    void runBenchRefusesAnUnknownExperimentSetOrNoRunsBeforeItStartsAnyRun() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        assertThat(Bench.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiments", "default,eos")).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(Bench.run(new PrintWriter(out), new PrintWriter(err), "run", "--runs", "0")).isEqualTo(ReplayLab.BAD_INPUT);
+
+        assertThat(err.toString()).contains("--experiments takes default and/or schedules, was 'eos'").contains("--runs must be at least 1, was 0");
+        assertThat(out.toString()).as("no run started").doesNotContain("--parallel 1:");
+    }
+
+    @Test
     void clusterBenchStartsTheClusterAndReadsTheRssOfEveryNode() {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();

@@ -1,12 +1,12 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Set;
 
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
@@ -29,10 +29,6 @@ class PythonSubjectTest {
     @TempDir
     Path dir;
 
-    private static ExperimentEvidence experiment(Lab.LabResult r, String name) {
-        return r.evidence().experiments().stream().filter(x -> x.name().equals(name)).findFirst().orElseThrow();
-    }
-
     @Test
     void aLibrdkafkaConsumerPassesReplayRebalanceAndRebuildThroughTheWireBarrier(LocalKafka kafka) throws Exception {
         LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
@@ -43,7 +39,7 @@ class PythonSubjectTest {
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
                 .isEqualTo(Status.PASS));
-        ExperimentEvidence rebalance = experiment(r, "rebalance");
+        ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
         assertThat(rebalance.environment().get("barrier")).isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
         Payload.BarrierReached reached = rebalance.events().stream().map(e -> e.payload()).filter(Payload.BarrierReached.class::isInstance)
                 .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
@@ -62,7 +58,7 @@ class PythonSubjectTest {
 
         Lab.LabResult r = Lab.run(settings, null);
 
-        ExperimentEvidence x = experiment(r, "rebalance");
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains("no second effect from the old/new collision");

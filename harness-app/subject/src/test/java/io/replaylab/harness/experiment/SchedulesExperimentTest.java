@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
@@ -10,7 +11,6 @@ import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-import java.util.Set;
 
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
@@ -37,11 +37,6 @@ class SchedulesExperimentTest {
     private LabSettings.Builder schedules(LocalKafka kafka, String... cells) {
         return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
                 .experiments(cells.length == 0 ? Experiments.schedules() : Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
-    }
-
-    private static ExperimentEvidence experiment(RunEvidence r, String name) {
-        return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
     }
 
     private static List<Payload> payloads(ExperimentEvidence x) {

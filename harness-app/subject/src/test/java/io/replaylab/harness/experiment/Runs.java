@@ -1,0 +1,31 @@
+package io.replaylab.harness.experiment;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.MetricValue;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+
+/** What the run tests of this package share: the reference lab on the shared broker, and reading its evidence. */
+final class Runs {
+    private Runs() {
+    }
+
+    /** The reference subject's lab on {@code kafka}, 60 records, run directories under {@code dir}. */
+    static LabSettings.Builder on(LocalKafka kafka, Path dir) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(60);
+    }
+
+    static ExperimentEvidence experiment(RunEvidence r, String name) {
+        return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
+    }
+
+    static MetricValue metric(RunEvidence r, String experiment, String name, String tag, String value) {
+        return experiment(r, experiment).metrics().stream().filter(m -> m.name().equals(name) && (tag == null || value.equals(m.tags().get(tag))))
+                .findFirst().orElseThrow(() -> new AssertionError("no metric " + name + " in " + experiment + ": " + experiment(r, experiment).metrics()));
+    }
+}
