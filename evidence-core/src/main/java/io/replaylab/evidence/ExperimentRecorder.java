@@ -18,7 +18,7 @@ public final class ExperimentRecorder {
     private final RunRecorder run;
     private final String name;
     private final List<String> requirements;
-    private final Instant started;
+    private Instant started;
     private final Map<String, String> environment = new LinkedHashMap<>();
     private final List<Event> events = new ArrayList<>();
     private final List<Check> checks = new ArrayList<>();
@@ -38,6 +38,21 @@ public final class ExperimentRecorder {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * The experiment begins its work now: its start time becomes now. For experiments registered
+     * all at once to keep their order in the run ({@link RunRecorder#experiment}) that then start
+     * when their turn comes, side by side or one after another. Only before anything is recorded.
+     */
+    public synchronized ExperimentRecorder begin() {
+        requireOpen();
+        if (!events.isEmpty() || !checks.isEmpty()) {
+            throw new IllegalStateException("experiment '" + name + "' has recorded already; it began before");
+        }
+        started = run.now();
+        run.append(new JournalEntry.ExperimentBegan(name, started));
+        return this;
     }
 
     /** An environment fact: a version, the bootstrap, a namespace, a pid. */
@@ -149,7 +164,7 @@ public final class ExperimentRecorder {
         return Optional.ofNullable(outcome);
     }
 
-    Instant started() {
+    synchronized Instant started() {
         return started;
     }
 

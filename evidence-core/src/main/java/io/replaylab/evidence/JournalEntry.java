@@ -14,6 +14,7 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
 @JsonSubTypes({
     @JsonSubTypes.Type(value = JournalEntry.Run.class, name = "run"),
     @JsonSubTypes.Type(value = JournalEntry.ExperimentStarted.class, name = "experiment"),
+    @JsonSubTypes.Type(value = JournalEntry.ExperimentBegan.class, name = "began"),
     @JsonSubTypes.Type(value = JournalEntry.Environment.class, name = "environment"),
     @JsonSubTypes.Type(value = JournalEntry.EventLine.class, name = "event"),
     @JsonSubTypes.Type(value = JournalEntry.CheckLine.class, name = "check"),
@@ -33,6 +34,10 @@ sealed interface JournalEntry {
     }
 
     record ExperimentStarted(String experiment, List<String> requirements, Instant time) implements JournalEntry {
+    }
+
+    /** An experiment registered earlier (to keep its place in the run's order) begins its work now. */
+    record ExperimentBegan(String experiment, Instant time) implements JournalEntry {
     }
 
     record Environment(String experiment, String key, String value) implements JournalEntry {

@@ -101,7 +101,7 @@ final class JournalReader {
     private static final class Builder {
         final String name;
         final List<String> requirements;
-        final Instant started;
+        Instant started;
         final Map<String, String> environment = new LinkedHashMap<>();
         final List<Event> events = new ArrayList<>();
         final List<Check> checks = new ArrayList<>();
@@ -119,7 +119,9 @@ final class JournalReader {
 
         /** One of the experiment's own lines. */
         void add(JournalEntry e) {
-            if (e instanceof JournalEntry.Environment x) {
+            if (e instanceof JournalEntry.ExperimentBegan x) {
+                started = x.time();
+            } else if (e instanceof JournalEntry.Environment x) {
                 environment.put(x.key(), x.value());
             } else if (e instanceof JournalEntry.EventLine x) {
                 events.add(x.event());

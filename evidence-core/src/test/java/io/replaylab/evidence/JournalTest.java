@@ -1,10 +1,15 @@
 package io.replaylab.evidence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 
@@ -14,6 +19,45 @@ import org.junit.jupiter.api.io.TempDir;
 class JournalTest {
     @TempDir
     Path dir;
+
+    @Test
+    void experimentsRegisteredTogetherKeepTheirOrderAndEachStartsWhenItBeginsInEvidenceAndJournalAlike() {
+        Instant t0 = Instant.parse("2026-12-01T10:00:00Z");
+        Instant[] now = {t0};
+        Clock clock = new Clock() {
+            @Override
+            public Instant instant() {
+                return now[0];
+            }
+
+            @Override
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
+            }
+
+            @Override
+            public Clock withZone(ZoneId zone) {
+                return this;
+            }
+        };
+        SavedProtocol saved;
+        try (RunRecorder run = RunRecorder.start(dir, "run-order", clock, System::nanoTime)) {
+            ExperimentRecorder first = run.experiment("first");
+            ExperimentRecorder second = run.experiment("second");
+            now[0] = t0.plusSeconds(5);
+            second.begin().finish(Outcome.notRun("done first"));
+            now[0] = t0.plusSeconds(9);
+            first.begin();
+            first.record(Source.here("test"), new Payload.Note("busy"));
+            assertThatThrownBy(first::begin).hasMessageContaining("has recorded already");
+            first.finish(Outcome.notRun("done second"));
+            saved = run.save();
+        }
+        for (RunEvidence r : List.of(saved.evidence(), Evidence.read(dir.resolve(Evidence.JOURNAL_FILE)))) {
+            assertThat(r.experiments()).extracting(ExperimentEvidence::name).containsExactly("first", "second");
+            assertThat(r.experiments()).extracting(ExperimentEvidence::started).containsExactly(t0.plusSeconds(9), t0.plusSeconds(5));
+        }
+    }
 
     @Test
     void savedRunReadsBackFromJournalAndFromEvidenceJsonAsTheSameRun() {

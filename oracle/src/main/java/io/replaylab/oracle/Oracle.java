@@ -364,6 +364,25 @@ public final class Oracle {
         }
     }
 
+    /**
+     * Runs the target's query once without reading a row: it must parse and return
+     * {@code message_id} and {@code amount}. Cheap enough to run as soon as the target has a schema,
+     * so that a query the database refuses is named before an experiment waits on it.
+     *
+     * @throws IllegalArgumentException naming the query and the database's message
+     * @throws OracleReadException the target cannot be reached at all
+     */
+    public static void checkQuery(Target target) {
+        TargetSpec spec = target.spec();
+        try (Connection c = target.connection();
+             PreparedStatement q = prepare(c, "SELECT message_id, amount FROM (" + spec.query() + ") effects WHERE 1 = 0", spec);
+             ResultSet rs = q.executeQuery()) {
+            rs.next(); // no row: what matters is that the query ran and has both columns
+        } catch (SQLException e) {
+            throw targetError(spec, e);
+        }
+    }
+
     /** How many effects the target holds for one identity (its query, its namespace). */
     public static long effectsOf(Target target, String messageId) {
         TargetSpec spec = target.spec();

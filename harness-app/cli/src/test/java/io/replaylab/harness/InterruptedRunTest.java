@@ -52,7 +52,7 @@ class InterruptedRunTest {
         // keeps an inherited SIG_IGN: reset it, as an interactive terminal would have it, or the SIGINT test tests nothing
         List<String> cmd = new ArrayList<>(prefix); // setsid and env both exec: the harness keeps the pid started here
         cmd.addAll(List.of("env", "--default-signal=INT"));
-        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), ReplayLab.class.getName(), "run",
+        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), ReplayLab.class.getName(), "run",
                 "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         cmd.addAll(List.of(extra));
         harness = new ProcessBuilder(cmd).redirectOutput(dir.resolve("harness.out").toFile()).redirectError(dir.resolve("harness.err").toFile()).start();

@@ -63,6 +63,8 @@ public final class LabContext {
     private final List<Instance> started = new ArrayList<>();
     private final MeterRegistry meters = new SimpleMeterRegistry();
     private volatile String lastStep = "the start";
+    /** The inbox namespace of the first subject this experiment started: where the custom target query is first tried. */
+    private volatile String firstInbox;
 
     private LabContext(LabRun run, String name) {
         this.run = run;
@@ -176,6 +178,10 @@ public final class LabContext {
         if (run.stop.requested()) {
             return e.finish(Outcome.notRun("not started: the run was interrupted by " + run.stop.reason()));
         }
+        if (run.refused() != null) {
+            return e.finish(Outcome.notRun("not started: " + run.refused()));
+        }
+        e.begin(); // registered with the others to keep its place; its time starts now
         LabContext ctx;
         try {
             ctx = new LabContext(run, e.name());
@@ -196,7 +202,8 @@ public final class LabContext {
             step(o.toString());
             return o;
         } catch (Exception | LinkageError ex) {
-            String why = run.stop.requested() ? "interrupted by " + run.stop.reason() + " during " + lastStep
+            String why = run.refused() != null ? run.refused()
+                    : run.stop.requested() ? "interrupted by " + run.stop.reason() + " during " + lastStep
                     : ex instanceof SubjectExitedException || ex instanceof NoSubjectException ? ex.getMessage()
                     : ex instanceof io.replaylab.kafka.BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
                     : null;
@@ -287,6 +294,9 @@ public final class LabContext {
         values.put("group", group);
         values.put("db", db.subjectDb());
         values.put("namespace", inbox);
+        if (firstInbox == null) {
+            firstInbox = inbox;
+        }
         if (settings.subject() == null) {
             throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
                     + "or the reference subject's ReferenceSubject.consume())");
@@ -345,6 +355,9 @@ public final class LabContext {
      * its stderr say why).
      */
     public void checkpoint(Instance... instances) {
+        if (run.refused() != null) {
+            throw new LabStoppedException(run.refused());
+        }
         if (run.stop.requested()) {
             throw new LabStoppedException(run.stop.reason());
         }
@@ -404,6 +417,9 @@ public final class LabContext {
         OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
             checkpoint(needed);
             long committed = committedSum(s, topic);
+            if (committed > 0) {
+                checkTargetQuery();
+            }
             if (first[0] < 0) {
                 first[0] = committed;
             }
@@ -418,6 +434,27 @@ public final class LabContext {
             meters.counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
         }
         return done;
+    }
+
+    /**
+     * A custom target query is tried as soon as a subject has committed an offset (its schema
+     * exists by then): one the database refuses ends the run at once, every experiment NOT_RUN
+     * naming the query and the database's message, instead of each failing at its verdict.
+     */
+    private void checkTargetQuery() {
+        if (settings.targetQuery() == null || firstInbox == null || run.queryChecked()) {
+            return;
+        }
+        try {
+            Oracle.checkQuery(target(firstInbox));
+            run.queryChecked(true);
+        } catch (IllegalArgumentException ex) {
+            run.refuse("the database refused the target query at the first offset commit: " + ex.getMessage());
+            step(run.refused());
+            throw new LabStoppedException(run.refused());
+        } catch (io.replaylab.oracle.OracleReadException ex) {
+            log.debug("target query not tried yet, the target cannot be read now: {}", ex.getMessage()); // the verdict's read names it
+        }
     }
 
     private static long committedSum(OffsetSnapshot s, String topic) {

@@ -29,6 +29,10 @@ final class LabRun {
     final TargetDatabase db;
     final Progress progress;
     private final List<ChildProcess> started = new ArrayList<>();
+    /** Why the run ends early for every experiment (the target query the database refused), or null. */
+    private volatile String refused;
+    /** The custom target query ran once against a schema a subject created. */
+    private volatile boolean queryChecked;
 
     LabRun(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder recorder, WireProxy proxy, LabStop stop,
             ProcessGuard guard, TargetDatabase db, Progress progress) {
@@ -47,6 +51,25 @@ final class LabRun {
     /** An Admin client of one experiment's own: its request count is that experiment's alone while others run beside it. */
     KafkaOps connect() {
         return KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+    }
+
+    /** Ends the run for every experiment: those running end NOT_RUN with this reason at their next look, the rest do not start. */
+    synchronized void refuse(String why) {
+        if (refused == null) {
+            refused = why;
+        }
+    }
+
+    String refused() {
+        return refused;
+    }
+
+    boolean queryChecked() {
+        return queryChecked;
+    }
+
+    void queryChecked(boolean checked) {
+        queryChecked = checked;
     }
 
     synchronized void started(ChildProcess p) {

@@ -137,6 +137,6 @@ public final class ForeignSubjectMain {
 
     /** The template with a mode (e.g. {@code gives-up}) after the usual arguments. */
     public static String template(String mode) {
-        return Subject.javaCommand(ForeignSubjectMain.class.getName(), "-Xmx256m") + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
+        return Subject.javaCommand(ForeignSubjectMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
     }
 }

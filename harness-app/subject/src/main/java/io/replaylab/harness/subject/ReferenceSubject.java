@@ -16,7 +16,7 @@ import picocli.CommandLine;
  * }</pre>
  */
 public final class ReferenceSubject {
-    private static final List<String> JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
+    private static final List<String> JVM = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
     private static final List<String> LAB_SETTINGS = List.of("--group-protocol", "{group.protocol}", "--max-poll-interval-ms", "{max.poll.interval.ms}",
             "--session-timeout-ms", "{session.timeout.ms}", "--assignment-log", "{logdir}/{instance}.assignments.jsonl",
             "--processing-log", "{logdir}/{instance}.processing.jsonl");

@@ -14,6 +14,7 @@ import java.time.Duration;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabProgress;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -149,5 +150,23 @@ class NotRunTest {
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("never reached");
         assertThat(x.events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-expired");
+    }
+
+    /** A custom target query the database refuses ends the whole run at the first offset commit, not at each experiment's verdict. */
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+        "SELEC message_id, amount FROM ledger WHERE namespace = {namespace} | syntax error",
+        "SELECT message_id FROM ledger WHERE namespace = {namespace}         | no such column: amount"})
+    void aTargetQueryTheDatabaseRefusesEndsTheRunAtTheFirstOffsetCommitEveryExperimentNotRun(String query, String databaseSays, LocalKafka kafka)
+            throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).targetQuery(query).build(), null);
+
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> {
+            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+            assertThat(x.outcome().reason()).contains("the database refused the target query at the first offset commit: cannot read the target (")
+                    .contains("with query [" + query + "]").contains(databaseSays).doesNotContain("Exception");
+            assertThat(x.events()).as("no experiment got as far as its verdict").noneMatch(ev -> ev.payload() instanceof Payload.OracleVerdict);
+        });
     }
 }

@@ -157,6 +157,6 @@ public final class BrokenSubjectMain {
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return Subject.javaCommand(BrokenSubjectMain.class.getName(), "-Xmx256m") + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
+        return Subject.javaCommand(BrokenSubjectMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
     }
 }

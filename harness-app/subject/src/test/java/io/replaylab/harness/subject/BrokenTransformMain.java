@@ -58,7 +58,7 @@ public final class BrokenTransformMain {
 
     /** The eos experiment's transform template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return Subject.javaCommand(BrokenTransformMain.class.getName(), "-Xmx256m") + " " + mode
+        return Subject.javaCommand(BrokenTransformMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode
                 + " {bootstrap} {topic} {output} {group} {instance} {logdir}";
     }
 }

@@ -17,7 +17,7 @@ final class Launch {
     }
 
     static Process start(Path logDir, String name, Map<String, String> env, String mainClass, String... args) {
-        return ChildProcess.of(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"), mainClass, args)).name(name).env(env)
+        return ChildProcess.of(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), mainClass, args)).name(name).env(env)
                 .output(logDir.resolve(name + ".out"), logDir.resolve(name + ".err")).start().process();
     }
 
