@@ -110,6 +110,8 @@ class SideBySideTest {
         assertThat(threads).containsExactly(Thread.currentThread().getName());
         assertThat(ended).containsExactly("a", "b");
         assertThat(met).as("a waited in vain for b; b found a's count").containsOnly(Map.entry("a", false), Map.entry("b", true));
+        assertThat(r.evidence().experiments().get(1).started()).as("b's time starts when b begins, not when it was registered with a")
+                .isAfterOrEqualTo(r.evidence().experiments().get(0).ended());
     }
 
     @Test
