@@ -10,7 +10,9 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
+import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabProgress;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -121,12 +123,16 @@ class NotRunTest {
 
     @Test
     void anUnforeseenFailureIsNotRunWithTheExceptionNamed(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).targetQuery("SELECT no_such_column AS message_id, 1 AS amount FROM ledger")
-                .build(), null);
+        Experiment fails = new Experiment("fails", List.of("R14"), (ctx, ns, e) -> {
+            ctx.step("about to fail");
+            throw new IllegalStateException("a step nobody foresaw went wrong");
+        });
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(fails, Experiments.rebuild()).build(), null);
 
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = experiment(r.evidence(), "fails");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the experiment could not complete: java.lang.IllegalArgumentException: cannot read the target");
+        assertThat(x.outcome().reason()).isEqualTo("the experiment could not complete: java.lang.IllegalStateException: a step nobody foresaw went wrong");
+        assertThat(experiment(r.evidence(), "rebuild").outcome().status()).as("the experiment beside it is not touched").isEqualTo(Status.PASS);
     }
 
     @Test
