@@ -265,8 +265,12 @@ public final class LabContext {
         return s;
     }
 
-    /** The oracle's view of one inbox namespace; every view shares the run's one pool. */
+    /**
+     * The oracle's view of one inbox namespace; every view shares one pool. A custom target query
+     * is tried first if no experiment has tried it yet ({@link #checkTargetQuery}).
+     */
     public Target target(String inboxNamespace) {
+        checkTargetQuery(inboxNamespace);
         return db.target(inboxNamespace);
     }
 
@@ -417,8 +421,8 @@ public final class LabContext {
         OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
             checkpoint(needed);
             long committed = committedSum(s, topic);
-            if (committed > 0) {
-                checkTargetQuery();
+            if (committed > 0 && firstInbox != null) {
+                checkTargetQuery(firstInbox);
             }
             if (first[0] < 0) {
                 first[0] = committed;
@@ -438,15 +442,16 @@ public final class LabContext {
 
     /**
      * A custom target query is tried as soon as a subject has committed an offset (its schema
-     * exists by then): one the database refuses ends the run at once, every experiment NOT_RUN
-     * naming the query and the database's message, instead of each failing at its verdict.
+     * exists by then), and before any experiment's first read of the target: one the database
+     * refuses ends the run at once, every experiment NOT_RUN naming the query and the database's
+     * message, instead of each failing at its verdict.
      */
-    private void checkTargetQuery() {
-        if (settings.targetQuery() == null || firstInbox == null || run.queryChecked()) {
+    private void checkTargetQuery(String inbox) {
+        if (settings.targetQuery() == null || run.queryChecked()) {
             return;
         }
         try {
-            Oracle.checkQuery(target(firstInbox));
+            Oracle.checkQuery(db.target(inbox));
             run.queryChecked(true);
         } catch (IllegalArgumentException ex) {
             run.refuse("the database refused the target query at the first offset commit: " + ex.getMessage());

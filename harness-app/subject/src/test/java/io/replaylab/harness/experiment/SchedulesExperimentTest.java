@@ -54,7 +54,9 @@ class SchedulesExperimentTest {
 
     @Test
     void theReferenceSubjectPassesEveryCellAndTheMatrixLinksEachToItsOwnTimeline(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka).build(), null);
+        // one cell at a time here: the suite runs three forks on two cores, and three cells at once beside them were seen to
+        // stall A past its poll interval; cells side by side are proven by SideBySideTest and measured by `bench run`
+        Lab.LabResult r = Lab.run(schedules(kafka).parallel(1).build(), null);
 
         RunEvidence ev = r.evidence();
         assertThat(ev.outcome().status()).as(ev.outcome().reason()).isEqualTo(Status.PASS);
