@@ -380,7 +380,7 @@ public final class LabContext {
      * logged instead, and the returned event is null).
      */
     public Event stop(ExperimentRecorder e, Instance i) {
-        ChildProcess.Stopped s = i.process().stop(grace());
+        ChildProcess.Stopped s = i.process().stop(run.grace());
         if (e.finished()) {
             log.info("{} (pid {}) stopped by {} after experiment {} had finished", i.name(), i.pid(), s.how(), e.name());
             return null;
@@ -401,11 +401,7 @@ public final class LabContext {
         synchronized (started) {
             mine = started.stream().map(Instance::process).toList();
         }
-        ChildProcess.stopAll(mine, grace());
-    }
-
-    private Duration grace() {
-        return run.grace();
+        ChildProcess.stopAll(mine, run.grace());
     }
 
     /**
