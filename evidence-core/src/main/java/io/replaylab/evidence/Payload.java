@@ -216,6 +216,41 @@ public sealed interface Payload {
         }
     }
 
+    /**
+     * An OffsetCommit as the wire proxy saw it (the witness), with what became of it: the broker's
+     * answer per partition ({@code NONE}: stored), or that it was never sent ({@code NOT_SENT}: the
+     * client closed the connection while a barrier held it) or never answered ({@code UNANSWERED}).
+     */
+    record CommitWitnessed(String instance, String group, String member, int generation, Map<String, Long> offsets, boolean held,
+            String fate, Map<String, String> answers) implements BarrierEvent {
+        public CommitWitnessed {
+            offsets = sorted(offsets);
+            answers = sorted(answers);
+        }
+
+        /** The broker stored every partition's offset. */
+        public boolean accepted() {
+            return "ANSWERED".equals(fate) && !answers.isEmpty() && answers.values().stream().allMatch("NONE"::equals);
+        }
+
+        /** What became of it, for a person. */
+        public String fateText() {
+            return switch (fate) {
+                case "ANSWERED" -> accepted() ? "stored by the broker"
+                        : "rejected by the broker: " + String.join(",", answers.values().stream().filter(e -> !"NONE".equals(e)).distinct().toList());
+                case "NOT_SENT" -> "never sent (the client closed the connection while it was held)";
+                case "UNANSWERED" -> "sent, never answered (the connection closed first)";
+                default -> fate;
+            };
+        }
+
+        @Override
+        public String summary() {
+            return "OffsetCommit on the wire from " + instance + " (member " + (member.isEmpty() ? "none" : member) + ", generation " + generation
+                    + ") " + offsets + (held ? ", held by the barrier" : "") + ": " + fateText();
+        }
+    }
+
     /** A process the run started. */
     record ProcessStarted(String instance, long pid, List<String> command) implements ProcessEvent {
         public ProcessStarted {

@@ -63,6 +63,18 @@ public final class Reports {
                 }
                 md.append('\n');
             }
+            List<Event> wire = witnessed(e);
+            if (!wire.isEmpty()) {
+                md.append("### Offset commits on the wire\n\n")
+                        .append("| # | t+ms | instance | member | generation | offsets | held | what became of it |\n|---|---|---|---|---|---|---|---|\n");
+                for (Event ev : wire) {
+                    Payload.CommitWitnessed c = (Payload.CommitWitnessed) ev.payload();
+                    md.append("| ").append(ev.seq()).append(" | ").append(millis(e.started(), ev.time())).append(" | ").append(mdCell(c.instance()))
+                            .append(" | ").append(mdCell(c.member())).append(" | ").append(c.generation()).append(" | ").append(mdCell(c.offsets().toString()))
+                            .append(" | ").append(c.held() ? "yes" : "").append(" | ").append(mdCell(c.fateText())).append(" |\n");
+                }
+                md.append('\n');
+            }
             md.append("### Checks\n\n");
             if (e.checks().isEmpty()) {
                 md.append("_No check was evaluated._\n");
@@ -176,6 +188,20 @@ public final class Reports {
                 }
                 h.append("</ul>\n");
             }
+            List<Event> wire = witnessed(e);
+            if (!wire.isEmpty()) {
+                h.append("<h3>Offset commits on the wire</h3>\n<table class=\"wire-commits\"><tr><th>#</th><th>t+ms</th><th>instance</th><th>member</th>"
+                        + "<th>generation</th><th>offsets</th><th>held</th><th>what became of it</th></tr>\n");
+                for (Event ev : wire) {
+                    Payload.CommitWitnessed c = (Payload.CommitWitnessed) ev.payload();
+                    h.append("<tr><td>").append(ev.seq()).append("</td><td>").append(millis(e.started(), ev.time())).append("</td><td>")
+                            .append(esc(c.instance())).append("</td><td>").append(esc(c.member())).append("</td><td>").append(c.generation())
+                            .append("</td><td>").append(esc(c.offsets().toString())).append("</td><td>").append(c.held() ? "yes" : "")
+                            .append("</td><td class=\"").append(c.accepted() ? "stored" : "refused").append("\">").append(esc(c.fateText()))
+                            .append("</td></tr>\n");
+                }
+                h.append("</table>\n");
+            }
             h.append("<h3>Checks</h3>\n<table class=\"checks\"><tr><th>check</th><th>requirement</th><th>expected</th><th>actual</th><th>verdict</th></tr>\n");
             for (Check c : e.checks()) {
                 h.append("<tr><td>").append(esc(c.name())).append("</td><td>").append(esc(c.requirement())).append("</td><td>")
@@ -282,6 +308,9 @@ public final class Reports {
         if (p instanceof Payload.CommitRejected) {
             return "#c62828";
         }
+        if (p instanceof Payload.CommitWitnessed w) {
+            return w.accepted() ? "#2e7d32" : "#c62828";
+        }
         if (p instanceof Payload.CommitNotDelivered) {
             return "#6d4c41";
         }
@@ -294,6 +323,11 @@ public final class Reports {
     /** The cells that say what they mean or why they ended so (a matrix of plain values lists none). */
     private static List<Payload.MatrixCell> described(Payload.Matrix m) {
         return m.cells().stream().filter(c -> c.meaning() != null || c.reason() != null).toList();
+    }
+
+    /** The witness's commits, in the order they happened. */
+    private static List<Event> witnessed(ExperimentEvidence e) {
+        return byTime(e.events()).stream().filter(ev -> ev.payload() instanceof Payload.CommitWitnessed).toList();
     }
 
     private static List<Payload.Matrix> matrices(ExperimentEvidence e) {

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -88,5 +89,29 @@ class ReportsTest {
         String html = Reports.html(run);
         assertThat(html).contains("<td class=\"FAIL\" title=\"check failed: oracle\"><a href=\"#exp-schedules.p1.crash\">FAIL</a></td>")
                 .contains("<section id=\"exp-schedules.p1.crash\">").contains("<td class=\"NOT_SELECTED\" title=\"\">NOT_SELECTED</td>");
+    }
+
+    @Test
+    void theWitnessedCommitsAreATableThatSaysWhatBecameOfEach() throws Exception {
+        RunEvidence run;
+        try (RunRecorder r = RunRecorder.start(dir, "run-wire")) {
+            ExperimentRecorder e = r.experiment("rebalance");
+            Source wire = Source.here("wire witness");
+            e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-0", 3L), false, "ANSWERED", Map.of("t-0", "NONE")));
+            e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "ANSWERED", Map.of("t-0", "ILLEGAL_GENERATION")));
+            e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "NOT_SENT", Map.of()));
+            e.finish(Outcome.notRun("only the commit table is looked at"));
+            run = r.save().evidence();
+        }
+
+        String md = Reports.markdown(run);
+        assertThat(md).contains("### Offset commits on the wire")
+                .containsPattern("\\| B \\| m-b \\| 4 \\| \\{t-0=3\\} \\|  \\| stored by the broker \\|")
+                .containsPattern("\\| A \\| m-a \\| 3 \\| \\{t-0=2\\} \\| yes \\| rejected by the broker: ILLEGAL_GENERATION \\|")
+                .contains("| yes | never sent (the client closed the connection while it was held) |");
+        assertThat(md.indexOf("stored by the broker")).isLessThan(md.indexOf("rejected by the broker"));
+        String html = Reports.html(run);
+        assertThat(html).contains("<table class=\"wire-commits\">").contains("<td class=\"refused\">rejected by the broker: ILLEGAL_GENERATION</td>")
+                .contains("<td class=\"stored\">stored by the broker</td>");
     }
 }

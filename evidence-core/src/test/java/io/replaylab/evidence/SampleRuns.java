@@ -48,6 +48,7 @@ final class SampleRuns {
                 new Payload.CommitAccepted("A", Map.of("t-0", 5L)),
                 new Payload.CommitRejected("A", Map.of("t-0", 5L), "org.apache.kafka.clients.consumer.CommitFailedException", "kicked out"),
                 new Payload.CommitNotDelivered("A", Map.of("t-0", 5L), "the client closed the connection carrying its held OffsetCommit"),
+                new Payload.CommitWitnessed("A", "g1", "m-1", 3, Map.of("t-0", 5L), true, "ANSWERED", Map.of("t-0", "ILLEGAL_GENERATION")),
                 new Payload.ProcessStarted("A", 1234, List.of("java", "-jar", "x.jar")),
                 new Payload.ProcessStopped("A", 1234, 0, "SIGTERM"),
                 new Payload.OracleVerdict("PASS", Map.of("missing", 0L, "duplicated", 0L), "", java.time.Instant.parse("2026-01-02T03:04:05Z"),

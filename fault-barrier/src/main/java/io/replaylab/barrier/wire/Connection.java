@@ -11,8 +11,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
+import org.apache.kafka.common.message.ApiMessageType;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
@@ -35,17 +42,18 @@ final class Connection {
     static final int KEPT_TAIL_BYTES = 64 * 1024;
 
     /** A request frame ({@code bytes}: the whole frame, size prefix included, from position 0), with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, CommitRequest commit) {
+    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, CommitRequest commit, WireWitness.Entry witnessed,
+            Consumer<ApiMessage> answerWitness) {
         /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
         Frame kept() {
             ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
             copy.put(bytes.duplicate()).flip();
-            return new Frame(key, version, correlationId, copy, commit);
+            return new Frame(key, version, correlationId, copy, commit, witnessed, answerWitness);
         }
     }
 
-    /** What the response side needs to know about a forwarded request. */
-    private record Pending(ApiKeys key, short version, Consumer<OffsetCommitResponseData> observer) {
+    /** What the response side needs to know about a forwarded request: who reads its answer (null: nobody), and the commit it carries. */
+    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed) {
     }
 
     final int id;
@@ -59,6 +67,8 @@ final class Connection {
     private List<Frame> held;
     private CommitGate holder;
     private volatile boolean closed;
+    /** The last client id told to the witness (a client sends the same one on every request). */
+    private String clientId;
     /**
      * Where answers go: the client, or nowhere once it has closed (the broker's answer to a
      * released commit is still read, so the gate learns what the broker did with it).
@@ -120,6 +130,9 @@ final class Connection {
                 proxy.countRequest();
                 synchronized (this) {
                     if (held != null) {
+                        if (f.witnessed() != null) {
+                            f.witnessed().held(); // behind the held frame: it waits as long
+                        }
                         held.add(f.kept());
                         continue;
                     }
@@ -168,7 +181,12 @@ final class Connection {
             log.warn("{}: closing: unparsable request header (api key {}, version {}): {}", this, bytes.getShort(4), bytes.getShort(6), e.toString());
             return null;
         }
+        if (h.clientId() != null && !h.clientId().equals(clientId)) {
+            clientId = h.clientId();
+            proxy.witness().client(clientId);
+        }
         CommitRequest commit = null;
+        WireWitness.Entry witnessed = null;
         if (h.apiKey() == ApiKeys.OFFSET_COMMIT) {
             try {
                 commit = CommitRequest.parse(buf, h, proxy::topicName);
@@ -176,13 +194,61 @@ final class Connection {
                 log.warn("{}: closing: unparsable OffsetCommit v{} (correlation {}): {}", this, h.apiVersion(), h.correlationId(), e.toString());
                 return null;
             }
+            witnessed = proxy.witness().sent(this, commit);
         }
+        Consumer<ApiMessage> answerWitness = witnessGroupRequest(h, buf);
         in.shrink();
-        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, commit);
+        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, commit, witnessed, answerWitness);
     }
 
-    private void forward(Frame f, Consumer<OffsetCommitResponseData> observer) throws IOException {
-        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer));
+    /**
+     * Tells the witness which member uses which generation: from classic Heartbeat and SyncGroup
+     * requests, and from the consumer protocol's heartbeat answers (the epoch a member is given
+     * comes in the answer). A request that cannot be read is forwarded anyway: the witness only watches.
+     */
+    private Consumer<ApiMessage> witnessGroupRequest(RequestHeader h, ByteBuffer buf) {
+        try {
+            switch (h.apiKey()) {
+                case HEARTBEAT -> {
+                    HeartbeatRequestData d = new HeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                    proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
+                }
+                case SYNC_GROUP -> {
+                    SyncGroupRequestData d = new SyncGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                    proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
+                }
+                case CONSUMER_GROUP_HEARTBEAT -> {
+                    ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                    String group = d.groupId();
+                    return m -> {
+                        ConsumerGroupHeartbeatResponseData r = (ConsumerGroupHeartbeatResponseData) m;
+                        if (r.errorCode() == Errors.NONE.code()) {
+                            proxy.witness().member(group, r.memberId(), r.memberEpoch());
+                        }
+                    };
+                }
+                default -> {
+                    return null;
+                }
+            }
+        } catch (RuntimeException e) {
+            log.debug("{}: the witness could not read a {} v{} request: {}", this, h.apiKey(), h.apiVersion(), e.toString());
+        }
+        return null;
+    }
+
+    private void forward(Frame f, Consumer<OffsetCommitResponseData> gate) throws IOException {
+        Consumer<ApiMessage> observer = f.answerWitness();
+        if (f.witnessed() != null) {
+            WireWitness.Entry w = f.witnessed();
+            observer = m -> {
+                w.answered((OffsetCommitResponseData) m); // first: a gate may hold this thread with the answer
+                if (gate != null) {
+                    gate.accept((OffsetCommitResponseData) m);
+                }
+            };
+        }
+        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed()));
         synchronized (upstreamWrite) {
             FrameReader.writeFully(upstream, f.bytes().duplicate());
         }
@@ -190,6 +256,9 @@ final class Connection {
 
     /** Called by a gate: from now on this connection keeps every frame, starting with {@code first}. */
     synchronized void hold(CommitGate gate, Frame first) {
+        if (first.witnessed() != null) {
+            first.witnessed().held();
+        }
         held = new ArrayList<>(List.of(first.kept()));
         holder = gate;
         if (closed) {
@@ -272,12 +341,13 @@ final class Connection {
             close();
             WireProxy.closeQuietly(upstream);
             in.release();
+            pending.values().stream().map(Pending::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::unanswered);
         }
     }
 
-    /** A commit the gate observes was forwarded and its answer has not come yet. */
+    /** A commit was forwarded and its answer has not come yet. */
     private boolean awaitsObservedAnswer() {
-        return pending.values().stream().anyMatch(p -> p.observer() != null);
+        return pending.values().stream().anyMatch(p -> p.witnessed() != null);
     }
 
     /**
@@ -289,7 +359,9 @@ final class Connection {
             if (p.observer() != null) {
                 ByteBuffer body = frame.slice(4, frame.remaining() - 4);
                 ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
-                p.observer().accept(new OffsetCommitResponseData(new ByteBufferAccessor(body), p.version()));
+                ApiMessage response = ApiMessageType.fromApiKey(p.key().id).newResponse();
+                response.read(new ByteBufferAccessor(body), p.version());
+                p.observer().accept(response);
             }
             return Addresses.mayCarryAddresses(p.key(), p.version()) ? Addresses.rewriteFrame(p.key(), p.version(), frame, proxy) : null;
         } catch (RuntimeException e) {
@@ -311,6 +383,9 @@ final class Connection {
             gate = holder;
             held = null;
             holder = null;
+        }
+        if (frames != null) {
+            frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::notSent);
         }
         if (frames != null && gate != null) {
             gate.dropped(this, frames); // outside this lock: the gate locks itself, then a connection

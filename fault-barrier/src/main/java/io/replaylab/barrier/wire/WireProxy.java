@@ -79,6 +79,7 @@ public final class WireProxy implements AutoCloseable {
     private volatile boolean closed;
     /** Up to 64 MB of read buffers kept for the next connections (a 4 MB Fetch answer needs a 4 MB buffer). */
     private final BufferPool buffers = new BufferPool(64L << 20);
+    private final WireWitness witness = new WireWitness(this);
     /** Every upstream host seen so far is as long as {@link Addresses#LOOPBACK}. */
     private volatile boolean inPlace;
 
@@ -136,6 +137,11 @@ public final class WireProxy implements AutoCloseable {
         Map<Integer, Integer> out = new TreeMap<>();
         nodes.forEach((id, l) -> out.put(id, l.port()));
         return out;
+    }
+
+    /** What the proxy saw: every OffsetCommit with the broker's answer, and who talked through it. */
+    public WireWitness witness() {
+        return witness;
     }
 
     /** Requests forwarded (or held) so far, over all connections. */

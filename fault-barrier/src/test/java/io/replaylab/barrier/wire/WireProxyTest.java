@@ -127,7 +127,9 @@ class WireProxyTest {
         Clients.fill(proxy.bootstrapServers(), ns.topic(), 2, 25); // produce through the proxy
 
         Set<String> seen = new HashSet<>();
-        try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), protocol, Map.of())) {
+        Set<String> sentAs = new HashSet<>();
+        try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), protocol,
+                Map.of(ConsumerConfig.CLIENT_ID_CONFIG, "witnessed"))) {
             c.subscribe(List.of(ns.topic()));
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (seen.size() < 50 && System.nanoTime() < deadline) {
@@ -135,6 +137,7 @@ class WireProxyTest {
                     seen.add(r.value());
                 }
                 c.commitSync();
+                sentAs.add(c.groupMetadata().memberId() + "@" + c.groupMetadata().generationId());
             }
         }
 
@@ -150,6 +153,22 @@ class WireProxyTest {
                     .containsExactly("127.0.0.1:" + proxy.nodePorts().values().iterator().next());
         }
         assertThat(proxy.requestCount()).isGreaterThan(10);
+        // the witness saw every commit with the broker's answer, and the member and generation (or epoch) the client committed as
+        List<WitnessedCommit> commits = proxy.witness().commits(ns.group());
+        assertThat(commits).isNotEmpty().allSatisfy(w -> {
+            assertThat(w.accepted()).as(w.summary()).isTrue();
+            assertThat(w.clientId()).isEqualTo("witnessed");
+            assertThat(w.held()).isFalse();
+            assertThat(w.answers()).containsOnlyKeys(ns.topic() + "-0", ns.topic() + "-1").containsValues("NONE");
+        });
+        assertThat(commits).extracting(w -> w.memberId() + "@" + w.generation()).containsAnyElementsOf(sentAs);
+        assertThat(commits).extracting(WitnessedCommit::seq).isSorted();
+        assertThat(commits.get(commits.size() - 1).offsetsText()).isEqualTo(ns.topic() + "-0=25," + ns.topic() + "-1=25");
+        WitnessedCommit last = commits.get(commits.size() - 1);
+        assertThat(proxy.witness().generation(ns.group(), last.memberId())).as("the generation the wire last saw for the member").hasValue(last.generation());
+        assertThat(proxy.witness().sawClient("witnessed")).isTrue();
+        assertThat(proxy.witness().sawClient("nobody")).isFalse();
+        assertThat(proxy.witness().sawMember(last.memberId())).isTrue();
     }
 
     @Test
@@ -278,6 +297,18 @@ class WireProxyTest {
         a.awaitOutput("commit rejected", Duration.ofSeconds(20));
         assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD, BarrierState.RELEASED);
         assertThat(outcomes).containsExactly(outcome);
+        // the witness names the rejecter: the broker, with the same error, for the held member at its generation
+        String member = arrival.context().get("member");
+        int generation = Integer.parseInt(arrival.context().get("generation"));
+        List<WitnessedCommit> held = proxy.witness().commits(ns.group()).stream().filter(WitnessedCommit::held).toList();
+        assertThat(held).isNotEmpty().allSatisfy(w -> {
+            assertThat(w.memberId()).isEqualTo(member);
+            assertThat(w.generation()).isEqualTo(generation);
+            assertThat(w.clientId()).isEqualTo("A");
+        });
+        assertThat(held).filteredOn(WitnessedCommit::rejected).isNotEmpty()
+                .allSatisfy(w -> assertThat(String.join(",", w.errors())).isEqualTo(outcome.exceptionClass()));
+        assertThat(proxy.witness().commits(ns.group())).filteredOn(w -> w.clientId().equals("B")).anyMatch(WitnessedCommit::accepted);
     }
 
     @Test
@@ -351,6 +382,10 @@ class WireProxyTest {
         assertThat(outcome.verdict()).isEqualTo(CallOutcome.Verdict.NOT_DELIVERED);
         assertThat(outcome.message()).contains("closed the connection");
         assertThat(observations).anyMatch(o -> o.contains("while its OffsetCommit was held"));
+        assertThat(proxy.witness().commits(ns.group())).as("the witness: held, then never sent").isNotEmpty()
+                .allSatisfy(w -> assertThat(w.fate()).isEqualTo(WitnessedCommit.Fate.NOT_SENT))
+                .allSatisfy(w -> assertThat(w.held()).isTrue())
+                .allSatisfy(w -> assertThat(w.fateText()).startsWith("never sent"));
         try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
             assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get())
                     .as("the broker never stored the held offset").doesNotContainKey(tp);

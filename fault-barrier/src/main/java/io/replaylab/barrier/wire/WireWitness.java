@@ -1,0 +1,188 @@
+package io.replaylab.barrier.wire;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.protocol.Errors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the proxy saw of the groups' traffic, whether or not a barrier is armed: every OffsetCommit
+ * with the broker's answer per partition ({@link WitnessedCommit}), the generation (or member
+ * epoch) each member last used on the wire, and the client ids and members that talked through
+ * the proxy at all. It tells a commit the broker rejected from one the client never sent.
+ *
+ * <pre>{@code
+ * WireWitness w = proxy.witness();
+ * w.onCommit(c -> log.info("{}", c.summary()));          // each commit once its fate is known
+ * Optional<WitnessedCommit> stale = w.await(c -> c.memberId().equals(member) && c.generation() == g, Duration.ofSeconds(30));
+ * }</pre>
+ */
+public final class WireWitness {
+    private static final Logger log = LoggerFactory.getLogger(WireWitness.class);
+
+    private final WireProxy proxy;
+    private final AtomicLong seq = new AtomicLong();
+    private final List<WitnessedCommit> commits = new CopyOnWriteArrayList<>();
+    private final List<Consumer<WitnessedCommit>> listeners = new CopyOnWriteArrayList<>();
+    private final Map<String, Integer> generations = new ConcurrentHashMap<>();
+    private final Set<String> clientIds = ConcurrentHashMap.newKeySet();
+    private final Set<String> members = ConcurrentHashMap.newKeySet();
+
+    WireWitness(WireProxy proxy) {
+        this.proxy = proxy;
+    }
+
+    /** Every commit whose fate is known, in the order the proxy read them. */
+    public List<WitnessedCommit> commits() {
+        List<WitnessedCommit> out = new ArrayList<>(commits);
+        out.sort(java.util.Comparator.comparingLong(WitnessedCommit::seq));
+        return out;
+    }
+
+    /** The commits of one group. */
+    public List<WitnessedCommit> commits(String group) {
+        return commits().stream().filter(c -> c.group().equals(group)).toList();
+    }
+
+    /** Called with each commit once its fate is known (on a proxy thread: keep it short, never block). */
+    public void onCommit(Consumer<WitnessedCommit> listener) {
+        listeners.add(listener);
+    }
+
+    /** The first commit (known so far or still to come) that {@code which} accepts, waiting up to {@code timeout}. */
+    public Optional<WitnessedCommit> await(Predicate<WitnessedCommit> which, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (this) {
+            while (true) {
+                Optional<WitnessedCommit> got = commits().stream().filter(which).findFirst();
+                long left = deadline - System.nanoTime();
+                if (got.isPresent() || left <= 0) {
+                    return got;
+                }
+                wait(Math.max(1, left / 1_000_000));
+            }
+        }
+    }
+
+    /** The generation (classic) or member epoch (consumer protocol) {@code member} of {@code group} last used on the wire. */
+    public OptionalInt generation(String group, String member) {
+        Integer g = generations.get(group + "\u0000" + member);
+        return g == null ? OptionalInt.empty() : OptionalInt.of(g);
+    }
+
+    /** A request with this client id came through the proxy. */
+    public boolean sawClient(String clientId) {
+        return clientIds.contains(clientId);
+    }
+
+    /** A group request (heartbeat, sync, commit) named this member id. */
+    public boolean sawMember(String memberId) {
+        return members.contains(memberId);
+    }
+
+    // ---- package-private: fed by the connections
+
+    void client(String clientId) {
+        if (clientId != null && !clientId.isEmpty()) {
+            clientIds.add(clientId);
+        }
+    }
+
+    /** A member used this generation or epoch on the wire (epochs below 1 are the consumer protocol's join and leave markers). */
+    void member(String group, String member, int generation) {
+        if (group == null || member == null || member.isEmpty()) {
+            return;
+        }
+        members.add(member);
+        if (generation >= 0) {
+            generations.put(group + "\u0000" + member, generation);
+        }
+    }
+
+    /** A commit read from a client: its fate is told to the entry. */
+    Entry sent(Connection c, CommitRequest r) {
+        member(r.group(), r.memberId(), r.generation());
+        return new Entry(seq.incrementAndGet(), Instant.now(), c.toString(), r);
+    }
+
+    private void done(WitnessedCommit c) {
+        commits.add(c);
+        log.debug("witnessed {}", c.summary());
+        synchronized (this) {
+            notifyAll();
+        }
+        for (Consumer<WitnessedCommit> l : listeners) {
+            try {
+                l.accept(c);
+            } catch (RuntimeException e) {
+                log.warn("a commit witness listener failed on {}: {}", c.summary(), e.toString());
+            }
+        }
+    }
+
+    /** One commit on its way: told once what became of it (later news is ignored). */
+    final class Entry {
+        private final long seq;
+        private final Instant sent;
+        private final String connection;
+        private final CommitRequest request;
+        private volatile boolean held;
+        private boolean ended;
+
+        private Entry(long seq, Instant sent, String connection, CommitRequest request) {
+            this.seq = seq;
+            this.sent = sent;
+            this.connection = connection;
+            this.request = request;
+        }
+
+        void held() {
+            held = true;
+        }
+
+        void answered(OffsetCommitResponseData response) {
+            Map<String, String> answers = new TreeMap<>();
+            for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+                String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
+                for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
+                    answers.put(topic + "-" + p.partitionIndex(), Errors.forCode(p.errorCode()).name());
+                }
+            }
+            end(WitnessedCommit.Fate.ANSWERED, Instant.now(), answers);
+        }
+
+        void notSent() {
+            end(WitnessedCommit.Fate.NOT_SENT, null, Map.of());
+        }
+
+        void unanswered() {
+            end(WitnessedCommit.Fate.UNANSWERED, null, Map.of());
+        }
+
+        private void end(WitnessedCommit.Fate fate, Instant answered, Map<String, String> answers) {
+            synchronized (this) {
+                if (ended) {
+                    return;
+                }
+                ended = true;
+            }
+            done(new WitnessedCommit(seq, sent, connection, request.clientId() == null ? "" : request.clientId(), request.group(),
+                    request.memberId(), request.generation(), request.version(), request.offsets(), held, fate, answered, answers));
+        }
+    }
+}
