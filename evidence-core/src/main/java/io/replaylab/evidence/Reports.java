@@ -63,15 +63,16 @@ public final class Reports {
                 }
                 md.append('\n');
             }
-            List<Event> wire = witnessed(e);
+            List<WireRow> wire = wireRows(e);
             if (!wire.isEmpty()) {
                 md.append("### Offset commits on the wire\n\n")
-                        .append("| # | t+ms | instance | member | generation | offsets | held | what became of it |\n|---|---|---|---|---|---|---|---|\n");
-                for (Event ev : wire) {
-                    Payload.CommitWitnessed c = (Payload.CommitWitnessed) ev.payload();
-                    md.append("| ").append(ev.seq()).append(" | ").append(millis(e.started(), ev.time())).append(" | ").append(mdCell(c.instance()))
-                            .append(" | ").append(mdCell(c.member())).append(" | ").append(c.generation()).append(" | ").append(mdCell(c.offsets().toString()))
-                            .append(" | ").append(c.held() ? "yes" : "").append(" | ").append(mdCell(c.fateText())).append(" |\n");
+                        .append("| # | t+ms | instance | member | generation | commits | offsets (the last) | held | what became of it |\n")
+                        .append("|---|---|---|---|---|---|---|---|---|\n");
+                for (WireRow w : wire) {
+                    md.append("| ").append(w.seqs()).append(" | ").append(w.millis()).append(" | ").append(mdCell(w.last().instance()))
+                            .append(" | ").append(mdCell(w.last().member())).append(" | ").append(w.last().generation()).append(" | ").append(w.count())
+                            .append(" | ").append(mdCell(w.offsets().toString())).append(" | ").append(w.last().held() ? "yes" : "").append(" | ")
+                            .append(mdCell(w.last().fateText())).append(" |\n");
                 }
                 md.append('\n');
             }
@@ -91,7 +92,7 @@ public final class Reports {
                 md.append("_No event was recorded._\n");
             } else {
                 md.append("| # | t+ms | source | event | detail |\n|---|---|---|---|---|\n");
-                for (Event ev : byTime(e.events())) {
+                for (Event ev : timeline(e)) {
                     md.append("| ").append(ev.seq()).append(" | ").append(millis(e.started(), ev.time())).append(" | ")
                             .append(mdCell(sourceLabel(ev.source()))).append(" | ").append(ev.type()).append(" | ")
                             .append(mdCell(ev.payload().summary())).append(" |\n");
@@ -188,17 +189,16 @@ public final class Reports {
                 }
                 h.append("</ul>\n");
             }
-            List<Event> wire = witnessed(e);
+            List<WireRow> wire = wireRows(e);
             if (!wire.isEmpty()) {
                 h.append("<h3>Offset commits on the wire</h3>\n<table class=\"wire-commits\"><tr><th>#</th><th>t+ms</th><th>instance</th><th>member</th>"
-                        + "<th>generation</th><th>offsets</th><th>held</th><th>what became of it</th></tr>\n");
-                for (Event ev : wire) {
-                    Payload.CommitWitnessed c = (Payload.CommitWitnessed) ev.payload();
-                    h.append("<tr><td>").append(ev.seq()).append("</td><td>").append(millis(e.started(), ev.time())).append("</td><td>")
-                            .append(esc(c.instance())).append("</td><td>").append(esc(c.member())).append("</td><td>").append(c.generation())
-                            .append("</td><td>").append(esc(c.offsets().toString())).append("</td><td>").append(c.held() ? "yes" : "")
-                            .append("</td><td class=\"").append(c.accepted() ? "stored" : "refused").append("\">").append(esc(c.fateText()))
-                            .append("</td></tr>\n");
+                        + "<th>generation</th><th>commits</th><th>offsets (the last)</th><th>held</th><th>what became of it</th></tr>\n");
+                for (WireRow w : wire) {
+                    h.append("<tr><td>").append(w.seqs()).append("</td><td>").append(w.millis()).append("</td><td>").append(esc(w.last().instance()))
+                            .append("</td><td>").append(esc(w.last().member())).append("</td><td>").append(w.last().generation()).append("</td><td>")
+                            .append(w.count()).append("</td><td>").append(esc(w.offsets().toString())).append("</td><td>")
+                            .append(w.last().held() ? "yes" : "").append("</td><td class=\"").append(w.last().accepted() ? "stored" : "refused")
+                            .append("\">").append(esc(w.last().fateText())).append("</td></tr>\n");
                 }
                 h.append("</table>\n");
             }
@@ -210,7 +210,7 @@ public final class Reports {
             }
             h.append("</table>\n<h3>Timeline</h3>\n").append(lanes(e));
             h.append("<table class=\"timeline\"><tr><th>#</th><th>t+ms</th><th>source</th><th>event</th><th>detail</th></tr>\n");
-            for (Event ev : byTime(e.events())) {
+            for (Event ev : timeline(e)) {
                 h.append("<tr><td>").append(ev.seq()).append("</td><td>").append(millis(e.started(), ev.time())).append("</td><td>")
                         .append(esc(sourceLabel(ev.source()))).append("</td><td>").append(esc(ev.type())).append("</td><td>")
                         .append(esc(ev.payload().summary())).append("</td></tr>\n");
@@ -239,14 +239,15 @@ public final class Reports {
 
     /** An inline SVG: one lane per source instance; barrier holds as bars; commits and DB effects as marks. */
     private static String lanes(ExperimentEvidence e) {
-        if (e.events().isEmpty()) {
+        List<Event> events = timeline(e);
+        if (events.isEmpty()) {
             return "<p><em>No event was recorded.</em></p>\n";
         }
         Map<String, Integer> lane = new LinkedHashMap<>();
-        for (Event ev : e.events()) {
+        for (Event ev : events) {
             lane.putIfAbsent(ev.source().instance(), lane.size());
         }
-        long span = Math.max(1, e.events().stream().mapToLong(ev -> millis(e.started(), ev.time())).max().orElse(1));
+        long span = Math.max(1, events.stream().mapToLong(ev -> millis(e.started(), ev.time())).max().orElse(1));
         int left = 150;
         int width = 900;
         int rowH = 34;
@@ -261,7 +262,7 @@ public final class Reports {
                     .append(left + width).append("\" y2=\"").append(y + 14).append("\" stroke=\"#bbb\"/></g>\n");
         });
         List<Event> reached = new ArrayList<>();
-        for (Event ev : e.events()) {
+        for (Event ev : events) {
             int y = 10 + lane.get(ev.source().instance()) * rowH;
             double x = left + width * (double) millis(e.started(), ev.time()) / span;
             if (ev.payload() instanceof Payload.BarrierReached) {
@@ -325,9 +326,48 @@ public final class Reports {
         return m.cells().stream().filter(c -> c.meaning() != null || c.reason() != null).toList();
     }
 
-    /** The witness's commits, in the order they happened. */
-    private static List<Event> witnessed(ExperimentEvidence e) {
-        return byTime(e.events()).stream().filter(ev -> ev.payload() instanceof Payload.CommitWitnessed).toList();
+    /**
+     * A run of witnessed commits in a row from one member at one generation, held or not, that
+     * came to the same end: a subject that commits after each record sends hundreds, and a person
+     * reads where the story changes (a new member, a new generation, a refusal).
+     */
+    private record WireRow(long firstSeq, long lastSeq, long firstMs, long lastMs, int count, Payload.CommitWitnessed last, Map<String, Long> offsets) {
+        String seqs() {
+            return count == 1 ? Long.toString(firstSeq) : firstSeq + "–" + lastSeq;
+        }
+
+        String millis() {
+            return count == 1 ? Long.toString(firstMs) : firstMs + "–" + lastMs;
+        }
+
+        boolean continuedBy(Payload.CommitWitnessed c) {
+            return c.instance().equals(last.instance()) && c.member().equals(last.member()) && c.generation() == last.generation()
+                    && c.held() == last.held() && c.fateText().equals(last.fateText());
+        }
+    }
+
+    private static List<WireRow> wireRows(ExperimentEvidence e) {
+        List<WireRow> rows = new ArrayList<>();
+        for (Event ev : byTime(e.events())) {
+            if (!(ev.payload() instanceof Payload.CommitWitnessed c)) {
+                continue;
+            }
+            long ms = millis(e.started(), ev.time());
+            WireRow last = rows.isEmpty() ? null : rows.get(rows.size() - 1);
+            if (last != null && last.continuedBy(c)) {
+                Map<String, Long> offsets = new java.util.TreeMap<>(last.offsets());
+                offsets.putAll(c.offsets());
+                rows.set(rows.size() - 1, new WireRow(last.firstSeq(), ev.seq(), last.firstMs(), ms, last.count() + 1, c, offsets));
+            } else {
+                rows.add(new WireRow(ev.seq(), ev.seq(), ms, ms, 1, c, new java.util.TreeMap<>(c.offsets())));
+            }
+        }
+        return rows;
+    }
+
+    /** Timeline rows: a commit the broker stored is in the wire table only (there may be hundreds); a refused one is in both. */
+    private static List<Event> timeline(ExperimentEvidence e) {
+        return byTime(e.events()).stream().filter(ev -> !(ev.payload() instanceof Payload.CommitWitnessed c && c.accepted())).toList();
     }
 
     private static List<Payload.Matrix> matrices(ExperimentEvidence e) {

@@ -92,26 +92,34 @@ class ReportsTest {
     }
 
     @Test
-    void theWitnessedCommitsAreATableThatSaysWhatBecameOfEach() throws Exception {
+    void theWitnessedCommitsAreATableOfRunsThatSaysWhatBecameOfEach() throws Exception {
         RunEvidence run;
         try (RunRecorder r = RunRecorder.start(dir, "run-wire")) {
             ExperimentRecorder e = r.experiment("rebalance");
             Source wire = Source.here("wire witness");
-            e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-0", 3L), false, "ANSWERED", Map.of("t-0", "NONE")));
+            for (long i = 1; i <= 3; i++) { // a subject that commits after each record: one row
+                e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-0", i), false, "ANSWERED", Map.of("t-0", "NONE")));
+            }
             e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "ANSWERED", Map.of("t-0", "ILLEGAL_GENERATION")));
             e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "NOT_SENT", Map.of()));
+            e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-1", 9L), false, "ANSWERED", Map.of("t-1", "NONE")));
             e.finish(Outcome.notRun("only the commit table is looked at"));
             run = r.save().evidence();
         }
 
         String md = Reports.markdown(run);
-        assertThat(md).contains("### Offset commits on the wire")
-                .containsPattern("\\| B \\| m-b \\| 4 \\| \\{t-0=3\\} \\|  \\| stored by the broker \\|")
-                .containsPattern("\\| A \\| m-a \\| 3 \\| \\{t-0=2\\} \\| yes \\| rejected by the broker: ILLEGAL_GENERATION \\|")
-                .contains("| yes | never sent (the client closed the connection while it was held) |");
-        assertThat(md.indexOf("stored by the broker")).isLessThan(md.indexOf("rejected by the broker"));
+        String table = md.substring(md.indexOf("### Offset commits on the wire"), md.indexOf("### Checks"));
+        assertThat(table.lines().filter(l -> l.startsWith("| ") && !l.startsWith("| #"))
+                .map(l -> l.replaceFirst("^(\\| [^|]+ \\| )[0-9]+(–[0-9]+)? ", "$1T "))).as("t+ms shown as T").containsExactly(
+                "| 1–3 | T | B | m-b | 4 | 3 | {t-0=3} |  | stored by the broker |",
+                "| 4 | T | A | m-a | 3 | 1 | {t-0=2} | yes | rejected by the broker: ILLEGAL_GENERATION |",
+                "| 5 | T | A | m-a | 3 | 1 | {t-0=2} | yes | never sent (the client closed the connection while it was held) |",
+                "| 6 | T | B | m-b | 4 | 1 | {t-1=9} |  | stored by the broker |");
+        String timeline = md.substring(md.indexOf("### Timeline"), md.indexOf("### Environment"));
+        assertThat(timeline).as("a stored commit is in the wire table only; a refused one in the timeline too")
+                .contains("rejected by the broker: ILLEGAL_GENERATION").contains("never sent").doesNotContain("stored by the broker");
         String html = Reports.html(run);
         assertThat(html).contains("<table class=\"wire-commits\">").contains("<td class=\"refused\">rejected by the broker: ILLEGAL_GENERATION</td>")
-                .contains("<td class=\"stored\">stored by the broker</td>");
+                .contains("<td>1–3</td>").contains("<td class=\"stored\">stored by the broker</td>");
     }
 }

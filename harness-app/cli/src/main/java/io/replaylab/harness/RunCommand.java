@@ -119,6 +119,10 @@ final class RunCommand implements Callable<Integer> {
             + "runs alone)")
     int parallel;
 
+    @Option(names = "--no-witness", description = "subjects connect straight to the broker, not through the wire proxy that witnesses every "
+            + "OffsetCommit and its answer (the report then cannot say whether the broker or the client refused a stale commit)")
+    boolean noWitness;
+
     @Option(names = "--quiet", description = "only the outcome line")
     boolean quiet;
 
@@ -135,7 +139,7 @@ final class RunCommand implements Callable<Integer> {
                 .subject(subjectCmd == null ? ReferenceSubject.consume() : Subject.command(subjectCmd))
                 .transformSubject(transformCmd == null ? ReferenceSubject.transform() : Subject.command(transformCmd))
                 .targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).parallel(parallel).target(targetJdbcUrl, login.user, login.password())
+                .drainTimeout(drainTimeout).parallel(parallel).witness(!noWitness).target(targetJdbcUrl, login.user, login.password())
                 .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint))
                 .build();
         PrintWriter out = spec.commandLine().getOut();

@@ -88,6 +88,8 @@ final class DurabilityExperiment {
         try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(BROKERS).workDir(ctx.runDir().resolve("cluster")).build().start();
              KafkaOps ops = KafkaOps.connect(cluster.bootstrapServers())) {
             e.environment("cluster", cluster.bootstrapServers());
+            ctx.witness().ifPresent(w -> e.limitation("durability's subjects connect to its own cluster directly: the run's wire witness does not "
+                    + "see their commits (the experiment judges the records the cluster kept, not the commits)."));
             e.environment("pid.controller", cluster.pid(LocalKafkaCluster.CONTROLLER_ID) + " (node " + LocalKafkaCluster.CONTROLLER_ID + ")");
             for (int id : cluster.brokerIds()) {
                 e.environment("pid.broker-" + id, cluster.pid(id) + " (node " + id + ", 127.0.0.1:" + cluster.port(id) + ")");

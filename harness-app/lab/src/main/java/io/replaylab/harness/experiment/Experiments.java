@@ -87,6 +87,8 @@ public final class Experiments {
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
         ctx.proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
                 + ctx.bootstrap() + ")"));
+        e.environment("wire witness", ctx.witness().isPresent() ? "on: every OffsetCommit of the subjects and the broker's answer are recorded"
+                : "off: the evidence cannot tell a commit the broker rejected from one the client never sent");
     }
 
     /** Produces the run's synthetic records (the source side is always ours: deterministic, with a manifest). */

@@ -30,6 +30,8 @@ import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.barrier.wire.WireWitness;
+import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -146,6 +148,7 @@ final class RebalanceExperiment {
                     inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabContext.committed(atHold, topic, inFlight.partition()))
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
+            Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, wire ? held : null);
 
             ctx.step("A held at " + (wire ? "its OffsetCommit " : "commitSync ") + committing + "; starting B");
             LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
@@ -186,11 +189,13 @@ final class RebalanceExperiment {
                 ctx.checkpoint();
                 outcome = barrier.awaitOutcome(Duration.ofMillis(250));
             }
-            Optional<Outcome> ended = judgeStaleCommit(e, outcome);
+            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, wire, held.time(), a.name());
+            Optional<Outcome> ended = judgeStaleCommit(e, outcome, onWire);
             if (ended.isPresent()) {
                 return ended.get();
             }
             Event rejected = evidence.outcomeEvent();
+            String rejecter = rejecter(outcome.orElseThrow(), onWire);
 
             ctx.step("group settles with both instances and drains");
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
@@ -205,34 +210,126 @@ final class RebalanceExperiment {
             Comparison c = ctx.compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
-            return e.finish(Outcome.judge(e.confirmFault("A's stale commit was rejected after its partition moved to B", rejected), e.checks()));
+            return e.finish(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()));
         } finally {
             Experiments.release(ctx, e, barrier, debugger, running);
         }
     }
 
     /**
-     * R9 on A's released commit, as observed: the check, and the experiment's end unless the commit
-     * was REJECTED (then the experiment goes on). Not observed or never delivered: NOT_RUN (nothing
-     * was shown either way). ACCEPTED after the handoff: FAIL; a correct broker refuses it (old
-     * generation or member epoch), so only a broken broker, coordinator or client can produce it,
-     * which is why no scenario against Kafka 4.1 reaches it and a unit test proves the branch.
+     * A's member ids at the hold, each with the generation (classic) or member epoch it held: the
+     * held request's own for the wire barrier, else what the witness last saw it use (-1 unknown).
      */
-    static Optional<Outcome> judgeStaleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome) {
+    private static Map<String, Integer> heldAs(LabContext ctx, String group, Set<String> aMembers, Arrival wireArrival) {
+        Map<String, Integer> out = new TreeMap<>();
+        if (wireArrival != null) {
+            out.put(wireArrival.context().getOrDefault("member", ""), Integer.parseInt(wireArrival.context().getOrDefault("generation", "-1")));
+            return out;
+        }
+        for (String m : aMembers) {
+            out.put(m, ctx.witness().map(w -> w.generation(group, m).orElse(-1)).orElse(-1));
+        }
+        return out;
+    }
+
+    /**
+     * What the wire witness saw of A's held commit: the run had none, A never talked through it (a
+     * subject that ignored {@code {bootstrap}}), or the OffsetCommits of A's held member at its held
+     * generation sent from the hold on (none: A's client refused it before sending).
+     */
+    record StaleCommitOnWire(Seen seen, String heldAs, List<WitnessedCommit> commits) {
+        enum Seen {
+            NO_WITNESS, NOT_WITNESSED, WITNESSED
+        }
+
+        static StaleCommitOnWire noWitness() {
+            return new StaleCommitOnWire(Seen.NO_WITNESS, "", List.of());
+        }
+
+        static StaleCommitOnWire of(Optional<WireWitness> witness, String group, Map<String, Integer> heldAs, boolean heldByProxy, Instant heldAt,
+                String instance) {
+            if (witness.isEmpty()) {
+                return noWitness();
+            }
+            WireWitness w = witness.get();
+            String as = heldAs.entrySet().stream().map(m -> "member " + m.getKey() + (m.getValue() < 0 ? "" : " generation " + m.getValue()))
+                    .collect(Collectors.joining(", "));
+            if (heldAs.keySet().stream().noneMatch(w::sawMember) && !w.sawClient(instance)) {
+                return new StaleCommitOnWire(Seen.NOT_WITNESSED, as, List.of());
+            }
+            List<WitnessedCommit> mine = w.commits(group).stream()
+                    .filter(c -> heldAs.containsKey(c.memberId()))
+                    .filter(c -> heldAs.get(c.memberId()) < 0 || heldAs.get(c.memberId()) == c.generation())
+                    .filter(c -> heldByProxy ? c.held() : !c.sent().isBefore(heldAt))
+                    .toList();
+            return new StaleCommitOnWire(Seen.WITNESSED, as, mine);
+        }
+
+        Optional<WitnessedCommit> accepted() {
+            return commits.stream().filter(WitnessedCommit::accepted).findFirst();
+        }
+
+        Optional<WitnessedCommit> rejected() {
+            return commits.stream().filter(WitnessedCommit::rejected).findFirst();
+        }
+    }
+
+    /** Who refused A's stale commit, in a few words: the broker (with its error) or the client before sending, or not known and why. */
+    static String rejecter(CallOutcome o, StaleCommitOnWire wire) {
+        String said = o.exceptionClass() == null ? "" : o.exceptionClass().substring(o.exceptionClass().lastIndexOf('.') + 1);
+        return switch (wire.seen()) {
+            case NO_WITNESS -> "rejected (" + said + "; the run had no wire witness: by the broker or by the client is not known)";
+            case NOT_WITNESSED -> "rejected (" + said + "; not witnessed: A never talked through the wire proxy)";
+            case WITNESSED -> wire.rejected().map(c -> "rejected by the broker: " + String.join(",", c.errors()))
+                    .orElse(wire.commits().isEmpty() ? "refused by the client before sending (" + said + ")"
+                            : "rejected (" + said + "; its OffsetCommit was on the wire, the broker's answer was not)");
+        };
+    }
+
+    /** What the wire showed, for the check: which commit the broker answered, or that none of A's went out. */
+    private static String wireDetail(StaleCommitOnWire wire) {
+        if (wire.seen() != StaleCommitOnWire.Seen.WITNESSED) {
+            return "";
+        }
+        return wire.rejected().map(c -> " to OffsetCommit #" + c.seq() + " of " + wire.heldAs())
+                .orElse(wire.commits().isEmpty() ? ": no OffsetCommit from A (" + wire.heldAs() + ") after its hold" : "");
+    }
+
+    /**
+     * R9 on A's released commit, as observed by the barrier and the wire witness: the check, and the
+     * experiment's end unless the commit was refused (then the experiment goes on). Not observed or
+     * never delivered: NOT_RUN (nothing was shown either way). ACCEPTED, by the client or by the
+     * broker on the wire (even when the client reported an error): FAIL. A correct broker refuses it
+     * (old generation or member epoch), so only a broken broker, coordinator or client can produce
+     * that, which is why no scenario against Kafka 4.1 reaches it and a unit test proves the branch.
+     */
+    static Optional<Outcome> judgeStaleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, StaleCommitOnWire wire) {
         if (outcome.isEmpty()) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
             return Optional.of(e.finish(Outcome.notRun("A's commit outcome was not observed after release")));
         }
         CallOutcome o = outcome.get();
+        Optional<WitnessedCommit> storedOnWire = wire.accepted();
+        if (storedOnWire.isPresent()) {
+            WitnessedCommit c = storedOnWire.get();
+            e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED by the broker on the wire (" + c.summary() + "); the client reported "
+                    + o.verdict() + (o.exceptionClass() == null ? "" : " " + o.exceptionClass())));
+            return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED by the broker after the partition moved to B "
+                    + "(OffsetCommit #" + c.seq() + " of " + wire.heldAs() + ")" + (o.verdict() == CallOutcome.Verdict.ACCEPTED ? ""
+                    : ", although the client reported " + o.exceptionClass()))));
+        }
         if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + o.message()));
             return Optional.of(e.finish(Outcome.notRun("A's commit never reached the broker, so its rejection could not be observed: " + o.message())));
         }
         if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
-            e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED"));
-            return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B")));
+            boolean unsent = wire.seen() == StaleCommitOnWire.Seen.WITNESSED && wire.commits().isEmpty();
+            e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED" + (unsent ? " by the client, with no OffsetCommit from A on the wire" : "")));
+            return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B"
+                    + (unsent ? " (the client returned normally though no OffsetCommit from A (" + wire.heldAs() + ") went out after its hold)" : ""))));
         }
-        e.check(Check.pass("stale commit rejected", "R9", "REJECTED", "REJECTED: " + o.exceptionClass() + ": " + o.message()));
+        e.check(Check.pass("stale commit rejected", "R9", "REJECTED", rejecter(o, wire) + wireDetail(wire) + "; the client said "
+                + o.exceptionClass() + ": " + o.message()));
         return Optional.empty();
     }
 

@@ -108,10 +108,13 @@ public final class Lab {
             }
             try (TargetDatabase target = db;
                  KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15)); // the run's own: the probe and the cleanup
-                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE ? WireProxy.start(bootstrap) : null;
+                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
                  ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
                 if (proxy != null) {
-                    p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers());
+                    p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers()
+                            + (settings.witness() ? ", the witness of every offset commit" : ""));
+                } else {
+                    p.step("barrier: " + barrier.display() + "; subjects connect straight to the broker (no witness)");
                 }
                 LabRun labRun = new LabRun(settings, bootstrap, brokerVersion, ns, run, proxy, stop, guard, target, p);
                 String unreachable = null;

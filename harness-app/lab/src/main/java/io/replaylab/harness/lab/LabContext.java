@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
@@ -108,9 +109,14 @@ public final class LabContext {
         return run.brokerVersion;
     }
 
-    /** The wire proxy every subject talks through, when the run's barrier is the wire barrier. */
+    /** The wire proxy every subject talks through: when the run's barrier is the wire barrier, or the run has a witness. */
     public Optional<WireProxy> proxy() {
         return Optional.ofNullable(run.proxy);
+    }
+
+    /** What the proxy saw of the subjects' commits, when the run has a witness ({@link LabSettings#witness()}). */
+    public Optional<WireWitness> witness() {
+        return settings.witness() ? proxy().map(WireProxy::witness) : Optional.empty();
     }
 
     /** {@code sqlite} or {@code postgresql}. */
@@ -197,6 +203,7 @@ public final class LabContext {
 
     private Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
         meter(e);
+        run.witness(ns, e);
         try {
             Outcome o = body.run(this, ns, e);
             step(o.toString());
@@ -220,6 +227,7 @@ public final class LabContext {
             return o;
         } finally {
             stopStarted();
+            run.unwitness(ns);
         }
     }
 

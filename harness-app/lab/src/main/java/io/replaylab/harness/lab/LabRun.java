@@ -3,8 +3,13 @@ package io.replaylab.harness.lab;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.barrier.wire.WitnessedCommit;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Source;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.KafkaOps;
@@ -46,7 +51,44 @@ final class LabRun {
         this.guard = guard;
         this.db = db;
         this.progress = progress;
+        if (proxy != null && settings.witness()) {
+            proxy.witness().onCommit(this::witnessed);
+        }
     }
+
+    /** Experiments (and parts) running now, by namespace: where the witness records each commit. */
+    private final Map<String, ExperimentRecorder> witnessing = new ConcurrentHashMap<>();
+
+    /** From now on, the witness records the commits of {@code ns}'s groups into {@code e} (until {@link #unwitness}). */
+    void witness(LabNamespace ns, ExperimentRecorder e) {
+        witnessing.put(ns.prefix(), e);
+    }
+
+    void unwitness(LabNamespace ns) {
+        witnessing.remove(ns.prefix());
+    }
+
+    /** A commit the witness saw, into the experiment whose namespace (the longest that owns it: a cell's, not its matrix's) names its group. */
+    private void witnessed(WitnessedCommit c) {
+        String best = null;
+        for (String prefix : witnessing.keySet()) {
+            if (LabNamespace.of(prefix).owns(c.group()) && (best == null || prefix.length() > best.length())) {
+                best = prefix;
+            }
+        }
+        ExperimentRecorder e = best == null ? null : witnessing.get(best);
+        if (e == null || e.finished()) {
+            return; // a group of no running experiment's (the probe), or a commit after the experiment ended
+        }
+        try {
+            e.record(WITNESS, c.toPayload(c.clientId().isEmpty() ? "(no client id)" : c.clientId()));
+        } catch (IllegalStateException finishedJustNow) {
+            // the experiment finished between the look and the record: its evidence is closed
+        }
+    }
+
+    /** Where the witness's events come from: the proxy, in the harness's process. */
+    static final Source WITNESS = Source.here("wire witness");
 
     /** An Admin client of one experiment's own: its request count is that experiment's alone while others run beside it. */
     KafkaOps connect() {

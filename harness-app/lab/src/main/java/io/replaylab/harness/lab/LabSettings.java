@@ -58,9 +58,11 @@ public final class LabSettings {
     private final Duration stopGrace;
     private final MethodPoint dbCommitPoint;
     private final int parallel;
+    private final boolean witness;
 
     private LabSettings(Builder b) {
         this.parallel = b.parallel;
+        this.witness = b.witness;
         this.bootstrap = b.bootstrap;
         this.allowRemote = b.allowRemote;
         this.experiments = b.experiments;
@@ -206,6 +208,15 @@ public final class LabSettings {
         return parallel;
     }
 
+    /**
+     * Whether subjects talk to the broker through the wire proxy as a witness of every OffsetCommit
+     * and its answer, whatever the barrier (default true). Off, they connect straight to the broker
+     * (unless the barrier is the wire barrier) and the evidence cannot say who rejected a commit.
+     */
+    public boolean witness() {
+        return witness;
+    }
+
     @Override
     public String toString() {
         return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records
@@ -262,6 +273,7 @@ public final class LabSettings {
         private Duration stopGrace = Duration.ofSeconds(20);
         private MethodPoint dbCommitPoint = MethodPoint.jdbcCommit();
         private int parallel = DEFAULT_PARALLEL;
+        private boolean witness = true;
 
         private Builder() {
         }
@@ -432,6 +444,12 @@ public final class LabSettings {
                 throw new IllegalArgumentException("LabSettings.parallel must be 1..64, was " + n);
             }
             this.parallel = n;
+            return this;
+        }
+
+        /** See {@link LabSettings#witness()}: false runs subjects straight to the broker. */
+        public Builder witness(boolean on) {
+            this.witness = on;
             return this;
         }
 

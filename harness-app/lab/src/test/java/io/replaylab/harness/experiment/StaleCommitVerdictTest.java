@@ -3,9 +3,15 @@ package io.replaylab.harness.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.CommitOffset;
+import io.replaylab.barrier.wire.WitnessedCommit;
+import io.replaylab.harness.experiment.RebalanceExperiment.StaleCommitOnWire;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Outcome;
@@ -15,9 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * R9's four answers on A's released commit. The scenarios against the real broker reach REJECTED
- * (LabTest) and NOT_DELIVERED (the wire tests); an ACCEPTED stale commit needs a broker that is
- * wrong, so its verdict is proven here, on the real evidence recorder.
+ * R9's answers on A's released commit, with what the wire witness saw. The scenarios against the
+ * real broker reach REJECTED by the broker and by the client (LabTest) and NOT_DELIVERED (the wire
+ * tests); an ACCEPTED stale commit needs a broker or client that is wrong, so its verdicts are
+ * proven here, on the real evidence recorder.
  */
 class StaleCommitVerdictTest {
     @TempDir
@@ -25,14 +32,77 @@ class StaleCommitVerdictTest {
 
     private int runs;
 
+    private String lastActual;
+
     private Optional<Outcome> judge(Optional<CallOutcome> observed) {
+        return judge(observed, StaleCommitOnWire.noWitness());
+    }
+
+    private Optional<Outcome> judge(Optional<CallOutcome> observed, StaleCommitOnWire wire) {
         try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-test")) {
             ExperimentRecorder e = run.experiment("rebalance", "R9");
-            Optional<Outcome> o = RebalanceExperiment.judgeStaleCommit(e, observed);
+            Optional<Outcome> o = RebalanceExperiment.judgeStaleCommit(e, observed, wire);
             assertThat(e.checks()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("stale commit rejected"));
+            lastActual = e.checks().get(0).actual();
             assertThat(e.finished()).isEqualTo(o.isPresent());
             return o;
         }
+    }
+
+    private static WitnessedCommit onWire(String answer) {
+        return new WitnessedCommit(7, Instant.now(), "connection 3", "rebalance-A", "g", "m-a", 2, (short) 9,
+                List.of(new CommitOffset("t", 0, 5)), false, WitnessedCommit.Fate.ANSWERED, Instant.now(), Map.of("t-0", answer));
+    }
+
+    private static StaleCommitOnWire witnessed(WitnessedCommit... commits) {
+        return new StaleCommitOnWire(StaleCommitOnWire.Seen.WITNESSED, "member m-a generation 2", List.of(commits));
+    }
+
+    private static final CallOutcome CLIENT_REFUSED = CallOutcome.rejected("offset-commit", "org.apache.kafka.clients.consumer.CommitFailedException",
+            "the consumer is not part of an active group");
+
+    @Test
+    void aStaleCommitTheBrokerStoredOnTheWireFailsEvenWhenTheClientReportedAnError() {
+        Outcome o = judge(Optional.of(CLIENT_REFUSED), witnessed(onWire("NONE"))).orElseThrow();
+        assertThat(o.status()).isEqualTo(Status.FAIL);
+        assertThat(o.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED by the broker after the partition moved to B (OffsetCommit #7 of member m-a "
+                + "generation 2), although the client reported org.apache.kafka.clients.consumer.CommitFailedException");
+        assertThat(lastActual).startsWith("ACCEPTED by the broker on the wire (#7 client rebalance-A member m-a generation 2");
+    }
+
+    @Test
+    void aStaleCommitTheBrokerRefusedOnTheWireNamesTheBrokerAndItsError() {
+        StaleCommitOnWire wire = witnessed(onWire("ILLEGAL_GENERATION"));
+        assertThat(judge(Optional.of(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "the broker answered")), wire)).isEmpty();
+        assertThat(lastActual).startsWith("rejected by the broker: ILLEGAL_GENERATION to OffsetCommit #7 of member m-a generation 2; the client said");
+        assertThat(RebalanceExperiment.rejecter(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "x"), wire))
+                .isEqualTo("rejected by the broker: ILLEGAL_GENERATION");
+    }
+
+    @Test
+    void aStaleCommitThatNeverLeftTheClientIsRefusedByTheClientBeforeSending() {
+        assertThat(judge(Optional.of(CLIENT_REFUSED), witnessed())).isEmpty();
+        assertThat(lastActual).startsWith("refused by the client before sending (CommitFailedException): no OffsetCommit from A (member m-a "
+                + "generation 2) after its hold; the client said org.apache.kafka.clients.consumer.CommitFailedException: the consumer is not part");
+    }
+
+    @Test
+    void aSubjectThatNeverTalkedThroughTheProxyIsNotWitnessedNeverRefusedByTheClient() {
+        StaleCommitOnWire wire = new StaleCommitOnWire(StaleCommitOnWire.Seen.NOT_WITNESSED, "member m-a", List.of());
+        assertThat(judge(Optional.of(CLIENT_REFUSED), wire)).isEmpty();
+        assertThat(lastActual).startsWith("rejected (CommitFailedException; not witnessed: A never talked through the wire proxy)")
+                .doesNotContain("refused by the client");
+        assertThat(judge(Optional.of(CLIENT_REFUSED))).isEmpty();
+        assertThat(lastActual).contains("the run had no wire witness");
+    }
+
+    @Test
+    void aCommitTheClientCalledAcceptedThoughNothingWentOutFails() {
+        Outcome o = judge(Optional.of(CallOutcome.accepted("offset-commit")), witnessed()).orElseThrow();
+        assertThat(o.status()).isEqualTo(Status.FAIL);
+        assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED after the partition moved to B (the client returned normally though no "
+                + "OffsetCommit from A (member m-a generation 2) went out after its hold)");
     }
 
     @Test
