@@ -112,7 +112,7 @@ public final class Lab {
                  ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers()
-                            + (settings.witness() ? ", the witness of every offset commit" : ""));
+                            + ", the witness of every offset commit");
                 } else {
                     p.step("barrier: " + barrier.display() + "; subjects connect straight to the broker (no witness)");
                 }

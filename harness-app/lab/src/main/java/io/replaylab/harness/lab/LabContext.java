@@ -114,9 +114,9 @@ public final class LabContext {
         return Optional.ofNullable(run.proxy);
     }
 
-    /** What the proxy saw of the subjects' commits, when the run has a witness ({@link LabSettings#witness()}). */
+    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link LabSettings#witness()}, or the wire barrier). */
     public Optional<WireWitness> witness() {
-        return settings.witness() ? proxy().map(WireProxy::witness) : Optional.empty();
+        return proxy().map(WireProxy::witness);
     }
 
     /** {@code sqlite} or {@code postgresql}. */

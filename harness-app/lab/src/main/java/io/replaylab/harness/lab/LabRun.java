@@ -51,7 +51,7 @@ final class LabRun {
         this.guard = guard;
         this.db = db;
         this.progress = progress;
-        if (proxy != null && settings.witness()) {
+        if (proxy != null) {
             proxy.witness().onCommit(this::witnessed);
         }
     }

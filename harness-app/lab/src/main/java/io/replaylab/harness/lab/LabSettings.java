@@ -211,7 +211,8 @@ public final class LabSettings {
     /**
      * Whether subjects talk to the broker through the wire proxy as a witness of every OffsetCommit
      * and its answer, whatever the barrier (default true). Off, they connect straight to the broker
-     * (unless the barrier is the wire barrier) and the evidence cannot say who rejected a commit.
+     * and the evidence cannot say who rejected a commit; the wire barrier needs the proxy, so under
+     * it the witness stays.
      */
     public boolean witness() {
         return witness;

@@ -9,6 +9,7 @@ import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.barrier.jdi.HoldMode;
@@ -75,7 +76,50 @@ class LabTest {
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol.name);
+        assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol.name)
+                .hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("on"));
+        // the debugger holds A; the witness says whether its client refused the stale commit or sent it and the broker refused it
+        String said = x.checks().stream().filter(c -> c.name().equals("stale commit rejected")).findFirst().orElseThrow().actual();
+        List<Payload.CommitWitnessed> aOnWire = witnessed(x, "rebalance-A");
+        if (said.startsWith("refused by the client before sending")) {
+            assertThat(said).contains("no OffsetCommit from A (member ").contains("after its hold; the client said ");
+        } else {
+            assertThat(said).matches("rejected by the broker: [A-Z_]+ to OffsetCommit #[0-9]+ of member .*");
+            assertThat(aOnWire).as("the refused commit is in the evidence").anyMatch(c -> !c.accepted() && c.fate().equals("ANSWERED"));
+        }
+        assertThat(x.outcome().confirmation().toString()).containsPattern("was (refused by the client before sending|rejected by the broker: [A-Z_]+)");
+        assertThat(witnessed(x, "rebalance-B")).as("B's commits, stored").isNotEmpty().anyMatch(Payload.CommitWitnessed::accepted);
+        assertThat(Files.readString(r.report())).contains("### Offset commits on the wire");
+    }
+
+    private static List<Payload.CommitWitnessed> witnessed(ExperimentEvidence x, String instance) {
+        return x.events().stream().map(e -> e.payload()).filter(Payload.CommitWitnessed.class::isInstance).map(Payload.CommitWitnessed.class::cast)
+                .filter(c -> c.instance().equals(instance)).toList();
+    }
+
+    @Test
+    void withoutTheWitnessSubjectsGoStraightToTheBrokerAndTheVerdictSaysWhoRefusedIsNotKnown(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).witness(false).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment()).doesNotContainKey("subject bootstrap").hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("off"));
+        assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).contains("the run had no wire witness: by the broker or by the client is not known"));
+    }
+
+    @Test
+    void aSubjectThatIgnoresTheBootstrapItIsGivenIsNotWitnessedNeverRefusedByTheClient(LocalKafka kafka) throws Exception {
+        String direct = ForeignSubjectMain.template().replace("{bootstrap}", kafka.bootstrapServers()); // past the proxy, to the broker itself
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(direct))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).contains("not witnessed: A never talked through the wire proxy").doesNotContain("refused by"));
     }
 
     @ParameterizedTest(name = "{0} protocol")
@@ -91,6 +135,9 @@ class LabTest {
                 .map(Payload.CommitRejected.class::cast).findFirst().orElseThrow();
         assertThat(rejected.exception()).as("the broker's error, read from the OffsetCommit answer").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION",
                 "STALE_MEMBER_EPOCH", "FENCED_MEMBER_EPOCH", "REBALANCE_IN_PROGRESS");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).startsWith("rejected by the broker: " + rejected.exception() + " to OffsetCommit #"));
+        assertThat(witnessed(x, "rebalance-A")).as("the held commit, refused on the wire").anyMatch(c -> c.held() && !c.accepted());
         assertThat(Files.readString(r.report())).contains("| barrier | wire (asked for) |");
     }
 
