@@ -215,7 +215,8 @@ public final class LabContext {
                     : ex instanceof io.replaylab.kafka.BrokerUnreachableException ? "the broker became unreachable: " + ex.getMessage()
                     : null;
             if (why == null) { // nothing the lab foresees: keep the stack trace
-                why = "the experiment could not complete: " + ex;
+                why = "the experiment could not complete: " + (ex.getMessage() == null || ex.getMessage().isBlank() ? "" : ex.getMessage() + " ")
+                        + "(an unforeseen " + ex.getClass().getSimpleName() + "; the harness logged its stack trace)";
                 log.error("experiment {} could not complete", e.name(), ex);
             }
             if (e.finished()) { // it failed on its way out, after its outcome was recorded: that outcome stands
