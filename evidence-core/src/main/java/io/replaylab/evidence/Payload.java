@@ -219,7 +219,8 @@ public sealed interface Payload {
     /**
      * An OffsetCommit as the wire proxy saw it (the witness), with what became of it: the broker's
      * answer per partition ({@code NONE}: stored), or that it was never sent ({@code NOT_SENT}: the
-     * client closed the connection while a barrier held it) or never answered ({@code UNANSWERED}).
+     * client closed the connection while a barrier held it), never answered ({@code UNANSWERED}), or
+     * answered by a fault in the proxy ({@code FAULTED}: the broker never saw it).
      */
     record CommitWitnessed(String instance, String group, String member, int generation, Map<String, Long> offsets, boolean held,
             String fate, Map<String, String> answers) implements BarrierEvent {
@@ -240,6 +241,8 @@ public sealed interface Payload {
                         : "rejected by the broker: " + String.join(",", answers.values().stream().filter(e -> !"NONE".equals(e)).distinct().toList());
                 case "NOT_SENT" -> "never sent (the client closed the connection while it was held)";
                 case "UNANSWERED" -> "sent, never answered (the connection closed first)";
+                case "FAULTED" -> answers.isEmpty() ? "never sent: a fault closed the connection at it"
+                        : "answered " + String.join(",", answers.values().stream().distinct().toList()) + " by a fault in the proxy (the broker never saw it)";
                 default -> fate;
             };
         }

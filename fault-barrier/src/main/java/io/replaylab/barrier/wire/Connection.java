@@ -42,18 +42,18 @@ final class Connection {
     static final int KEPT_TAIL_BYTES = 64 * 1024;
 
     /** A request frame ({@code bytes}: the whole frame, size prefix included, from position 0), with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, CommitRequest commit, WireWitness.Entry witnessed,
+    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, int bodyAt, CommitRequest commit, WireWitness.Entry witnessed,
             Consumer<ApiMessage> answerWitness) {
         /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
         Frame kept() {
             ByteBuffer copy = ByteBuffer.allocate(bytes.remaining());
             copy.put(bytes.duplicate()).flip();
-            return new Frame(key, version, correlationId, copy, commit, witnessed, answerWitness);
+            return new Frame(key, version, correlationId, copy, bodyAt, commit, witnessed, answerWitness);
         }
     }
 
     /** What the response side needs to know about a forwarded request: who reads its answer (null: nobody), and the commit it carries. */
-    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed) {
+    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault) {
     }
 
     final int id;
@@ -67,6 +67,8 @@ final class Connection {
     private List<Frame> held;
     private CommitGate holder;
     private volatile boolean closed;
+    /** A fault closed this connection (not the client). */
+    private volatile boolean closedByFault;
     /** The last client id told to the witness (a client sends the same one on every request). */
     private String clientId;
     /**
@@ -137,6 +139,30 @@ final class Connection {
                         continue;
                     }
                 }
+                if (!proxy.faults().isEmpty()) {
+                    ArmedFault.Action fault = faultOn(f);
+                    if (fault != null) {
+                        if (fault.effect() instanceof WireFault.Effect.Disconnect) {
+                            if (f.witnessed() != null) {
+                                f.witnessed().faulted(Map.of());
+                            }
+                            fault.fault().done(fault.firing(), "closed the connection at it; the request was never forwarded");
+                            closedByFault = true;
+                            return;
+                        }
+                        if (fault.effect() instanceof WireFault.Effect.Error e) {
+                            if (f.witnessed() != null) {
+                                Map<String, String> answers = new java.util.TreeMap<>();
+                                f.witnessed().request().offsets().forEach(o -> answers.put(o.partitionName(), e.error().name()));
+                                f.witnessed().faulted(answers);
+                            }
+                            substitute(f, fault);
+                        } else {
+                            forward(f, null, fault);
+                        }
+                        continue;
+                    }
+                }
                 Consumer<OffsetCommitResponseData> observer = null;
                 if (f.commit() != null) {
                     CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);
@@ -198,7 +224,7 @@ final class Connection {
         }
         Consumer<ApiMessage> answerWitness = witnessGroupRequest(h, buf);
         in.shrink();
-        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, commit, witnessed, answerWitness);
+        return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, 4 + buf.position(), commit, witnessed, answerWitness);
     }
 
     /**
@@ -237,7 +263,47 @@ final class Connection {
         return null;
     }
 
+    /** The armed faults hear of this request (what a client sends after a firing), and the first that fires on it decides. */
+    private ArmedFault.Action faultOn(Frame f) {
+        ByteBuffer body = f.bytes().duplicate().position(f.bodyAt()).slice();
+        for (ArmedFault af : proxy.faults()) {
+            af.observe(clientId, f);
+        }
+        for (ArmedFault af : proxy.faults()) {
+            try {
+                ArmedFault.Action a = af.match(this, f, clientId, body);
+                if (a != null) {
+                    return a;
+                }
+            } catch (RuntimeException e) {
+                log.warn("{}: fault {} could not act on a {} v{} request; forwarded as it is: {}", this, af.fault().spec(), f.key(), f.version(), e.toString());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * An error fault: the broker gets an ApiVersions request under the same correlation id instead
+     * (harmless, and its answer keeps this connection's answers in order), and the client gets the
+     * fault's error answer in its place.
+     */
+    private void substitute(Frame f, ArmedFault.Action fault) throws IOException {
+        RequestHeader h = new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, clientId, f.correlationId());
+        ByteBuffer header = org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(h.data(), h.headerVersion()).buffer();
+        header.rewind();
+        ByteBuffer frame = ByteBuffer.allocate(4 + header.remaining());
+        frame.putInt(header.remaining()).put(header).flip();
+        pending.put(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, fault));
+        synchronized (upstreamWrite) {
+            FrameReader.writeFully(upstream, frame);
+        }
+    }
+
     private void forward(Frame f, Consumer<OffsetCommitResponseData> gate) throws IOException {
+        forward(f, gate, null);
+    }
+
+    private void forward(Frame f, Consumer<OffsetCommitResponseData> gate, ArmedFault.Action fault) throws IOException {
         Consumer<ApiMessage> observer = f.answerWitness();
         if (f.witnessed() != null) {
             WireWitness.Entry w = f.witnessed();
@@ -248,7 +314,7 @@ final class Connection {
                 }
             };
         }
-        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed()));
+        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed(), fault));
         synchronized (upstreamWrite) {
             FrameReader.writeFully(upstream, f.bytes().duplicate());
         }
@@ -307,6 +373,12 @@ final class Connection {
                 if (p == null) {
                     log.warn("{}: a response with correlation id {} that no forwarded request carries; passed on unchanged", this, correlationId);
                 }
+                if (p != null && p.fault() != null) {
+                    in.fill(length);
+                    faulted(p, in.take(length));
+                    in.shrink();
+                    continue;
+                }
                 if (p == null || p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
                     in.pipe(length, toClient);
                     continue;
@@ -342,6 +414,68 @@ final class Connection {
             WireProxy.closeQuietly(upstream);
             in.release();
             pending.values().stream().map(Pending::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::unanswered);
+        }
+    }
+
+    /** The answer to a request a fault fired on: replaced, dropped, held, or rewound, as the effect says. */
+    private void faulted(Pending p, ByteBuffer frame) throws IOException {
+        ArmedFault.Action a = p.fault();
+        WireFault.Effect effect = a.effect();
+        if (effect instanceof WireFault.Effect.Error e) {
+            FrameReader.writeFully(toClient, a.answer().duplicate());
+            a.fault().done(a.firing(), "answered " + e.error().name() + " without forwarding it (the broker never saw it)");
+        } else if (effect instanceof WireFault.Effect.LostAnswer) {
+            answer(p, frame); // the witness reads what the broker did with it
+            a.fault().done(a.firing(), "forwarded; the broker answered " + errorsIn(p, frame) + "; that answer was dropped and the client's "
+                    + "connection closed");
+            closedByFault = true;
+            close();
+        } else if (effect instanceof WireFault.Effect.Delay d) {
+            try {
+                Thread.sleep(d.by().toMillis());
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            String errors = errorsIn(p, frame);
+            ByteBuffer rewritten = answer(p, frame);
+            FrameReader.writeFully(toClient, rewritten != null ? rewritten : frame);
+            a.fault().done(a.firing(), "the broker's answer " + errors + " held " + d.by().toMillis() + " ms, then sent");
+        } else if (effect instanceof WireFault.Effect.Rewind r) {
+            ByteBuffer body = frame.slice(4, frame.remaining() - 4);
+            ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
+            org.apache.kafka.common.message.OffsetFetchResponseData d =
+                    new org.apache.kafka.common.message.OffsetFetchResponseData(new ByteBufferAccessor(body), p.version());
+            List<String> moved = new ArrayList<>();
+            d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(t.name(), x.partitionIndex(), x.committedOffset(), r.by(),
+                    x::setCommittedOffset))));
+            d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(
+                    t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name(), x.partitionIndex(), x.committedOffset(),
+                    r.by(), x::setCommittedOffset)))));
+            FrameReader.writeFully(toClient, ArmedFault.frame(frame.getInt(4), p.key().responseHeaderVersion(p.version()), d, p.version()));
+            a.fault().done(a.firing(), "answered the committed offsets lower: " + String.join(", ", moved));
+        } else {
+            throw new IllegalStateException("a disconnect fault never forwards its request");
+        }
+    }
+
+    private static String rewind(String topic, int partition, long committed, long by, java.util.function.LongConsumer set) {
+        if (committed < 0) {
+            return topic + "-" + partition + " none committed (left as it is)";
+        }
+        long to = Math.max(0, committed - by);
+        set.accept(to);
+        return topic + "-" + partition + " " + committed + "→" + to;
+    }
+
+    /** The error counts of an answer, e.g. {@code {NONE=1}}, for a firing's record. */
+    private static String errorsIn(Pending p, ByteBuffer frame) {
+        try {
+            ByteBuffer body = frame.slice(4, frame.remaining() - 4);
+            ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
+            return new java.util.TreeMap<>(org.apache.kafka.common.requests.AbstractResponse.parseResponse(p.key(), new ByteBufferAccessor(body),
+                    p.version()).errorCounts()).toString();
+        } catch (RuntimeException e) {
+            return "(unreadable: " + e + ")";
         }
     }
 
@@ -403,6 +537,9 @@ final class Connection {
         }
         closed = true;
         WireProxy.closeQuietly(client);
+        for (ArmedFault af : proxy.faults()) {
+            af.closed(clientId, toString(), closedByFault);
+        }
         dropHeld();
         proxy.forget(this);
         if (!awaitsObservedAnswer()) {

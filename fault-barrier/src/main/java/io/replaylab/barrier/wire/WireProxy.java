@@ -66,6 +66,7 @@ public final class WireProxy implements AutoCloseable {
     private final Map<Uuid, String> topicNames = new ConcurrentHashMap<>();
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final List<CommitGate> gates = new CopyOnWriteArrayList<>();
+    private final List<ArmedFault> faults = new CopyOnWriteArrayList<>();
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong upstreamConnects = new AtomicLong();
@@ -185,6 +186,21 @@ public final class WireProxy implements AutoCloseable {
         return gate.barrier();
     }
 
+    /**
+     * Arms a fault: from now on the requests its target names are counted, and the one it aims at
+     * (or every one) gets its effect instead of passing as it is. Everything else passes untouched,
+     * in order per connection. Faults armed together are asked in the order they were armed; the
+     * first that fires decides.
+     */
+    public ArmedFault inject(WireFault fault) {
+        if (closed) {
+            throw new IllegalStateException("the proxy is closed");
+        }
+        ArmedFault f = new ArmedFault(fault);
+        faults.add(f);
+        return f;
+    }
+
     /** Releases every held commit (forwarding it), then closes all listeners and connections. */
     @Override
     public void close() {
@@ -217,6 +233,10 @@ public final class WireProxy implements AutoCloseable {
 
     List<CommitGate> gates() {
         return gates;
+    }
+
+    List<ArmedFault> faults() {
+        return faults;
     }
 
     /** Runs a connection's loop on a pooled thread named for it while it runs. */

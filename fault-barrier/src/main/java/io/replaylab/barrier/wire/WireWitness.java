@@ -155,6 +155,10 @@ public final class WireWitness {
             held = true;
         }
 
+        CommitRequest request() {
+            return request;
+        }
+
         void answered(OffsetCommitResponseData response) {
             Map<String, String> answers = new TreeMap<>();
             for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
@@ -168,6 +172,11 @@ public final class WireWitness {
 
         void notSent() {
             end(WitnessedCommit.Fate.NOT_SENT, null, Map.of());
+        }
+
+        /** A fault answered it with these errors per partition (none: it closed the connection at it). */
+        void faulted(Map<String, String> answers) {
+            end(WitnessedCommit.Fate.FAULTED, answers.isEmpty() ? null : Instant.now(), answers);
         }
 
         void unanswered() {

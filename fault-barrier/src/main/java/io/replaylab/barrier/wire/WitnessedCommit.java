@@ -33,7 +33,9 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
         /** The proxy held it and the client closed the connection before the release: the broker never saw it. */
         NOT_SENT,
         /** Forwarded, but the broker's answer never came back (the connection closed first, or the proxy closed). */
-        UNANSWERED
+        UNANSWERED,
+        /** A fault armed on the proxy answered it with an error, or closed the connection at it: the broker never saw it. */
+        FAULTED
     }
 
     public WitnessedCommit {
@@ -68,6 +70,8 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
             case ANSWERED -> accepted() ? "stored (NONE)" : "rejected by the broker: " + String.join(",", errors());
             case NOT_SENT -> "never sent: the client closed the connection while the proxy held it";
             case UNANSWERED -> "no answer: the connection closed before the broker's answer came";
+            case FAULTED -> answers.isEmpty() ? "never sent: a fault closed the connection at it"
+                    : "answered " + String.join(",", answers.values().stream().distinct().toList()) + " by a fault in the proxy (the broker never saw it)";
         };
     }
 

@@ -66,6 +66,21 @@ public final class Experiments {
                 (ctx, ns, e) -> SchedulesExperiment.run(selected, ctx, ns, e));
     }
 
+    /** Answers a broker may give, aimed at A's requests on the wire: the default cells for the run's group protocol ({@link WireFaultCell#defaults}). */
+    public static Experiment wireFaults() {
+        return new Experiment(WireFaultsExperiment.NAME, List.of(WireFaultsExperiment.REQUIREMENTS), (ctx, ns, e) -> WireFaultsExperiment.run(null, ctx, ns, e));
+    }
+
+    /** The wire-faults experiment on these cells (at least one), in the order given. */
+    public static Experiment wireFaults(List<WireFaultCell> cells) {
+        if (cells == null || cells.isEmpty()) {
+            throw new IllegalArgumentException("the wire-faults experiment needs at least one cell, e.g. WireFaultCell.parse(\"offset-commit:lost-answer\")");
+        }
+        List<WireFaultCell> selected = List.copyOf(new java.util.LinkedHashSet<>(cells));
+        return new Experiment(WireFaultsExperiment.NAME, List.of(WireFaultsExperiment.REQUIREMENTS),
+                (ctx, ns, e) -> WireFaultsExperiment.run(selected, ctx, ns, e));
+    }
+
     /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. Its four JVMs need the CPU: it runs alone. */
     public static Experiment durability() {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();

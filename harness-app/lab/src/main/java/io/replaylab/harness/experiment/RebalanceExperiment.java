@@ -189,7 +189,7 @@ final class RebalanceExperiment {
                 ctx.checkpoint();
                 outcome = barrier.awaitOutcome(Duration.ofMillis(250));
             }
-            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, wire, held.time(), a.name());
+            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name());
             Optional<Outcome> ended = judgeStaleCommit(e, outcome, onWire);
             if (ended.isPresent()) {
                 return ended.get();
@@ -246,7 +246,7 @@ final class RebalanceExperiment {
             return new StaleCommitOnWire(Seen.NO_WITNESS, "", List.of());
         }
 
-        static StaleCommitOnWire of(Optional<WireWitness> witness, String group, Map<String, Integer> heldAs, boolean heldByProxy, Instant heldAt,
+        static StaleCommitOnWire of(Optional<WireWitness> witness, String group, Map<String, Integer> heldAs, Instant heldAt,
                 String instance) {
             if (witness.isEmpty()) {
                 return noWitness();
@@ -260,7 +260,7 @@ final class RebalanceExperiment {
             List<WitnessedCommit> mine = w.commits(group).stream()
                     .filter(c -> heldAs.containsKey(c.memberId()))
                     .filter(c -> heldAs.get(c.memberId()) < 0 || heldAs.get(c.memberId()) == c.generation())
-                    .filter(c -> heldByProxy ? c.held() : !c.sent().isBefore(heldAt))
+                    .filter(c -> c.held() || !c.sent().isBefore(heldAt)) // the held frame was read just before the arrival; a resend comes after it
                     .toList();
             return new StaleCommitOnWire(Seen.WITNESSED, as, mine);
         }

@@ -1,0 +1,249 @@
+package io.replaylab.barrier.wire;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.FindCoordinatorRequestData;
+import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.OffsetFetchRequestData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SyncGroupRequestData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.MessageUtil;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.AbstractResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link WireFault} armed on a proxy: it counts the requests that match its target and fires on
+ * the one it aims at (or on every one), until {@link #disarm}ed or the proxy closes. Each firing is
+ * recorded with what the request said, what the proxy did, and what the client sent next.
+ */
+public final class ArmedFault {
+    private static final Logger log = LoggerFactory.getLogger(ArmedFault.class);
+
+    /** How many of the client's next requests a firing keeps. */
+    public static final int AFTER = 8;
+
+    private final WireFault fault;
+    private final List<Firing> firings = new ArrayList<>();
+    private final List<Consumer<FaultFiring>> listeners = new CopyOnWriteArrayList<>();
+    private int matched;
+    private volatile boolean disarmed;
+
+    ArmedFault(WireFault fault) {
+        this.fault = Objects.requireNonNull(fault, "fault");
+    }
+
+    public WireFault fault() {
+        return fault;
+    }
+
+    /** Requests that matched the target so far (fired or not). */
+    public synchronized int matched() {
+        return matched;
+    }
+
+    /** Every firing so far, with what the client did next as far as seen. */
+    public synchronized List<FaultFiring> firings() {
+        return firings.stream().map(Firing::snapshot).toList();
+    }
+
+    /** The first firing, waiting up to {@code timeout} for it. */
+    public Optional<FaultFiring> awaitFiring(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (this) {
+            while (firings.isEmpty()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return Optional.empty();
+                }
+                wait(Math.max(1, left / 1_000_000));
+            }
+            return Optional.of(firings.get(0).snapshot());
+        }
+    }
+
+    /** Called once per firing, when the proxy has done what the effect says (on a proxy thread: keep it short). */
+    public void onFiring(Consumer<FaultFiring> listener) {
+        listeners.add(listener);
+    }
+
+    /** Fires no more; what it fired stays recorded. */
+    public void disarm() {
+        disarmed = true;
+    }
+
+    public boolean disarmed() {
+        return disarmed;
+    }
+
+    // ---- package-private: the connections' side
+
+    /** What a connection does with a request this fault fired on. */
+    record Action(ArmedFault fault, Firing firing, WireFault.Effect effect, ByteBuffer answer) {
+    }
+
+    /** This fault's decision on a request: null when it does not fire. {@code body} is the request body (after its header). */
+    Action match(Connection c, Connection.Frame f, String clientId, ByteBuffer body) {
+        WireFault.Target t = fault.target();
+        if (disarmed || f.key() != t.api().key || t.clientId() != null && !t.clientId().equals(clientId)) {
+            return null;
+        }
+        String group = t.api().namesGroup() ? groupOf(f, body) : null;
+        if (t.group() != null && t.api().namesGroup() && !t.group().equals(group)) {
+            return null;
+        }
+        int n;
+        synchronized (this) {
+            n = ++matched;
+            if (t.nth() != 0 && n != t.nth()) {
+                return null;
+            }
+        }
+        String request = f.key().name + " v" + f.version() + " correlation " + f.correlationId() + (group == null ? "" : " group " + group)
+                + (f.commit() == null ? "" : " member " + f.commit().memberId() + " generation " + f.commit().generation() + " " + f.commit().offsetsText());
+        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request);
+        synchronized (this) {
+            firings.add(firing);
+            notifyAll();
+        }
+        log.info("fault {} fired at {} on {}", fault.spec(), request, c);
+        ByteBuffer answer = fault.effect() instanceof WireFault.Effect.Error e ? errorAnswer(f, body, e) : null;
+        return new Action(this, firing, fault.effect(), answer);
+    }
+
+    /** After a firing, the client's next requests. */
+    void observe(String clientId, Connection.Frame f) {
+        List<Firing> mine;
+        synchronized (this) {
+            if (firings.isEmpty()) {
+                return;
+            }
+            mine = List.copyOf(firings);
+        }
+        for (Firing x : mine) {
+            if (x.clientId.equals(clientId == null ? "" : clientId)) {
+                x.after(f.key().name + " v" + f.version() + (f.commit() == null ? "" : " " + f.commit().offsetsText()));
+            }
+        }
+    }
+
+    /** After a firing, a connection of the client closed. */
+    void closed(String clientId, String connection, boolean byProxy) {
+        List<Firing> mine;
+        synchronized (this) {
+            mine = List.copyOf(firings);
+        }
+        for (Firing x : mine) {
+            if (x.clientId.equals(clientId == null ? "" : clientId)) {
+                x.after((byProxy ? "the proxy closed " : "closed ") + connection);
+            }
+        }
+    }
+
+    /** The proxy did what the effect says: the firing is complete, and listeners hear of it. */
+    void done(Firing firing, String what) {
+        firing.done(what);
+        FaultFiring s = firing.snapshot();
+        for (Consumer<FaultFiring> l : listeners) {
+            try {
+                l.accept(s);
+            } catch (RuntimeException e) {
+                log.warn("a fault listener failed on {}: {}", s.summary(), e.toString());
+            }
+        }
+    }
+
+    /** The error answer, built by the request's own class for its version (per partition where the API answers so), with the request's correlation id. */
+    private static ByteBuffer errorAnswer(Connection.Frame f, ByteBuffer body, WireFault.Effect.Error e) {
+        AbstractRequest request = AbstractRequest.parseRequest(f.key(), f.version(), new ByteBufferAccessor(body.duplicate())).request;
+        AbstractResponse response = request.getErrorResponse(0, e.error().exception());
+        return frame(f.correlationId(), f.key().responseHeaderVersion(f.version()), response.data(), f.version());
+    }
+
+    /** A whole response frame: size, header, body. */
+    static ByteBuffer frame(int correlationId, short headerVersion, ApiMessage body, short version) {
+        ByteBuffer h = MessageUtil.toByteBufferAccessor(new ResponseHeaderData().setCorrelationId(correlationId), headerVersion).buffer();
+        ByteBuffer b = MessageUtil.toByteBufferAccessor(body, version).buffer();
+        h.rewind();
+        b.rewind();
+        ByteBuffer out = ByteBuffer.allocate(4 + h.remaining() + b.remaining());
+        out.putInt(h.remaining() + b.remaining()).put(h).put(b);
+        return out.flip();
+    }
+
+    /** The group a request names, or null when it names none (or cannot be read). */
+    private static String groupOf(Connection.Frame f, ByteBuffer body) {
+        if (f.commit() != null) {
+            return f.commit().group();
+        }
+        try {
+            ByteBufferAccessor in = new ByteBufferAccessor(body.duplicate());
+            return switch (f.key()) {
+                case OFFSET_FETCH -> {
+                    OffsetFetchRequestData d = new OffsetFetchRequestData(in, f.version());
+                    yield d.groups().isEmpty() ? d.groupId() : d.groups().get(0).groupId();
+                }
+                case HEARTBEAT -> new HeartbeatRequestData(in, f.version()).groupId();
+                case JOIN_GROUP -> new JoinGroupRequestData(in, f.version()).groupId();
+                case SYNC_GROUP -> new SyncGroupRequestData(in, f.version()).groupId();
+                case CONSUMER_GROUP_HEARTBEAT -> new ConsumerGroupHeartbeatRequestData(in, f.version()).groupId();
+                case FIND_COORDINATOR -> {
+                    FindCoordinatorRequestData d = new FindCoordinatorRequestData(in, f.version());
+                    if (d.keyType() != 0) {
+                        yield null; // a transaction coordinator's key is no group
+                    }
+                    yield d.coordinatorKeys().isEmpty() ? d.key() : d.coordinatorKeys().get(0);
+                }
+                default -> null;
+            };
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    /** One firing while it is filled in. */
+    static final class Firing {
+        private final int match;
+        private final Instant at;
+        private final String connection;
+        private final String clientId;
+        private final String request;
+        private final List<String> after = new ArrayList<>();
+        private String done = "pending";
+
+        Firing(int match, Instant at, String connection, String clientId, String request) {
+            this.match = match;
+            this.at = at;
+            this.connection = connection;
+            this.clientId = clientId;
+            this.request = request;
+        }
+
+        synchronized void after(String what) {
+            if (after.size() < AFTER) {
+                after.add(what);
+            }
+        }
+
+        synchronized void done(String what) {
+            done = what;
+        }
+
+        synchronized FaultFiring snapshot() {
+            return new FaultFiring(match, at, connection, clientId, request, done, after);
+        }
+    }
+}

@@ -1,0 +1,303 @@
+package io.replaylab.barrier.wire;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.Errors;
+
+/**
+ * A fault aimed at requests on the Kafka wire: a {@link Target} (which kind of request, of which
+ * group and client, the how-manyeth) and an {@link Effect} (what the proxy does with it instead of
+ * forwarding it as it is). A value: armed on a proxy with {@link WireProxy#inject}.
+ *
+ * <p>Spelled as a spec: {@code api:effect[@n]}, e.g. {@code offset-commit:error=NOT_COORDINATOR@2},
+ * {@code offset-fetch:rewind=5}, {@code heartbeat:error=REBALANCE_IN_PROGRESS@every},
+ * {@code offset-commit:lost-answer}, {@code fetch:delay=2s}, {@code join-group:disconnect}.
+ */
+public record WireFault(Target target, Effect effect) {
+
+    public WireFault {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(effect, "effect");
+        if (effect instanceof Effect.Rewind && target.api() != Api.OFFSET_FETCH) {
+            throw new IllegalArgumentException("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
+        }
+    }
+
+    /** The kinds of request a fault can aim at. */
+    public enum Api {
+        OFFSET_COMMIT(ApiKeys.OFFSET_COMMIT), OFFSET_FETCH(ApiKeys.OFFSET_FETCH), HEARTBEAT(ApiKeys.HEARTBEAT), JOIN_GROUP(ApiKeys.JOIN_GROUP),
+        SYNC_GROUP(ApiKeys.SYNC_GROUP), CONSUMER_GROUP_HEARTBEAT(ApiKeys.CONSUMER_GROUP_HEARTBEAT), FIND_COORDINATOR(ApiKeys.FIND_COORDINATOR),
+        FETCH(ApiKeys.FETCH), PRODUCE(ApiKeys.PRODUCE);
+
+        final ApiKeys key;
+
+        Api(ApiKeys key) {
+            this.key = key;
+        }
+
+        /** {@code offset-commit}. */
+        public String spec() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+
+        /** Kafka's name: {@code OffsetCommit}. */
+        public String display() {
+            return key.name;
+        }
+
+        /** Whether its requests name a group (Fetch and Produce do not: aim those at a client). */
+        public boolean namesGroup() {
+            return this != FETCH && this != PRODUCE;
+        }
+
+        static Api parse(String s) {
+            for (Api a : values()) {
+                if (a.spec().equals(s)) {
+                    return a;
+                }
+            }
+            throw new IllegalArgumentException("unknown request '" + s + "'; a fault aims at one of: "
+                    + Arrays.stream(values()).map(Api::spec).collect(Collectors.joining(", ")));
+        }
+    }
+
+    /**
+     * Which requests: of this API, of {@code group} (null: any; ignored for Fetch and Produce,
+     * which name none), from the client with {@code clientId} (null: any), and the {@code nth}
+     * matching one (1: the first; 0: every one). A client's retry of the same request is a new one.
+     */
+    public record Target(Api api, String group, String clientId, int nth) {
+        public Target {
+            Objects.requireNonNull(api, "api");
+            if (nth < 0) {
+                throw new IllegalArgumentException("the n-th matching request starts at 1 (0: every one), was " + nth);
+            }
+        }
+
+        /** The first request of this API, from any client, of any group. */
+        public static Target of(Api api) {
+            return new Target(api, null, null, 1);
+        }
+
+        public Target group(String g) {
+            return new Target(api, g, clientId, nth);
+        }
+
+        public Target client(String id) {
+            return new Target(api, group, id, nth);
+        }
+
+        public Target nth(int n) {
+            return new Target(api, group, clientId, n);
+        }
+
+        public Target every() {
+            return new Target(api, group, clientId, 0);
+        }
+
+        /** {@code first}, {@code every}, {@code 3rd}. */
+        public String which() {
+            return nth == 0 ? "every" : nth == 1 ? "first" : nth + (nth % 10 == 2 && nth % 100 != 12 ? "nd" : nth % 10 == 3 && nth % 100 != 13 ? "rd" : "th");
+        }
+    }
+
+    /** What the proxy does with a matching request. */
+    public sealed interface Effect {
+        /** As a spec: {@code error=NOT_COORDINATOR}. */
+        String spec();
+
+        /** One line for a person. */
+        String meaning();
+
+        /** Answer with this error without forwarding (per partition for OffsetCommit), built with the API's own response class for the request's version. */
+        record Error(Errors error) implements Effect {
+            public Error {
+                Objects.requireNonNull(error, "error");
+                if (error == Errors.NONE) {
+                    throw new IllegalArgumentException("an error fault needs an error, was NONE");
+                }
+            }
+
+            @Override
+            public String spec() {
+                return "error=" + error.name();
+            }
+
+            @Override
+            public String meaning() {
+                return "answered " + error.name() + " by the proxy, never forwarded";
+            }
+        }
+
+        /** Forward, let the broker act, drop its answer and close the client's connection (an OffsetCommit is stored, and the client does not know). */
+        record LostAnswer() implements Effect {
+            @Override
+            public String spec() {
+                return "lost-answer";
+            }
+
+            @Override
+            public String meaning() {
+                return "forwarded; the broker's answer dropped and the client's connection closed";
+            }
+        }
+
+        /** For OffsetFetch: the committed offsets answered {@code by} lower per partition (not below 0). */
+        record Rewind(long by) implements Effect {
+            public Rewind {
+                if (by < 1) {
+                    throw new IllegalArgumentException("rewind needs a number of offsets of at least 1, was " + by);
+                }
+            }
+
+            @Override
+            public String spec() {
+                return "rewind=" + by;
+            }
+
+            @Override
+            public String meaning() {
+                return "the committed offsets answered " + by + " lower per partition";
+            }
+        }
+
+        /** The answer held for this long (everything behind it on that connection waits too). */
+        record Delay(Duration by) implements Effect {
+            public Delay {
+                if (by == null || by.isNegative() || by.isZero()) {
+                    throw new IllegalArgumentException("delay needs a positive duration, was " + by);
+                }
+            }
+
+            @Override
+            public String spec() {
+                return "delay=" + by.toMillis() + "ms";
+            }
+
+            @Override
+            public String meaning() {
+                return "the answer held for " + by.toMillis() + " ms (with everything behind it on its connection)";
+            }
+        }
+
+        /** The connection closed at the request, which is not forwarded. */
+        record Disconnect() implements Effect {
+            @Override
+            public String spec() {
+                return "disconnect";
+            }
+
+            @Override
+            public String meaning() {
+                return "the connection closed at the request, never forwarded";
+            }
+        }
+    }
+
+    /** The valid effects, for a message. */
+    public static final String EFFECTS = "error=CODE (a Kafka error name, e.g. NOT_COORDINATOR), lost-answer, rewind=N (offset-fetch only), "
+            + "delay=D (e.g. 500ms, 2s), disconnect";
+
+    /**
+     * Reads a spec {@code api:effect[@n|@every]}; the group and client come from whoever arms it
+     * ({@link #at}). A bad spec is refused naming what was wrong and what is valid.
+     */
+    public static WireFault parse(String spec) {
+        Objects.requireNonNull(spec, "spec");
+        String s = spec.trim();
+        int colon = s.indexOf(':');
+        if (colon <= 0 || colon == s.length() - 1) {
+            throw new IllegalArgumentException("fault '" + spec + "' must be api:effect[@n], e.g. offset-commit:error=NOT_COORDINATOR@2");
+        }
+        Api api = Api.parse(s.substring(0, colon));
+        String rest = s.substring(colon + 1);
+        int nth = 1;
+        int at = rest.lastIndexOf('@');
+        if (at >= 0) {
+            String which = rest.substring(at + 1);
+            rest = rest.substring(0, at);
+            if (which.equals("every")) {
+                nth = 0;
+            } else {
+                try {
+                    nth = Integer.parseInt(which);
+                } catch (NumberFormatException e) {
+                    nth = -1;
+                }
+                if (nth < 1) {
+                    throw new IllegalArgumentException("fault '" + spec + "': '@" + which + "' must be @N (N >= 1: the N-th matching request) or @every");
+                }
+            }
+        }
+        Effect effect = effect(rest, spec);
+        try {
+            return new WireFault(Target.of(api).nth(nth), effect);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("fault '" + spec + "': " + e.getMessage() + "; the effects are: " + EFFECTS, e);
+        }
+    }
+
+    private static Effect effect(String e, String spec) {
+        int eq = e.indexOf('=');
+        String name = eq < 0 ? e : e.substring(0, eq);
+        String value = eq < 0 ? null : e.substring(eq + 1);
+        try {
+            return switch (name) {
+                case "error" -> new Effect.Error(error(value));
+                case "lost-answer" -> new Effect.LostAnswer();
+                case "rewind" -> new Effect.Rewind(Long.parseLong(Objects.requireNonNull(value, "rewind needs =N")));
+                case "delay" -> new Effect.Delay(duration(value));
+                case "disconnect" -> new Effect.Disconnect();
+                default -> throw new IllegalArgumentException("unknown effect '" + name + "'");
+            };
+        } catch (RuntimeException ex) {
+            throw new IllegalArgumentException("fault '" + spec + "': " + ex.getMessage() + "; the effects are: " + EFFECTS, ex);
+        }
+    }
+
+    private static Errors error(String code) {
+        if (code == null || code.isEmpty()) {
+            throw new IllegalArgumentException("error needs =CODE");
+        }
+        for (Errors x : Errors.values()) {
+            if (x.name().equals(code.toUpperCase(Locale.ROOT)) && x != Errors.NONE) {
+                return x;
+            }
+        }
+        throw new IllegalArgumentException("'" + code + "' is no Kafka error name (e.g. NOT_COORDINATOR, REBALANCE_IN_PROGRESS)");
+    }
+
+    private static Duration duration(String v) {
+        if (v == null) {
+            throw new IllegalArgumentException("delay needs =D");
+        }
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("([0-9]+)(ms|s)").matcher(v);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("delay '" + v + "' must be a number with ms or s, e.g. 500ms, 2s");
+        }
+        long n = Long.parseLong(m.group(1));
+        return m.group(2).equals("ms") ? Duration.ofMillis(n) : Duration.ofSeconds(n);
+    }
+
+    /** The same fault aimed at one group and one client (null: any). */
+    public WireFault at(String group, String clientId) {
+        return new WireFault(target.group(group).client(clientId), effect);
+    }
+
+    /** {@code offset-commit:error=NOT_COORDINATOR@2}. */
+    public String spec() {
+        return target.api().spec() + ":" + effect.spec() + (target.nth() == 1 ? "" : target.nth() == 0 ? "@every" : "@" + target.nth());
+    }
+
+    /** One line: {@code the first OffsetCommit of group g from client A: answered NOT_COORDINATOR by the proxy, never forwarded}. */
+    public String meaning() {
+        return "the " + target.which() + " " + target.api().display() + (target.nth() == 0 ? " requests" : "")
+                + (target.group() == null || !target.api().namesGroup() ? "" : " of group " + target.group())
+                + (target.clientId() == null ? "" : " from client " + target.clientId()) + ": " + effect.meaning();
+    }
+}

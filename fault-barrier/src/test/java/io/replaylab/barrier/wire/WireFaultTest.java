@@ -1,0 +1,252 @@
+package io.replaylab.barrier.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Clients;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.protocol.Errors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Faults aimed at one request on the wire, between real Java clients and a real broker: what the client did is observed, not assumed. */
+@LocalKafkaTest
+class WireFaultTest {
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+    }
+
+    private WireProxy proxy(LocalKafka kafka) {
+        WireProxy p = WireProxy.start(kafka.bootstrapServers());
+        cleanup.add(p);
+        return p;
+    }
+
+    private KafkaConsumer<String, String> consumer(WireProxy proxy, String group) {
+        KafkaConsumer<String, String> c = Clients.consumer(proxy.bootstrapServers(), group);
+        cleanup.add(c);
+        return c;
+    }
+
+    private static Map<TopicPartition, OffsetAndMetadata> stored(LocalKafka kafka, String group) throws Exception {
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        }
+    }
+
+    @Test
+    void aCommitAnsweredCoordinatorLoadInProgressIsRetriedByCommitSyncAndStored(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS").at(ns.group(), null));
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(7)), Duration.ofSeconds(30)); // returns: the client retried
+
+        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(7));
+        FaultFiring f = fault.firings().get(0);
+        assertThat(fault.firings()).hasSize(1);
+        assertThat(f.request()).startsWith("OffsetCommit v").contains("group " + ns.group()).contains(ns.topic() + "-0=7");
+        assertThat(f.done()).isEqualTo("answered COORDINATOR_LOAD_IN_PROGRESS without forwarding it (the broker never saw it)");
+        assertThat(f.after()).as("what the client did next: the same commit again").anyMatch(a -> a.startsWith("OffsetCommit") && a.endsWith(ns.topic() + "-0=7"));
+        List<WitnessedCommit> seen = proxy.witness().commits(ns.group());
+        assertThat(seen.get(0).fate()).isEqualTo(WitnessedCommit.Fate.FAULTED);
+        assertThat(seen.get(0).fateText()).isEqualTo("answered COORDINATOR_LOAD_IN_PROGRESS by a fault in the proxy (the broker never saw it)");
+        assertThat(seen).last().satisfies(w -> assertThat(w.accepted()).isTrue());
+    }
+
+    @Test
+    void aCommitAnsweredNotCoordinatorSendsTheClientToFindItsCoordinatorAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:error=NOT_COORDINATOR").at(ns.group(), null));
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(3)), Duration.ofSeconds(30));
+
+        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(3));
+        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.after()).anyMatch(a -> a.startsWith("FindCoordinator")));
+    }
+
+    @Test
+    void aLostAnswerLeavesTheCommitStoredWhileTheClientSawItsConnectionClose(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:lost-answer").at(ns.group(), null));
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+
+        Throwable thrown = null;
+        try {
+            c.commitSync(Map.of(tp, new OffsetAndMetadata(5)), Duration.ofSeconds(30));
+        } catch (RuntimeException e) {
+            thrown = e; // whatever the client does, it is recorded as observed below
+        }
+
+        assertThat(stored(kafka, ns.group())).as("the broker stored it").containsEntry(tp, new OffsetAndMetadata(5));
+        FaultFiring f = fault.awaitFiring(Duration.ofSeconds(5)).orElseThrow();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (fault.firings().get(0).after().stream().noneMatch(a -> a.startsWith("the proxy closed")) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        f = fault.firings().get(0);
+        assertThat(f.done()).isEqualTo("forwarded; the broker answered {NONE=1}; that answer was dropped and the client's connection closed");
+        assertThat(f.after()).anyMatch(a -> a.startsWith("the proxy closed connection"));
+        assertThat(proxy.witness().commits(ns.group())).first().satisfies(w -> assertThat(w.accepted()).as("stored, on the wire").isTrue());
+        if (thrown == null) {
+            assertThat(f.after()).as("commitSync returned: it sent the commit again").anyMatch(a -> a.startsWith("OffsetCommit"));
+        }
+    }
+
+    @Test
+    void aRewoundOffsetFetchDeliversRecordsAgainAtTheirOwnOffsetsWithNoResetByAnyone(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 30);
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        try (KafkaConsumer<String, String> first = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
+            first.assign(List.of(tp));
+            first.commitSync(Map.of(tp, new OffsetAndMetadata(20)));
+        }
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-fetch:rewind=5").at(ns.group(), null));
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.subscribe(List.of(ns.topic()));
+
+        List<ConsumerRecord<String, String>> got = new ArrayList<>();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (got.isEmpty() && System.nanoTime() < deadline) {
+            c.poll(Duration.ofMillis(200)).forEach(got::add);
+        }
+
+        assertThat(got).isNotEmpty();
+        assertThat(got.get(0).offset()).as("resumed 5 below the committed offset").isEqualTo(15);
+        assertThat(got.get(0).value()).isEqualTo("v-0-15");
+        assertThat(stored(kafka, ns.group())).as("the broker's own offset never moved").containsEntry(tp, new OffsetAndMetadata(20));
+        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: " + ns.topic()
+                + "-0 20→15"));
+    }
+
+    @Test
+    void aHeartbeatAnsweredRebalanceInProgressMakesTheClassicClientJoinAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse("heartbeat:error=REBALANCE_IN_PROGRESS").at(ns.group(), null));
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.subscribe(List.of(ns.topic()));
+
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while ((fault.firings().isEmpty() || fault.firings().get(0).after().stream().noneMatch(a -> a.startsWith("JoinGroup")))
+                && System.nanoTime() < deadline) {
+            c.poll(Duration.ofMillis(200));
+        }
+
+        assertThat(fault.firings()).singleElement().satisfies(f -> {
+            assertThat(f.done()).startsWith("answered REBALANCE_IN_PROGRESS");
+            assertThat(f.after()).as("the client joined the group again").anyMatch(a -> a.startsWith("JoinGroup"));
+        });
+    }
+
+    @Test
+    void aDelayedFetchAnswerArrivesLateAndWhole(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 10);
+        ArmedFault fault = proxy.inject(WireFault.parse("fetch:delay=1500ms"));
+        long start = System.nanoTime();
+        List<ConsumerRecord<String, String>> read = Clients.readAll(proxy.bootstrapServers(), new TopicPartition(ns.topic(), 0), 10, Duration.ofSeconds(30));
+
+        assertThat(read).hasSize(10);
+        assertThat((System.nanoTime() - start) / 1_000_000).as("the first Fetch answer waited 1.5 s").isGreaterThanOrEqualTo(1500);
+        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.done()).matches("the broker's answer \\{.*} held 1500 ms, then sent"));
+    }
+
+    @Test
+    void aDisconnectAtFindCoordinatorIsFollowedByTheClientConnectingAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse("find-coordinator:disconnect").at(ns.group(), null));
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(2)), Duration.ofSeconds(30));
+
+        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(2));
+        assertThat(fault.firings()).singleElement().satisfies(f -> {
+            assertThat(f.done()).isEqualTo("closed the connection at it; the request was never forwarded");
+            assertThat(f.after()).anyMatch(a -> a.startsWith("the proxy closed connection")).anyMatch(a -> a.startsWith("FindCoordinator"));
+        });
+    }
+
+    @Test
+    void aFaultAimedAtTheSecondRequestOfOneClientLetsTheFirstAndOtherClientsPass(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(1)));
+        String clientId = proxy.witness().commits(ns.group()).get(0).clientId();
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@2").at(ns.group(), clientId));
+        KafkaConsumer<String, String> other = consumer(proxy, ns.group());
+        other.assign(List.of(tp));
+        other.commitSync(Map.of(tp, new OffsetAndMetadata(2))); // another client: not counted
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(3)));     // the first of c's since arming: passes
+        assertThat(fault.firings()).isEmpty();
+        c.commitSync(Map.of(tp, new OffsetAndMetadata(4)), Duration.ofSeconds(30));
+
+        assertThat(fault.matched()).isGreaterThanOrEqualTo(2);
+        assertThat(fault.firings()).singleElement().satisfies(f -> {
+            assertThat(f.match()).isEqualTo(2);
+            assertThat(f.clientId()).isEqualTo(clientId);
+            assertThat(f.request()).contains(ns.topic() + "-0=4");
+        });
+    }
+
+    @Test
+    void badFaultSpecificationsAreRefusedNamingWhatWasWrongAndWhatIsValid() {
+        assertThat(WireFault.parse("offset-commit:error=NOT_COORDINATOR@2").spec()).isEqualTo("offset-commit:error=NOT_COORDINATOR@2");
+        assertThat(WireFault.parse("heartbeat:error=rebalance_in_progress@every").target().nth()).isZero();
+        assertThat(WireFault.parse("offset-fetch:rewind=5").effect()).isEqualTo(new WireFault.Effect.Rewind(5));
+        assertThat(WireFault.parse("fetch:delay=2s").effect()).isEqualTo(new WireFault.Effect.Delay(Duration.ofSeconds(2)));
+        assertThat(WireFault.parse("offset-commit:lost-answer").at("g", "A").meaning())
+                .isEqualTo("the first OffsetCommit of group g from client A: forwarded; the broker's answer dropped and the client's connection closed");
+
+        assertThatThrownBy(() -> WireFault.parse("offset-comit:lost-answer")).hasMessage("unknown request 'offset-comit'; a fault aims at one of: "
+                + "offset-commit, offset-fetch, heartbeat, join-group, sync-group, consumer-group-heartbeat, find-coordinator, fetch, produce");
+        assertThatThrownBy(() -> WireFault.parse("offset-commit:error=NOT_A_CODE")).hasMessageStartingWith(
+                "fault 'offset-commit:error=NOT_A_CODE': 'NOT_A_CODE' is no Kafka error name").hasMessageContaining("the effects are: error=CODE");
+        assertThatThrownBy(() -> WireFault.parse("offset-commit:error=NONE")).hasMessageContaining("'NONE' is no Kafka error name");
+        assertThatThrownBy(() -> WireFault.parse("offset-commit:rewind=5")).hasMessage(
+                "fault 'offset-commit:rewind=5': rewind changes an OffsetFetch answer: its target must be offset-fetch, was offset-commit; the effects are: "
+                        + WireFault.EFFECTS);
+        assertThatThrownBy(() -> WireFault.parse("offset-fetch:rewind=0")).hasMessageContaining("at least 1, was 0");
+        assertThatThrownBy(() -> WireFault.parse("fetch:delay=2")).hasMessageContaining("delay '2' must be a number with ms or s");
+        assertThatThrownBy(() -> WireFault.parse("fetch:explode")).hasMessageContaining("unknown effect 'explode'");
+        assertThatThrownBy(() -> WireFault.parse("fetch:disconnect@0")).hasMessageContaining("'@0' must be @N (N >= 1");
+        assertThatThrownBy(() -> WireFault.parse("fetch")).hasMessageContaining("must be api:effect[@n]");
+        assertThatThrownBy(() -> new WireFault.Effect.Error(Errors.NONE)).hasMessageContaining("was NONE");
+    }
+}

@@ -1,0 +1,48 @@
+package io.replaylab.harness.experiment;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+import io.replaylab.barrier.wire.WireFault;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+
+/**
+ * One cell of the {@code wire-faults} experiment: a fault aimed at subject A's requests while it
+ * drains. An OffsetFetch rewind needs offsets to rewind: A drains once, stops, and the fault hits
+ * the OffsetFetch of its restart.
+ */
+public record WireFaultCell(WireFault fault) {
+    public WireFaultCell {
+        Objects.requireNonNull(fault, "fault");
+    }
+
+    /** A cell from a fault spec, e.g. {@code offset-commit:error=NOT_COORDINATOR@2} ({@link WireFault#parse}). */
+    public static WireFaultCell parse(String spec) {
+        return new WireFaultCell(WireFault.parse(spec));
+    }
+
+    /** The default cells for a group protocol: the commit path's errors, a lost answer, the coordinator lookup, the offset fetch, the heartbeat. */
+    public static List<WireFaultCell> defaults(GroupProtocol protocol) {
+        List<String> specs = new ArrayList<>(List.of("offset-commit:error=REBALANCE_IN_PROGRESS", "offset-commit:error=NOT_COORDINATOR",
+                "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-commit:lost-answer", "find-coordinator:error=COORDINATOR_NOT_AVAILABLE",
+                "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5"));
+        specs.add(protocol == GroupProtocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS" : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");
+        return specs.stream().map(WireFaultCell::parse).toList();
+    }
+
+    /** An OffsetFetch rewind hits A's restart, after it committed offsets to rewind. */
+    boolean afterARestart() {
+        return fault.effect() instanceof WireFault.Effect.Rewind;
+    }
+
+    /** The cell's part of experiment and namespace names: the spec with only the characters a namespace takes. */
+    String id() {
+        return fault.spec().replace(':', '.').replace('=', '-').replace('@', '-');
+    }
+
+    @Override
+    public String toString() {
+        return fault.spec();
+    }
+}

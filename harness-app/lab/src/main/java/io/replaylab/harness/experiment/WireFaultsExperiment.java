@@ -1,0 +1,197 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+import io.replaylab.barrier.wire.ArmedFault;
+import io.replaylab.barrier.wire.FaultFiring;
+import io.replaylab.barrier.wire.WireFault;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Limitations;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.Comparison;
+
+/**
+ * Experiment {@code wire-faults}: answers a broker may give, each aimed by the wire proxy at one of
+ * subject A's requests while it drains (an error answer, a lost answer, a rewound offset fetch, a
+ * delay, a closed connection), one cell per fault, each in its own namespace and recorded as an
+ * experiment of its own. A cell PASSes when its fault fired (the proxy saw it) and, once the group
+ * drained, every effect is in the target exactly once with no hole below the frontier.
+ */
+final class WireFaultsExperiment {
+    static final String NAME = "wire-faults";
+    static final String[] REQUIREMENTS = {"R10", "R11", "R12", "R13", "R14", "R15"};
+
+    private WireFaultsExperiment() {
+    }
+
+    static Outcome run(List<WireFaultCell> asked, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
+        Experiments.environment(ctx, e, ns);
+        List<WireFaultCell> cells = asked != null ? asked : WireFaultCell.defaults(ctx.settings().groupProtocol());
+        e.environment("cells", cells.stream().map(WireFaultCell::toString).collect(Collectors.joining(", ")));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation("One fault per cell, aimed at A's requests by the proxy; the broker itself never fails. A client's retry of the same request "
+                + "counts as a new request for @N.");
+        if (ctx.proxy().isEmpty()) {
+            return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
+                    + "(the witness was turned off and the barrier is not the wire barrier)"));
+        }
+        ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
+        List<LabContext.Part> parts = cells.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
+                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell))).toList();
+        List<Outcome> done = ctx.parts(parts);
+        Map<WireFaultCell, Outcome> outcomes = new LinkedHashMap<>();
+        for (int i = 0; i < cells.size(); i++) {
+            outcomes.put(cells.get(i), done.get(i));
+        }
+        String protocol = ctx.settings().groupProtocol().name;
+        List<Payload.MatrixCell> matrix = new ArrayList<>();
+        outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),
+                cell.fault().meaning(), o.reason())));
+        e.record(Source.here("harness"), new Payload.Matrix("Wire faults: fault × group protocol", "fault",
+                cells.stream().map(WireFaultCell::toString).toList(), List.of(protocol), matrix));
+        WireFaultCell worst = outcomes.keySet().stream().reduce((x, y) -> outcomes.get(y).status().ordinal() > outcomes.get(x).status().ordinal() ? y : x)
+                .orElseThrow();
+        Outcome w = outcomes.get(worst);
+        String summary = summary(outcomes);
+        return e.finish(switch (w.status()) {
+            case PASS -> {
+                e.check(Check.pass("every cell PASSes", "R12", "PASS in each of " + outcomes.size() + " cell(s)", summary));
+                yield Outcome.judge(e.confirmFault("every cell's fault fired on the wire: " + summary,
+                        e.record(Source.here("harness"), new Payload.Note("all " + outcomes.size() + " cell(s) PASS"))), e.checks());
+            }
+            case FAIL -> w.failKind() == FailKind.CHECK_FAILED
+                    ? Outcome.checkFailed("cell " + worst + " FAILED (" + w.reason() + "); " + summary)
+                    : Outcome.faultNotObserved("cell " + worst + " FAILED (" + w.reason() + "); " + summary);
+            case NOT_RUN -> Outcome.notRun("cell " + worst + " NOT_RUN (" + w.reason() + "); " + summary);
+        });
+    }
+
+    static String summary(Map<WireFaultCell, Outcome> outcomes) {
+        Map<Status, List<String>> by = new EnumMap<>(Status.class);
+        outcomes.forEach((cell, o) -> by.computeIfAbsent(o.status(), k -> new ArrayList<>()).add(cell.toString()));
+        return outcomes.size() + " cell(s): " + by.entrySet().stream().map(x -> x.getValue().size() + " " + x.getKey()
+                + (x.getKey() == Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
+    }
+
+    static String partName(WireFaultCell cell) {
+        return NAME + "." + cell.id();
+    }
+
+    /** One cell: the fault armed at A's requests, A drains (after a first drain and a restart for a rewind), the oracle judges. */
+    static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, WireFaultCell cell) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        WireFault fault = cell.fault();
+        e.environment("fault", fault.spec() + ": " + fault.meaning());
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        WireProxy proxy = ctx.proxy().orElseThrow();
+        String topic = ns.topic();
+        String group = ns.group();
+        String inbox = ns.inbox(1);
+        String aName = "wf-A";
+        Experiments.produce(ctx, e, ns);
+        Source harness = Source.here("harness");
+        if (cell.afterARestart()) {
+            ctx.step("A drains once, so that it has offsets to rewind, and stops");
+            LabContext.Instance first = ctx.start(e, aName, topic, group, inbox, false);
+            if (ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first) == null) {
+                return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().drainTimeout()));
+            }
+            ctx.stop(e, first);
+        }
+        // aimed at the group (only A is in it); a request that names no group (Fetch, Produce) at A's client id
+        WireFault aimed = fault.at(group, fault.target().api().namesGroup() ? null : aName);
+        ArmedFault armed = proxy.inject(aimed);
+        try {
+            e.record(harness, new Payload.Note("fault armed: " + aimed.meaning()));
+            armed.onFiring(f -> {
+                if (!e.finished()) {
+                    try {
+                        e.record(Source.here("wire proxy"), new Payload.Note("fault " + aimed.spec() + " " + f.summary()));
+                    } catch (IllegalStateException finishedJustNow) {
+                        // the cell ended between the look and the record
+                    }
+                }
+            });
+            ctx.step("A starts; " + aimed.meaning());
+            LabContext.Instance a = ctx.start(e, aName, topic, group, inbox, false);
+            Optional<FaultFiring> fired = Optional.empty();
+            for (long until = System.nanoTime() + ctx.settings().barrierTimeout().toNanos(); fired.isEmpty() && System.nanoTime() < until; ) {
+                ctx.checkpoint(a);
+                fired = armed.awaitFiring(Duration.ofMillis(250));
+            }
+            if (fired.isEmpty()) {
+                armed.disarm();
+                return e.finish(Outcome.notRun("the fault never fired: A sent " + (armed.matched() == 0 ? "no " + fault.target().api().display()
+                        : armed.matched() + " matching " + fault.target().api().display() + " request(s), not the " + fault.target().which())
+                        + (fault.target().api().namesGroup() ? " for group " + group : " as client " + aName) + " within "
+                        + ctx.settings().barrierTimeout()));
+            }
+            Event firedEvent = e.record(harness, new Payload.Note("the fault fired at A's " + fired.get().request()));
+            ctx.step("fault fired; A drains under it");
+            OffsetSnapshot drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
+            armed.disarm();
+            FaultFiring f = armed.firings().get(0);
+            String did = clientDid(f);
+            e.record(harness, new Payload.Note("what A did after the fault: " + did + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")")));
+            if (drained == null) {
+                return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + " within " + ctx.settings().drainTimeout()
+                        + ": after the fault it " + did));
+            }
+            e.record(harness, drained.toPayload("after the fault"));
+            if (cell.afterARestart()) {
+                if (!f.done().contains("→")) {
+                    return e.finish(Outcome.notRun("the fault fired but rewound nothing: " + f.done()));
+                }
+                Optional<Map<String, Long>> handled = ctx.processingCounts(aName);
+                handled.ifPresent(h -> e.check(Check.of("records delivered again with no reset by anyone", "R13", "some ids handled twice by A",
+                        h.values().stream().filter(n -> n > 1).count() + " id(s) handled more than once", h.values().stream().anyMatch(n -> n > 1))));
+            }
+            Comparison c = ctx.compare(topic, inbox, group);
+            e.record(harness, c.toPayload());
+            c.toChecks().forEach(e::check);
+            return e.finish(Outcome.judge(e.confirmFault(fault.spec() + " fired on the wire (" + f.done() + "); after it A " + did, firedEvent),
+                    e.checks()));
+        } finally {
+            armed.disarm();
+        }
+    }
+
+    /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */
+    static String clientDid(FaultFiring f) {
+        List<String> did = new ArrayList<>();
+        String api = f.request().split(" ")[0];
+        if (f.after().stream().anyMatch(a -> a.startsWith("closed connection"))) {
+            did.add("closed a connection");
+        }
+        if (f.after().stream().anyMatch(a -> a.startsWith("FindCoordinator")) && !api.equals("FindCoordinator")) {
+            did.add("looked up its coordinator again");
+        }
+        if (f.after().stream().anyMatch(a -> a.startsWith(api + " "))) {
+            did.add("sent " + api + " again");
+        }
+        if (f.after().stream().anyMatch(a -> a.startsWith("JoinGroup"))) {
+            did.add("joined the group again");
+        }
+        if (did.isEmpty()) {
+            did.add(f.after().isEmpty() ? "sent nothing more the proxy saw" : "went on (" + f.after().get(0) + " next)");
+        }
+        return String.join(", ", did);
+    }
+}
