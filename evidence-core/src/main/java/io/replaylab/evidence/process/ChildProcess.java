@@ -180,11 +180,18 @@ public final class ChildProcess implements AutoCloseable {
         return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
     }
 
-    /** Up to {@code lines} last lines of its stderr, joined by " | "; "(empty)" when there are none. */
+    /**
+     * Up to {@code lines} last lines of its stderr, joined by " | ", leaving out a Java stack
+     * trace's frames ({@code at ...}, {@code ... 3 more}: the line that says what went wrong is
+     * above them); "(empty)" when there are none.
+     */
     public String stderrTail(int lines) {
-        List<String> last = LogTail.lastLines(stderr, lines);
+        List<String> said = LogTail.lastLines(stderr, lines * 40).stream().filter(l -> !STACK_FRAME.matcher(l).find()).toList();
+        List<String> last = said.subList(Math.max(0, said.size() - lines), said.size());
         return last.isEmpty() ? "(empty)" : String.join(" | ", last);
     }
+
+    private static final java.util.regex.Pattern STACK_FRAME = java.util.regex.Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
 
     /**
      * Waits until its stdout holds {@code marker}.

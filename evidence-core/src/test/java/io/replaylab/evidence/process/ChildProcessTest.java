@@ -37,6 +37,16 @@ class ChildProcessTest {
     }
 
     @Test
+    void theTailOfStderrSaysWhatWentWrongWithoutTheStackFrames() throws Exception {
+        ChildProcess p = sh("crashing", "printf 'starting\\nfatal: KafkaException: Unexpected error in commit\\n\\tat a.B.c(B.java:1)\\n"
+                + "\\tat a.B.d(B.java:2)\\nCaused by: x.Y: why\\n\\t... 3 more\\n' >&2; exit 1");
+        p.process().waitFor();
+
+        assertThat(p.stderrTail(2)).isEqualTo("fatal: KafkaException: Unexpected error in commit | Caused by: x.Y: why");
+        assertThat(p.stderrTail(5)).isEqualTo("starting | fatal: KafkaException: Unexpected error in commit | Caused by: x.Y: why");
+    }
+
+    @Test
     void stopSendsSigtermAndTheProgramFinishesOnItsOwnTerms() throws Exception {
         ChildProcess p = sh("polite", POLITE);
         p.awaitOutput("ready", Duration.ofSeconds(10));

@@ -223,6 +223,8 @@ public final class ArmedFault {
         private final String request;
         private final List<String> after = new ArrayList<>();
         private String done = "pending";
+        private String lastKind = "";
+        private int repeats;
 
         Firing(int match, Instant at, String connection, String clientId, String request) {
             this.match = match;
@@ -232,9 +234,19 @@ public final class ArmedFault {
             this.request = request;
         }
 
+        /** The same request again right after itself is counted, not listed: a subject that commits per record sends hundreds. */
         synchronized void after(String what) {
+            String kind = what.split(" ", 3).length >= 2 && !what.startsWith("closed") && !what.startsWith("the proxy")
+                    ? what.split(" ", 3)[0] + " " + what.split(" ", 3)[1] : what;
+            if (!after.isEmpty() && lastKind.equals(kind)) {
+                repeats++;
+                after.set(after.size() - 1, kind + " ×" + (repeats + 1));
+                return;
+            }
             if (after.size() < AFTER) {
                 after.add(what);
+                lastKind = kind;
+                repeats = 0;
             }
         }
 

@@ -12,6 +12,7 @@ import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;
+import io.replaylab.harness.experiment.WireFaultCell;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Subject;
@@ -25,6 +26,7 @@ import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabProgress;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.LabStop;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -40,15 +42,35 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, DURABILITY
+        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, DURABILITY;
+
+        /** {@code wire-faults}: how a user types it. */
+        String id() {
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        }
     }
 
-    @Option(names = "--experiment", defaultValue = "all", description = "replay, rebalance, rebuild, eos, schedules, durability, or all (default: replay, "
-            + "rebalance and rebuild; eos, schedules and durability only when named)")
+    /** {@code --experiment wire-faults}: the names as typed, any case; an unknown one is named with the valid ones. */
+    static final class ExperimentName implements CommandLine.ITypeConverter<ExperimentChoice> {
+        @Override
+        public ExperimentChoice convert(String value) {
+            for (ExperimentChoice c : ExperimentChoice.values()) {
+                if (c.id().equalsIgnoreCase(value.trim())) {
+                    return c;
+                }
+            }
+            throw new CommandLine.TypeConversionException("unknown experiment '" + value + "': use one of "
+                    + java.util.Arrays.stream(ExperimentChoice.values()).map(ExperimentChoice::id).collect(java.util.stream.Collectors.joining(", ")));
+        }
+    }
+
+    @Option(names = "--experiment", defaultValue = "all", converter = ExperimentName.class, description = "replay, rebalance, rebuild, eos, "
+            + "schedules, wire-faults, durability, or all (default: replay, rebalance and rebuild; the others only when named)")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
-            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash); default all nine")
+            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash), default all nine; wire-faults: faults as "
+            + "api:effect[@n|@every] (e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5), default the eight of README")
     List<String> cells;
 
     @Option(names = "--db-commit-point", description = "schedules: where the debugger holds a JVM subject before its DB commit, as "
@@ -196,6 +218,12 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private List<Experiment> experiments() {
+        if (cells != null && experiment != ExperimentChoice.SCHEDULES && experiment != ExperimentChoice.WIRE_FAULTS) {
+            throw new IllegalArgumentException("--cells picks the cells of --experiment schedules or wire-faults, not of " + experiment.id());
+        }
+        if (experiment == ExperimentChoice.WIRE_FAULTS) {
+            return List.of(cells == null ? Experiments.wireFaults() : Experiments.wireFaults(cells.stream().map(WireFaultCell::parse).toList()));
+        }
         List<ScheduleCell> selected = cells == null ? ScheduleCell.all() : cells.stream().map(ScheduleCell::parse).distinct().toList();
         return switch (experiment) {
             case ALL -> Experiments.reference();
@@ -204,6 +232,7 @@ final class RunCommand implements Callable<Integer> {
             case REBUILD -> List.of(Experiments.rebuild());
             case EOS -> List.of(Experiments.eos());
             case SCHEDULES -> List.of(Experiments.schedules(selected));
+            case WIRE_FAULTS -> throw new IllegalStateException("handled above");
             case DURABILITY -> List.of(Experiments.durability());
         };
     }

@@ -24,7 +24,10 @@ public record WireFaultCell(WireFault fault) {
 
     /** The default cells for a group protocol: the commit path's errors, a lost answer, the coordinator lookup, the offset fetch, the heartbeat. */
     public static List<WireFaultCell> defaults(GroupProtocol protocol) {
-        List<String> specs = new ArrayList<>(List.of("offset-commit:error=REBALANCE_IN_PROGRESS", "offset-commit:error=NOT_COORDINATOR",
+        // the consumer protocol's broker answers a commit from an older member epoch STALE_MEMBER_EPOCH, never REBALANCE_IN_PROGRESS
+        // (the Java client treats that answer there as an unexpected error: measured, README)
+        String rebalancing = protocol == GroupProtocol.CLASSIC ? "offset-commit:error=REBALANCE_IN_PROGRESS" : "offset-commit:error=STALE_MEMBER_EPOCH";
+        List<String> specs = new ArrayList<>(List.of(rebalancing, "offset-commit:error=NOT_COORDINATOR",
                 "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-commit:lost-answer", "find-coordinator:error=COORDINATOR_NOT_AVAILABLE",
                 "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5"));
         specs.add(protocol == GroupProtocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS" : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");

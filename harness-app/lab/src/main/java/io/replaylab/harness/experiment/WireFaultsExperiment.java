@@ -60,7 +60,7 @@ final class WireFaultsExperiment {
         for (int i = 0; i < cells.size(); i++) {
             outcomes.put(cells.get(i), done.get(i));
         }
-        String protocol = ctx.settings().groupProtocol().name;
+        String protocol = ctx.settings().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
         outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),
                 cell.fault().meaning(), o.reason())));
@@ -104,7 +104,7 @@ final class WireFaultsExperiment {
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
-        String aName = "wf-A";
+        String aName = cell.id() + "-A"; // its own client id: cells side by side never mix their clients' requests
         Experiments.produce(ctx, e, ns);
         Source harness = Source.here("harness");
         if (cell.afterARestart()) {

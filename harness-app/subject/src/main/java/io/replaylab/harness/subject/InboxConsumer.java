@@ -88,10 +88,13 @@ class InboxConsumer {
                 } catch (WakeupException e) {
                     break;
                 }
+                Map<TopicPartition, Long> handled = new java.util.HashMap<>(); // per partition of this batch: the next record not yet projected
+                boolean rejected = false;
                 for (ConsumerRecord<String, String> r : records) {
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
                     Map<TopicPartition, OffsetAndMetadata> next = Map.of(tp, new OffsetAndMetadata(r.offset() + 1));
                     if (commitBeforeDb && !commit(c, next, processing, r)) {
+                        rejected = true;
                         break;
                     }
                     InboxProjection.Result result;
@@ -116,12 +119,17 @@ class InboxConsumer {
                     }
                     processing.write(line);
                     activity.touch();
+                    handled.put(tp, r.offset() + 1);
                     if (!commitBeforeDb && !commit(c, next, processing, r)) {
-                        break; // the partition is no longer ours: poll again to rejoin
+                        rejected = true;
+                        break; // the partition may no longer be ours: poll again to rejoin
                     }
                     if (stop.requested()) {
                         break;
                     }
+                }
+                if (rejected) {
+                    resumeWhereProjected(c, records, handled);
                 }
                 if (activity.idleFor(o.untilIdle())) {
                     log.info("idle for {}; stopping", o.untilIdle());
@@ -138,6 +146,25 @@ class InboxConsumer {
             log.error("fatal: {}", e.toString(), e);
             System.err.println("fatal: " + e);
             return stop.finished(1);
+        }
+    }
+
+    /**
+     * After a rejected commit the rest of the batch was not projected, yet poll has moved past it:
+     * each partition still assigned goes back to its first record not projected, so a rejection
+     * that leaves the partition here (a retriable answer, a stale epoch) skips nothing. A partition
+     * that moved is read by its new owner from the committed offset.
+     */
+    private static void resumeWhereProjected(KafkaConsumer<String, String> c, ConsumerRecords<String, String> records,
+            Map<TopicPartition, Long> handled) {
+        java.util.Set<TopicPartition> mine = c.assignment();
+        for (TopicPartition tp : records.partitions()) {
+            List<ConsumerRecord<String, String>> batch = records.records(tp);
+            long from = handled.getOrDefault(tp, batch.get(0).offset());
+            if (mine.contains(tp) && from <= batch.get(batch.size() - 1).offset()) {
+                c.seek(tp, from);
+                log.info("{}: back to offset {} after the rejected commit (the rest of the batch was not projected)", tp, from);
+            }
         }
     }
 
