@@ -55,7 +55,7 @@ class RunCommandTest {
         StringWriter err = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("REPLAY").contains("Try 'replay-lab run --help'")
+        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("use one of all, replay, rebalance").contains("Try 'replay-lab run --help'")
                 .doesNotContain("Usage:");
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
@@ -77,6 +77,19 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(cellErr), "run", "--experiment", "schedules", "--cells",
                 "before-offset-commit:crash,after-commit:hold", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(cellErr.toString()).contains("unknown point 'after-commit' in 'after-commit:hold'");
+        StringWriter faultErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(faultErr), "run", "--experiment", "wire-faults", "--cells",
+                "offset-commit:lost-answer,offset-fetch:rewind=x", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(faultErr.toString()).contains("fault 'offset-fetch:rewind=x'").contains("the effects are: error=CODE");
+        StringWriter misplacedErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(misplacedErr), "run", "--experiment", "rebalance", "--cells",
+                "offset-commit:lost-answer", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(misplacedErr.toString()).contains("--cells picks the cells of --experiment schedules or wire-faults, not of rebalance");
+        StringWriter experimentErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(experimentErr), "run", "--experiment", "wire_fault",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(experimentErr.toString()).contains("unknown experiment 'wire_fault': use one of all, replay, rebalance, rebuild, eos, schedules, "
+                + "wire-faults, durability");
         assertThat(dir.toFile().list()).isEmpty();
     }
 

@@ -155,10 +155,7 @@ final class WireFaultsExperiment {
                         + ": after the fault it " + did));
             }
             e.record(harness, drained.toPayload("after the fault"));
-            if (cell.afterARestart()) {
-                if (!f.done().contains("→")) {
-                    return e.finish(Outcome.notRun("the fault fired but rewound nothing: " + f.done()));
-                }
+            if (cell.afterARestart()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
                 Optional<Map<String, Long>> handled = ctx.processingCounts(aName);
                 handled.ifPresent(h -> e.check(Check.of("records delivered again with no reset by anyone", "R13", "some ids handled twice by A",
                         h.values().stream().filter(n -> n > 1).count() + " id(s) handled more than once", h.values().stream().anyMatch(n -> n > 1))));

@@ -1,0 +1,130 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.apache.kafka.clients.consumer.GroupProtocol;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The wire-faults experiment end to end: faults the proxy aims at A's requests, on real subjects and a real broker. */
+@LocalKafkaTest
+class WireFaultsExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder wireFaults(LocalKafka kafka, String... cells) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+                .experiments(cells.length == 0 ? Experiments.wireFaults() : Experiments.wireFaults(Stream.of(cells).map(WireFaultCell::parse).toList()));
+    }
+
+    private static List<Payload> payloads(ExperimentEvidence x) {
+        return x.events().stream().map(Event::payload).toList();
+    }
+
+    private static Payload.Matrix matrix(RunEvidence r) {
+        return payloads(experiment(r, "wire-faults")).stream().filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast).findFirst()
+                .orElseThrow();
+    }
+
+    private static ExperimentEvidence cell(RunEvidence r, String spec) {
+        return experiment(r, WireFaultsExperiment.partName(WireFaultCell.parse(spec)));
+    }
+
+    @Test
+    void theReferenceSubjectPassesEveryDefaultCellAndTheTableSaysWhatEachMeant(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka).parallel(2).build(), null);
+
+        ExperimentEvidence whole = experiment(r.evidence(), "wire-faults");
+        List<String> defaults = WireFaultCell.defaults(GroupProtocol.CLASSIC).stream().map(WireFaultCell::toString).toList();
+        assertThat(defaults).hasSize(8).contains("offset-commit:lost-answer", "offset-fetch:rewind=5", "heartbeat:error=REBALANCE_IN_PROGRESS");
+        Payload.Matrix m = matrix(r.evidence());
+        assertThat(m.rows()).containsExactlyElementsOf(defaults);
+        assertThat(m.cells()).as(m.cells().toString()).allSatisfy(c -> assertThat(c.status()).isEqualTo("PASS"))
+                .allSatisfy(c -> assertThat(c.meaning()).isNotBlank());
+        assertThat(whole.outcome().status()).as(whole.outcome().reason()).isEqualTo(Status.PASS);
+        for (String spec : defaults) {
+            ExperimentEvidence x = cell(r.evidence(), spec);
+            assertThat(x.outcome().confirmation().toString()).as(spec).contains(spec + " fired on the wire").contains("after it A ");
+            assertThat(payloads(x)).as(spec).anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("what A did after the fault: "));
+        }
+        assertThat(cell(r.evidence(), "offset-commit:lost-answer").outcome().confirmation().toString())
+                .contains("the broker answered {NONE=1}; that answer was dropped");
+        ExperimentEvidence rewind = cell(r.evidence(), "offset-fetch:rewind=5");
+        assertThat(rewind.checks()).filteredOn(c -> c.name().equals("records delivered again with no reset by anyone")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+        assertThat(rewind.outcome().confirmation().toString()).containsPattern("answered the committed offsets lower: [^ ]+ [0-9]+→[0-9]+");
+        assertThat(Files.readString(r.report())).contains("### Wire faults: fault × group protocol").contains("| **offset-fetch:rewind=5** |");
+    }
+
+    @Test
+    void underTheConsumerProtocolTheJavaClientRetriesAStaleEpochButTakesRebalanceInProgressAsFatal(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-commit:error=STALE_MEMBER_EPOCH", "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3",
+                "offset-commit:error=REBALANCE_IN_PROGRESS").groupProtocol(GroupProtocol.CONSUMER).build(), null);
+
+        assertThat(cell(r.evidence(), "offset-commit:error=STALE_MEMBER_EPOCH").outcome().status()).isEqualTo(Status.PASS);
+        assertThat(cell(r.evidence(), "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3").outcome().status()).isEqualTo(Status.PASS);
+        ExperimentEvidence rebalancing = cell(r.evidence(), "offset-commit:error=REBALANCE_IN_PROGRESS");
+        assertThat(rebalancing.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(rebalancing.outcome().reason()).contains("exited on its own with code 1").contains("Unexpected error in commit")
+                .doesNotContain("\tat ");
+        assertThat(experiment(r.evidence(), "wire-faults").outcome().reason()).startsWith("cell offset-commit:error=REBALANCE_IN_PROGRESS NOT_RUN");
+    }
+
+    @Test
+    void aConsumerWithoutTheInboxCheckFailsTheRewindWithTheIdsItAppliedTwice(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-fetch:rewind=5").subject(Subject.command(BrokenSubjectMain.template("no-inbox"))).build(),
+                null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).isNotEmpty()
+                .anySatisfy(c -> assertThat(c.actual()).containsPattern("dup|second|2 effect"));
+    }
+
+    @Test
+    void aFaultThatNeverFiresOrThatKeepsTheClientFromProgressingIsNotRunSayingWhichAndWhatTheClientDid(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "produce:error=NOT_LEADER_OR_FOLLOWER", "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every")
+                .barrierTimeout(Duration.ofSeconds(8)).drainTimeout(Duration.ofSeconds(8)).build(), null);
+
+        ExperimentEvidence never = cell(r.evidence(), "produce:error=NOT_LEADER_OR_FOLLOWER");
+        assertThat(never.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(never.outcome().reason()).isEqualTo("the fault never fired: A sent no Produce as client produce.error-NOT_LEADER_OR_FOLLOWER-A within PT8S");
+        ExperimentEvidence stuck = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every");
+        assertThat(stuck.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(stuck.outcome().reason()).isEqualTo("the client could not progress under offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every "
+                + "within PT8S: after the fault it sent OffsetCommit again");
+    }
+
+    @Test
+    void aRewindWhoseFirstDrainNeverEndsAndARunWithoutTheProxyAreNotRun(LocalKafka kafka) throws Exception {
+        Lab.LabResult stalled = Lab.run(wireFaults(kafka, "offset-fetch:rewind=5").subject(Subject.command(BrokenSubjectMain.template("stall")))
+                .drainTimeout(Duration.ofSeconds(5)).build(), null);
+        assertThat(cell(stalled.evidence(), "offset-fetch:rewind=5").outcome().reason()).isEqualTo("the group did not drain before the fault within PT5S");
+
+        Lab.LabResult direct = Lab.run(wireFaults(kafka).witness(false).build(), null);
+        ExperimentEvidence x = experiment(direct.evidence(), "wire-faults");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("wire faults need the wire proxy between the subjects and the broker, and this run has none");
+    }
+}
