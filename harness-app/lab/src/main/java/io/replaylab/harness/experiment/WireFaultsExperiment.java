@@ -183,6 +183,9 @@ final class WireFaultsExperiment {
         if (f.after().stream().anyMatch(a -> a.startsWith(api + " "))) {
             did.add("sent " + api + " again");
         }
+        if (f.after().stream().anyMatch(a -> a.startsWith("OffsetFetch")) && !api.equals("OffsetFetch")) {
+            did.add("fetched its committed offsets again");
+        }
         if (f.after().stream().anyMatch(a -> a.startsWith("JoinGroup"))) {
             did.add("joined the group again");
         }

@@ -52,6 +52,23 @@ class PythonSubjectTest {
     }
 
     @Test
+    void aLibrdkafkaConsumerPassesWireFaultsOnItsCommitAndItsOffsetFetch(LocalKafka kafka) throws Exception {
+        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(30)
+                .experiments(Experiments.wireFaults(java.util.stream.Stream.of("offset-commit:lost-answer", "offset-commit:error=NOT_COORDINATOR",
+                        "offset-fetch:rewind=5").map(WireFaultCell::parse).toList()))
+                .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build();
+
+        Lab.LabResult r = Lab.run(settings, null);
+
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        ExperimentEvidence lost = experiment(r.evidence(), "wire-faults.offset-commit.lost-answer");
+        assertThat(lost.outcome().confirmation().toString()).contains("the broker answered {NONE=1}; that answer was dropped");
+        assertThat(lost.events().stream().map(e -> e.payload()).filter(Payload.CommitWitnessed.class::isInstance).map(Payload.CommitWitnessed.class::cast))
+                .as("librdkafka's commits on the wire, stored").anyMatch(Payload.CommitWitnessed::accepted);
+    }
+
+    @Test
     void itsTwinWithoutTheInboxCheckFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
         LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
                 .experiments(Experiments.rebalance()).subject(Subject.command(PythonConsumer.template(dir, true))).targetQuery(PythonConsumer.TARGET_QUERY).build();
