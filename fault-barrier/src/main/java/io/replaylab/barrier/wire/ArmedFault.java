@@ -42,8 +42,11 @@ public final class ArmedFault {
     private int matched;
     private volatile boolean disarmed;
 
-    ArmedFault(WireFault fault) {
+    private final Runnable onDisarm;
+
+    ArmedFault(WireFault fault, Runnable onDisarm) {
         this.fault = Objects.requireNonNull(fault, "fault");
+        this.onDisarm = onDisarm;
     }
 
     public WireFault fault() {
@@ -55,34 +58,38 @@ public final class ArmedFault {
         return matched;
     }
 
-    /** Every firing so far, with what the client did next as far as seen. */
+    /** Every firing so far, with what the client did next as far as seen; one whose effect is still under way says {@code pending}. */
     public synchronized List<FaultFiring> firings() {
         return firings.stream().map(Firing::snapshot).toList();
     }
 
-    /** The first firing, waiting up to {@code timeout} for it. */
+    /** The first firing whose effect is done (the client got the error, the answer was dropped, held or rewound), waiting up to {@code timeout}. */
     public Optional<FaultFiring> awaitFiring(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this) {
-            while (firings.isEmpty()) {
+            while (true) {
+                Optional<FaultFiring> done = firings.stream().map(Firing::snapshot).filter(x -> !x.done().equals(PENDING)).findFirst();
                 long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    return Optional.empty();
+                if (done.isPresent() || left <= 0) {
+                    return done;
                 }
                 wait(Math.max(1, left / 1_000_000));
             }
-            return Optional.of(firings.get(0).snapshot());
         }
     }
+
+    /** What a firing's {@link FaultFiring#done()} says while its effect is under way. */
+    public static final String PENDING = "pending";
 
     /** Called once per firing, when the proxy has done what the effect says (on a proxy thread: keep it short). */
     public void onFiring(Consumer<FaultFiring> listener) {
         listeners.add(listener);
     }
 
-    /** Fires no more; what it fired stays recorded. */
+    /** Fires no more, and the proxy stops asking it; what it fired stays recorded. */
     public void disarm() {
         disarmed = true;
+        onDisarm.run();
     }
 
     public boolean disarmed() {
@@ -114,13 +121,19 @@ public final class ArmedFault {
         }
         String request = f.key().name + " v" + f.version() + " correlation " + f.correlationId() + (group == null ? "" : " group " + group)
                 + (f.commit() == null ? "" : " member " + f.commit().memberId() + " generation " + f.commit().generation() + " " + f.commit().offsetsText());
+        ByteBuffer answer = null;
+        if (fault.effect() instanceof WireFault.Effect.Error e) {
+            answer = errorAnswer(f, body, e); // first: a request that takes no answer (acks=0 Produce) is no firing
+            if (answer == null) {
+                log.info("fault {} passes {} on {}: that request takes no answer to replace", fault.spec(), request, c);
+                return null;
+            }
+        }
         Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request);
         synchronized (this) {
             firings.add(firing);
-            notifyAll();
         }
         log.info("fault {} fired at {} on {}", fault.spec(), request, c);
-        ByteBuffer answer = fault.effect() instanceof WireFault.Effect.Error e ? errorAnswer(f, body, e) : null;
         return new Action(this, firing, fault.effect(), answer);
     }
 
@@ -156,6 +169,9 @@ public final class ArmedFault {
     /** The proxy did what the effect says: the firing is complete, and listeners hear of it. */
     void done(Firing firing, String what) {
         firing.done(what);
+        synchronized (this) {
+            notifyAll();
+        }
         FaultFiring s = firing.snapshot();
         for (Consumer<FaultFiring> l : listeners) {
             try {
@@ -170,6 +186,9 @@ public final class ArmedFault {
     private static ByteBuffer errorAnswer(Connection.Frame f, ByteBuffer body, WireFault.Effect.Error e) {
         AbstractRequest request = AbstractRequest.parseRequest(f.key(), f.version(), new ByteBufferAccessor(body.duplicate())).request;
         AbstractResponse response = request.getErrorResponse(0, e.error().exception());
+        if (response == null) {
+            return null;
+        }
         return frame(f.correlationId(), f.key().responseHeaderVersion(f.version()), response.data(), f.version());
     }
 
@@ -222,7 +241,7 @@ public final class ArmedFault {
         private final String clientId;
         private final String request;
         private final List<String> after = new ArrayList<>();
-        private String done = "pending";
+        private String done = PENDING;
         private String lastKind = "";
         private int repeats;
 

@@ -67,6 +67,11 @@ final class Connection {
     private List<Frame> held;
     private CommitGate holder;
     private volatile boolean closed;
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+    /** The response loop has ended: a commit forwarded from now on gets no answer read. */
+    private volatile boolean answersDone;
+    /** The thread that keeps the upstream side open for a commit's answer after the client closed; interrupted when the answers end. */
+    private volatile Thread linger;
     /** A fault closed this connection (not the client). */
     private volatile boolean closedByFault;
     /** The last client id told to the witness (a client sends the same one on every request). */
@@ -315,8 +320,18 @@ final class Connection {
             };
         }
         pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed(), fault));
-        synchronized (upstreamWrite) {
-            FrameReader.writeFully(upstream, f.bytes().duplicate());
+        try {
+            synchronized (upstreamWrite) {
+                FrameReader.writeFully(upstream, f.bytes().duplicate());
+            }
+        } catch (IOException e) {
+            if (f.witnessed() != null) {
+                f.witnessed().unanswered();
+            }
+            throw e;
+        }
+        if (answersDone && f.witnessed() != null) {
+            f.witnessed().unanswered(); // the response loop ended while this was on its way: nobody reads its answer
         }
     }
 
@@ -354,6 +369,9 @@ final class Connection {
         return true;
     }
 
+    /** The answer the response loop is reading (its pending entry is already taken), or null. Response thread only. */
+    private Pending reading;
+
     private void responseLoop() {
         FrameReader in = new FrameReader(upstream, proxy.buffers());
         try {
@@ -370,6 +388,7 @@ final class Connection {
                 int length = 4 + size;
                 int correlationId = in.peekInt(4); // the first field of every response header
                 Pending p = pending.remove(correlationId);
+                reading = p;
                 if (p == null) {
                     log.warn("{}: a response with correlation id {} that no forwarded request carries; passed on unchanged", this, correlationId);
                 }
@@ -377,6 +396,7 @@ final class Connection {
                     in.fill(length);
                     faulted(p, in.take(length));
                     in.shrink();
+                    reading = null;
                     continue;
                 }
                 if (p == null || p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
@@ -402,6 +422,7 @@ final class Connection {
                 }
                 FrameReader.writeFully(toClient, rest);
                 in.shrink();
+                reading = null;
             }
         } catch (EOFException e) {
             log.debug("{}: broker closed: {}", this, e.getMessage());
@@ -413,12 +434,33 @@ final class Connection {
             close();
             WireProxy.closeQuietly(upstream);
             in.release();
+            answersDone = true;
+            if (reading != null && reading.witnessed() != null) {
+                reading.witnessed().unanswered(); // the broker closed in the middle of its answer
+            }
             pending.values().stream().map(Pending::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::unanswered);
+            Thread l = linger;
+            if (l != null) {
+                l.interrupt();
+            }
         }
     }
 
     /** The answer to a request a fault fired on: replaced, dropped, held, or rewound, as the effect says. */
     private void faulted(Pending p, ByteBuffer frame) throws IOException {
+        try {
+            applyFault(p, frame.duplicate());
+        } catch (RuntimeException e) {
+            log.warn("{}: fault {} could not act on a {} v{} answer; passed on as it came: {}", this, p.fault().fault().fault().spec(), p.key(),
+                    p.version(), e.toString());
+            p.fault().fault().done(p.fault().firing(), "could not act on the answer (" + e + "); it was passed on as it came");
+            if (!(p.fault().effect() instanceof WireFault.Effect.Error)) {
+                FrameReader.writeFully(toClient, frame);
+            }
+        }
+    }
+
+    private void applyFault(Pending p, ByteBuffer frame) throws IOException {
         ArmedFault.Action a = p.fault();
         WireFault.Effect effect = a.effect();
         if (effect instanceof WireFault.Effect.Error e) {
@@ -532,8 +574,8 @@ final class Connection {
      * away after its commit left does not hide what the broker did with it.
      */
     void close() {
-        if (closed) {
-            return;
+        if (!closing.compareAndSet(false, true)) {
+            return; // the request loop, the response loop (a lost-answer fault) and the proxy may all close it
         }
         closed = true;
         WireProxy.closeQuietly(client);
@@ -554,6 +596,7 @@ final class Connection {
                 WireProxy.closeQuietly(upstream);
             }, "wire-proxy-c" + id + "-linger");
             t.setDaemon(true);
+            linger = t;
             t.start();
         }
     }

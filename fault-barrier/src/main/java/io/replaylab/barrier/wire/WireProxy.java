@@ -196,9 +196,10 @@ public final class WireProxy implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("the proxy is closed");
         }
-        ArmedFault f = new ArmedFault(fault);
-        faults.add(f);
-        return f;
+        ArmedFault[] f = new ArmedFault[1];
+        f[0] = new ArmedFault(fault, () -> faults.remove(f[0]));
+        faults.add(f[0]);
+        return f[0];
     }
 
     /** Releases every held commit (forwarding it), then closes all listeners and connections. */

@@ -37,7 +37,9 @@ public final class WireWitness {
 
     private final WireProxy proxy;
     private final AtomicLong seq = new AtomicLong();
-    private final List<WitnessedCommit> commits = new CopyOnWriteArrayList<>();
+    /** Appended as fates become known (not in send order); read sorted. Guarded by itself. */
+    private final List<WitnessedCommit> commits = new ArrayList<>();
+    private final Set<Entry> open = ConcurrentHashMap.newKeySet();
     private final List<Consumer<WitnessedCommit>> listeners = new CopyOnWriteArrayList<>();
     private final Map<String, Integer> generations = new ConcurrentHashMap<>();
     private final Set<String> clientIds = ConcurrentHashMap.newKeySet();
@@ -49,7 +51,10 @@ public final class WireWitness {
 
     /** Every commit whose fate is known, in the order the proxy read them. */
     public List<WitnessedCommit> commits() {
-        List<WitnessedCommit> out = new ArrayList<>(commits);
+        List<WitnessedCommit> out;
+        synchronized (commits) {
+            out = new ArrayList<>(commits);
+        }
         out.sort(java.util.Comparator.comparingLong(WitnessedCommit::seq));
         return out;
     }
@@ -57,6 +62,11 @@ public final class WireWitness {
     /** The commits of one group. */
     public List<WitnessedCommit> commits(String group) {
         return commits().stream().filter(c -> c.group().equals(group)).toList();
+    }
+
+    /** The commits on their way now (held, or their answer not back yet), fate {@link WitnessedCommit.Fate#IN_FLIGHT}. */
+    public List<WitnessedCommit> inFlight() {
+        return open.stream().map(Entry::inFlight).sorted(java.util.Comparator.comparingLong(WitnessedCommit::seq)).toList();
     }
 
     /** Called with each commit once its fate is known (on a proxy thread: keep it short, never block). */
@@ -117,11 +127,16 @@ public final class WireWitness {
     /** A commit read from a client: its fate is told to the entry. */
     Entry sent(Connection c, CommitRequest r) {
         member(r.group(), r.memberId(), r.generation());
-        return new Entry(seq.incrementAndGet(), Instant.now(), c.toString(), r);
+        Entry e = new Entry(seq.incrementAndGet(), Instant.now(), c.toString(), r);
+        open.add(e);
+        return e;
     }
 
-    private void done(WitnessedCommit c) {
-        commits.add(c);
+    private void done(Entry entry, WitnessedCommit c) {
+        synchronized (commits) {
+            commits.add(c);
+        }
+        open.remove(entry);
         log.debug("witnessed {}", c.summary());
         synchronized (this) {
             notifyAll();
@@ -190,8 +205,16 @@ public final class WireWitness {
                 }
                 ended = true;
             }
-            done(new WitnessedCommit(seq, sent, connection, request.clientId() == null ? "" : request.clientId(), request.group(),
-                    request.memberId(), request.generation(), request.version(), request.offsets(), held, fate, answered, answers));
+            done(this, snapshot(fate, answered, answers));
+        }
+
+        WitnessedCommit inFlight() {
+            return snapshot(WitnessedCommit.Fate.IN_FLIGHT, null, Map.of());
+        }
+
+        private WitnessedCommit snapshot(WitnessedCommit.Fate fate, Instant answered, Map<String, String> answers) {
+            return new WitnessedCommit(seq, sent, connection, request.clientId() == null ? "" : request.clientId(), request.group(),
+                    request.memberId(), request.generation(), request.version(), request.offsets(), held, fate, answered, answers);
         }
     }
 }

@@ -35,7 +35,9 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
         /** Forwarded, but the broker's answer never came back (the connection closed first, or the proxy closed). */
         UNANSWERED,
         /** A fault armed on the proxy answered it with an error, or closed the connection at it: the broker never saw it. */
-        FAULTED
+        FAULTED,
+        /** On its way: held, or forwarded with the broker's answer not back yet (only {@link WireWitness#inFlight()} shows these). */
+        IN_FLIGHT
     }
 
     public WitnessedCommit {
@@ -70,6 +72,7 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
             case ANSWERED -> accepted() ? "stored (NONE)" : "rejected by the broker: " + String.join(",", errors());
             case NOT_SENT -> "never sent: the client closed the connection while the proxy held it";
             case UNANSWERED -> "no answer: the connection closed before the broker's answer came";
+            case IN_FLIGHT -> "on its way: " + (held ? "held" : "the broker's answer is not back yet");
             case FAULTED -> answers.isEmpty() ? "never sent: a fault closed the connection at it"
                     : "answered " + String.join(",", answers.values().stream().distinct().toList()) + " by a fault in the proxy (the broker never saw it)";
         };

@@ -23,6 +23,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
+import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.Status;
@@ -155,6 +156,13 @@ static long drain(String bootstrap, String topic) {
         @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
         String bootstrap;
 
+        @Option(names = "--armed", description = "Also a second proxy with a wire fault armed that never matches (every request is checked "
+                + "against it): its ratio against the plain proxy's, same rounds, goal <= 1.02x.")
+        boolean armed;
+
+        /** Issue #29's goal for a proxy with a fault armed but not firing: at most this many times the plain proxy's time. */
+        static final double ARMED_GOAL = 1.02;
+
         @Override
         public Integer call() throws Exception {
             if (repeat < 2 || repeat % 2 != 0 || runs < 1 || records < 1) {
@@ -165,7 +173,11 @@ static long drain(String bootstrap, String topic) {
             LabNamespace ns = LabNamespace.random("bench");
             try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
                 String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
-                try (WireProxy proxy = WireProxy.start(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
+                try (WireProxy proxy = WireProxy.start(b); WireProxy armedProxy = armed ? WireProxy.start(b) : null;
+                     Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
+                    if (armedProxy != null) {
+                        armedProxy.inject(WireFault.parse("produce:error=NOT_LEADER_OR_FOLLOWER").at(null, "replay-lab-bench-nobody"));
+                    }
                     List<String> topics = List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"));
                     admin.createTopics(List.of(new NewTopic(topics.get(0), partitions, (short) 1), new NewTopic(topics.get(1), partitions, (short) 1),
                             new NewTopic(topics.get(2), 1, (short) 1))).all().get();
@@ -173,7 +185,7 @@ static long drain(String bootstrap, String topic) {
                         try (KafkaOps ops = KafkaOps.connect(b)) {
                             topics.forEach(ops::awaitWritable);
                         }
-                        return measure(out, b, proxy, ns);
+                        return measure(out, b, proxy, armedProxy, ns);
                     } finally {
                         admin.deleteTopics(List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"))).all().get();
                     }
@@ -181,51 +193,70 @@ static long drain(String bootstrap, String topic) {
             }
         }
 
-        private int measure(PrintWriter out, String direct, WireProxy proxy, LabNamespace ns) throws Exception {
+        private int measure(PrintWriter out, String direct, WireProxy proxy, WireProxy armedProxy, LabNamespace ns) throws Exception {
             produce(direct, ns.topic("drain"));
-            // [0] direct, [1] through the proxy; totals over the measured rounds, in ns (time) and 10 ms ticks (busy CPU of the whole machine)
-            long[] drainTotal = new long[2];
-            long[] produceTotal = new long[2];
-            long[] cpuTotal = new long[2];
-            List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's two paths ran interleaved
+            // [0] direct, [1] through the proxy, [2] through the proxy with a fault armed (--armed); totals over the measured rounds,
+            // in ns (time) and 10 ms ticks (busy CPU of the whole machine)
+            List<String> paths = armedProxy == null ? List.of(direct, proxy.bootstrapServers())
+                    : List.of(direct, proxy.bootstrapServers(), armedProxy.bootstrapServers());
+            int n = paths.size();
+            long[] drainTotal = new long[n];
+            long[] produceTotal = new long[n];
+            long[] cpuTotal = new long[n];
+            List<Long> drainRatio = new ArrayList<>(); // per round, in thousandths: each round's paths ran interleaved
             List<Long> produceRatio = new ArrayList<>();
+            List<Long> armedDrainRatio = new ArrayList<>(); // the armed proxy against the plain one
+            List<Long> armedProduceRatio = new ArrayList<>();
             for (int round = 1 - WARM_UP_ROUNDS; round <= runs; round++) {
-                boolean proxyFirst = round % 2 != 0;
-                long[] drainNs = new long[2];
-                long[] produceNs = new long[2];
-                long[] busy = new long[2];
-                // A B B A, repeated: the JVM and the broker still speed up from one drain to the next, and
-                // in this order a steady speed-up costs both paths the same
-                for (int i = 0; i < 2 * repeat; i++) {
-                    int path = (i % 4 == 0 || i % 4 == 3) == proxyFirst ? 1 : 0;
-                    String b = path == 1 ? proxy.bootstrapServers() : direct;
+                boolean reversed = round % 2 != 0;
+                long[] drainNs = new long[n];
+                long[] produceNs = new long[n];
+                long[] busy = new long[n];
+                // A B B A (A B C C B A with --armed), repeated: the JVM and the broker still speed up from one drain to the next,
+                // and in this order a steady speed-up costs every path the same
+                for (int i = 0; i < n * repeat; i++) {
+                    int k = i % (2 * n);
+                    int path = k < n ? k : 2 * n - 1 - k;
+                    if (reversed) {
+                        path = n - 1 - path;
+                    }
+                    String b = paths.get(path);
                     long ticks = busyTicks();
                     long t0 = System.nanoTime();
-                    long n = drain(b, ns.topic("drain"));
+                    long got = drain(b, ns.topic("drain"));
                     long t1 = System.nanoTime();
                     produce(b, ns.topic("produce"));
                     long t2 = System.nanoTime();
                     busy[path] += busyTicks() - ticks;
-                    if (n != records) {
-                        throw new IllegalStateException("drained " + n + " of " + records + " records " + (path == 1 ? "through the proxy" : "direct"));
+                    if (got != records) {
+                        throw new IllegalStateException("drained " + got + " of " + records + " records " + (path == 0 ? "direct" : "through the proxy"));
                     }
                     drainNs[path] += t1 - t0;
                     produceNs[path] += t2 - t1;
                 }
-                out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%n",
+                out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%s%n",
                         round <= 0 ? "warm-up" : "round " + round, drainNs[0] / repeat / 1_000_000, drainNs[1] / repeat / 1_000_000,
                         (double) drainNs[1] / drainNs[0], produceNs[0] / repeat / 1_000_000, produceNs[1] / repeat / 1_000_000,
-                        (double) produceNs[1] / produceNs[0]);
+                        (double) produceNs[1] / produceNs[0], n < 3 ? "" : String.format("   armed/proxy drain %.3fx, produce %.3fx",
+                                (double) drainNs[2] / drainNs[1], (double) produceNs[2] / produceNs[1]));
                 out.flush();
                 if (round > 0) {
-                    for (int path = 0; path < 2; path++) {
+                    for (int path = 0; path < n; path++) {
                         drainTotal[path] += drainNs[path];
                         produceTotal[path] += produceNs[path];
                         cpuTotal[path] += busy[path];
                     }
                     drainRatio.add(drainNs[1] * 1000 / drainNs[0]);
                     produceRatio.add(produceNs[1] * 1000 / produceNs[0]);
+                    if (n == 3) {
+                        armedDrainRatio.add(drainNs[2] * 1000 / drainNs[1]);
+                        armedProduceRatio.add(produceNs[2] * 1000 / produceNs[1]);
+                    }
                 }
+            }
+            if (n == 3) {
+                out.println(againstGoal("armed fault, drain (against the plain proxy)", armedDrainRatio, ARMED_GOAL));
+                out.println(againstGoal("armed fault, produce (against the plain proxy)", armedProduceRatio, ARMED_GOAL));
             }
             long perPath = (long) runs * repeat; // drain-and-produce runs per path
             out.printf("%d rounds, %d records, each path %d times per round, mean per run: drain direct %d ms, proxy %d ms = %.3fx;"

@@ -54,7 +54,16 @@ class BenchTest {
                 .containsPattern("latency per produce request \\(50 sequential per path, interleaved, acks=all\\): direct median \\d+ us, p99 \\d+ us;"
                         + " proxy median \\d+ us")
                 .containsPattern("proxy: [1-9]\\d* connections, [1-9]\\d* requests forwarded")
-                .contains("drain: 1 round, no interval: more rounds (--runs) judge the 1.05x goal");
+                .contains("drain: 1 round, no interval: more rounds (--runs) judge the 1.05x goal")
+                .doesNotContain("armed");
+        assertThat(topics(kafka)).isEqualTo(before);
+
+        StringWriter armedOut = new StringWriter();
+        assertThat(Bench.run(new PrintWriter(armedOut), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "2000", "--runs", "2", "--repeat", "2", "--requests", "50", "--armed")).as(armedOut + "\n" + err).isZero();
+        assertThat(armedOut.toString()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x")
+                .containsPattern("armed fault, drain \\(against the plain proxy\\): mean per-round ratio [0-9.]+x, 95% interval [0-9.-]+x over 2 rounds, "
+                        + "goal <= 1.02x: (meets|misses|undecided)");
         assertThat(topics(kafka)).isEqualTo(before);
     }
 

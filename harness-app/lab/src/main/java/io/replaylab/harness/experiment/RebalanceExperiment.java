@@ -189,7 +189,8 @@ final class RebalanceExperiment {
                 ctx.checkpoint();
                 outcome = barrier.awaitOutcome(Duration.ofMillis(250));
             }
-            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name());
+            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name(),
+                    inFlight.topic() + "-" + inFlight.partition());
             Optional<Outcome> ended = judgeStaleCommit(e, outcome, onWire);
             if (ended.isPresent()) {
                 return ended.get();
@@ -237,17 +238,23 @@ final class RebalanceExperiment {
      * subject that ignored {@code {bootstrap}}), or the OffsetCommits of A's held member at its held
      * generation sent from the hold on (none: A's client refused it before sending).
      */
-    record StaleCommitOnWire(Seen seen, String heldAs, List<WitnessedCommit> commits) {
+    record StaleCommitOnWire(Seen seen, String heldAs, String partition, List<WitnessedCommit> commits) {
         enum Seen {
             NO_WITNESS, NOT_WITNESSED, WITNESSED
         }
 
         static StaleCommitOnWire noWitness() {
-            return new StaleCommitOnWire(Seen.NO_WITNESS, "", List.of());
+            return new StaleCommitOnWire(Seen.NO_WITNESS, "", "", List.of());
         }
 
-        static StaleCommitOnWire of(Optional<WireWitness> witness, String group, Map<String, Integer> heldAs, Instant heldAt,
-                String instance) {
+        /**
+         * A's OffsetCommits of {@code partition} (the one that moved) from its held member at its held
+         * generation, sent from the hold on (the held frame itself was read just before the arrival),
+         * answered or still on their way. A generation the witness never saw (-1) is taken from the
+         * first such commit: a later one of A after it rejoined is legitimate and not judged.
+         */
+        static StaleCommitOnWire of(Optional<WireWitness> witness, String group, Map<String, Integer> heldAs, Instant heldAt, String instance,
+                String partition) {
             if (witness.isEmpty()) {
                 return noWitness();
             }
@@ -255,22 +262,43 @@ final class RebalanceExperiment {
             String as = heldAs.entrySet().stream().map(m -> "member " + m.getKey() + (m.getValue() < 0 ? "" : " generation " + m.getValue()))
                     .collect(Collectors.joining(", "));
             if (heldAs.keySet().stream().noneMatch(w::sawMember) && !w.sawClient(instance)) {
-                return new StaleCommitOnWire(Seen.NOT_WITNESSED, as, List.of());
+                return new StaleCommitOnWire(Seen.NOT_WITNESSED, as, partition, List.of());
             }
-            List<WitnessedCommit> mine = w.commits(group).stream()
+            List<WitnessedCommit> seen = new ArrayList<>(w.commits(group));
+            w.inFlight().stream().filter(c -> c.group().equals(group)).forEach(seen::add);
+            List<WitnessedCommit> mine = seen.stream()
                     .filter(c -> heldAs.containsKey(c.memberId()))
                     .filter(c -> heldAs.get(c.memberId()) < 0 || heldAs.get(c.memberId()) == c.generation())
-                    .filter(c -> c.held() || !c.sent().isBefore(heldAt)) // the held frame was read just before the arrival; a resend comes after it
+                    .filter(c -> c.held() || !c.sent().isBefore(heldAt))
+                    .filter(c -> c.offsets().stream().anyMatch(o -> o.partitionName().equals(partition)))
+                    .sorted(java.util.Comparator.comparingLong(WitnessedCommit::seq))
                     .toList();
-            return new StaleCommitOnWire(Seen.WITNESSED, as, mine);
+            if (!mine.isEmpty() && heldAs.get(mine.get(0).memberId()) < 0) {
+                int g = mine.get(0).generation();
+                mine = mine.stream().filter(c -> c.generation() == g).toList();
+            }
+            return new StaleCommitOnWire(Seen.WITNESSED, as, partition, mine);
         }
 
+        /** The broker stored the moved partition's offset. */
         Optional<WitnessedCommit> accepted() {
-            return commits.stream().filter(WitnessedCommit::accepted).findFirst();
+            return commits.stream().filter(c -> c.fate() == WitnessedCommit.Fate.ANSWERED && "NONE".equals(c.answers().get(partition))).findFirst();
         }
 
+        /** The broker refused the moved partition's offset. */
         Optional<WitnessedCommit> rejected() {
-            return commits.stream().filter(WitnessedCommit::rejected).findFirst();
+            return commits.stream().filter(c -> c.fate() == WitnessedCommit.Fate.ANSWERED && c.answers().containsKey(partition)
+                    && !"NONE".equals(c.answers().get(partition))).findFirst();
+        }
+
+        /** What the broker said for the moved partition. */
+        String answer(WitnessedCommit c) {
+            return c.answers().get(partition);
+        }
+
+        /** {@code the OffsetCommit t-0=5 of member m generation 3}: as the report's wire table shows it. */
+        static String named(WitnessedCommit c) {
+            return "the OffsetCommit " + c.offsetsText() + " of member " + c.memberId() + " generation " + c.generation();
         }
     }
 
@@ -280,7 +308,7 @@ final class RebalanceExperiment {
         return switch (wire.seen()) {
             case NO_WITNESS -> "rejected (" + said + "; the run had no wire witness: by the broker or by the client is not known)";
             case NOT_WITNESSED -> "rejected (" + said + "; not witnessed: A never talked through the wire proxy)";
-            case WITNESSED -> wire.rejected().map(c -> "rejected by the broker: " + String.join(",", c.errors()))
+            case WITNESSED -> wire.rejected().map(c -> "rejected by the broker: " + wire.answer(c))
                     .orElse(wire.commits().isEmpty() ? "refused by the client before sending (" + said + ")"
                             : "rejected (" + said + "; its OffsetCommit was on the wire, the broker's answer was not)");
         };
@@ -291,7 +319,7 @@ final class RebalanceExperiment {
         if (wire.seen() != StaleCommitOnWire.Seen.WITNESSED) {
             return "";
         }
-        return wire.rejected().map(c -> " to OffsetCommit #" + c.seq() + " of " + wire.heldAs())
+        return wire.rejected().map(c -> " to " + StaleCommitOnWire.named(c))
                 .orElse(wire.commits().isEmpty() ? ": no OffsetCommit from A (" + wire.heldAs() + ") after its hold" : "");
     }
 
@@ -315,7 +343,7 @@ final class RebalanceExperiment {
             e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED by the broker on the wire (" + c.summary() + "); the client reported "
                     + o.verdict() + (o.exceptionClass() == null ? "" : " " + o.exceptionClass())));
             return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED by the broker after the partition moved to B "
-                    + "(OffsetCommit #" + c.seq() + " of " + wire.heldAs() + ")" + (o.verdict() == CallOutcome.Verdict.ACCEPTED ? ""
+                    + "(" + StaleCommitOnWire.named(c) + ")" + (o.verdict() == CallOutcome.Verdict.ACCEPTED ? ""
                     : ", although the client reported " + o.exceptionClass()))));
         }
         if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {

@@ -141,7 +141,8 @@ final class WireFaultsExperiment {
                 return e.finish(Outcome.notRun("the fault never fired: A sent " + (armed.matched() == 0 ? "no " + fault.target().api().display()
                         : armed.matched() + " matching " + fault.target().api().display() + " request(s), not the " + fault.target().which())
                         + (fault.target().api().namesGroup() ? " for group " + group : " as client " + aName) + " within "
-                        + ctx.settings().barrierTimeout()));
+                        + ctx.settings().barrierTimeout() + (armed.firings().isEmpty() ? ""
+                                : " (it hit " + armed.firings().get(0).request() + ", but its effect never completed: the connection closed first)")));
             }
             Event firedEvent = e.record(harness, new Payload.Note("the fault fired at A's " + fired.get().request()));
             ctx.step("fault fired; A drains under it");

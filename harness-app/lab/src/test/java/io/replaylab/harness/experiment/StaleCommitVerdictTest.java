@@ -55,7 +55,7 @@ class StaleCommitVerdictTest {
     }
 
     private static StaleCommitOnWire witnessed(WitnessedCommit... commits) {
-        return new StaleCommitOnWire(StaleCommitOnWire.Seen.WITNESSED, "member m-a generation 2", List.of(commits));
+        return new StaleCommitOnWire(StaleCommitOnWire.Seen.WITNESSED, "member m-a generation 2", "t-0", List.of(commits));
     }
 
     private static final CallOutcome CLIENT_REFUSED = CallOutcome.rejected("offset-commit", "org.apache.kafka.clients.consumer.CommitFailedException",
@@ -66,8 +66,8 @@ class StaleCommitVerdictTest {
         Outcome o = judge(Optional.of(CLIENT_REFUSED), witnessed(onWire("NONE"))).orElseThrow();
         assertThat(o.status()).isEqualTo(Status.FAIL);
         assertThat(o.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED by the broker after the partition moved to B (OffsetCommit #7 of member m-a "
-                + "generation 2), although the client reported org.apache.kafka.clients.consumer.CommitFailedException");
+        assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED by the broker after the partition moved to B (the OffsetCommit t-0=5 of "
+                + "member m-a generation 2), although the client reported org.apache.kafka.clients.consumer.CommitFailedException");
         assertThat(lastActual).startsWith("ACCEPTED by the broker on the wire (#7 client rebalance-A member m-a generation 2");
     }
 
@@ -75,7 +75,7 @@ class StaleCommitVerdictTest {
     void aStaleCommitTheBrokerRefusedOnTheWireNamesTheBrokerAndItsError() {
         StaleCommitOnWire wire = witnessed(onWire("ILLEGAL_GENERATION"));
         assertThat(judge(Optional.of(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "the broker answered")), wire)).isEmpty();
-        assertThat(lastActual).startsWith("rejected by the broker: ILLEGAL_GENERATION to OffsetCommit #7 of member m-a generation 2; the client said");
+        assertThat(lastActual).startsWith("rejected by the broker: ILLEGAL_GENERATION to the OffsetCommit t-0=5 of member m-a generation 2; the client said");
         assertThat(RebalanceExperiment.rejecter(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "x"), wire))
                 .isEqualTo("rejected by the broker: ILLEGAL_GENERATION");
     }
@@ -89,12 +89,27 @@ class StaleCommitVerdictTest {
 
     @Test
     void aSubjectThatNeverTalkedThroughTheProxyIsNotWitnessedNeverRefusedByTheClient() {
-        StaleCommitOnWire wire = new StaleCommitOnWire(StaleCommitOnWire.Seen.NOT_WITNESSED, "member m-a", List.of());
+        StaleCommitOnWire wire = new StaleCommitOnWire(StaleCommitOnWire.Seen.NOT_WITNESSED, "member m-a", "t-0", List.of());
         assertThat(judge(Optional.of(CLIENT_REFUSED), wire)).isEmpty();
         assertThat(lastActual).startsWith("rejected (CommitFailedException; not witnessed: A never talked through the wire proxy)")
                 .doesNotContain("refused by the client");
         assertThat(judge(Optional.of(CLIENT_REFUSED))).isEmpty();
         assertThat(lastActual).contains("the run had no wire witness");
+    }
+
+    @Test
+    void onlyTheMovedPartitionsAnswerCountsAndACommitStillOnItsWayIsNoRefusalByTheClient() {
+        WitnessedCommit two = new WitnessedCommit(8, Instant.now(), "connection 3", "rebalance-A", "g", "m-a", 2, (short) 9,
+                List.of(new CommitOffset("t", 0, 5), new CommitOffset("t", 1, 9)), false, WitnessedCommit.Fate.ANSWERED, Instant.now(),
+                Map.of("t-0", "NONE", "t-1", "ILLEGAL_GENERATION"));
+        Outcome o = judge(Optional.of(CLIENT_REFUSED), witnessed(two)).orElseThrow();
+        assertThat(o.status()).as("t-0 moved, and the broker stored it").isEqualTo(Status.FAIL);
+
+        WitnessedCommit onItsWay = new WitnessedCommit(9, Instant.now(), "connection 3", "rebalance-A", "g", "m-a", 2, (short) 9,
+                List.of(new CommitOffset("t", 0, 5)), false, WitnessedCommit.Fate.IN_FLIGHT, null, Map.of());
+        assertThat(judge(Optional.of(CLIENT_REFUSED), witnessed(onItsWay))).isEmpty();
+        assertThat(lastActual).startsWith("rejected (CommitFailedException; its OffsetCommit was on the wire, the broker's answer was not)")
+                .doesNotContain("refused by the client");
     }
 
     @Test

@@ -162,8 +162,12 @@ class InboxConsumer {
             List<ConsumerRecord<String, String>> batch = records.records(tp);
             long from = handled.getOrDefault(tp, batch.get(0).offset());
             if (mine.contains(tp) && from <= batch.get(batch.size() - 1).offset()) {
-                c.seek(tp, from);
-                log.info("{}: back to offset {} after the rejected commit (the rest of the batch was not projected)", tp, from);
+                try {
+                    c.seek(tp, from);
+                    log.info("{}: back to offset {} after the rejected commit (the rest of the batch was not projected)", tp, from);
+                } catch (IllegalStateException revokedJustNow) {
+                    // it left the assignment since: its new owner reads it from the committed offset
+                }
             }
         }
     }

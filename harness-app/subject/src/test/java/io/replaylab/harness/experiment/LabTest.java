@@ -84,7 +84,7 @@ class LabTest {
         if (said.startsWith("refused by the client before sending")) {
             assertThat(said).contains("no OffsetCommit from A (member ").contains("after its hold; the client said ");
         } else {
-            assertThat(said).matches("rejected by the broker: [A-Z_]+ to OffsetCommit #[0-9]+ of member .*");
+            assertThat(said).matches("rejected by the broker: [A-Z_]+ to the OffsetCommit [^ ]+=[0-9]+ of member .*");
             assertThat(aOnWire).as("the refused commit is in the evidence").anyMatch(c -> !c.accepted() && c.fate().equals("ANSWERED"));
         }
         assertThat(x.outcome().confirmation().toString()).containsPattern("was (refused by the client before sending|rejected by the broker: [A-Z_]+)");
@@ -136,7 +136,7 @@ class LabTest {
         assertThat(rejected.exception()).as("the broker's error, read from the OffsetCommit answer").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION",
                 "STALE_MEMBER_EPOCH", "FENCED_MEMBER_EPOCH", "REBALANCE_IN_PROGRESS");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
-                .satisfies(c -> assertThat(c.actual()).startsWith("rejected by the broker: " + rejected.exception() + " to OffsetCommit #"));
+                .satisfies(c -> assertThat(c.actual()).startsWith("rejected by the broker: " + rejected.exception() + " to the OffsetCommit "));
         assertThat(witnessed(x, "rebalance-A")).as("the held commit, refused on the wire").anyMatch(c -> c.held() && !c.accepted());
         assertThat(Files.readString(r.report())).contains("| barrier | wire (asked for) |");
     }

@@ -112,8 +112,8 @@ class WireFaultsExperimentTest {
         assertThat(never.outcome().reason()).isEqualTo("the fault never fired: A sent no Produce as client produce.error-NOT_LEADER_OR_FOLLOWER-A within PT8S");
         ExperimentEvidence stuck = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every");
         assertThat(stuck.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(stuck.outcome().reason()).isEqualTo("the client could not progress under offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every "
-                + "within PT8S: after the fault it sent OffsetCommit again");
+        assertThat(stuck.outcome().reason()).as("what else it did (joining again) depends on its timing").startsWith("the client could not progress under "
+                + "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every within PT8S: after the fault it sent OffsetCommit again");
     }
 
     @Test
