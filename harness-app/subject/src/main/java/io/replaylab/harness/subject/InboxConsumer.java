@@ -129,7 +129,7 @@ class InboxConsumer {
                     }
                 }
                 if (rejected) {
-                    resumeWhereProjected(c, records, handled);
+                    afterRejectedCommit(c, records, handled);
                 }
                 if (activity.idleFor(o.untilIdle())) {
                     log.info("idle for {}; stopping", o.untilIdle());
@@ -155,8 +155,7 @@ class InboxConsumer {
      * that leaves the partition here (a retriable answer, a stale epoch) skips nothing. A partition
      * that moved is read by its new owner from the committed offset.
      */
-    private static void resumeWhereProjected(KafkaConsumer<String, String> c, ConsumerRecords<String, String> records,
-            Map<TopicPartition, Long> handled) {
+    void afterRejectedCommit(KafkaConsumer<String, String> c, ConsumerRecords<String, String> records, Map<TopicPartition, Long> handled) {
         java.util.Set<TopicPartition> mine = c.assignment();
         for (TopicPartition tp : records.partitions()) {
             List<ConsumerRecord<String, String>> batch = records.records(tp);

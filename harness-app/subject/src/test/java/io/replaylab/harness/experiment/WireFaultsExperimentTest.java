@@ -103,6 +103,18 @@ class WireFaultsExperimentTest {
     }
 
     @Test
+    void aConsumerThatSkipsAheadAfterARejectedCommitFailsWithTheRecordsItNeverProjected(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-commit:error=STALE_MEMBER_EPOCH").groupProtocol(GroupProtocol.CONSUMER)
+                .subject(Subject.command(BrokenSubjectMain.template("skip-ahead"))).build(), null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=STALE_MEMBER_EPOCH");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).isNotEmpty();
+        assertThat(x.outcome().confirmation().toString()).contains("offset-commit:error=STALE_MEMBER_EPOCH fired on the wire");
+    }
+
+    @Test
     void aFaultThatNeverFiresOrThatKeepsTheClientFromProgressingIsNotRunSayingWhichAndWhatTheClientDid(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(wireFaults(kafka, "produce:error=NOT_LEADER_OR_FOLLOWER", "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS@every")
                 .barrierTimeout(Duration.ofSeconds(8)).drainTimeout(Duration.ofSeconds(8)).build(), null);

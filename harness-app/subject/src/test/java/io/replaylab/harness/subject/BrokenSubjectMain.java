@@ -24,7 +24,8 @@ import org.apache.kafka.common.TopicPartition;
  * records to the end (a replay delivers nothing); {@code stall}, {@code stall-on-replay}, {@code stall-in-g2},
  * {@code stall-after-rebalance} stop reading at that moment; {@code lossy} loses every 10th effect;
  * {@code occupy-plans} puts a file where the harness saves its plans; {@code ignore-sigterm} never leaves the group;
- * {@code global-inbox} checks ids without their namespace; {@code write-to-g1} rebuilds into generation 1.
+ * {@code global-inbox} checks ids without their namespace; {@code write-to-g1} rebuilds into generation 1; {@code skip-ahead}
+ * (consumer protocol) commits past the rest of its batch after a rejected commit.
  * Args: mode bootstrap topic group db namespace instance logdir.
  */
 public final class BrokenSubjectMain {
@@ -45,7 +46,10 @@ public final class BrokenSubjectMain {
             sun.misc.Signal.handle(new sun.misc.Signal("TERM"), s -> { }); // only SIGKILL ends it; it never leaves the group
             mode = "none";
         }
-        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC, 5000, 6000, null,
+        // skip-ahead shows its defect where a rejected commit leaves the partition with the consumer: the consumer protocol's stale epoch
+        org.apache.kafka.clients.consumer.GroupProtocol protocol = mode.equals("skip-ahead") ? org.apache.kafka.clients.consumer.GroupProtocol.CONSUMER
+                : org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC;
+        InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], protocol, 5000, 6000, null,
                 Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100);
         System.exit(twin(mode, o).run());
     }
@@ -83,6 +87,17 @@ public final class BrokenSubjectMain {
                             return super.claim(c, topic, partition, offset, id, now);
                         }
                     };
+                }
+            };
+            case "skip-ahead" -> new InboxConsumer(o) { // a rejected commit: give up the rest of the batch and commit past it
+                @Override
+                void afterRejectedCommit(KafkaConsumer<String, String> c, org.apache.kafka.clients.consumer.ConsumerRecords<String, String> records,
+                        Map<TopicPartition, Long> handled) {
+                    try {
+                        c.commitSync(); // the positions poll reached: every record of the batch not projected is skipped for good
+                    } catch (RuntimeException ignored) {
+                        // the next poll rejoins
+                    }
                 }
             };
             case "commit-first" -> new InboxConsumer(o) {
