@@ -119,6 +119,84 @@ class LibrdkafkaWireTest {
         }
     }
 
+    private void produce(LocalKafka kafka, LabNamespace ns, int n) throws Exception {
+        try (KafkaProducer<String, String> producer = Clients.producer(kafka.bootstrapServers())) {
+            for (int i = 0; i < n; i++) {
+                producer.send(new ProducerRecord<>(ns.topic(), 0, "m" + i, "{\"id\":\"m" + i + "\",\"amount\":" + (i + 1) * 100 + "}")).get();
+            }
+        }
+    }
+
+    private long[] awaitLedger(int unique) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            try {
+                if (ledger()[1] >= unique) {
+                    break;
+                }
+            } catch (SQLException noTableYet) {
+                // the consumer has not created its table yet
+            }
+            Thread.sleep(200);
+        }
+        return ledger();
+    }
+
+    /** Each effect aimed at librdkafka's requests: it fired, what the client did next is recorded as seen, and every message is applied once. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-commit:error=NOT_COORDINATOR", "offset-commit:lost-answer",
+        "heartbeat:error=REBALANCE_IN_PROGRESS", "find-coordinator:disconnect", "fetch:delay=1500ms", "join-group:error=COORDINATOR_LOAD_IN_PROGRESS"})
+    void aPythonConsumerMeetsEachWireFaultAndAppliesEveryMessageOnce(String spec, LocalKafka kafka, LabNamespace ns) throws Exception {
+        PythonConsumer.python();
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        produce(kafka, ns, 3);
+        try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
+            WireFault fault = WireFault.parse(spec);
+            ArmedFault armed = proxy.inject(fault.at(ns.group(), fault.target().api().namesGroup() ? null : "A"));
+            start(proxy, ns, "A");
+
+            FaultFiring fired = armed.awaitFiring(Duration.ofSeconds(60)).orElseThrow(() -> new AssertionError("never fired; matched " + armed.matched()));
+            long[] applied = awaitLedger(3);
+
+            assertThat(fired.done()).as(fired.summary()).isNotEqualTo(ArmedFault.PENDING);
+            assertThat(applied).as("every message once, after " + fired.summary()).containsExactly(3, 3);
+            if (spec.equals("offset-commit:lost-answer")) {
+                assertThat(fired.done()).contains("the broker answered {NONE=1}");
+                assertThat(proxy.witness().commits(ns.group())).as("stored on the wire, the client never told").first()
+                        .satisfies(w -> assertThat(w.accepted()).isTrue());
+            }
+            if (fault.effect() instanceof WireFault.Effect.Error && fault.target().api() == WireFault.Api.OFFSET_COMMIT) {
+                assertThat(proxy.witness().commits(ns.group())).first().satisfies(w -> assertThat(w.fate()).isEqualTo(WitnessedCommit.Fate.FAULTED));
+            }
+        }
+    }
+
+    @Test
+    void aRewoundOffsetFetchMakesLibrdkafkaDeliverMessagesAgainWhichTheInboxKeepsAtOneEffect(LocalKafka kafka, LabNamespace ns) throws Exception {
+        PythonConsumer.python();
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        produce(kafka, ns, 3);
+        try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
+            ChildProcess first = start(proxy, ns, "A");
+            assertThat(awaitLedger(3)).containsExactly(3, 3);
+            assertThat(proxy.witness().await(w -> w.accepted() && w.offsetsText().endsWith("-0=3"), Duration.ofSeconds(30))).isPresent();
+            first.stop(Duration.ofSeconds(10));
+            ArmedFault armed = proxy.inject(WireFault.parse("offset-fetch:rewind=2").at(ns.group(), null));
+            start(proxy, ns, "A2");
+
+            FaultFiring fired = armed.awaitFiring(Duration.ofSeconds(60)).orElseThrow();
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!Files.readString(dir.resolve("A2.out")).contains("new=False") && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+
+            assertThat(fired.done()).isEqualTo("answered the committed offsets lower: " + ns.topic() + "-0 3→1");
+            assertThat(Files.readString(dir.resolve("A2.out"))).as("delivered again at their own offsets, with nobody resetting anything")
+                    .contains("applied " + ns.topic() + "-0@1 m1 new=False");
+            assertThat(ledger()).as("no second effect").containsExactly(3, 3);
+        }
+    }
+
     /** librdkafka 2.0 fetches with a Fetch version below 16, whose answers name no broker: the proxy pipes each 1 MB answer through as it arrives. */
     @Test
     void aPythonConsumerDrainsLargeFetchAnswersPipedThroughTheProxyIntact(LocalKafka kafka, LabNamespace ns) throws Exception {
