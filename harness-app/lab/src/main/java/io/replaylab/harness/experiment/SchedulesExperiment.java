@@ -3,7 +3,6 @@ package io.replaylab.harness.experiment;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,15 +21,12 @@ import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.barrier.wire.WireProxy;
-import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
-import io.replaylab.evidence.Status;
 import io.replaylab.harness.experiment.ScheduleCell.Fault;
 import io.replaylab.harness.experiment.ScheduleCell.Point;
 import io.replaylab.harness.lab.BarrierKind;
@@ -82,29 +78,9 @@ final class SchedulesExperiment {
         }
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
                 Arrays.stream(Point.values()).map(Point::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
-        ScheduleCell worst = outcomes.keySet().stream().reduce((x, y) -> outcomes.get(y).status().ordinal() > outcomes.get(x).status().ordinal() ? y : x)
-                .orElseThrow();
-        Outcome w = outcomes.get(worst);
-        String summary = summary(outcomes);
-        return e.finish(switch (w.status()) {
-            case PASS -> {
-                e.check(Check.pass("every cell PASSes", "R12", "PASS in each of " + outcomes.size() + " cell(s)", summary));
-                yield Outcome.judge(e.confirmFault("every cell's fault was confirmed at its point: " + summary,
-                        e.record(Source.here("harness"), new Payload.Note("all " + outcomes.size() + " cell(s) PASS"))), e.checks());
-            }
-            case FAIL -> w.failKind() == FailKind.CHECK_FAILED
-                    ? Outcome.checkFailed("cell " + worst + " FAILED (" + w.reason() + "); " + summary)
-                    : Outcome.faultNotObserved("cell " + worst + " FAILED (" + w.reason() + "); " + summary);
-            case NOT_RUN -> Outcome.notRun("cell " + worst + " NOT_RUN (" + w.reason() + "); " + summary);
-        });
-    }
-
-    /** e.g. {@code 9 cell(s): 8 PASS, 1 FAIL (after-offset-commit:crash)}. */
-    static String summary(Map<ScheduleCell, Outcome> outcomes) {
-        Map<Status, List<String>> by = new EnumMap<>(Status.class);
-        outcomes.forEach((cell, o) -> by.computeIfAbsent(o.status(), k -> new ArrayList<>()).add(cell.toString()));
-        return outcomes.size() + " cell(s): " + by.entrySet().stream().map(x -> x.getValue().size() + " " + x.getKey()
-                + (x.getKey() == Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
+        Map<String, Outcome> byName = new LinkedHashMap<>();
+        outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
+        return Experiments.worstCell(e, byName, "every cell's fault was confirmed at its point");
     }
 
     static String partName(ScheduleCell cell) {

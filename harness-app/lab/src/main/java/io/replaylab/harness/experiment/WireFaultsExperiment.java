@@ -2,7 +2,6 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,12 +15,10 @@ import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
-import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -66,28 +63,9 @@ final class WireFaultsExperiment {
                 cell.fault().meaning(), o.reason())));
         e.record(Source.here("harness"), new Payload.Matrix("Wire faults: fault × group protocol", "fault",
                 cells.stream().map(WireFaultCell::toString).toList(), List.of(protocol), matrix));
-        WireFaultCell worst = outcomes.keySet().stream().reduce((x, y) -> outcomes.get(y).status().ordinal() > outcomes.get(x).status().ordinal() ? y : x)
-                .orElseThrow();
-        Outcome w = outcomes.get(worst);
-        String summary = summary(outcomes);
-        return e.finish(switch (w.status()) {
-            case PASS -> {
-                e.check(Check.pass("every cell PASSes", "R12", "PASS in each of " + outcomes.size() + " cell(s)", summary));
-                yield Outcome.judge(e.confirmFault("every cell's fault fired on the wire: " + summary,
-                        e.record(Source.here("harness"), new Payload.Note("all " + outcomes.size() + " cell(s) PASS"))), e.checks());
-            }
-            case FAIL -> w.failKind() == FailKind.CHECK_FAILED
-                    ? Outcome.checkFailed("cell " + worst + " FAILED (" + w.reason() + "); " + summary)
-                    : Outcome.faultNotObserved("cell " + worst + " FAILED (" + w.reason() + "); " + summary);
-            case NOT_RUN -> Outcome.notRun("cell " + worst + " NOT_RUN (" + w.reason() + "); " + summary);
-        });
-    }
-
-    static String summary(Map<WireFaultCell, Outcome> outcomes) {
-        Map<Status, List<String>> by = new EnumMap<>(Status.class);
-        outcomes.forEach((cell, o) -> by.computeIfAbsent(o.status(), k -> new ArrayList<>()).add(cell.toString()));
-        return outcomes.size() + " cell(s): " + by.entrySet().stream().map(x -> x.getValue().size() + " " + x.getKey()
-                + (x.getKey() == Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
+        Map<String, Outcome> byName = new LinkedHashMap<>();
+        outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
+        return Experiments.worstCell(e, byName, "every cell's fault fired on the wire");
     }
 
     static String partName(WireFaultCell cell) {
