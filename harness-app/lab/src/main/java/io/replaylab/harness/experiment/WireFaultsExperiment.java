@@ -85,10 +85,12 @@ final class WireFaultsExperiment {
         String aName = cell.id() + "-A"; // its own client id: cells side by side never mix their clients' requests
         Experiments.produce(ctx, e, ns);
         Source harness = Source.here("harness");
+        OffsetSnapshot beforeRewind = null;
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
             LabContext.Instance first = ctx.start(e, aName, topic, group, inbox, false);
-            if (ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first) == null) {
+            beforeRewind = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first);
+            if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().drainTimeout()));
             }
             ctx.stop(e, first);
@@ -135,6 +137,12 @@ final class WireFaultsExperiment {
             }
             e.record(harness, drained.toPayload("after the fault"));
             if (cell.afterARestart()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
+                Optional<String> wentBack = wentBack(proxy, group, topic, f, beforeRewind);
+                if (wentBack.isEmpty()) {
+                    return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits after it is below "
+                            + "the offsets stored before"));
+                }
+                e.record(harness, new Payload.Note("A went back on the wire: " + wentBack.get()));
                 Optional<Map<String, Long>> handled = ctx.processingCounts(aName);
                 handled.ifPresent(h -> e.check(Check.of("records delivered again with no reset by anyone", "R13", "some ids handled twice by A",
                         h.values().stream().filter(n -> n > 1).count() + " id(s) handled more than once", h.values().stream().anyMatch(n -> n > 1))));
@@ -147,6 +155,18 @@ final class WireFaultsExperiment {
         } finally {
             armed.disarm();
         }
+    }
+
+    /**
+     * The wire's side of a rewind: a commit A sent after the firing that is below what the group had
+     * stored before it (A handled records again at their own offsets), e.g. {@code t-0=66 after 70 was stored}.
+     */
+    private static Optional<String> wentBack(WireProxy proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
+        return proxy.witness().commits(group).stream().filter(c -> !c.sent().isBefore(f.at()) && c.accepted())
+                .flatMap(c -> c.offsets().stream())
+                .filter(o -> o.offset() < LabContext.committed(before, topic, o.partition()))
+                .findFirst().map(o -> o.partitionName() + "=" + o.offset() + " committed after " + LabContext.committed(before, topic, o.partition())
+                        + " was stored");
     }
 
     /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */

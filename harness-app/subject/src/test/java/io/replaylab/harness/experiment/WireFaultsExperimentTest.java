@@ -73,6 +73,8 @@ class WireFaultsExperimentTest {
         assertThat(rewind.checks()).filteredOn(c -> c.name().equals("records delivered again with no reset by anyone")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
         assertThat(rewind.outcome().confirmation().toString()).containsPattern("answered the committed offsets lower: [^ ]+ [0-9]+→[0-9]+");
+        assertThat(payloads(rewind)).as("confirmed on the wire too").anyMatch(p -> p instanceof Payload.Note n
+                && n.text().matches("A went back on the wire: .+=[0-9]+ committed after [0-9]+ was stored"));
         assertThat(Files.readString(r.report())).contains("### Wire faults: fault × group protocol").contains("| **offset-fetch:rewind=5** |");
     }
 
@@ -112,6 +114,17 @@ class WireFaultsExperimentTest {
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).isNotEmpty();
         assertThat(x.outcome().confirmation().toString()).contains("offset-commit:error=STALE_MEMBER_EPOCH fired on the wire");
+    }
+
+    @Test
+    void aConsumerThatJumpsToTheEndOnAssignmentDoesNotGoBackAndTheRewindIsNotRun(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-fetch:rewind=5").subject(Subject.command(BrokenSubjectMain.template("skip-replay"))).build(),
+                null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the rewind fired (answered the committed offsets lower: ")
+                .endsWith("but A did not go back: none of its commits after it is below the offsets stored before");
     }
 
     @Test
