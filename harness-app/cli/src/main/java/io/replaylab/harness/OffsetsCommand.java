@@ -71,7 +71,7 @@ final class OffsetsCommand implements Runnable {
         @Mixin
         Connection conn;
 
-        @Option(names = "--group", required = true, paramLabel = "G")
+        @Option(names = "--group", required = true, paramLabel = "G", description = "the consumer group to describe")
         String group;
 
         @Override
@@ -113,7 +113,7 @@ final class OffsetsCommand implements Runnable {
         @Mixin
         Connection conn;
 
-        @Option(names = "--group", required = true, paramLabel = "G")
+        @Option(names = "--group", required = true, paramLabel = "G", description = "the consumer group whose offsets the plan moves (it must be inactive to execute)")
         String group;
 
         /** Which topics: picocli refuses both at once. */

@@ -30,10 +30,10 @@ final class OracleCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--bootstrap-server", required = true)
+    @Option(names = "--bootstrap-server", required = true, description = "host:port of the Kafka broker that holds the source topic")
     String bootstrap;
 
-    @Option(names = "--topic", required = true)
+    @Option(names = "--topic", required = true, description = "the source topic: every record in it must have exactly one effect in the target")
     String topic;
 
     @ArgGroup(exclusive = true, multiplicity = "1")

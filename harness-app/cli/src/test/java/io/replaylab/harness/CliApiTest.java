@@ -69,6 +69,23 @@ class CliApiTest {
         assertThat(found).as("library strings that name a CLI flag").isEmpty();
     }
 
+    @Test
+    void everyOptionOfEveryCommandSaysWhatItIsInHelp() {
+        List<String> bare = new ArrayList<>();
+        undescribed(new CommandLine(new ReplayLab()).getCommandSpec(), bare);
+        assertThat(bare).as("options with no description in --help").isEmpty();
+    }
+
+    /** {@code run --records}: every option of this command tree whose --help line would say nothing. */
+    static void undescribed(CommandSpec spec, List<String> out) {
+        for (OptionSpec o : spec.options()) {
+            if (o.description().length == 0 || String.join("", o.description()).isBlank()) {
+                out.add(spec.qualifiedName() + " " + o.longestName());
+            }
+        }
+        spec.subcommands().values().forEach(sub -> undescribed(sub.getCommandSpec(), out));
+    }
+
     private static void collect(CommandSpec spec, Set<String> flags) {
         for (OptionSpec o : spec.options()) {
             flags.addAll(List.of(o.names()));

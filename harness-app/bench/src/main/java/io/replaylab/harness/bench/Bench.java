@@ -136,10 +136,10 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--records", defaultValue = "100000")
+        @Option(names = "--records", defaultValue = "100000", description = "records drained and produced per run (default ${DEFAULT-VALUE})")
         int records;
 
-        @Option(names = "--partitions", defaultValue = "3")
+        @Option(names = "--partitions", defaultValue = "3", description = "partitions of the bench topics (default ${DEFAULT-VALUE})")
         int partitions;
 
         @Option(names = "--runs", defaultValue = "9", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
@@ -381,7 +381,7 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--runs", defaultValue = "5")
+        @Option(names = "--runs", defaultValue = "5", description = "broker starts measured (default ${DEFAULT-VALUE})")
         int runs;
 
         @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
@@ -406,10 +406,10 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--runs", defaultValue = "5")
+        @Option(names = "--runs", defaultValue = "5", description = "cluster starts measured (default ${DEFAULT-VALUE})")
         int runs;
 
-        @Option(names = "--brokers", defaultValue = "3")
+        @Option(names = "--brokers", defaultValue = "3", description = "brokers in the cluster, beside its controller (default ${DEFAULT-VALUE})")
         int brokers;
 
         @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
@@ -469,10 +469,10 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--partitions", defaultValue = "1000")
+        @Option(names = "--partitions", defaultValue = "1000", description = "partitions of the group described and planned (default ${DEFAULT-VALUE})")
         int partitions;
 
-        @Option(names = "--runs", defaultValue = "5")
+        @Option(names = "--runs", defaultValue = "5", description = "measured rounds (default ${DEFAULT-VALUE})")
         int runs;
 
         @Override
@@ -568,10 +568,10 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--records", defaultValue = "10000")
+        @Option(names = "--records", defaultValue = "10000", description = "records drained per run (default ${DEFAULT-VALUE})")
         int records;
 
-        @Option(names = "--partitions", defaultValue = "4")
+        @Option(names = "--partitions", defaultValue = "4", description = "partitions of the topic (default ${DEFAULT-VALUE})")
         int partitions;
 
         @Override
@@ -635,10 +635,10 @@ static long drain(String bootstrap, String topic) {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--records", defaultValue = "1000000")
+        @Option(names = "--records", defaultValue = "1000000", description = "records in the topic and the target (default ${DEFAULT-VALUE})")
         int records;
 
-        @Option(names = "--partitions", defaultValue = "6")
+        @Option(names = "--partitions", defaultValue = "6", description = "partitions of the topic (default ${DEFAULT-VALUE})")
         int partitions;
 
         @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")

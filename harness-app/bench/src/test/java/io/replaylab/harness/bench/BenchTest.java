@@ -123,4 +123,20 @@ class BenchTest {
             return admin.listTopics().names().get();
         }
     }
+
+    @Test
+    void everyOptionOfEveryBenchSaysWhatItIsInHelp() {
+        List<String> bare = new java.util.ArrayList<>();
+        undescribed(new picocli.CommandLine(new Bench()).getCommandSpec(), bare);
+        assertThat(bare).as("options with no description in --help").isEmpty();
+    }
+
+    private static void undescribed(picocli.CommandLine.Model.CommandSpec spec, List<String> out) {
+        for (picocli.CommandLine.Model.OptionSpec o : spec.options()) {
+            if (o.description().length == 0 || String.join("", o.description()).isBlank()) {
+                out.add(spec.qualifiedName() + " " + o.longestName());
+            }
+        }
+        spec.subcommands().values().forEach(sub -> undescribed(sub.getCommandSpec(), out));
+    }
 }

@@ -37,10 +37,10 @@ public final class SubjectCommand implements Runnable {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--bootstrap-server", required = true)
+        @Option(names = "--bootstrap-server", required = true, description = "the broker(s), host:port[,host:port]")
         String bootstrap;
 
-        @Option(names = "--topic", required = true)
+        @Option(names = "--topic", required = true, description = "the topic to read (consume, transform) or fill (produce)")
         String topic;
 
         @Option(names = "--partitions", defaultValue = "3", description = "partitions if the topic is created (default 3)")
@@ -49,10 +49,10 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--count", required = true, description = "number of valid payments")
         int count;
 
-        @Option(names = "--seed", defaultValue = "1")
+        @Option(names = "--seed", defaultValue = "1", description = "the random seed: the same seed gives the same payments (default ${DEFAULT-VALUE})")
         long seed;
 
-        @Option(names = "--accounts", defaultValue = "10")
+        @Option(names = "--accounts", defaultValue = "10", description = "how many account keys the payments spread over (default ${DEFAULT-VALUE})")
         int accounts;
 
         @Option(names = "--namespace", required = true, description = "message ids are <namespace>-<seq>")
@@ -76,22 +76,22 @@ public final class SubjectCommand implements Runnable {
 
     /** What both consumers of the reference subject take. */
     static final class ConsumerOptions {
-        @Option(names = "--bootstrap-server", required = true)
+        @Option(names = "--bootstrap-server", required = true, description = "the broker(s), host:port[,host:port]")
         String bootstrap;
 
-        @Option(names = "--topic", required = true)
+        @Option(names = "--topic", required = true, description = "the topic to read (consume, transform) or fill (produce)")
         String topic;
 
-        @Option(names = "--group", required = true)
+        @Option(names = "--group", required = true, description = "the consumer group")
         String group;
 
-        @Option(names = "--instance-id", required = true)
+        @Option(names = "--instance-id", required = true, description = "this instance's name: its client.id and its rows' instance column")
         String instanceId;
 
         @Option(names = "--group-protocol", defaultValue = "classic", description = "classic (default) or consumer")
         GroupProtocol groupProtocol;
 
-        @Option(names = "--max-poll-interval-ms", defaultValue = "300000")
+        @Option(names = "--max-poll-interval-ms", defaultValue = "300000", description = "max.poll.interval.ms (default ${DEFAULT-VALUE})")
         int maxPollIntervalMs;
 
         @Option(names = "--session-timeout-ms", description = "the classic protocol's session.timeout.ms (client default); ignored under the "
@@ -101,10 +101,10 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--until-idle", description = "exit after no record or assignment change for this long, counted from its first assignment (ISO-8601, e.g. PT3S)")
         Duration untilIdle;
 
-        @Option(names = "--assignment-log")
+        @Option(names = "--assignment-log", description = "a JSON-lines file of every assignment change (for the lab's evidence)")
         Path assignmentLog;
 
-        @Option(names = "--processing-log")
+        @Option(names = "--processing-log", description = "a JSON-lines file of every record handled and what became of it (for the lab's evidence)")
         Path processingLog;
 
         /** The lab gives every subject its session timeout; the consumer protocol refuses it as a client setting, so it is dropped there. */
@@ -130,7 +130,7 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
         String namespace;
 
-        @Option(names = "--max-poll-records", defaultValue = "100")
+        @Option(names = "--max-poll-records", defaultValue = "100", description = "max.poll.records (default ${DEFAULT-VALUE})")
         int maxPollRecords;
 
         @Override
@@ -151,7 +151,7 @@ public final class SubjectCommand implements Runnable {
         @Mixin
         ConsumerOptions c;
 
-        @Option(names = "--output-topic", required = true)
+        @Option(names = "--output-topic", required = true, description = "where the transform writes its output records")
         String outputTopic;
 
         @Option(names = "--transaction-timeout-ms", defaultValue = "60000", description = "after this the coordinator aborts an open transaction")
