@@ -85,6 +85,10 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(misplacedErr), "run", "--experiment", "rebalance", "--cells",
                 "offset-commit:lost-answer", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(misplacedErr.toString()).contains("--cells picks the cells of --experiment schedules or wire-faults, not of rebalance");
+        StringWriter programErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(programErr), "run", "--subject-cmd", "/no/such/consumer --group {group}",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(programErr.toString()).contains("--subject-cmd's program '/no/such/consumer' is not an executable file");
         StringWriter experimentErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(experimentErr), "run", "--experiment", "wire_fault",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);

@@ -62,6 +62,9 @@ public final class Lab {
         LabNamespace ns = LabNamespace.random("rl");
         runId = runId + "-" + ns.prefix().substring(3);
         Path runDir = settings.workDir().resolve(runId);
+        if (settings.subject() != null) {
+            settings.subject().checkProgram(); // a program that is not there is named now, before a broker starts
+        }
         if (settings.bootstrap() != null && !settings.allowRemote()) {
             List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
             if (!remote.isEmpty()) {

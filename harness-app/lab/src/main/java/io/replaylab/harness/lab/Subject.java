@@ -31,6 +31,8 @@ public final class Subject {
     private final String template;
     private final String description;
     private final String program;
+    /** The command's first word: a path, or a name looked up on the PATH. */
+    private final String executable;
 
     private Subject(String template, String description) {
         this.template = template;
@@ -42,6 +44,28 @@ public final class Subject {
             throw new IllegalArgumentException("subject command: " + e.getMessage(), e);
         }
         this.program = words.get(0).substring(words.get(0).lastIndexOf('/') + 1);
+        this.executable = words.get(0);
+    }
+
+    /**
+     * Refuses a program that is not on this machine: a path that is no executable file, or a name
+     * on none of the PATH's directories. (A template is a value: it is checked when a run uses it.)
+     */
+    void checkProgram() {
+        if (executable.contains("/")) {
+            if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(executable)) || !java.nio.file.Files.isExecutable(java.nio.file.Path.of(executable))) {
+                throw new IllegalArgumentException("the subject command's program '" + executable + "' is not an executable file");
+            }
+            return;
+        }
+        String path = System.getenv().getOrDefault("PATH", "");
+        for (String dir : path.split(java.io.File.pathSeparator)) {
+            java.nio.file.Path candidate = java.nio.file.Path.of(dir.isEmpty() ? "." : dir, executable);
+            if (java.nio.file.Files.isRegularFile(candidate) && java.nio.file.Files.isExecutable(candidate)) {
+                return;
+            }
+        }
+        throw new IllegalArgumentException("the subject command's program '" + executable + "' is on none of the PATH's directories (" + path + ")");
     }
 
     /**

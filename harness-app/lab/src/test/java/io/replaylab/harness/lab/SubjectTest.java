@@ -37,4 +37,13 @@ class SubjectTest {
         assertThat(s.jvm()).isTrue();
         assertThat(s.description()).isEqualTo("ForeignSubjectMain");
     }
+
+    @Test
+    void aRunRefusesASubjectWhoseProgramIsNotOnThisMachineBeforeAnythingStarts(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        assertThatThrownBy(() -> Lab.run(LabSettings.custom().workDir(dir).subject(Subject.command("/no/such/consumer --group {group}")).build(), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("the subject command's program '/no/such/consumer' is not an executable file");
+        assertThatThrownBy(() -> Lab.run(LabSettings.custom().workDir(dir).subject(Subject.command("pyhton3 c.py --group {group}")).build(), null))
+                .hasMessageStartingWith("the subject command's program 'pyhton3' is on none of the PATH's directories (");
+        assertThat(dir.toFile().list()).as("nothing started, nothing written").isEmpty();
+    }
 }
