@@ -59,6 +59,10 @@ class RunCommandTest {
                 .doesNotContain("Usage:");
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        StringWriter recordsErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(recordsErr), "run", "--records", "0",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(recordsErr.toString()).contains("--records");
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--bootstrap-server",
                 "198.51.100.7:9092", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         StringWriter modeErr = new StringWriter();
