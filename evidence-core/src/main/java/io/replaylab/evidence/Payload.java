@@ -197,7 +197,9 @@ public sealed interface Payload {
 
         @Override
         public String summary() {
-            return "commit by " + instance + " REJECTED " + offsets + ": " + exception + ": " + message;
+            // the exception's simple name for people (CommitFailedException, or the broker's UNKNOWN_MEMBER_ID); its field keeps the whole class
+            return "commit by " + instance + " REJECTED " + offsets + ": " + (exception == null ? "" : exception.substring(exception.lastIndexOf('.') + 1))
+                    + ": " + message;
         }
     }
 

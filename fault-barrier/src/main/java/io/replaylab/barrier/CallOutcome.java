@@ -30,6 +30,15 @@ public record CallOutcome(String point, Verdict verdict, String exceptionClass, 
         return new CallOutcome(point, Verdict.REJECTED, exceptionClass, message, Instant.now());
     }
 
+    /**
+     * What refused the call, for people: the exception's simple name ({@code CommitFailedException})
+     * or the broker's error name ({@code UNKNOWN_MEMBER_ID}); null when nothing did. The full class
+     * stays in {@link #exceptionClass()}, for the evidence.
+     */
+    public String errorName() {
+        return exceptionClass == null ? null : exceptionClass.substring(exceptionClass.lastIndexOf('.') + 1);
+    }
+
     /** The call never reached its receiver; {@code why} says what happened to it. */
     public static CallOutcome notDelivered(String point, String why) {
         return new CallOutcome(point, Verdict.NOT_DELIVERED, null, why, Instant.now());

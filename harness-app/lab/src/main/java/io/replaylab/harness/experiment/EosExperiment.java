@@ -218,7 +218,7 @@ final class EosExperiment {
         if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
             e.check(Check.fail("the zombie's commit fenced", "R9", "REJECTED", "ACCEPTED after its partitions moved to B"));
         } else {
-            e.check(Check.pass("the zombie's commit fenced", "R9", "REJECTED", "REJECTED: " + o.exceptionClass() + ": " + o.message()));
+            e.check(Check.pass("the zombie's commit fenced", "R9", "REJECTED", "REJECTED: " + o.errorName() + ": " + o.message()));
         }
         return Optional.empty();
     }

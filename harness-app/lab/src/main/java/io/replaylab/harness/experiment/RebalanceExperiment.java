@@ -304,7 +304,7 @@ final class RebalanceExperiment {
 
     /** Who refused A's stale commit, in a few words: the broker (with its error) or the client before sending, or not known and why. */
     static String rejecter(CallOutcome o, StaleCommitOnWire wire) {
-        String said = o.exceptionClass() == null ? "" : o.exceptionClass().substring(o.exceptionClass().lastIndexOf('.') + 1);
+        String said = o.errorName() == null ? "" : o.errorName();
         return switch (wire.seen()) {
             case NO_WITNESS -> "rejected (" + said + "; the run had no wire witness: by the broker or by the client is not known)";
             case NOT_WITNESSED -> "rejected (" + said + "; not witnessed: A never talked through the wire proxy)";
@@ -341,10 +341,10 @@ final class RebalanceExperiment {
         if (storedOnWire.isPresent()) {
             WitnessedCommit c = storedOnWire.get();
             e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED by the broker on the wire (" + c.summary() + "); the client reported "
-                    + o.verdict() + (o.exceptionClass() == null ? "" : " " + o.exceptionClass())));
+                    + o.verdict() + (o.errorName() == null ? "" : " " + o.errorName())));
             return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED by the broker after the partition moved to B "
                     + "(" + StaleCommitOnWire.named(c) + ")" + (o.verdict() == CallOutcome.Verdict.ACCEPTED ? ""
-                    : ", although the client reported " + o.exceptionClass()))));
+                    : ", although the client reported " + o.errorName()))));
         }
         if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + o.message()));
@@ -357,7 +357,7 @@ final class RebalanceExperiment {
                     + (unsent ? " (the client returned normally though no OffsetCommit from A (" + wire.heldAs() + ") went out after its hold)" : ""))));
         }
         e.check(Check.pass("stale commit rejected", "R9", "REJECTED", rejecter(o, wire) + wireDetail(wire) + "; the client said "
-                + o.exceptionClass() + ": " + o.message()));
+                + o.errorName() + ": " + o.message()));
         return Optional.empty();
     }
 

@@ -29,7 +29,8 @@ public record WireFaultCell(WireFault fault) {
         String rebalancing = protocol == GroupProtocol.CLASSIC ? "offset-commit:error=REBALANCE_IN_PROGRESS" : "offset-commit:error=STALE_MEMBER_EPOCH";
         List<String> specs = new ArrayList<>(List.of(rebalancing, "offset-commit:error=NOT_COORDINATOR",
                 "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-commit:lost-answer", "find-coordinator:error=COORDINATOR_NOT_AVAILABLE",
-                "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5"));
+                // every OffsetFetch of A's restart: a client that fetches again (after a rebalance) must not get the true offsets back
+                "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5@every"));
         specs.add(protocol == GroupProtocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS" : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");
         return specs.stream().map(WireFaultCell::parse).toList();
     }
