@@ -66,16 +66,9 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
         return CommitOffset.text(offsets);
     }
 
-    /** What became of it, for a person: {@code stored}, {@code rejected: ILLEGAL_GENERATION}, {@code never sent: ...}. */
+    /** What became of it, for a person, in the evidence's words ({@link Payload.CommitWitnessed#fateText()}): {@code stored by the broker}, ... */
     public String fateText() {
-        return switch (fate) {
-            case ANSWERED -> accepted() ? "stored (NONE)" : "rejected by the broker: " + String.join(",", errors());
-            case NOT_SENT -> "never sent: the client closed the connection while the proxy held it";
-            case UNANSWERED -> "no answer: the connection closed before the broker's answer came";
-            case IN_FLIGHT -> "on its way: " + (held ? "held" : "the broker's answer is not back yet");
-            case FAULTED -> answers.isEmpty() ? "never sent: a fault closed the connection at it"
-                    : "answered " + String.join(",", answers.values().stream().distinct().toList()) + " by a fault in the proxy (the broker never saw it)";
-        };
+        return fate == Fate.IN_FLIGHT ? "on its way: " + (held ? "held" : "the broker's answer is not back yet") : toPayload(clientId).fateText();
     }
 
     /** As evidence, with the instance the lab knows the client as (its client id when the lab has no better name). */

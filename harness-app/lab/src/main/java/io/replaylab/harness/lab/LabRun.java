@@ -57,23 +57,23 @@ final class LabRun {
     }
 
     /** Experiments (and parts) running now, by namespace: where the witness records each commit. */
-    private final Map<String, ExperimentRecorder> witnessing = new ConcurrentHashMap<>();
+    private final Map<LabNamespace, ExperimentRecorder> witnessing = new ConcurrentHashMap<>();
 
     /** From now on, the witness records the commits of {@code ns}'s groups into {@code e} (until {@link #unwitness}). */
     void witness(LabNamespace ns, ExperimentRecorder e) {
-        witnessing.put(ns.prefix(), e);
+        witnessing.put(ns, e);
     }
 
     void unwitness(LabNamespace ns) {
-        witnessing.remove(ns.prefix());
+        witnessing.remove(ns);
     }
 
     /** A commit the witness saw, into the experiment whose namespace (the longest that owns it: a cell's, not its matrix's) names its group. */
     private void witnessed(WitnessedCommit c) {
-        String best = null;
-        for (String prefix : witnessing.keySet()) {
-            if (LabNamespace.of(prefix).owns(c.group()) && (best == null || prefix.length() > best.length())) {
-                best = prefix;
+        LabNamespace best = null;
+        for (LabNamespace ns : witnessing.keySet()) {
+            if (ns.owns(c.group()) && (best == null || ns.prefix().length() > best.prefix().length())) {
+                best = ns;
             }
         }
         ExperimentRecorder e = best == null ? null : witnessing.get(best);
