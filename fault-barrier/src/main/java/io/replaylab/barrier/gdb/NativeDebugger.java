@@ -1,0 +1,687 @@
+package io.replaylab.barrier.gdb;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.Injector;
+import io.replaylab.barrier.jdi.HoldMode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The external barrier for a program that is not a JVM: a native debugger ({@code gdb}, driven
+ * over its machine interface, in non-stop mode) attached from outside holds the program at the
+ * entry of a native function when a condition on its arguments holds, e.g.
+ * {@link NativePoint#sqliteCommit()} in a CPython or Node program. Nothing in the program changes.
+ *
+ * <ul>
+ *   <li>{@link HoldMode#THREAD}: only the thread at the point stops; the others (a Kafka client's
+ *       heartbeats) go on. Where the database and the Kafka client share one thread, that IS a
+ *       freeze for Kafka.</li>
+ *   <li>{@link #freeze()}: every thread stopped through the debugger and confirmed stopped in
+ *       {@code /proc} (a SIGSTOP would only be reported to the debugger; SIGCONT does not resume a
+ *       thread stopped under ptrace). {@code HoldMode.PROCESS} freezes at the arrival.</li>
+ *   <li>Release lets the held call run and observes what it returned (for SQLite:
+ *       {@code SQLITE_DONE} accepted, anything else rejected with its code).</li>
+ *   <li>A SIGKILL ends a held program; a program that exits releases everything.</li>
+ *   <li>{@link #close()} removes every breakpoint and detaches: the program runs on. gdb also
+ *       detaches when its input closes (the controller died) and on SIGTERM; only a SIGKILL of gdb
+ *       while a breakpoint is inserted leaves a trap that kills the program (SIGTRAP), which is
+ *       why a point is armed only while a cell needs it and disarmed at its arrival.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * try (NativeDebugger gdb = NativeDebugger.to(pid).attach(NativePoint.sqliteCommit())) {
+ *     Barrier b = gdb.arm("before-db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+ *     Arrival a = b.awaitArrival(Duration.ofSeconds(30));  // context: sql, library, thread, ...
+ *     b.release();
+ *     CallOutcome o = b.awaitOutcome(Duration.ofSeconds(10)).orElseThrow();
+ * }
+ * }</pre>
+ */
+public final class NativeDebugger implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(NativeDebugger.class);
+    /** What to run when gdb is missing. */
+    public static final String INSTALL = "install it with: sudo apt-get install -y gdb";
+    private static final Duration ANSWER = Duration.ofSeconds(20);
+    private static final Map<Integer, String> SQLITE_CODES = Map.ofEntries(Map.entry(0, "SQLITE_OK"), Map.entry(1, "SQLITE_ERROR"),
+            Map.entry(5, "SQLITE_BUSY"), Map.entry(6, "SQLITE_LOCKED"), Map.entry(7, "SQLITE_NOMEM"), Map.entry(8, "SQLITE_READONLY"),
+            Map.entry(9, "SQLITE_INTERRUPT"), Map.entry(10, "SQLITE_IOERR"), Map.entry(11, "SQLITE_CORRUPT"), Map.entry(13, "SQLITE_FULL"),
+            Map.entry(19, "SQLITE_CONSTRAINT"), Map.entry(21, "SQLITE_MISUSE"), Map.entry(100, "SQLITE_ROW"), Map.entry(101, "SQLITE_DONE"));
+
+    private final GdbSession gdb;
+    private final long pid;
+    private final Path library;
+    private final String[] registers;
+    private final List<Armed> armed = new ArrayList<>();
+    private final Map<String, Armed> byBreakpoint = new LinkedHashMap<>();
+    private final ScheduledExecutorService watchdog = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "native-barrier-watchdog");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile boolean gone;
+    private volatile boolean frozen;
+    private volatile boolean closed;
+
+    private NativeDebugger(Process process, long pid, Path library, String[] registers) {
+        this.pid = pid;
+        this.library = library;
+        this.registers = registers;
+        this.gdb = new GdbSession(process, this::onAsync);
+    }
+
+    /** How to attach to {@code pid} (a program, or a wrapper whose descendant runs the code). */
+    public static Builder to(long pid) {
+        return new Builder(pid);
+    }
+
+    /** How the debugger is found, started and searched with. */
+    public static final class Builder {
+        private final long root;
+        private String program = "gdb";
+        private UnaryOperator<List<String>> launcher = UnaryOperator.identity();
+        private Consumer<Process> started = p -> { };
+        private Duration searchTimeout = Duration.ofSeconds(10);
+
+        private Builder(long root) {
+            this.root = root;
+        }
+
+        /** The gdb to run: a name on PATH (default {@code gdb}) or a path. */
+        public Builder gdb(String program) {
+            this.program = Objects.requireNonNull(program, "program");
+            return this;
+        }
+
+        /** Wraps gdb's command line (e.g. {@code setsid}: a process group of its own). */
+        public Builder launcher(UnaryOperator<List<String>> launcher) {
+            this.launcher = Objects.requireNonNull(launcher, "launcher");
+            return this;
+        }
+
+        /** Told of the gdb process once it runs (e.g. to register it with a watchdog). */
+        public Builder onStart(Consumer<Process> started) {
+            this.started = Objects.requireNonNull(started, "started");
+            return this;
+        }
+
+        /** How long to wait for the program (or a descendant) to load the point's function (default 10 s). */
+        public Builder searchTimeout(Duration timeout) {
+            this.searchTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * Waits until the process or one of its descendants has loaded a file that defines the
+         * point's function, then attaches gdb to that process. {@link NativeAttachException}
+         * names what was wrong: no gdb, the function not found (and what was searched), no ptrace
+         * rights (and the setting), the process gone, gdb failing.
+         */
+        public NativeDebugger attach(NativePoint point) throws InterruptedException {
+            String gdbPath = resolve(program);
+            String[] registers = registers();
+            Found found = search(root, point.searched(), searchTimeout);
+            Path script = script();
+            Process p;
+            try {
+                List<String> cmd = launcher.apply(List.of(gdbPath, "--interpreter=mi3", "-q", "-nx", "-iex", "set auto-load off"));
+                p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            } catch (IOException e) {
+                throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "cannot start " + gdbPath + ": " + e.getMessage());
+            }
+            started.accept(p);
+            NativeDebugger d = new NativeDebugger(p, found.pid, found.file, registers);
+            try {
+                d.start(script);
+            } catch (RuntimeException e) {
+                d.close();
+                throw e;
+            } finally {
+                try {
+                    Files.deleteIfExists(script);
+                } catch (IOException ignored) {
+                    // a temp file
+                }
+            }
+            return d;
+        }
+    }
+
+    private record Found(long pid, Path file) {
+    }
+
+    private static String resolve(String program) {
+        if (program.contains("/")) {
+            if (Files.isExecutable(Path.of(program))) {
+                return program;
+            }
+            throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "no gdb at " + program + "; " + INSTALL);
+        }
+        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
+                return Path.of(dir, program).toString();
+            }
+        }
+        throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "no " + program + " on PATH (" + path + "); " + INSTALL);
+    }
+
+    private static String[] registers() {
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        return switch (arch) {
+            case "amd64", "x86_64" -> new String[] {"$rdi", "$rsi"};
+            case "aarch64", "arm64" -> new String[] {"$x0", "$x1"};
+            default -> throw new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED,
+                    "the native barrier knows the argument registers of x86-64 and aarch64 only; this machine is " + arch);
+        };
+    }
+
+    private static Found search(long root, String function, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            List<Long> tree = ProcessTree.withDescendants(root);
+            Map<Long, Integer> searched = new LinkedHashMap<>();
+            for (long p : tree) {
+                Set<Path> files = ProcessTree.mappedFiles(p);
+                searched.put(p, files.size());
+                for (Path f : files) {
+                    if (ElfSymbols.defines(f, function)) {
+                        return new Found(p, f);
+                    }
+                }
+            }
+            if (!Files.exists(Path.of("/proc/" + root))) {
+                throw new NativeAttachException(NativeAttachException.Reason.GONE, "pid " + root + " ended before a debugger could attach");
+            }
+            if (System.nanoTime() > deadline) {
+                StringBuilder what = new StringBuilder();
+                searched.forEach((p, n) -> what.append(what.length() == 0 ? "" : "; ").append("pid ").append(p).append(" (")
+                        .append(ProcessTree.command(p)).append("): ").append(n).append(" mapped files"));
+                throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "no " + function + " in pid " + root
+                        + " or its descendants within " + timeout + ": searched the dynamic and static symbols of every file each has mapped ("
+                        + what + "); is its SQLite loaded at all, or linked in stripped?");
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static Path script() {
+        try (InputStream in = NativeDebugger.class.getResourceAsStream("sqlite_point.py")) {
+            if (in == null) {
+                throw new IllegalStateException("sqlite_point.py is missing from fault-barrier's jar");
+            }
+            Path tmp = Files.createTempFile("replaylab-native-point", ".py");
+            Files.write(tmp, in.readAllBytes());
+            return tmp;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void start(Path script) {
+        try {
+            gdb.run("-gdb-set non-stop on", ANSWER);
+            gdb.run("-gdb-set mi-async on", ANSWER);
+            gdb.run("-gdb-set pagination off", ANSWER);
+            gdb.run("-gdb-set confirm off", ANSWER);
+            console("source " + script);
+            try {
+                gdb.run("-target-attach " + pid, ANSWER);
+            } catch (GdbSession.GdbError e) {
+                throw attachRefused(e.gdbMessage);
+            }
+            // the program's own signals (SIGTERM from its owner, SIGCHLD, ...) reach it as if no debugger were there
+            console("handle all nostop noprint pass");
+            gdb.run("-exec-continue --all", ANSWER);
+        } catch (NativeAttachException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED, "gdb could not attach to pid " + pid + ": "
+                    + e.getMessage());
+        }
+        // gdb does not notice a held (stopped) program's SIGKILL until it next resumes it: watch /proc as well
+        watchdog.scheduleWithFixedDelay(() -> {
+            if (!ProcessTree.alive(pid)) {
+                onProgramExit("ended (killed or exited; seen in /proc)");
+            }
+        }, 100, 100, TimeUnit.MILLISECONDS);
+        log.info("native barrier: gdb (pid {}) attached to pid {} ({}), point found in {}", gdb.pid(), pid, ProcessTree.command(pid), library);
+    }
+
+    private NativeAttachException attachRefused(String message) {
+        if (!Files.exists(Path.of("/proc/" + pid))) {
+            return new NativeAttachException(NativeAttachException.Reason.GONE, "pid " + pid + " ended before gdb attached: " + message);
+        }
+        if (message.contains("not permitted")) {
+            long tracer = ProcessTree.tracer(pid);
+            String scope;
+            try {
+                scope = Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).trim();
+            } catch (IOException e) {
+                scope = null;
+            }
+            return new NativeAttachException(NativeAttachException.Reason.NO_PTRACE, "gdb may not trace pid " + pid + " (" + message + "): "
+                    + (tracer != 0 ? "pid " + tracer + " traces it already (one tracer per process)"
+                            : scope == null ? "this kernel has no Yama ptrace_scope, so it is the user's rights: run the harness as the subject's user or as root"
+                                    : "kernel.yama.ptrace_scope is " + scope + " (1: only an ancestor may trace; run the harness as root, "
+                                            + "set it to 0 with: sudo sysctl kernel.yama.ptrace_scope=0, or start the subject through a launcher "
+                                            + "that calls prctl(PR_SET_PTRACER))"));
+        }
+        return new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED, "gdb could not attach to pid " + pid + ": " + message);
+    }
+
+    private String console(String command) {
+        return gdb.run("-interpreter-exec console \"" + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"", ANSWER).text();
+    }
+
+    /** The process the debugger is attached to (the given pid, or the descendant that loaded the point's function). */
+    public long pid() {
+        return pid;
+    }
+
+    /** The file that defines the point's function (e.g. {@code /lib/x86_64-linux-gnu/libsqlite3.so.0}). */
+    public Path library() {
+        return library;
+    }
+
+    /** How many times the program met a point's function and the debugger evaluated its condition (the barrier's cost). */
+    public long evaluations() {
+        try {
+            Mi r = gdb.run("-data-evaluate-expression $_rl_evaluated()", ANSWER);
+            return Long.parseLong(r.string("value").trim());
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * Arms a one-shot barrier at {@code target}: the first call that meets a probe's condition is
+     * held (one thread, or the process with {@link HoldMode#PROCESS}); every breakpoint is then
+     * removed, so later calls pass at full speed.
+     */
+    public synchronized Barrier arm(String point, NativePoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
+        if (gone || closed) {
+            throw new IllegalStateException("the native debugger of pid " + pid + " is " + (gone ? "gone: the program ended" : "closed"));
+        }
+        Barrier barrier = Barrier.arm(point, listener, options);
+        Armed a = new Armed(barrier, target, mode, options);
+        armed.add(a);
+        List<String> missing = new ArrayList<>();
+        for (NativePoint.Probe p : target.probes()) {
+            String cond = p.condition() == null ? "" : "-c \"" + p.condition().replace("{arg1}", registers[0]).replace("{arg2}", registers[1])
+                    .replace("\"", "\\\"") + "\" ";
+            try {
+                Mi r = gdb.run("-break-insert " + cond + p.function(), ANSWER);
+                String number = r.map("bkpt").get("number") instanceof String n ? n : null;
+                if (number != null) {
+                    a.breakpoints.add(number);
+                    byBreakpoint.put(number, a);
+                }
+            } catch (GdbSession.GdbError e) {
+                missing.add(p.function() + " (" + e.gdbMessage + ")");
+            }
+        }
+        if (a.breakpoints.isEmpty()) {
+            barrier.expire();
+            throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "gdb found none of " + missing + " in pid " + pid);
+        }
+        if (!missing.isEmpty()) {
+            listener.onObservation(point, "not in this program (held at the others): " + String.join(", ", missing));
+        }
+        return barrier;
+    }
+
+    /**
+     * Stops every thread of the program through the debugger and returns once {@code /proc} shows
+     * each stopped by its tracer (state {@code t}); the states it saw, by thread id.
+     */
+    public Map<Long, Character> freeze() {
+        if (gone) {
+            throw new IllegalStateException("pid " + pid + " is gone: nothing to freeze");
+        }
+        gdb.run("-exec-interrupt --all", ANSWER);
+        frozen = true;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Map<Long, Character> states;
+        do {
+            states = ProcessTree.threadStates(pid);
+            if (!states.isEmpty() && states.values().stream().allMatch(s -> s == 't')) {
+                return Map.copyOf(states);
+            }
+            sleep(20);
+        } while (System.nanoTime() < deadline);
+        throw new IllegalStateException("pid " + pid + " did not stop within 10 s: its threads' states are " + states);
+    }
+
+    /** Lets every thread run again except one held at a point (released by its barrier). */
+    public void thaw() {
+        if (!frozen || gone) {
+            frozen = false;
+            return;
+        }
+        Set<String> held;
+        synchronized (this) {
+            held = heldThreads();
+        }
+        Mi info = gdb.run("-thread-info", ANSWER);
+        for (Object t : Mi.list(info.results().get("threads"))) {
+            if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !held.contains(m.get("id"))) {
+                continueThread((String) m.get("id"));
+            }
+        }
+        frozen = false;
+    }
+
+    public boolean isFrozen() {
+        return frozen;
+    }
+
+    private Set<String> heldThreads() {
+        Set<String> held = new java.util.HashSet<>();
+        for (Armed a : armed) {
+            if (a.thread != null && !a.resumed) {
+                held.add(a.thread);
+            }
+        }
+        return held;
+    }
+
+    // ---- gdb's asynchronous records, one at a time on gdb's event thread
+
+    private void onAsync(Mi m) {
+        if (m.kind() == '*' && "stopped".equals(m.klass())) {
+            String reason = Optional.ofNullable(m.string("reason")).orElse("");
+            String thread = m.string("thread-id");
+            if (reason.equals("breakpoint-hit")) {
+                onHit(m.string("bkptno"), thread, m.map("frame"));
+            } else if (reason.equals("function-finished") || reason.isEmpty() && isFinishing(thread)) {
+                onFinished(thread); // gdb 13 reports a finish without debug info with no reason
+            } else if (reason.startsWith("exited")) {
+                onProgramExit(reason);
+            }
+        } else if (m.kind() == '=' && "thread-group-exited".equals(m.klass())) {
+            onProgramExit("exited" + (m.string("exit-code") == null ? "" : " with code " + m.string("exit-code")));
+        } else if (m.kind() == '=' && "gdb-exited".equals(m.klass())) {
+            onGdbExit();
+        }
+    }
+
+    private synchronized boolean isFinishing(String thread) {
+        return armed.stream().anyMatch(x -> x.finishing && Objects.equals(x.thread, thread));
+    }
+
+    private void onHit(String breakpoint, String thread, Map<String, Object> frame) {
+        Armed a;
+        synchronized (this) {
+            a = byBreakpoint.get(breakpoint);
+        }
+        if (a == null || a.thread != null || a.barrier.state() != BarrierState.ARMED || closed) {
+            continueThread(thread);
+            return;
+        }
+        Map<String, String> context = new TreeMap<>();
+        String function = String.valueOf(frame.getOrDefault("func", "?"));
+        context.put("function", function);
+        context.put("library", String.valueOf(frame.getOrDefault("from", library)));
+        context.put("pid", Long.toString(pid));
+        context.put("hold", a.mode == HoldMode.THREAD ? "thread (gdb non-stop: the program's other threads run)" : "process (every thread)");
+        String sql = evaluate(thread, "$_rl_last()");
+        if (sql != null && !sql.isEmpty() && function.startsWith("sqlite3_")) {
+            context.put("sql", sql);
+        }
+        String lwp = "";
+        String name = "";
+        try {
+            Mi info = gdb.run("-thread-info " + thread, ANSWER);
+            for (Object t : Mi.list(info.results().get("threads"))) {
+                if (t instanceof Map<?, ?> m) {
+                    String target = String.valueOf(m.get("target-id"));
+                    int at = target.indexOf("LWP ");
+                    lwp = at >= 0 ? target.substring(at + 4).replace(")", "").trim() : target;
+                    name = m.get("name") == null ? "" : String.valueOf(m.get("name"));
+                }
+            }
+        } catch (RuntimeException e) {
+            context.put("inspect-error", e.getMessage());
+        }
+        context.put("thread", name + " (LWP " + lwp + ", gdb thread " + thread + ")");
+        List<String> stack = new ArrayList<>();
+        try {
+            Mi frames = gdb.run("-stack-list-frames --thread " + thread + " 0 11", ANSWER);
+            for (Object f : Mi.list(frames.results().get("stack"))) {
+                if (f instanceof Map<?, ?> m) {
+                    Object where = m.get("file") != null ? m.get("file") + ":" + m.get("line") : m.get("from");
+                    stack.add(m.get("func") + (where == null ? "" : " (" + where + ")"));
+                }
+            }
+        } catch (RuntimeException e) {
+            stack.add("(no stack: " + e.getMessage() + ")");
+        }
+        if (a.mode == HoldMode.THREAD) {
+            Map<Long, Character> states = ProcessTree.threadStates(pid);
+            long running = states.values().stream().filter(s -> s != 't').count();
+            context.put("threads", states.size() + " in the program, " + running + " running while this one is held"
+                    + (running == 0 ? " (the database and everything else share this thread: a thread hold is a freeze)" : ""));
+        }
+        Arrival arrival = new Arrival(a.barrier.point(), name.isEmpty() ? "LWP " + lwp : name + " (LWP " + lwp + ")", context, List.of(),
+                stack, Instant.now(), System.nanoTime());
+        if (a.mode == HoldMode.PROCESS) {
+            freeze(); // before the arrival is seen: a controller that sees it finds every thread stopped
+        }
+        synchronized (this) {
+            if (!a.injector.reach(arrival)) {
+                if (a.mode == HoldMode.PROCESS) {
+                    thaw();
+                }
+                continueThread(thread);
+                return;
+            }
+            a.thread = thread;
+            disarm(a);
+        }
+        a.injector.onRelease(() -> resume(a));
+        watchdog.schedule(() -> {
+            if (a.barrier.state() == BarrierState.HELD) {
+                log.warn("native barrier {} held for its safety timeout {}; releasing", a.barrier.point(), a.options.holdTimeout());
+                a.injector.release("hold-timeout");
+            }
+        }, a.options.holdTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Removes a barrier's breakpoints (one-shot: later calls pass at full speed). */
+    private void disarm(Armed a) {
+        for (String b : a.breakpoints) {
+            byBreakpoint.remove(b);
+            gdb.send("-break-delete " + b);
+        }
+    }
+
+    /** The released call runs to its return, where its result is read ({@link #onFinished}). */
+    private void resume(Armed a) {
+        if (gone || !gdb.alive()) {
+            return;
+        }
+        if (frozen) {
+            thawAllBut(a);
+        }
+        a.resumed = true;
+        if (closed) {
+            continueThread(a.thread);
+            return;
+        }
+        a.finishing = true;
+        Mi r = GdbSession.await(gdb.send("-exec-finish --thread " + a.thread), "-exec-finish", ANSWER);
+        if ("error".equals(r.klass())) {
+            a.finishing = false;
+            log.debug("native barrier: cannot watch {} return ({}); letting it run", a.barrier.point(), r.string("msg"));
+            continueThread(a.thread);
+        }
+    }
+
+    private void thawAllBut(Armed a) {
+        frozen = false;
+        Mi info = gdb.run("-thread-info", ANSWER);
+        for (Object t : Mi.list(info.results().get("threads"))) {
+            if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !Objects.equals(m.get("id"), a.thread)) {
+                continueThread((String) m.get("id"));
+            }
+        }
+    }
+
+    private void onFinished(String thread) {
+        Armed a;
+        synchronized (this) {
+            a = armed.stream().filter(x -> x.finishing && Objects.equals(x.thread, thread)).findFirst().orElse(null);
+        }
+        if (a == null) {
+            continueThread(thread);
+            return;
+        }
+        a.finishing = false;
+        String rax = evaluate(thread, "(int) " + (registers[0].equals("$rdi") ? "$rax" : "$x0"));
+        continueThread(thread);
+        CallOutcome outcome;
+        try {
+            int rc = Integer.parseInt(rax == null ? "" : rax.trim());
+            String code = SQLITE_CODES.getOrDefault(rc & 0xff, "code " + rc);
+            boolean sqlite = a.target.probes().stream().anyMatch(p -> p.function().startsWith("sqlite3_"));
+            outcome = !sqlite || rc == 101 || rc == 0 ? CallOutcome.accepted(a.barrier.point())
+                    : CallOutcome.rejected(a.barrier.point(), code, "the call returned " + code + " (" + rc + ")");
+        } catch (NumberFormatException e) {
+            outcome = CallOutcome.accepted(a.barrier.point());
+        }
+        a.injector.recordOutcome(outcome);
+    }
+
+    private void onProgramExit(String how) {
+        synchronized (this) {
+            if (gone || closed) {
+                return; // a detach ends the thread group too
+            }
+            gone = true;
+        }
+        log.info("native barrier: pid {} {}", pid, how);
+        for (Armed a : snapshot()) {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.injector.release("program-exit");
+            }
+        }
+    }
+
+    private void onGdbExit() {
+        for (Armed a : snapshot()) {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.injector.release("debugger-exit");
+            }
+        }
+    }
+
+    private synchronized List<Armed> snapshot() {
+        return List.copyOf(armed);
+    }
+
+    private void continueThread(String thread) {
+        if (thread != null && gdb.alive() && !gone) {
+            gdb.send("-exec-continue --thread " + thread);
+        }
+    }
+
+    /** A gdb expression's value in a thread's context, as gdb prints it (a string's quotes removed); null when it cannot. */
+    private String evaluate(String thread, String expression) {
+        try {
+            String v = gdb.run("-data-evaluate-expression --thread " + thread + " --frame 0 \"" + expression.replace("\"", "\\\"") + "\"", ANSWER)
+                    .string("value");
+            if (v != null && v.startsWith("\"") && v.endsWith("\"") && v.length() >= 2) {
+                return v.substring(1, v.length() - 1).replace("\\n", "\n").replace("\\\"", "\"");
+            }
+            return v;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Removes every breakpoint, lets every thread run, detaches, and ends gdb. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        for (Armed a : snapshot()) {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.injector.release("detach");
+            } else if (a.barrier.state() == BarrierState.ARMED) {
+                a.barrier.expire();
+            }
+        }
+        if (gdb.alive() && !gone) {
+            try {
+                gdb.run("-break-delete", ANSWER);
+                gdb.send("-exec-continue --all"); // a frozen or held thread runs; an error (nothing stopped) does not matter
+                gdb.run("-target-detach", ANSWER);
+                gdb.send("-gdb-exit");
+            } catch (RuntimeException e) {
+                log.warn("native barrier: detaching from pid {} failed: {}", pid, e.getMessage());
+            }
+        }
+        gdb.close();
+        watchdog.shutdownNow();
+    }
+
+    private static final class Armed {
+        final Barrier barrier;
+        final Injector injector;
+        final NativePoint target;
+        final HoldMode mode;
+        final BarrierOptions options;
+        final List<String> breakpoints = new ArrayList<>();
+        volatile String thread;
+        volatile boolean finishing;
+        volatile boolean resumed;
+
+        Armed(Barrier barrier, NativePoint target, HoldMode mode, BarrierOptions options) {
+            this.barrier = barrier;
+            this.injector = Injector.of(barrier);
+            this.target = target;
+            this.mode = mode;
+            this.options = options;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+# gdb Python for NativePoint.sqliteCommit(): is this sqlite3_step / sqlite3_exec the end of the
+# outermost transaction? Runs inside gdb, never inside the program. The statement's SQL is read
+# from the statement object itself: its offset is learned once, by one call of sqlite3_sql in the
+# program, so later hits read memory only (an inferior call per hit is the slow way).
+import re
+import gdb
+
+_END = re.compile(r"^\s*(COMMIT|END)(\s+TRANSACTION)?\s*;?\s*$", re.IGNORECASE)
+_state = {"offset": -1, "last": "", "evaluated": 0}
+
+
+def _text(addr, limit=4096):
+    if addr == 0:
+        return ""
+    inf = gdb.selected_inferior()
+    out = b""
+    while len(out) < limit:
+        try:
+            chunk = inf.read_memory(addr + len(out), 64).tobytes()
+        except gdb.MemoryError:
+            chunk = inf.read_memory(addr + len(out), 1).tobytes()
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            return (out + chunk[:nul]).decode("utf-8", "replace")
+        out += chunk
+    return out.decode("utf-8", "replace")
+
+
+def _pointer(addr):
+    return int.from_bytes(gdb.selected_inferior().read_memory(addr, 8).tobytes(), "little")
+
+
+def _ends(sql):
+    _state["evaluated"] += 1
+    if _END.match(sql):
+        _state["last"] = sql
+        return 1
+    return 0
+
+
+class _Learned(gdb.Function):
+    def __init__(self):
+        super().__init__("_rl_learned")
+
+    def invoke(self):
+        return 1 if _state["offset"] >= 0 else 0
+
+
+class _Learn(gdb.Function):
+    """First hit: find where the statement keeps its SQL (the pointer sqlite3_sql returned)."""
+
+    def __init__(self):
+        super().__init__("_rl_learn")
+
+    def invoke(self, stmt, sql):
+        p, s = int(stmt), int(sql)
+        if p == 0 or s == 0:
+            return 0
+        blob = gdb.selected_inferior().read_memory(p, 1024).tobytes()
+        for off in range(0, len(blob) - 7, 8):
+            if int.from_bytes(blob[off:off + 8], "little") == s:
+                _state["offset"] = off
+                break
+        return _ends(_text(s))
+
+
+class _StepEnds(gdb.Function):
+    def __init__(self):
+        super().__init__("_rl_step_ends")
+
+    def invoke(self, stmt):
+        p = int(stmt)
+        if p == 0:
+            return 0
+        return _ends(_text(_pointer(p + _state["offset"])))
+
+
+class _ExecEnds(gdb.Function):
+    """sqlite3_exec runs a script: it ends a transaction when one of its statements does."""
+
+    def __init__(self):
+        super().__init__("_rl_exec_ends")
+
+    def invoke(self, sql):
+        text = _text(int(sql), 1 << 20)
+        _state["evaluated"] += 1
+        if any(_END.match(part + ";") for part in text.split(";")):
+            _state["last"] = text
+            return 1
+        return 0
+
+
+class _Last(gdb.Function):
+    def __init__(self):
+        super().__init__("_rl_last")
+
+    def invoke(self):
+        return _state["last"]
+
+
+class _Evaluated(gdb.Function):
+    def __init__(self):
+        super().__init__("_rl_evaluated")
+
+    def invoke(self):
+        return _state["evaluated"]
+
+
+for f in (_Learned, _Learn, _StepEnds, _ExecEnds, _Last, _Evaluated):
+    f()
