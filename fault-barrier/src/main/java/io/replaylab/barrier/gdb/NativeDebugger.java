@@ -89,6 +89,7 @@ public final class NativeDebugger implements AutoCloseable {
     private volatile boolean gone;
     private volatile boolean frozen;
     private volatile boolean closed;
+    private volatile Set<Long> strays = Set.of();
 
     private NativeDebugger(Process process, long pid, Path library, String[] registers) {
         this.pid = pid;
@@ -272,6 +273,7 @@ public final class NativeDebugger implements AutoCloseable {
                 onProgramExit("ended (killed or exited; seen in /proc)");
             }
         }, 100, 100, TimeUnit.MILLISECONDS);
+        watchdog.scheduleWithFixedDelay(this::resumeStrays, 500, 500, TimeUnit.MILLISECONDS);
         log.info("native barrier: gdb (pid {}) attached to pid {} ({}), point found in {}", gdb.pid(), pid, ProcessTree.command(pid), library);
     }
 
@@ -366,8 +368,8 @@ public final class NativeDebugger implements AutoCloseable {
         if (gone) {
             throw new IllegalStateException("pid " + pid + " is gone: nothing to freeze");
         }
+        frozen = true; // first: the stops this causes are not strays to resume
         gdb.run("-exec-interrupt --all", ANSWER);
-        frozen = true;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Map<Long, Character> states;
         do {
@@ -403,6 +405,10 @@ public final class NativeDebugger implements AutoCloseable {
         return frozen;
     }
 
+    private synchronized Set<String> heldThreadsNow() {
+        return heldThreads();
+    }
+
     private Set<String> heldThreads() {
         Set<String> held = new java.util.HashSet<>();
         for (Armed a : armed) {
@@ -425,12 +431,67 @@ public final class NativeDebugger implements AutoCloseable {
                 onFinished(thread); // gdb 13 reports a finish without debug info with no reason
             } else if (reason.startsWith("exited")) {
                 onProgramExit(reason);
+            } else if (!frozen && thread != null && !heldThreadsNow().contains(thread)) {
+                log.debug("native barrier: thread {} stopped ({}) with nothing holding it; resuming it", thread, reason);
+                continueThread(thread);
             }
         } else if (m.kind() == '=' && "thread-group-exited".equals(m.klass())) {
             onProgramExit("exited" + (m.string("exit-code") == null ? "" : " with code " + m.string("exit-code")));
         } else if (m.kind() == '=' && "gdb-exited".equals(m.klass())) {
             onGdbExit();
         }
+    }
+
+    /**
+     * A non-stop debugger holds only what a barrier holds: a thread seen stopped by its tracer twice,
+     * half a second apart, while nothing is armed, finishing or frozen, is let go. (gdb 13 was seen
+     * to leave a thread the program created during a hold stopped, and the program could not exit.)
+     */
+    private void resumeStrays() {
+        if (gone || closed || frozen || !gdb.alive()) {
+            return;
+        }
+        Set<String> held;
+        synchronized (this) {
+            if (!byBreakpoint.isEmpty() || armed.stream().anyMatch(a -> a.finishing)) {
+                strays = Set.of();
+                return;
+            }
+            held = heldThreads();
+        }
+        Set<Long> stopped = new java.util.HashSet<>();
+        ProcessTree.threadStates(pid).forEach((tid, state) -> {
+            if (state == 't') {
+                stopped.add(tid);
+            }
+        });
+        Set<Long> seenTwice = new java.util.HashSet<>(stopped);
+        seenTwice.retainAll(strays);
+        strays = stopped;
+        if (seenTwice.isEmpty()) {
+            return;
+        }
+        try {
+            Mi info = gdb.run("-thread-info", ANSWER);
+            for (Object t : Mi.list(info.results().get("threads"))) {
+                if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !held.contains(m.get("id"))
+                        && seenTwice.contains(lwp(String.valueOf(m.get("target-id"))))) {
+                    log.debug("native barrier: thread {} ({}) of pid {} was left stopped; resuming it", m.get("id"), m.get("target-id"), pid);
+                    continueThread((String) m.get("id"));
+                }
+            }
+        } catch (RuntimeException e) {
+            log.debug("native barrier: cannot look at pid {}'s threads: {}", pid, e.getMessage());
+        }
+    }
+
+    private static long lwp(String targetId) {
+        int at = targetId.indexOf("LWP ");
+        if (at < 0) {
+            return -1;
+        }
+        String digits = targetId.substring(at + 4).replaceAll("\\D.*", "");
+        return digits.isEmpty() ? -1 : Long.parseLong(digits);
     }
 
     private synchronized boolean isFinishing(String thread) {

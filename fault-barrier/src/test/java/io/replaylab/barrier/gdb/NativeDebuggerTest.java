@@ -290,20 +290,10 @@ class NativeDebuggerTest {
         assertThat(b.state()).isEqualTo(s);
     }
 
-    /** gdb and a Python with sqlite3 for these tests; skipped with the install command when missing, failed under CI. */
-    static final class Gdb {
+    /** gdb and a Python with sqlite3 for these tests: skipped with the install command when missing, failed under CI. */
+    private static final class Gdb {
         static String path() {
-            for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-                if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, "gdb"))) {
-                    return Path.of(dir, "gdb").toString();
-                }
-            }
-            String why = "no gdb on PATH; " + NativeDebugger.INSTALL;
-            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
-                throw new AssertionError(why + " (CI must run this test: .ci/run installs it)");
-            }
-            org.junit.jupiter.api.Assumptions.abort(why);
-            return null;
+            return io.replaylab.kafka.testing.Gdb.require();
         }
 
         static String python() {

@@ -71,8 +71,13 @@ public final class PythonConsumer {
 
     /** A {@code --subject-cmd} template that runs the consumer ({@code noInbox}: its twin without the inbox check). */
     public static String template(Path dir, boolean noInbox) {
+        return template(dir, noInbox ? "--no-inbox" : "");
+    }
+
+    /** The template with the script's own flags ({@code --no-inbox}, {@code --commit-first}: its twins). */
+    public static String template(Path dir, String flags) {
         return "'" + python() + "' '" + script(dir) + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db}"
-                + " --namespace {namespace} --instance {instance}" + (noInbox ? " --no-inbox" : "");
+                + " --namespace {namespace} --instance {instance}" + (flags.isEmpty() ? "" : " " + flags);
     }
 
     /** The command for one instance outside the harness. */

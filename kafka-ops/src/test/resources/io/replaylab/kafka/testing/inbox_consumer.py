@@ -4,7 +4,11 @@ tests: the shape of the handbook's own Python consumer, and nothing of replay-la
 
 Per record, in ONE SQLite transaction: the message id into the inbox (INSERT OR IGNORE) and, only
 when that row is new, the effect into the ledger; THEN commit(message, asynchronous=False).
-With --no-inbox the ledger row is written for every delivery (the bug the lab must catch).
+With --no-inbox the ledger row is written for every delivery (the bug the lab must catch); with
+--commit-first the offset is committed BEFORE the DB transaction (the other bug: a crash between the
+two loses the effect); with --autocommit the two writes run with no transaction at all (never
+atomic, and never at a COMMIT: a DB-commit barrier cannot reach it). A transaction that meets another instance's lock waits (busy timeout 10 s)
+and is retried, as a real consumer's would be.
 
 Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
 """
@@ -13,6 +17,7 @@ import json
 import signal
 import sqlite3
 import sys
+import time
 
 from confluent_kafka import Consumer, KafkaException
 
@@ -28,6 +33,8 @@ def main():
     ap.add_argument("--namespace", required=True)
     ap.add_argument("--instance", required=True)
     ap.add_argument("--no-inbox", action="store_true")
+    ap.add_argument("--commit-first", action="store_true")
+    ap.add_argument("--autocommit", action="store_true")
     args = ap.parse_args()
 
     stop = []
@@ -66,19 +73,45 @@ def main():
                 print("consumer error:", msg.error(), file=sys.stderr, flush=True)
                 continue
             payment = json.loads(msg.value())
+            if args.commit_first:
+                commit(consumer, msg)
+            new = apply(db, args, payment)
+            print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
+            if not args.commit_first:
+                commit(consumer, msg)
+    finally:
+        consumer.close()
+        db.close()
+
+
+def apply(db, args, payment):
+    """One transaction: the inbox row and, when it is new, the effect. Retried while another instance holds the write lock."""
+    for attempt in range(30):
+        try:
+            if args.autocommit:
+                new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
+                if new or args.no_inbox:
+                    db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
+                return new
             db.execute("BEGIN IMMEDIATE")
             new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
             if new or args.no_inbox:
                 db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
             db.execute("COMMIT")
-            print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
-            try:
-                consumer.commit(message=msg, asynchronous=False)
-            except KafkaException as e:
-                print("commit failed:", e, flush=True)
-    finally:
-        consumer.close()
-        db.close()
+            return new
+        except sqlite3.OperationalError as e:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            print("db busy, retrying:", e, flush=True)
+            time.sleep(0.2)
+    raise RuntimeError("the database stayed locked")
+
+
+def commit(consumer, msg):
+    try:
+        consumer.commit(message=msg, asynchronous=False)
+    except KafkaException as e:
+        print("commit failed:", e, flush=True)
 
 
 if __name__ == "__main__":

@@ -180,11 +180,16 @@ public final class Experiments {
 
     /** Whatever an experiment ends with: a held barrier released (a program never stays frozen), its debugger gone, its instances stopped. */
     static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, DebuggerBarrier debugger, List<LabContext.Instance> running) {
+        release(ctx, e, barrier, debugger == null ? null : debugger::close, running);
+    }
+
+    /** As above, with whatever debugger held A (a JVM's or a native one): detached before the instances stop. */
+    static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, Runnable detach, List<LabContext.Instance> running) {
         if (barrier != null && barrier.state() == BarrierState.HELD) {
             barrier.release();
         }
-        if (debugger != null) {
-            debugger.close();
+        if (detach != null) {
+            detach.run();
         }
         for (LabContext.Instance i : running) {
             if (i.process().isAlive()) {

@@ -17,6 +17,9 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.CommitOffset;
+import io.replaylab.barrier.gdb.NativeAttachException;
+import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.barrier.gdb.NativePoint;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.jdi.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
@@ -96,10 +99,8 @@ final class SchedulesExperiment {
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         e.limitation("This cell: " + cell.meaning() + ".");
-        if (wire && cell.point() == Point.BEFORE_DB_COMMIT) {
-            return e.finish(Outcome.notRun("not reachable for this subject: the wire barrier sees only the Kafka protocol, and a point "
-                    + "before the DB commit needs the debugger barrier (a JVM subject)"));
-        }
+        // the wire barrier sees only the Kafka protocol: a program that is not a JVM is held at its DB commit by a native debugger
+        boolean nativeDb = wire && cell.point() == Point.BEFORE_DB_COMMIT;
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
@@ -109,10 +110,27 @@ final class SchedulesExperiment {
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
         List<LabContext.Instance> running = new ArrayList<>();
         DebuggerBarrier debugger = null;
+        NativeDebugger gdb = null;
         Barrier barrier;
         LabContext.Instance a;
         String held;
-        if (wire) {
+        if (nativeDb) {
+            NativePoint at = NativePoint.sqliteCommit();
+            e.environment("barrier", "native (gdb at " + at + ": the DB point of a subject that is not a JVM, which the wire barrier cannot see)");
+            a = ctx.start(e, aName, topic, group, inbox, false);
+            running.add(a);
+            try {
+                gdb = ctx.attachNative(a, at);
+            } catch (NativeAttachException x) {
+                ctx.checkpoint(a); // a subject that exited says so, with its exit code
+                return e.finish(Outcome.notRun("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")"));
+            }
+            e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
+                    + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
+                    + gdb.library()));
+            barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
+            held = "a native debugger (gdb) breakpoint at " + at;
+        } else if (wire) {
             WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
             long[] pidA = {0};
             BarrierEvidence evidence = BarrierEvidence.into(e, aName, () -> pidA[0], "wire");
@@ -155,7 +173,8 @@ final class SchedulesExperiment {
             try {
                 arrival = RebalanceExperiment.awaitArrival(ctx, barrier, a);
             } catch (BarrierTimeoutException t) {
-                return e.finish(neverReached(ctx, cell.point(), wire ? (cell.point() == Point.BEFORE_OFFSET_COMMIT ? "send an OffsetCommit"
+                return e.finish(neverReached(ctx, cell.point(), nativeDb ? "reach " + NativePoint.sqliteCommit() + " ("
+                        + NativePoint.sqliteCommit().unreached() + ")" : wire ? (cell.point() == Point.BEFORE_OFFSET_COMMIT ? "send an OffsetCommit"
                         : "get an OffsetCommit accepted") + " for group " + group : "reach " + held.substring("a debugger breakpoint at ".length())));
             }
             OffsetSnapshot atPoint = ctx.ops().describe(group);
@@ -172,6 +191,14 @@ final class SchedulesExperiment {
                 case HOLD -> fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + a.pid() + ") held at "
                         + cell.point().id() + " by " + held + "; its other threads run"));
                 case FREEZE -> {
+                    if (gdb != null) {
+                        // under ptrace a SIGSTOP only reaches the debugger: it stops every thread itself, confirmed in /proc (state t)
+                        Map<Long, Character> states = gdb.freeze();
+                        fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + gdb.pid() + ") frozen through the debugger at "
+                                + cell.point().id() + " (held there by " + held + "): all " + states.size() + " of its threads stopped, /proc/"
+                                + gdb.pid() + "/task/*/stat shows state t for each"));
+                        break;
+                    }
                     a.process().freeze(); // returns once /proc shows the process stopped (state T)
                     fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + a.pid() + ") frozen with SIGSTOP at "
                             + cell.point().id() + " (held there by " + held + "); /proc/" + a.pid() + "/stat shows state T"));
@@ -202,11 +229,14 @@ final class SchedulesExperiment {
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
             }
             if (cell.fault() != Fault.CRASH) {
-                thaw(a, cell);
+                thaw(a, cell, gdb);
                 barrier.release();
                 Optional<CallOutcome> seen = barrier.awaitOutcome(Duration.ofSeconds(10));
                 e.record(Source.here("harness"), new Payload.Note("A resumed at " + cell.point().id() + "; its call "
                         + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
+            }
+            if (gdb != null) {
+                gdb.close(); // its work is done: the program runs on untraced (and stops on SIGTERM as it would without a debugger)
             }
 
             ctx.step("the group recovers and drains");
@@ -221,14 +251,17 @@ final class SchedulesExperiment {
             return e.finish(Outcome.judge(e.confirmFault(cell.fault().id() + " at " + cell.point().id() + " (event " + fault.seq()
                     + "), then " + watched + " moved to another member", handoff), e.checks()));
         } finally {
-            thaw(a, cell);
-            Experiments.release(ctx, e, barrier, debugger, running);
+            thaw(a, cell, gdb);
+            NativeDebugger detach = gdb;
+            Experiments.release(ctx, e, barrier, detach != null ? detach::close : debugger != null ? debugger::close : null, running);
         }
     }
 
     /** A frozen A runs again (a program never stays frozen; the debugger cannot talk to a stopped JVM). */
-    private static void thaw(LabContext.Instance a, ScheduleCell cell) {
-        if (cell.fault() == Fault.FREEZE && a.process().isFrozen()) {
+    private static void thaw(LabContext.Instance a, ScheduleCell cell, NativeDebugger gdb) {
+        if (gdb != null && gdb.isFrozen()) {
+            gdb.thaw();
+        } else if (cell.fault() == Fault.FREEZE && a.process().isFrozen()) {
             a.process().thaw();
         }
     }

@@ -17,6 +17,8 @@ import java.util.concurrent.Callable;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.barrier.gdb.NativePoint;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
@@ -353,6 +355,16 @@ public final class LabContext {
         e.artifact(runDir.relativize(out).toString(), "stdout of " + instance);
         e.artifact(runDir.relativize(err).toString(), "stderr of " + instance);
         return inst;
+    }
+
+    /**
+     * Attaches the native debugger (gdb) to an instance that is not a JVM, searching it and its
+     * descendants for {@code point}'s function for up to the barrier timeout. gdb runs in a process
+     * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
+     */
+    public NativeDebugger attachNative(Instance i, NativePoint point) throws InterruptedException {
+        return NativeDebugger.to(i.pid()).launcher(run.guard::wrap).onStart(run.guard::watch).searchTimeout(settings.barrierTimeout())
+                .attach(point);
     }
 
     /** Where subjects connect: the wire proxy when the run uses one, else the broker. */

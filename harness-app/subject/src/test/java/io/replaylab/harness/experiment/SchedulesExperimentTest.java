@@ -24,6 +24,7 @@ import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -125,17 +126,42 @@ class SchedulesExperimentTest {
     }
 
     @Test
-    void theWireBarrierCannotReachTheDbPointAndASubjectThatExitsIsNotRunWithItsExitCode(LocalKafka kafka) throws Exception {
+    void aSubjectThatExitsIsNotRunWithItsExitCodeAtTheDbPointAndOnTheWire(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash", "before-offset-commit:hold")
                 .subject(Subject.command("sh -c 'echo no broker for me >&2; exit 3' {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}")).build(), null);
 
-        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        for (String cell : List.of("before-db-commit.crash", "before-offset-commit.hold")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell).isEqualTo(Status.NOT_RUN);
+            assertThat(x.outcome().reason()).as(cell).contains("exited on its own with code 3").contains("no broker for me");
+        }
+    }
+
+    @Test
+    void aProgramWithoutSqliteIsNotRunAtTheDbPointNamingWhatTheNativeBarrierSearched(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(2))
+                .subject(Subject.command("sh -c 'sleep 60' {bootstrap} {topic} {group} {db} {namespace} {instance}")).build(), null);
+
+        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
         assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(db.outcome().reason()).startsWith("not reachable for this subject: the wire barrier sees only the Kafka protocol");
-        ExperimentEvidence exited = experiment(r.evidence(), "schedules.before-offset-commit.hold");
-        assertThat(exited.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(exited.outcome().reason()).contains("exited on its own with code 3").contains("no broker for me");
-        assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-db-commit:crash NOT_RUN (not reachable");
+        assertThat(db.outcome().reason()).startsWith("not reachable for this subject: the native barrier could not attach (no sqlite3_step in pid ")
+                .contains("or its descendants within PT2S").contains("sleep 60");
+        assertThat(db.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
+        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
+    }
+
+    @Test
+    void aPythonConsumerWhoseWritesHaveNoTransactionNeverReachesTheDbCommitAndIsNotRun(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(5))
+                .subject(Subject.command(PythonConsumer.template(dir, "--autocommit"))).targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
+        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(db.outcome().reason()).isEqualTo("the injection point before-db-commit was never reached: A did not reach the SQLite commit "
+                + "(sqlite3_step of COMMIT/END, or sqlite3_exec of a script with one) (only a COMMIT or END that ends a BEGIN ... transaction "
+                + "reaches it: autocommit writes (no BEGIN) and a RELEASE of the outermost savepoint do not) within PT5S");
     }
 
     @Test
@@ -191,17 +217,40 @@ class SchedulesExperimentTest {
     }
 
     @Test
-    void aLibrdkafkaConsumerPassesTheOffsetCellsThroughTheWireBarrierItsRequestAndItsAnswer(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:freeze", "after-offset-commit:hold", "after-offset-commit:crash")
-                .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+    void aCPythonConsumerPassesAllNineCellsWithItsDbCommitHeldByTheNativeBarrierAndItsOffsetCommitOnTheWire(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        // three at a time: Python consumers are light (the reference subject's JVMs are not, see above)
+        Lab.LabResult r = Lab.run(schedules(kafka).parallel(3).subject(Subject.command(PythonConsumer.template(dir, false)))
+                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
 
-        for (String cell : List.of("before-offset-commit.freeze", "after-offset-commit.hold", "after-offset-commit.crash")) {
-            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
-            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
-            assertThat(x.environment().get("barrier")).startsWith("wire");
+        assertThat(matrix(r.evidence()).cells()).hasSize(9).allSatisfy(c -> assertThat(c.status()).as(c.row() + ":" + c.column() + " " + c.reason())
+                .isEqualTo("PASS"));
+        for (String fault : List.of("hold", "freeze", "crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
+            assertThat(x.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
+            Payload.BarrierReached at = payloads(x).stream().filter(Payload.BarrierReached.class::isInstance).map(Payload.BarrierReached.class::cast)
+                    .findFirst().orElseThrow();
+            assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
+            assertThat(at.context().get("library")).contains("libsqlite3");
+            assertThat(at.context().get("threads")).as("librdkafka's threads run on").doesNotContain("a thread hold is a freeze");
         }
+        assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
+                .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
+        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");
         assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
                 .anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals("after-offset-commit"))
                 .anyMatch(p -> p instanceof Payload.CommitAccepted);
+    }
+
+    @Test
+    void itsCommitFirstTwinFailsTheCrashAtTheDbCommitWithTheEffectLostBehindItsOffset(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, "--commit-first")))
+                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(Check::name).contains("no missing effect", "no committed offset beyond a missing effect");
     }
 }
