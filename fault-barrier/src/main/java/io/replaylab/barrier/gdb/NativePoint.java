@@ -49,6 +49,15 @@ public record NativePoint(String name, List<Probe> probes, String unreached) {
         return new NativePoint(function, List.of(new Probe(function, null)), "");
     }
 
+    /**
+     * The same functions, their conditions evaluated at every call but never holding: what an armed
+     * point costs a program before its arrival (for a benchmark).
+     */
+    public NativePoint thatNeverHolds() {
+        return new NativePoint(name + ", never holding", probes.stream().map(p -> new Probe(p.function(),
+                p.condition() == null ? "0" : "(" + p.condition() + ") && 0")).toList(), unreached);
+    }
+
     /** The first probe's function: the one searched for in the program's files. */
     String searched() {
         return probes.get(0).function();

@@ -56,6 +56,11 @@ import org.apache.commons.math3.distribution.TDistribution;
 import org.apache.commons.math3.stat.descriptive.rank.Median;
 import org.apache.commons.math3.stat.descriptive.rank.Percentile;
 import io.replaylab.harness.TargetLogin;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.barrier.gdb.NativePoint;
+import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.harness.lab.SyntheticProducer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -69,7 +74,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.",
         subcommands = {Bench.Broker.class, Bench.ClusterBench.class, Bench.Offsets.class, Bench.Subject.class, Bench.OracleBench.class, Bench.WireBench.class,
-                RunBench.class})
+                Bench.NativeBench.class, RunBench.class})
 public final class Bench implements Runnable {
     private static final int OK = ReplayLab.OK;
     private static final int FAIL = ReplayLab.FAIL;
@@ -624,6 +629,110 @@ static long drain(String bootstrap, String topic) {
 
         private static int runCli(Path dir, String name, String... args) throws Exception {
             return start(dir, name, args).process().waitFor();
+        }
+    }
+
+    /**
+     * The native barrier's cost before its arrival: records per second of a consumer that is not a
+     * JVM (e.g. the Python inbox consumer), not attached vs attached with the SQLite commit armed on
+     * a condition that is evaluated at every {@code sqlite3_step} and never holds. Each round runs
+     * both on fresh topics, alternating which goes first; the rate is taken between the group's first
+     * committed offset and its last (start-up and group join are not in it).
+     */
+    @Command(name = "native", mixinStandardHelpOptions = true,
+            description = "Records/second of a consumer that is not a JVM: no debugger vs the native barrier armed at a SQLite commit that never holds.")
+    static final class NativeBench implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--subject-cmd", required = true, description = "The consumer's command, with the placeholders {bootstrap} {topic} {group} "
+                + "{db} {namespace} {instance} (as for run).")
+        String subjectCmd;
+
+        @Option(names = "--records", defaultValue = "2000", description = "records consumed per run (default ${DEFAULT-VALUE})")
+        int records;
+
+        @Option(names = "--runs", defaultValue = "3", description = "rounds, each with one run not attached and one armed (default ${DEFAULT-VALUE})")
+        int runs;
+
+        @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
+        String bootstrap;
+
+        @Override
+        public Integer call() throws Exception {
+            if (runs < 1 || records < 1) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--runs and --records must be at least 1, were " + runs + " and " + records);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            io.replaylab.harness.lab.Subject template = io.replaylab.harness.lab.Subject.command(subjectCmd);
+            Path dir = Files.createTempDirectory("replay-lab-bench-native-");
+            LabNamespace ns = LabNamespace.random("bench");
+            List<Long> plain = new ArrayList<>();
+            List<Long> armed = new ArrayList<>();
+            List<String> topics = new ArrayList<>();
+            try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
+                String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
+                try (KafkaOps ops = KafkaOps.connect(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
+                    out.printf("%d records in 3 partitions per run; the consumer commits per record; rates from its first committed offset to its last%n",
+                            records);
+                    try {
+                        for (int r = 0; r < runs; r++) {
+                            for (boolean withBarrier : r % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
+                                LabNamespace run = LabNamespace.of(ns.prefix() + ".r" + r + (withBarrier ? "a" : "p"));
+                                topics.add(run.topic());
+                                SyntheticProducer.produce(b, run.topic(), 3, run.inbox(1), records, 7L + r, 50, 0, null, null);
+                                long rate = measure(out, ops, b, template, run, dir, withBarrier);
+                                (withBarrier ? armed : plain).add(rate);
+                            }
+                        }
+                    } finally {
+                        admin.deleteTopics(topics).all().get();
+                    }
+                }
+            }
+            long p = median(plain);
+            long a = median(armed);
+            out.printf("median: not attached %d records/s, armed %d records/s: armed/plain = %.2f (goal >= 0.5)%n", p, a, (double) a / p);
+            return OK;
+        }
+
+        private long measure(PrintWriter out, KafkaOps ops, String bootstrap, io.replaylab.harness.lab.Subject template, LabNamespace run, Path dir,
+                boolean withBarrier) throws Exception {
+            Map<String, String> values = Map.of("bootstrap", bootstrap, "topic", run.topic(), "group", run.group(), "db",
+                    dir.resolve("target.db").toString(), "namespace", run.inbox(1), "instance", "bench", "logdir", dir.toString());
+            String name = run.prefix().substring(run.prefix().lastIndexOf('.') + 1);
+            try (ChildProcess c = ChildProcess.of(template.command(values)).name("consumer " + name)
+                    .output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
+                    NativeDebugger gdb = withBarrier ? NativeDebugger.to(c.pid()).attach(NativePoint.sqliteCommit()) : null) {
+                if (gdb != null) {
+                    gdb.arm("bench", NativePoint.sqliteCommit().thatNeverHolds(), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
+                }
+                long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+                long t0 = 0;
+                long c0 = 0;
+                while (true) {
+                    if (!c.isAlive()) {
+                        throw new IllegalStateException("the consumer exited with " + c.exitCode().orElse(-1) + ": " + c.stderrTail(5));
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("the consumer did not drain " + records + " records within 5 minutes");
+                    }
+                    long committed = ops.describe(run.group()).partitions().stream().mapToLong(x -> Math.max(0, x.committed())).sum();
+                    long now = System.nanoTime();
+                    if (t0 == 0 && committed > 0) {
+                        t0 = now;
+                        c0 = committed;
+                    } else if (committed >= records) {
+                        double secs = (now - t0) / 1e9;
+                        long rate = Math.round((records - c0) / secs);
+                        out.printf("  %-12s %6d records/s (%d records in %.2f s)%s%n", withBarrier ? "armed" : "not attached", rate, records - c0, secs,
+                                gdb == null ? "" : "; conditions evaluated: " + gdb.evaluations());
+                        out.flush();
+                        return rate;
+                    }
+                    Thread.sleep(20);
+                }
+            }
         }
     }
 

@@ -14,7 +14,11 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import io.replaylab.kafka.testing.Gdb;
+import io.replaylab.kafka.testing.PythonConsumer;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The benchmarks stay runnable: a small oracle bench against the shared broker, cleaning up after itself. */
 @LocalKafkaTest
@@ -64,6 +68,23 @@ class BenchTest {
         assertThat(armedOut.toString()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x")
                 .containsPattern("armed fault, drain \\(against the plain proxy\\): mean per-round ratio [0-9.]+x, 95% interval [0-9.-]+x over 2 rounds, "
                         + "goal <= 1.02x: (meets|misses|undecided)");
+        assertThat(topics(kafka)).isEqualTo(before);
+    }
+
+    @Test
+    void nativeBenchComparesAPythonConsumerArmedAtItsSqliteCommitWithNoDebuggerAndLeavesNoTopic(LocalKafka kafka, @TempDir Path dir) throws Exception {
+        Gdb.require();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "native", "--bootstrap-server", kafka.bootstrapServers(),
+                "--subject-cmd", PythonConsumer.template(dir, false), "--records", "60", "--runs", "1");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).containsPattern("not attached +\\d+ records/s")
+                .containsPattern("armed +\\d+ records/s \\(\\d+ records in [0-9.]+ s\\); conditions evaluated: [1-9]\\d*")
+                .containsPattern("median: not attached \\d+ records/s, armed \\d+ records/s: armed/plain = [0-9.]+ \\(goal >= 0.5\\)");
         assertThat(topics(kafka)).isEqualTo(before);
     }
 
