@@ -546,10 +546,7 @@ public final class NativeDebugger implements AutoCloseable {
             stack.add("(no stack: " + e.getMessage() + ")");
         }
         if (a.mode == HoldMode.THREAD) {
-            Map<Long, Character> states = ProcessTree.threadStates(pid);
-            long running = states.values().stream().filter(s -> s != 't').count();
-            context.put("threads", states.size() + " in the program, " + running + " running while this one is held"
-                    + (running == 0 ? " (the database and everything else share this thread: a thread hold is a freeze)" : ""));
+            context.put("threads", threadsWhileHeld(lwp));
         }
         Arrival arrival = new Arrival(a.barrier.point(), name.isEmpty() ? "LWP " + lwp : name + " (LWP " + lwp + ")", context, List.of(),
                 stack, Instant.now(), System.nanoTime());
@@ -574,6 +571,34 @@ public final class NativeDebugger implements AutoCloseable {
                 a.injector.release("hold-timeout");
             }
         }, a.options.holdTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Which of the program's threads run on while one is held, by name, and what that means for a
+     * Kafka client: none (everything shares the thread), or Node's main thread, where a JavaScript
+     * client (KafkaJS) runs its heartbeats: a thread hold is then a freeze for Kafka.
+     */
+    private String threadsWhileHeld(String heldLwp) {
+        Map<Long, Character> states = ProcessTree.threadStates(pid);
+        Map<String, Integer> running = new TreeMap<>();
+        states.forEach((tid, state) -> {
+            if (state != 't' && !Long.toString(tid).equals(heldLwp)) {
+                running.merge(ProcessTree.name(pid, tid), 1, Integer::sum);
+            }
+        });
+        int n = running.values().stream().mapToInt(Integer::intValue).sum();
+        StringBuilder names = new StringBuilder();
+        running.forEach((name, count) -> names.append(names.length() == 0 ? "" : ", ").append(name).append(count > 1 ? " ×" + count : ""));
+        String text = states.size() + " in the program, " + n + " running while this one is held" + (n == 0 ? "" : " (" + names + ")");
+        if (n == 0) {
+            return text + ": the database and everything else share this thread, so a thread hold is a freeze";
+        }
+        String exe = ProcessTree.mappedFiles(pid).stream().findFirst().map(f -> f.getFileName().toString()).orElse("");
+        if (heldLwp.equals(Long.toString(pid)) && exe.startsWith("node")) {
+            return text + "; but this is Node's main thread, where all its JavaScript runs: a JavaScript Kafka client (KafkaJS) stops with it, "
+                    + "so for Kafka this thread hold is a freeze";
+        }
+        return text;
     }
 
     /** Removes a barrier's breakpoints (one-shot: later calls pass at full speed). */

@@ -189,7 +189,7 @@ final class SchedulesExperiment {
             List<LabContext.Instance> live = new ArrayList<>();
             switch (cell.fault()) {
                 case HOLD -> fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + a.pid() + ") held at "
-                        + cell.point().id() + " by " + held + "; its other threads run"));
+                        + cell.point().id() + " by " + held + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
                 case FREEZE -> {
                     if (gdb != null) {
                         // under ptrace a SIGSTOP only reaches the debugger: it stops every thread itself, confirmed in /proc (state t)

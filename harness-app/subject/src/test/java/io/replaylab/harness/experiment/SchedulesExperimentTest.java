@@ -25,6 +25,7 @@ import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Gdb;
+import io.replaylab.kafka.testing.NodeConsumer;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -232,7 +233,7 @@ class SchedulesExperimentTest {
                     .findFirst().orElseThrow();
             assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
             assertThat(at.context().get("library")).contains("libsqlite3");
-            assertThat(at.context().get("threads")).as("librdkafka's threads run on").doesNotContain("a thread hold is a freeze");
+            assertThat(at.context().get("threads")).as("librdkafka's threads run on").contains("rdk:main").doesNotContain("a thread hold is a freeze");
         }
         assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
                 .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
@@ -240,6 +241,26 @@ class SchedulesExperimentTest {
         assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
                 .anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals("after-offset-commit"))
                 .anyMatch(p -> p instanceof Payload.CommitAccepted);
+    }
+
+    @Test
+    void aNodeConsumerOnKafkaJsAndBetterSqlite3PassesTheDbCellsWithItsBundledSqliteHeldWhereTheThreadHoldIsAFreezeForKafka(LocalKafka kafka)
+            throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:hold", "before-db-commit:freeze", "before-db-commit:crash").parallel(3)
+                .subject(Subject.command(NodeConsumer.template())).targetQuery(NodeConsumer.TARGET_QUERY).build(), null);
+
+        for (String fault : List.of("hold", "freeze", "crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
+            assertThat(x.outcome().status()).as(fault + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            Payload.BarrierReached at = payloads(x).stream().filter(Payload.BarrierReached.class::isInstance).map(Payload.BarrierReached.class::cast)
+                    .findFirst().orElseThrow();
+            assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
+            assertThat(at.context().get("library")).as("SQLite compiled into the addon, found in its static symbols").endsWith("better_sqlite3.node");
+        }
+        assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.hold"))).as("the evidence says the hold stops KafkaJS too")
+                .anyMatch(p -> p instanceof Payload.Note n && n.text().contains("Node's main thread")
+                        && n.text().contains("so for Kafka this thread hold is a freeze"));
     }
 
     @Test

@@ -1,0 +1,50 @@
+package io.replaylab.kafka.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The Node subject for tests: {@code inbox_consumer.js} (a serial inbox consumer on KafkaJS and
+ * better-sqlite3, which bundles SQLite in its addon) beside the {@code node_modules} that
+ * {@code .ci/run} installs into {@link #DIR} (or {@code $REPLAYLAB_NODE_CONSUMER}). Under CI
+ * ({@code CI=true}) a missing install fails the test; elsewhere it is skipped with the command.
+ */
+public final class NodeConsumer {
+    /** The consumer's effects: one row per applied delivery. */
+    public static final String TARGET_QUERY = "SELECT message_id, amount FROM js_ledger WHERE ns = {namespace}";
+    /** Where the consumer and its node_modules live. */
+    public static final Path DIR = Path.of(System.getenv().getOrDefault("REPLAYLAB_NODE_CONSUMER",
+            System.getProperty("user.home") + "/.cache/replay-lab/node-consumer"));
+
+    private NodeConsumer() {
+    }
+
+    /** A {@code --subject-cmd} template that runs the consumer; skips (or fails under CI) when it is not installed. */
+    public static String template() {
+        Path modules = DIR.resolve("node_modules");
+        if (!Files.isDirectory(modules.resolve("kafkajs")) || !Files.isDirectory(modules.resolve("better-sqlite3/build/Release"))) {
+            String why = "no KafkaJS and better-sqlite3 in " + modules + "; install them with: npm install --prefix " + DIR
+                    + " kafkajs@2 better-sqlite3@12 (better-sqlite3 builds from source: it needs make, g++ and python3)";
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                throw new AssertionError(why + " (CI must run this test: .ci/run installs them)");
+            }
+            Assumptions.abort(why);
+        }
+        Path script = DIR.resolve("inbox_consumer.js");
+        Path tmp = DIR.resolve("inbox_consumer.js." + ProcessHandle.current().pid());
+        try (InputStream in = NodeConsumer.class.getResourceAsStream("inbox_consumer.js")) {
+            Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
+            // beside node_modules, where require() finds them; moved whole, as another test fork may be starting it
+            Files.move(tmp, script, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return "node '" + script + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
+    }
+}
