@@ -7,14 +7,14 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
 
-/** The barrier core and the debugger barrier know nothing of Kafka or SQL; only the in-process decorators do. */
+/** The barrier core and the debugger barriers (JVM and native) know nothing of Kafka or SQL; only the in-process decorators do. */
 class BarrierArchitectureTest {
     private final JavaClasses classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("io.replaylab.barrier");
 
     @Test
-    void coreAndDebuggerDependOnNeitherKafkaNorSql() {
-        noClasses().that().resideInAnyPackage("io.replaylab.barrier", "io.replaylab.barrier.jdi")
+    void coreAndDebuggersDependOnNeitherKafkaNorSql() {
+        noClasses().that().resideInAnyPackage("io.replaylab.barrier", "io.replaylab.barrier.jdi", "io.replaylab.barrier.gdb")
                 .should().dependOnClassesThat().resideInAnyPackage("org.apache.kafka..", "java.sql..", "javax.sql..", "org.sqlite..", "com.zaxxer..")
                 .check(classes);
     }
