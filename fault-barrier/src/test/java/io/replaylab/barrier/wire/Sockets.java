@@ -34,7 +34,8 @@ final class Sockets {
             if (!Files.exists(t)) {
                 continue;
             }
-            for (String line : Files.readAllLines(t).subList(1, Files.readAllLines(t).size())) {
+            List<String> lines = Files.readAllLines(t); // once: the table changes between two reads
+            for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
                 String[] f = line.trim().split("\\s+");
                 String remote = f[2];
                 int port = Integer.parseInt(remote.substring(remote.indexOf(':') + 1), 16);

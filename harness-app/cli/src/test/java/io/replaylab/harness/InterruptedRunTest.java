@@ -18,6 +18,8 @@ import io.replaylab.evidence.Status;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.AfterEach;
+import io.replaylab.kafka.testing.Gdb;
+import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -201,5 +203,19 @@ class InterruptedRunTest {
         assertThat(new ProcessBuilder("pkill", "-KILL", "-s", Long.toString(harness.pid())).start().waitFor()).isZero();
 
         assertNothingLeftWithin(Duration.ofSeconds(5 + 3));
+    }
+
+    @Test
+    void sigkillOfTheWholeProcessGroupWhileGdbHoldsAPythonSubjectAtItsDbCommitLeavesNeitherSubjectNorDebuggerBehind(LocalKafka kafka)
+            throws Exception {
+        Gdb.require();
+        runInOwnSession(kafka, "--experiment", "schedules", "--cells", "before-db-commit:hold", "--subject-cmd", PythonConsumer.template(dir, false),
+                "--target-query", PythonConsumer.TARGET_QUERY);
+        awaitStep("hold at before-db-commit; starting B"); // A's thread is held by gdb at its COMMIT
+        assertThat(seen).as("gdb is one of the run's processes").anyMatch(p -> p.info().command().orElse("").endsWith("gdb"));
+
+        assertThat(new ProcessBuilder("kill", "-s", "KILL", "--", "-" + harness.pid()).start().waitFor()).isZero();
+
+        assertNothingLeftWithin(Duration.ofSeconds(5 + 3)); // gdb detaches on the watchdog's SIGTERM, A then ends on its own
     }
 }
