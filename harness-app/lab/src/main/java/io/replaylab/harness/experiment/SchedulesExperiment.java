@@ -59,7 +59,8 @@ final class SchedulesExperiment {
     static Outcome run(List<ScheduleCell> selected, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
         Experiments.environment(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrierChoice();
-        e.environment("barrier", choice.display());
+        e.environment("barrier", choice.display() + (choice.kind() == BarrierKind.WIRE
+                ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         e.limitation("One fault per cell, at the first record A processes at that point; a fault between other instructions, or two faults "

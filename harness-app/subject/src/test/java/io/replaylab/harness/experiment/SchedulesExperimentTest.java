@@ -238,6 +238,9 @@ class SchedulesExperimentTest {
         assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
                 .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
         assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");
+        assertThat(experiment(r.evidence(), "schedules").environment().get("barrier")).as("which barrier holds which point, and why")
+                .startsWith("wire (the subject's program 'python3' is not java").endsWith("; before-db-commit: native (gdb at the SQLite commit), "
+                        + "which the wire barrier cannot see");
         assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
                 .anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals("after-offset-commit"))
                 .anyMatch(p -> p instanceof Payload.CommitAccepted);

@@ -136,7 +136,7 @@ class ReferenceSubjectTest {
 
     @Test
     void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
-        produce(kafka, ns, 1500, 4, 0);
+        produce(kafka, ns, 600, 4, 0);
         String inbox = ns.inbox(1);
         Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT4S");
         Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT4S");
@@ -145,8 +145,8 @@ class ReferenceSubjectTest {
         assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
 
         Path db = dir.resolve("target.db");
-        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
-        assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(1500);
+        assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(600);
+        assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(600);
         assertThat(Db.count(db, "SELECT count(DISTINCT instance) FROM ledger WHERE namespace = ?", inbox))
                 .as("A: %s%nB: %s%nB.err: %s", Files.readString(dir.resolve("A.assignments.jsonl")), Files.readString(dir.resolve("B.assignments.jsonl")),
                         Files.readString(dir.resolve("B.err")))
