@@ -30,7 +30,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.Injector;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,5 +1,7 @@
 package io.replaylab.barrier.jdi;
 
+import io.replaylab.barrier.HoldMode;
+
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;

@@ -25,7 +25,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

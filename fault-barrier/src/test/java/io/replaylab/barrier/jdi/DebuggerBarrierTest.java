@@ -1,5 +1,7 @@
 package io.replaylab.barrier.jdi;
 
+import io.replaylab.barrier.HoldMode;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;

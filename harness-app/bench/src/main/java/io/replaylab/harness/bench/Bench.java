@@ -59,7 +59,7 @@ import io.replaylab.harness.TargetLogin;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.barrier.gdb.NativePoint;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.harness.lab.SyntheticProducer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

@@ -17,7 +17,7 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;

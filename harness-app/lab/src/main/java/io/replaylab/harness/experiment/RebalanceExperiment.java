@@ -27,7 +27,7 @@ import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.IllegalBarrierMoveException;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;

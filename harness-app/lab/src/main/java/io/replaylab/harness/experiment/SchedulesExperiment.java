@@ -21,7 +21,7 @@ import io.replaylab.barrier.gdb.NativeAttachException;
 import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.barrier.gdb.NativePoint;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;

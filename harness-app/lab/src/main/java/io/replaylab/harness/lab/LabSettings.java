@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.jdi.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -246,7 +246,7 @@ public final class LabSettings {
         if (subject.jvm()) {
             return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM");
         }
-        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: a debugger cannot hold it");
+        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: the JVM debugger cannot hold it");
     }
 
     public static final class Builder {

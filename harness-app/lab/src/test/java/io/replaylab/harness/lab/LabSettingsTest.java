@@ -18,7 +18,7 @@ class LabSettingsTest {
         assertThat(LabSettings.custom().subject(Subject.command("/usr/lib/jvm/x/bin/java -jar c.jar {group}")).build().barrierChoice())
                 .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM"));
         assertThat(LabSettings.custom().subject(Subject.command("'/usr/bin/python3' c.py {group}")).build().barrierChoice().display())
-                .isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
+                .isEqualTo("wire (the subject's program 'python3' is not java: the JVM debugger cannot hold it)");
         assertThat(LabSettings.custom().subject(Subject.command("python3 c.py {group}")).barrier(BarrierKind.DEBUGGER).build().barrierChoice())
                 .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "asked for"));
         assertThatThrownBy(() -> BarrierKind.parse("jdwp")).hasMessage("a barrier is debugger or wire, was jdwp");

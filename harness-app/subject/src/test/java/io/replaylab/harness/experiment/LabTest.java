@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.replaylab.harness.lab.Lab;
-import io.replaylab.barrier.jdi.HoldMode;
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;

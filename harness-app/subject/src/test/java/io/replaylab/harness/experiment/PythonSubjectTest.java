@@ -40,7 +40,7 @@ class PythonSubjectTest {
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
                 .isEqualTo(Status.PASS));
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
-        assertThat(rebalance.environment().get("barrier")).isEqualTo("wire (the subject's program 'python3' is not java: a debugger cannot hold it)");
+        assertThat(rebalance.environment().get("barrier")).isEqualTo("wire (the subject's program 'python3' is not java: the JVM debugger cannot hold it)");
         Payload.BarrierReached reached = rebalance.events().stream().map(e -> e.payload()).filter(Payload.BarrierReached.class::isInstance)
                 .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
         assertThat(reached.context()).containsEntry("api.version", "7").containsEntry("client.id", "rebalance-A"); // librdkafka 2.0's OffsetCommit
