@@ -614,9 +614,7 @@ public final class NativeDebugger implements AutoCloseable {
         if (gone || !gdb.alive()) {
             return;
         }
-        if (frozen) {
-            thawAllBut(a);
-        }
+        thaw(); // a frozen program's other threads first: the held one is still held, and runs next
         a.resumed = true;
         if (closed) {
             continueThread(a.thread);
@@ -628,16 +626,6 @@ public final class NativeDebugger implements AutoCloseable {
             a.finishing = false;
             log.debug("native barrier: cannot watch {} return ({}); letting it run", a.barrier.point(), r.string("msg"));
             continueThread(a.thread);
-        }
-    }
-
-    private void thawAllBut(Armed a) {
-        frozen = false;
-        Mi info = gdb.run("-thread-info", ANSWER);
-        for (Object t : Mi.list(info.results().get("threads"))) {
-            if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !Objects.equals(m.get("id"), a.thread)) {
-                continueThread((String) m.get("id"));
-            }
         }
     }
 
