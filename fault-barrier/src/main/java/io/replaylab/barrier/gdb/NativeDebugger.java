@@ -252,6 +252,8 @@ public final class NativeDebugger implements AutoCloseable {
             gdb.run("-gdb-set mi-async on", ANSWER);
             gdb.run("-gdb-set pagination off", ANSWER);
             gdb.run("-gdb-set confirm off", ANSWER);
+            // no debug info fetched: with it gdb would break after the function's prologue, where the argument registers may be reused
+            gdb.send("-gdb-set debuginfod enabled off");
             console("source " + script);
             try {
                 gdb.run("-target-attach " + pid, ANSWER);
@@ -384,7 +386,7 @@ public final class NativeDebugger implements AutoCloseable {
 
     /** Lets every thread run again except one held at a point (released by its barrier). */
     public void thaw() {
-        if (!frozen || gone) {
+        if (!frozen || gone || !gdb.alive()) {
             frozen = false;
             return;
         }
@@ -504,7 +506,9 @@ public final class NativeDebugger implements AutoCloseable {
             a = byBreakpoint.get(breakpoint);
         }
         if (a == null || a.thread != null || a.barrier.state() != BarrierState.ARMED || closed) {
-            continueThread(thread);
+            if (!frozen) {
+                continueThread(thread); // while frozen, thaw() lets it go with the others
+            }
             return;
         }
         Map<String, String> context = new TreeMap<>();
@@ -551,10 +555,17 @@ public final class NativeDebugger implements AutoCloseable {
         Arrival arrival = new Arrival(a.barrier.point(), name.isEmpty() ? "LWP " + lwp : name + " (LWP " + lwp + ")", context, List.of(),
                 stack, Instant.now(), System.nanoTime());
         if (a.mode == HoldMode.PROCESS) {
-            freeze(); // before the arrival is seen: a controller that sees it finds every thread stopped
+            try {
+                freeze(); // before the arrival is seen: a controller that sees it finds every thread stopped
+            } catch (RuntimeException e) {
+                log.warn("native barrier {}: cannot stop every thread of pid {} ({}); letting them run", a.barrier.point(), pid, e.getMessage());
+                thaw();
+                continueThread(thread);
+                return;
+            }
         }
         synchronized (this) {
-            if (!a.injector.reach(arrival)) {
+            if (gone || !a.injector.reach(arrival)) {
                 if (a.mode == HoldMode.PROCESS) {
                     thaw();
                 }
@@ -615,12 +626,14 @@ public final class NativeDebugger implements AutoCloseable {
             return;
         }
         thaw(); // a frozen program's other threads first: the held one is still held, and runs next
-        a.resumed = true;
+        synchronized (this) {
+            a.finishing = !closed; // before resumed: a look for stray stopped threads must never take the held one for one
+            a.resumed = true;
+        }
         if (closed) {
             continueThread(a.thread);
             return;
         }
-        a.finishing = true;
         Mi r = GdbSession.await(gdb.send("-exec-finish --thread " + a.thread), "-exec-finish", ANSWER);
         if ("error".equals(r.klass())) {
             a.finishing = false;
@@ -641,17 +654,17 @@ public final class NativeDebugger implements AutoCloseable {
         a.finishing = false;
         String rax = evaluate(thread, "(int) " + (registers[0].equals("$rdi") ? "$rax" : "$x0"));
         continueThread(thread);
-        CallOutcome outcome;
+        int rc;
         try {
-            int rc = Integer.parseInt(rax == null ? "" : rax.trim());
-            String code = SQLITE_CODES.getOrDefault(rc & 0xff, "code " + rc);
-            boolean sqlite = a.target.probes().stream().anyMatch(p -> p.function().startsWith("sqlite3_"));
-            outcome = !sqlite || rc == 101 || rc == 0 ? CallOutcome.accepted(a.barrier.point())
-                    : CallOutcome.rejected(a.barrier.point(), code, "the call returned " + code + " (" + rc + ")");
+            rc = Integer.parseInt(rax == null ? "" : rax.trim());
         } catch (NumberFormatException e) {
-            outcome = CallOutcome.accepted(a.barrier.point());
+            log.warn("native barrier {}: the call's result could not be read ({}); no outcome recorded", a.barrier.point(), rax);
+            return; // unknown is not accepted
         }
-        a.injector.recordOutcome(outcome);
+        String code = SQLITE_CODES.getOrDefault(rc & 0xff, "code " + rc);
+        boolean sqlite = a.target.probes().stream().anyMatch(p -> p.function().startsWith("sqlite3_"));
+        a.injector.recordOutcome(!sqlite || rc == 101 || rc == 0 ? CallOutcome.accepted(a.barrier.point())
+                : CallOutcome.rejected(a.barrier.point(), code, "the call returned " + code + " (" + rc + ")"));
     }
 
     private void onProgramExit(String how) {
@@ -663,17 +676,13 @@ public final class NativeDebugger implements AutoCloseable {
         }
         log.info("native barrier: pid {} {}", pid, how);
         for (Armed a : snapshot()) {
-            if (a.barrier.state() == BarrierState.HELD) {
-                a.injector.release("program-exit");
-            }
+            endQuietly(a, "program-exit", false);
         }
     }
 
     private void onGdbExit() {
         for (Armed a : snapshot()) {
-            if (a.barrier.state() == BarrierState.HELD) {
-                a.injector.release("debugger-exit");
-            }
+            endQuietly(a, "debugger-exit", false);
         }
     }
 
@@ -718,25 +727,52 @@ public final class NativeDebugger implements AutoCloseable {
             }
             closed = true;
         }
-        for (Armed a : snapshot()) {
-            if (a.barrier.state() == BarrierState.HELD) {
-                a.injector.release("detach");
-            } else if (a.barrier.state() == BarrierState.ARMED) {
-                a.barrier.expire();
+        try {
+            for (Armed a : snapshot()) {
+                endQuietly(a, "detach", true);
             }
-        }
-        if (gdb.alive() && !gone) {
-            try {
+            if (gdb.alive() && !gone) {
                 gdb.run("-break-delete", ANSWER);
                 gdb.send("-exec-continue --all"); // a frozen or held thread runs; an error (nothing stopped) does not matter
                 gdb.run("-target-detach", ANSWER);
                 gdb.send("-gdb-exit");
-            } catch (RuntimeException e) {
-                log.warn("native barrier: detaching from pid {} failed: {}", pid, e.getMessage());
             }
+        } catch (RuntimeException e) {
+            log.warn("native barrier: detaching from pid {} failed: {}", pid, e.getMessage());
+        } finally {
+            gdb.close(); // its input closes: gdb detaches and quits on its own if the commands above did not get through
+            watchdog.shutdownNow();
         }
-        gdb.close();
-        watchdog.shutdownNow();
+    }
+
+    /** Releases a held barrier (and expires an armed one, when {@code expire}); a barrier that moved meanwhile is left as it is. */
+    private static void endQuietly(Armed a, String by, boolean expire) {
+        try {
+            if (a.barrier.state() == BarrierState.HELD) {
+                a.injector.release(by);
+            } else if (expire && a.barrier.state() == BarrierState.ARMED) {
+                a.barrier.expire();
+            }
+        } catch (IllegalStateException moved) { // an illegal move (it moved meanwhile), or gdb gone while releasing
+            log.debug("native barrier {}: {} while closing", a.barrier.point(), moved.getMessage());
+        }
+    }
+
+    /**
+     * A crash while held: SIGKILL to the program the debugger is attached to (which may be a
+     * wrapper's descendant), returning once {@code /proc} shows it gone. SIGKILL ends a program
+     * stopped under ptrace.
+     */
+    public void killProgram() {
+        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ProcessTree.alive(pid)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("pid " + pid + " is still alive 10 s after SIGKILL");
+            }
+            sleep(10);
+        }
+        onProgramExit("killed (SIGKILL)");
     }
 
     private static final class Armed {

@@ -30,6 +30,16 @@ def _pointer(addr):
     return int.from_bytes(gdb.selected_inferior().read_memory(addr, 8).tobytes(), "little")
 
 
+def _never_raises(invoke):
+    """A condition that raises makes gdb STOP at the breakpoint: a BEGIN or INSERT held as "the commit". Never raise."""
+    def safe(*args):
+        try:
+            return invoke(*args)
+        except Exception:  # a read of freed or unmapped memory, a value gdb cannot convert
+            return 0
+    return safe
+
+
 def _ends(sql):
     _state["evaluated"] += 1
     if _END.match(sql):
@@ -106,5 +116,7 @@ class _Evaluated(gdb.Function):
         return _state["evaluated"]
 
 
+for f in (_Learn, _StepEnds, _ExecEnds):
+    f.invoke = _never_raises(f.invoke)
 for f in (_Learned, _Learn, _StepEnds, _ExecEnds, _Last, _Evaluated):
     f()

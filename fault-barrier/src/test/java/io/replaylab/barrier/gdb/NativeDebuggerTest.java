@@ -164,7 +164,7 @@ class NativeDebuggerTest {
     }
 
     @Test
-    void aProgramStartedThroughAWrapperIsFoundInItsDescendants() throws Exception {
+    void aProgramStartedThroughAWrapperIsFoundInItsDescendantsAndACrashKillsItNotOnlyTheWrapper() throws Exception {
         Path script = script();
         Process sh = track(new ProcessBuilder("/bin/sh", "-c", "'" + Gdb.python() + "' '" + script + "' '" + dir.resolve("t.db") + "' transaction; true")
                 .redirectOutput(dir.resolve("out").toFile()).redirectErrorStream(true).start());
@@ -173,7 +173,13 @@ class NativeDebuggerTest {
             assertThat(ProcessTree.command(gdb.pid())).contains("commit_loop.py");
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             assertThat(b.awaitArrival(Duration.ofSeconds(20)).context()).containsEntry("sql", "Commit;");
-            b.release();
+            long held = gdb.pid();
+
+            gdb.killProgram(); // the crash reaches the program itself, not only its wrapper
+
+            assertThat(ProcessTree.alive(held)).isFalse();
+            awaitState(b, BarrierState.RELEASED);
+            assertThat(moves).anyMatch(t -> t.to() == BarrierState.RELEASED && t.by().equals("program-exit"));
         } finally {
             ProcessHandle.of(sh.pid()).ifPresent(h -> h.descendants().forEach(ProcessHandle::destroyForcibly));
         }

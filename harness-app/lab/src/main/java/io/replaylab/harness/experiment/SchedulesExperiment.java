@@ -120,16 +120,26 @@ final class SchedulesExperiment {
             e.environment("barrier", "native (gdb at " + at + ": the DB point of a subject that is not a JVM, which the wire barrier cannot see)");
             a = ctx.start(e, aName, topic, group, inbox, false);
             running.add(a);
+            boolean armed = false;
             try {
                 gdb = ctx.attachNative(a, at);
+                e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
+                        + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
+                        + gdb.library()));
+                // armed after A's first offset commit, as for a JVM: transactions A runs while it starts (its schema) do not count
+                if (!awaitFirstCommit(ctx, group, a)) {
+                    return e.finish(neverReached(ctx, cell.point(), "commit an offset for group " + group + " (the warm-up: after it the DB point is armed)"));
+                }
+                barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
+                armed = true;
             } catch (NativeAttachException x) {
                 ctx.checkpoint(a); // a subject that exited says so, with its exit code
                 return e.finish(Outcome.notRun("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")"));
+            } finally {
+                if (!armed && gdb != null) {
+                    gdb.close(); // no barrier: nothing left attached
+                }
             }
-            e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
-                    + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
-                    + gdb.library()));
-            barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
             held = "a native debugger (gdb) breakpoint at " + at;
         } else if (wire) {
             WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
@@ -205,6 +215,9 @@ final class SchedulesExperiment {
                             + cell.point().id() + " (held there by " + held + "); /proc/" + a.pid() + "/stat shows state T"));
                 }
                 case CRASH -> {
+                    if (gdb != null) {
+                        gdb.killProgram(); // the program gdb holds, a wrapper's descendant too: gone in /proc before the crash is recorded
+                    }
                     fault = ctx.crash(e, a);
                     running.remove(a);
                 }
@@ -258,10 +271,27 @@ final class SchedulesExperiment {
         }
     }
 
+    /** Waits (up to the barrier timeout) until the group has committed an offset; false if it did not. */
+    private static boolean awaitFirstCommit(LabContext ctx, String group, LabContext.Instance a) throws InterruptedException {
+        long deadline = System.nanoTime() + ctx.settings().barrierTimeout().toNanos();
+        while (System.nanoTime() < deadline) {
+            ctx.checkpoint(a);
+            if (ctx.ops().describe(group).partitions().stream().anyMatch(p -> p.committed() > 0)) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return false;
+    }
+
     /** A frozen A runs again (a program never stays frozen; the debugger cannot talk to a stopped JVM). */
     private static void thaw(LabContext.Instance a, ScheduleCell cell, NativeDebugger gdb) {
         if (gdb != null && gdb.isFrozen()) {
-            gdb.thaw();
+            try {
+                gdb.thaw();
+            } catch (RuntimeException x) { // gdb gone: its end let the program run; the instances must still be stopped
+                org.slf4j.LoggerFactory.getLogger(SchedulesExperiment.class).warn("cannot thaw {} through gdb: {}", a.name(), x.getMessage());
+            }
         } else if (cell.fault() == Fault.FREEZE && a.process().isFrozen()) {
             a.process().thaw();
         }

@@ -153,6 +153,20 @@ class SchedulesExperimentTest {
     }
 
     @Test
+    void aProgramWithSqliteThatNeverCommitsAnOffsetIsNotRunAtTheWarmUpOfTheDbPoint(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash").barrierTimeout(Duration.ofSeconds(3))
+                .subject(Subject.command("'" + PythonConsumer.python() + "' -c 'import sqlite3, time; time.sleep(60)' {bootstrap} {topic} {group} {db}"))
+                .build(), null);
+
+        ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not commit an offset for group "
+                + "rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.crash\\.group \\(the warm-up: after it the DB point is armed\\) within PT3S");
+        assertThat(payloads(db)).as("gdb was attached: the program had SQLite").anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("gdb attached"));
+    }
+
+    @Test
     void aPythonConsumerWhoseWritesHaveNoTransactionNeverReachesTheDbCommitAndIsNotRun(LocalKafka kafka) throws Exception {
         Gdb.require();
         Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(5))
