@@ -14,6 +14,7 @@ import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.CommitOffset;
@@ -118,7 +119,13 @@ final class SchedulesExperiment {
         if (nativeDb) {
             NativePoint at = NativePoint.sqliteCommit();
             e.environment("barrier", "native (gdb at " + at + ": the DB point of a subject that is not a JVM, which the wire barrier cannot see)");
+            // the warm-up, as for a JVM: A's first OffsetCommit is held on the wire while the DB point is armed, so that the
+            // transactions A runs while it starts (its schema) do not count and its next record's COMMIT cannot slip by
+            WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+            long[] pidA = {0};
+            Barrier warmUp = proxy.arm("warm-up", group, BarrierEvidence.into(e, aName, () -> pidA[0], "wire"), options);
             a = ctx.start(e, aName, topic, group, inbox, false);
+            pidA[0] = a.pid();
             running.add(a);
             boolean armed = false;
             try {
@@ -126,9 +133,11 @@ final class SchedulesExperiment {
                 e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
                         + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
                         + gdb.library()));
-                // armed after A's first offset commit, as for a JVM: transactions A runs while it starts (its schema) do not count
-                if (!awaitFirstCommit(ctx, group, a)) {
-                    return e.finish(neverReached(ctx, cell.point(), "commit an offset for group " + group + " (the warm-up: after it the DB point is armed)"));
+                try {
+                    RebalanceExperiment.awaitArrival(ctx, warmUp, a);
+                } catch (BarrierTimeoutException t) {
+                    return e.finish(neverReached(ctx, cell.point(), "send an OffsetCommit for group " + group
+                            + " (the warm-up: the DB point is armed while it is held)"));
                 }
                 barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
                 armed = true;
@@ -136,6 +145,11 @@ final class SchedulesExperiment {
                 ctx.checkpoint(a); // a subject that exited says so, with its exit code
                 return e.finish(Outcome.notRun("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")"));
             } finally {
+                if (warmUp.state() == BarrierState.HELD) {
+                    warmUp.release();
+                } else if (warmUp.state() == BarrierState.ARMED) {
+                    warmUp.expire();
+                }
                 if (!armed && gdb != null) {
                     gdb.close(); // no barrier: nothing left attached
                 }
@@ -269,19 +283,6 @@ final class SchedulesExperiment {
             NativeDebugger detach = gdb;
             Experiments.release(ctx, e, barrier, detach != null ? detach::close : debugger != null ? debugger::close : null, running);
         }
-    }
-
-    /** Waits (up to the barrier timeout) until the group has committed an offset; false if it did not. */
-    private static boolean awaitFirstCommit(LabContext ctx, String group, LabContext.Instance a) throws InterruptedException {
-        long deadline = System.nanoTime() + ctx.settings().barrierTimeout().toNanos();
-        while (System.nanoTime() < deadline) {
-            ctx.checkpoint(a);
-            if (ctx.ops().describe(group).partitions().stream().anyMatch(p -> p.committed() > 0)) {
-                return true;
-            }
-            Thread.sleep(100);
-        }
-        return false;
     }
 
     /** A frozen A runs again (a program never stays frozen; the debugger cannot talk to a stopped JVM). */
