@@ -26,6 +26,7 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.HoldMode;
+import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class NativeDebuggerTest {
     @Test
     void aThreadHeldAtItsCommitKeepsTheRowInvisibleWhileItsOtherThreadRunsAndReleaseCommitsIt() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             assertThat(gdb.library().toString()).contains("libsqlite3");
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
@@ -79,7 +80,7 @@ class NativeDebuggerTest {
     @Test
     void aProgramKilledWhileHeldLosesOnlyItsOpenTransactionAndItsDatabaseStaysIntact() throws Exception {
         Process p = start("transaction");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             assertThat(b.arrival().orElseThrow().context().get("threads")).contains("a thread hold is a freeze");
@@ -99,7 +100,7 @@ class NativeDebuggerTest {
     @Test
     void aFreezeStopsEveryThreadThroughTheDebuggerConfirmedInProcAndAThawLetsThemRun() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             Map<Long, Character> states = gdb.freeze();
@@ -122,7 +123,7 @@ class NativeDebuggerTest {
     @Test
     void aProcessHoldStopsEveryThreadAtTheArrival() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.PROCESS, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             assertThat(ProcessTree.threadStates(p.pid())).allSatisfy((tid, s) -> assertThat(s).isEqualTo('t'));
@@ -137,7 +138,7 @@ class NativeDebuggerTest {
     @Test
     void aScriptRunThroughSqliteExecIsHeldAtItsCommit() throws Exception {
         Process p = start("exec");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
             assertThat(a.context().get("function")).isIn("sqlite3_exec", "sqlite3_step");
@@ -153,7 +154,7 @@ class NativeDebuggerTest {
     @Test
     void autocommitWritesNeverReachTheCommitPoint() throws Exception {
         Process p = start("autocommit");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             long rows = rows();
             assertThat(b.tryAwaitArrival(Duration.ofSeconds(2))).isEmpty();
@@ -166,9 +167,9 @@ class NativeDebuggerTest {
     @Test
     void aProgramStartedThroughAWrapperIsFoundInItsDescendantsAndACrashKillsItNotOnlyTheWrapper() throws Exception {
         Path script = script();
-        Process sh = track(new ProcessBuilder("/bin/sh", "-c", "'" + Gdb.python() + "' '" + script + "' '" + dir.resolve("t.db") + "' transaction; true")
+        Process sh = track(new ProcessBuilder("/bin/sh", "-c", "'" + PythonConsumer.python() + "' '" + script + "' '" + dir.resolve("t.db") + "' transaction; true")
                 .redirectOutput(dir.resolve("out").toFile()).redirectErrorStream(true).start());
-        try (NativeDebugger gdb = NativeDebugger.to(sh.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = NativeDebugger.to(sh.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
             assertThat(gdb.pid()).isNotEqualTo(sh.pid());
             assertThat(ProcessTree.command(gdb.pid())).contains("commit_loop.py");
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
@@ -188,7 +189,7 @@ class NativeDebuggerTest {
     @Test
     void aProgramWithoutSqliteIsNotFoundAndTheErrorNamesWhatWasSearched() throws Exception {
         Process p = start("none");
-        assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.path()).searchTimeout(Duration.ofMillis(500)).attach(NativePoint.sqliteCommit()))
+        assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.require()).searchTimeout(Duration.ofMillis(500)).attach(NativePoint.sqliteCommit()))
                 .isInstanceOfSatisfying(NativeAttachException.class, e -> assertThat(e.reason()).isEqualTo(NativeAttachException.Reason.NOT_FOUND))
                 .hasMessageContaining("no sqlite3_step in pid " + p.pid()).hasMessageContaining("commit_loop.py").hasMessageContaining("mapped files");
     }
@@ -204,8 +205,8 @@ class NativeDebuggerTest {
     @Test
     void aProgramAnotherDebuggerTracesIsRefusedNamingTheTracer() throws Exception {
         Process p = start("transaction");
-        try (NativeDebugger first = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit())) {
-            assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit()))
+        try (NativeDebugger first = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+            assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit()))
                     .isInstanceOfSatisfying(NativeAttachException.class, e -> assertThat(e.reason()).isEqualTo(NativeAttachException.Reason.NO_PTRACE))
                     .hasMessageContaining("traces it already");
         }
@@ -216,14 +217,14 @@ class NativeDebuggerTest {
         Process p = start("none");
         p.destroyForcibly();
         p.waitFor(10, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit()))
+        assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit()))
                 .isInstanceOfSatisfying(NativeAttachException.class, e -> assertThat(e.reason()).isEqualTo(NativeAttachException.Reason.GONE));
     }
 
     @Test
     void gdbWhoseInputEndsDetachesAndTheArmedProgramRunsOn() throws Exception {
         Process p = start("autocommit");
-        NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.path()).attach(NativePoint.sqliteCommit());
+        NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit());
         gdb.arm("db-commit", NativePoint.function("sqlite3_step"), HoldMode.THREAD, listener, BarrierOptions.ofDefaults().when(c -> false));
         Thread.sleep(300);
         gdbSession(gdb).close(); // what a controller killed with SIGKILL leaves: gdb's stdin at its end, a breakpoint inserted
@@ -243,7 +244,7 @@ class NativeDebuggerTest {
     }
 
     private Process start(String mode, String... flags) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(Gdb.python(), script().toString(), dir.resolve("t.db").toString(), mode));
+        List<String> cmd = new ArrayList<>(List.of(PythonConsumer.python(), script().toString(), dir.resolve("t.db").toString(), mode));
         cmd.addAll(List.of(flags));
         Process p = track(new ProcessBuilder(cmd).redirectOutput(dir.resolve("out").toFile()).redirectErrorStream(true).start());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -294,17 +295,5 @@ class NativeDebuggerTest {
             Thread.sleep(20);
         }
         assertThat(b.state()).isEqualTo(s);
-    }
-
-    /** gdb and a Python with sqlite3 for these tests: skipped with the install command when missing, failed under CI. */
-    private static final class Gdb {
-        static String path() {
-            return io.replaylab.kafka.testing.Gdb.require();
-        }
-
-        static String python() {
-            path();
-            return PythonConsumer.python();
-        }
     }
 }

@@ -1,0 +1,20 @@
+package io.replaylab.kafka.testing;
+
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A tool a test needs beyond Maven is missing. Under CI ({@code CI=true}) the test fails:
+ * {@code .ci/run} installs every such tool, and CI skips nothing. Elsewhere it is skipped with
+ * {@code why}, which says how to install it.
+ */
+final class Prerequisite {
+    private Prerequisite() {
+    }
+
+    static void missing(String why) {
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            throw new AssertionError(why + " (CI must run this test: .ci/run installs it)");
+        }
+        Assumptions.abort(why);
+    }
+}
