@@ -23,14 +23,25 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
     @JsonSubTypes.Type(value = JournalEntry.Metrics.class, name = "metrics"),
     @JsonSubTypes.Type(value = JournalEntry.Finished.class, name = "finished"),
     @JsonSubTypes.Type(value = JournalEntry.RunFinished.class, name = "run-finished"),
-    @JsonSubTypes.Type(value = JournalEntry.Cleanup.class, name = "cleanup")})
+    @JsonSubTypes.Type(value = JournalEntry.Cleanup.class, name = "cleanup"),
+    @JsonSubTypes.Type(value = JournalEntry.Owns.class, name = "owns"),
+    @JsonSubTypes.Type(value = JournalEntry.CleanupDone.class, name = "cleanup-done")})
 sealed interface JournalEntry {
     /** A line of one experiment, or null for the run's own lines. */
     default String experiment() {
         return null;
     }
 
-    record Run(String runId, Integer schemaVersion, Instant time) implements JournalEntry {
+    /** {@code pid} and {@code processStarted}: the process that writes the journal (null in journals before they were recorded). */
+    record Run(String runId, Integer schemaVersion, Instant time, Long pid, Instant processStarted) implements JournalEntry {
+    }
+
+    /** Something the run created outside its directory, which its cleanup removes. */
+    record Owns(Instant time, Resource resource) implements JournalEntry {
+    }
+
+    /** The cleanup ran to its end; {@code failed}: the steps that failed (empty: nothing is left). */
+    record CleanupDone(Instant time, List<String> failed) implements JournalEntry {
     }
 
     record ExperimentStarted(String experiment, List<String> requirements, Instant time) implements JournalEntry {

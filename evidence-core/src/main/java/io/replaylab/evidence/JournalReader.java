@@ -69,8 +69,8 @@ final class JournalReader {
                 experiments.put(x.experiment(), new Builder(x.experiment(), x.requirements(), x.time()));
             } else if (e instanceof JournalEntry.RunFinished f) {
                 runEnded = f.time();
-            } else if (e instanceof JournalEntry.Cleanup) {
-                // written after the protocol was saved; not part of the verdict
+            } else if (e instanceof JournalEntry.Cleanup || e instanceof JournalEntry.CleanupDone || e instanceof JournalEntry.Owns) {
+                // the run's housekeeping (RunJournal reads it); not part of the verdict
             } else if (b == null) {
                 problems.add(file.getFileName() + " line " + no + ": " + kindOf(e) + " for unknown experiment '" + e.experiment() + "'");
             } else {

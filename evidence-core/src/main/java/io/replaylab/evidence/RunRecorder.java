@@ -60,7 +60,8 @@ public final class RunRecorder implements AutoCloseable {
         }
         this.started = clock.instant();
         this.journal = new Journal(runDir.resolve(Journal.FILE_NAME));
-        journal.append(new JournalEntry.Run(runId, RunEvidence.SCHEMA_VERSION, started));
+        ProcessHandle self = ProcessHandle.current();
+        journal.append(new JournalEntry.Run(runId, RunEvidence.SCHEMA_VERSION, started, self.pid(), self.info().startInstant().orElse(null)));
     }
 
     public static RunRecorder start(Path runDir, String runId) {
@@ -88,6 +89,14 @@ public final class RunRecorder implements AutoCloseable {
         experiments.put(name, e);
         journal.append(new JournalEntry.ExperimentStarted(name, List.of(requirements), e.started()));
         return e;
+    }
+
+    /**
+     * Journals something the run has just created outside its directory, before anything can
+     * kill the run with it unrecorded: if the run dies, {@link RunJournal} finds it there.
+     */
+    public void owns(Resource resource) {
+        journal.append(new JournalEntry.Owns(clock.instant(), Objects.requireNonNull(resource, "resource")));
     }
 
     public Path runDir() {
@@ -129,7 +138,7 @@ public final class RunRecorder implements AutoCloseable {
         Evidence.write(evidence, run);
         AtomicFiles.writeString(runDir.resolve("report.md"), Reports.markdown(run));
         AtomicFiles.writeString(runDir.resolve("report.html"), Reports.html(run));
-        saved = new SavedProtocol(this, run, evidence);
+        saved = new SavedProtocol(runDir, journal, clock, run, evidence);
         log.info("run {} saved: {} ({})", runId, run.outcome().status(), evidence);
         return saved;
     }

@@ -340,6 +340,11 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
+    public String clusterId() {
+        return get(admin.describeCluster().clusterId(), "describe the cluster");
+    }
+
+    @Override
     public List<String> deleteNamespace(LabNamespace namespace) {
         List<String> deleted = new ArrayList<>();
         List<String> groups = get(admin.listGroups().all(), "list groups").stream().map(g -> g.groupId())

@@ -52,6 +52,9 @@ public interface KafkaOps extends AutoCloseable {
     /** Plans the way back to a saved plan's previous offsets; execute it through the same guards. */
     ResetPlan planRestore(SavedPlan saved);
 
+    /** The cluster's id: the same broker (or cluster) answers with the same id, another with another. */
+    String clusterId();
+
     /**
      * Deletes the namespace's own topics and consumer groups, and nothing else (SPEC R17): only names
      * the namespace {@link LabNamespace#owns owns}. Returns what was deleted; a group that cannot be

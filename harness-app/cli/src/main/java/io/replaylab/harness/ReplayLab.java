@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
 /** The {@code replay-lab} command line: a thin shell over the modules. */
 @Command(name = "replay-lab", mixinStandardHelpOptions = true, versionProvider = ReplayLab.VersionProvider.class,
         description = "Prove that a Kafka consumer survives offset replay and rebalance without a second effect.",
-        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, SubjectCommand.class, OracleCommand.class, ReportCommand.class})
+        subcommands = {RunCommand.class, BrokerCommand.class, OffsetsCommand.class, SubjectCommand.class, OracleCommand.class, ReportCommand.class, CleanupCommand.class})
 public final class ReplayLab implements Runnable {
     /** Exit codes shared by every subcommand. */
     public static final int OK = 0;
@@ -96,6 +96,8 @@ public final class ReplayLab implements Runnable {
             Map.entry("the bootstrap servers' host(s)", "--bootstrap-server host(s)"),
             Map.entry("allow remote brokers (LabSettings.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote ones (LabSettings.allowRemote)", "pass --allow-remote"),
+            Map.entry("allow remote brokers (Leftovers.Access.allowRemote)", "pass --allow-remote"),
+            Map.entry("allow remote databases (Leftovers.Access.allowRemote)", "pass --allow-remote"),
             Map.entry("the subject command", "--subject-cmd"),
             Map.entry("the schedules experiment needs at least one cell", "--cells needs at least one point:fault"));
 
@@ -113,7 +115,7 @@ public final class ReplayLab implements Runnable {
 
     /** Refusals, unreachable brokers or databases, and bad input each have their own exit code; never 0 after a refusal. */
     static int exitCodeOf(Throwable e) {
-        if (e instanceof ResetRefusedException) {
+        if (e instanceof ResetRefusedException || e instanceof io.replaylab.harness.lab.CleanupRefusedException) {
             return REFUSED;
         }
         if (e instanceof BrokerUnreachableException || e instanceof OracleReadException) {

@@ -17,6 +17,10 @@ import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Clients;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.PythonConsumer;
@@ -182,16 +186,65 @@ class InterruptedRunTest {
         assertNothingLeftWithin(Duration.ofSeconds(15));
     }
 
+    /**
+     * What a CI job's timeout does (the watchdog must not be in the group it kills), and what the
+     * user does next: {@code cleanup} lists the dead run, refused it while it lived, and removes only
+     * its own namespace; a topic and a group beside it stay.
+     */
     @Test
-    void sigkillOfTheWholeProcessGroupWhileAIsHeldLeavesNothingBehind(LocalKafka kafka) throws Exception {
-        runInOwnSession(kafka, "--experiment", "rebalance");
-        awaitStep("waiting for"); // A is held by the debugger, B runs
-        assertThat(seen).hasSizeGreaterThanOrEqualTo(3); // A, B and the watchdog
+    void sigkillOfTheWholeProcessGroupWhileAIsHeldLeavesNothingBehindAndCleanupRemovesOnlyTheDeadRunsNamespace(LocalKafka kafka) throws Exception {
+        String sharedTopic = "shared-" + ProcessHandle.current().pid() + "-payments";
+        String sharedGroup = "shared-" + ProcessHandle.current().pid() + "-group";
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            admin.createTopics(List.of(new NewTopic(sharedTopic, 1, (short) 1))).all().get(10, TimeUnit.SECONDS);
+            Clients.commit(admin, sharedGroup, new TopicPartition(sharedTopic, 0), 0);
+            runInOwnSession(kafka, "--experiment", "rebalance");
+            awaitStep("waiting for"); // A is held by the debugger, B runs
+            assertThat(seen).hasSizeGreaterThanOrEqualTo(3); // A, B and the watchdog
+            Path runs = dir.resolve("runs");
+            String runId;
+            try (Stream<Path> s = Files.list(runs)) {
+                runId = s.findFirst().orElseThrow().getFileName().toString();
+            }
+            String[] alive = cli("cleanup", "--workdir", runs.toString(), "--run", runId);
+            assertThat(alive[0]).as(alive[2]).isEqualTo("4");
+            assertThat(alive[2]).contains("error: refused: run " + runId + " is still running (pid " + harness.pid() + ")");
 
-        // what a CI job's timeout does: the watchdog must not be in the group it kills
-        assertThat(new ProcessBuilder("kill", "-s", "KILL", "--", "-" + harness.pid()).start().waitFor()).isZero();
+            assertThat(new ProcessBuilder("kill", "-s", "KILL", "--", "-" + harness.pid()).start().waitFor()).isZero();
 
-        assertNothingLeftWithin(Duration.ofSeconds(5 + 3)); // the watchdog's 2 s grace, and slack for a loaded machine
+            assertNothingLeftWithin(Duration.ofSeconds(5 + 3)); // the watchdog's 2 s grace, and slack for a loaded machine
+            String prefix = "rl-" + runId.substring(runId.lastIndexOf('-') + 1);
+            assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).anyMatch(t -> t.startsWith(prefix + "."));
+            String[] listed = cli("cleanup", "--workdir", runs.toString());
+            assertThat(listed[0]).isEqualTo("0");
+            assertThat(listed[1]).contains(runId + ": died before its protocol was saved",
+                    "  topics and groups " + prefix + ".* on " + kafka.bootstrapServers(), "--run ID (or --all-dead)");
+
+            // the dead members stay in their group until their sessions time out: until then a group is "NOT deleted", and the run stays listed
+            String[] removed = cli("cleanup", "--workdir", runs.toString(), "--all-dead");
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (!removed[0].equals("0") && System.nanoTime() < deadline) {
+                assertThat(removed[1]).as(removed[2]).contains("NOT deleted");
+                Thread.sleep(2000);
+                removed = cli("cleanup", "--workdir", runs.toString(), "--all-dead");
+            }
+            assertThat(removed[0]).as(removed[1] + removed[2]).isEqualTo("0");
+            assertThat(removed[1]).contains("cleaning up " + runId);
+            assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).noneMatch(t -> t.startsWith(prefix + ".")).contains(sharedTopic);
+            assertThat(admin.listGroups().all().get(10, TimeUnit.SECONDS)).extracting(g -> g.groupId())
+                    .noneMatch(g -> g.startsWith(prefix + ".")).contains(sharedGroup);
+            assertThat(dir.resolve("runs").resolve(runId).resolve("evidence.json")).exists();
+            assertThat(cli("cleanup", "--workdir", runs.toString())[1]).contains("no run under " + runs + " left anything behind");
+            admin.deleteTopics(List.of(sharedTopic)).all().get(10, TimeUnit.SECONDS);
+            admin.deleteConsumerGroups(List.of(sharedGroup)).all().get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private static String[] cli(String... args) {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.StringWriter err = new java.io.StringWriter();
+        int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err), args);
+        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
     }
 
     @Test

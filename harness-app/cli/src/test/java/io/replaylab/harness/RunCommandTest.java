@@ -51,6 +51,22 @@ class RunCommandTest {
     }
 
     @Test
+    void cleanupOfARunThatIsNotThereOrOfAWorkDirThatIsNotOneIsBadInputNamingIt() throws Exception {
+        StringWriter err = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "cleanup", "--workdir", dir.toString(), "--run", "run-nope"))
+                .isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("error: no run 'run-nope' under " + dir);
+        StringWriter dirErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(dirErr), "cleanup", "--workdir", dir.resolve("nope").toString()))
+                .isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(dirErr.toString()).contains("error: --workdir " + dir.resolve("nope") + " is not a directory");
+        StringWriter both = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(both), "cleanup", "--workdir", dir.toString(), "--run", "x", "--all-dead"))
+                .isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(both.toString()).contains("mutually exclusive").doesNotContain("Usage:");
+    }
+
+    @Test
     void badArgumentsExit2BeforeAnythingRuns() {
         StringWriter err = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",

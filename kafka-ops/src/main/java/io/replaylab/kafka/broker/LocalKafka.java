@@ -187,7 +187,15 @@ public final class LocalKafka implements AutoCloseable {
     /** Stops the broker and deletes its data (topics, offsets); its config and {@code broker.log} stay in the work dir. */
     public synchronized void stopAndDeleteData() {
         stop();
-        KafkaNode.deleteRecursively(dataDir());
+        deleteDataOf(workDir);
+    }
+
+    /**
+     * Deletes the data of a broker that ran in {@code workDir} (its log stays): for whoever cleans
+     * up after a run that died with its broker. Nothing there is fine.
+     */
+    public static void deleteDataOf(Path workDir) {
+        KafkaNode.deleteRecursively(workDir.resolve("data"));
     }
 
     /** Stops the broker; deletes its dir if this fixture created it. */

@@ -31,6 +31,37 @@ public final class Clients {
                 AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000));
     }
 
+    /**
+     * Commits {@code offset} for {@code group} (a group of offsets only, no member), retrying while a
+     * topic just created is not yet known to the coordinator.
+     */
+    public static void commit(Admin admin, String group, org.apache.kafka.common.TopicPartition tp, long offset) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            try {
+                admin.alterConsumerGroupOffsets(group, Map.of(tp, new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))).all().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("cannot commit offset " + offset + " of " + tp + " for group " + group, e);
+                }
+                sleep(200);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public static void createTopic(String bootstrap, String topic, int partitions) {
         try (Admin admin = admin(bootstrap)) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();

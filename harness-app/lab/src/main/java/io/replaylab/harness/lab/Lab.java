@@ -80,6 +80,7 @@ public final class Lab {
             String brokerVersion = "external (not known)";
             if (bootstrap == null) {
                 p.step("starting a local Kafka broker");
+                run.owns(Leftovers.brokerData("broker"));
                 broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
                 bootstrap = broker.bootstrapServers();
                 brokerVersion = broker.brokerVersion().orElse("unknown");
@@ -96,6 +97,7 @@ public final class Lab {
                 TargetDatabase pg = null;
                 try {
                     pg = TargetDatabase.postgres(base, ns, settings.targetQuery());
+                    run.owns(Leftovers.schema(pg.schema(), base));
                     pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
                     p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
                     db = pg;
@@ -126,6 +128,10 @@ public final class Lab {
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
                 }
+                if (unreachable == null) {
+                    // journaled before any topic exists: a run killed from here on names what it left, and where
+                    run.owns(Leftovers.namespace(ns, bootstrap, clusterId(ops), broker != null));
+                }
                 // registered in the given order before any starts: the evidence lists them so, whichever ends first
                 List<ExperimentRecorder> recorders = new ArrayList<>();
                 for (Experiment experiment : settings.experiments()) {
@@ -142,6 +148,9 @@ public final class Lab {
                 saved.cleanup("stop every process the run started", labRun::stopAll);
                 if (proxy != null) {
                     saved.cleanup("close the wire proxy", proxy::close);
+                }
+                if (settings.keep()) {
+                    saved.cleanup("keep the run's own topics, groups and schema, as asked (they stay until removed as its leftovers)", () -> { });
                 }
                 if (!settings.keep() && target.schema() != null) {
                     try {
@@ -175,6 +184,7 @@ public final class Lab {
                     });
                     broker = null;
                 }
+                saved.cleanupDone();
                 p.step("done: " + saved.evidence().outcome());
                 return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned);
             }
@@ -182,6 +192,15 @@ public final class Lab {
             if (broker != null) {
                 broker.stop();
             }
+        }
+    }
+
+    /** The cluster's id for the journal, or null if the broker will not say (the cleanup of a dead run then cannot compare it). */
+    private static String clusterId(KafkaOps ops) {
+        try {
+            return ops.clusterId();
+        } catch (RuntimeException e) {
+            return null;
         }
     }
 

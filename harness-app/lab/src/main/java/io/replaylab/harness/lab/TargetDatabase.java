@@ -85,8 +85,7 @@ final class TargetDatabase implements AutoCloseable {
         if (user != null || password != null) {
             spec = spec.credentials(user != null ? user : spec.user(), password != null ? password : spec.password());
         }
-        Matcher m = PG_HOSTS.matcher(spec.jdbcUrl());
-        if (!m.find()) {
+        if (!PG_HOSTS.matcher(spec.jdbcUrl()).find()) {
             throw new IllegalArgumentException("LabSettings.target must be a jdbc:postgresql: URL (the default target is a SQLite file in the "
                     + "run directory), was " + spec.displayUrl());
         }
@@ -94,7 +93,7 @@ final class TargetDatabase implements AutoCloseable {
             throw new IllegalArgumentException("LabSettings.target must not set currentSchema: the run creates a schema of its own and "
                     + "drops it afterwards (" + spec.displayUrl() + ")");
         }
-        String hosts = m.group(1) == null || m.group(1).isEmpty() ? "localhost" : m.group(1);
+        String hosts = hosts(spec.jdbcUrl());
         if (!allowRemote) {
             List<String> remote = Bootstraps.nonLoopbackHosts(hosts);
             if (!remote.isEmpty()) {
@@ -124,7 +123,13 @@ final class TargetDatabase implements AutoCloseable {
         return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown, null, null);
     }
 
-    private static Connection connect(TargetSpec spec) throws SQLException {
+    /** The host(s) of a {@code jdbc:postgresql:} URL, {@code localhost} when it names none. */
+    static String hosts(String jdbcUrl) {
+        Matcher m = PG_HOSTS.matcher(jdbcUrl);
+        return !m.find() || m.group(1) == null || m.group(1).isEmpty() ? "localhost" : m.group(1);
+    }
+
+    static Connection connect(TargetSpec spec) throws SQLException {
         Properties p = new Properties();
         if (spec.user() != null) {
             p.setProperty("user", spec.user());
