@@ -89,7 +89,10 @@ public final class ChildProcess implements AutoCloseable {
         return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
-    /** A child JVM of this JVM's Java and class path running {@code mainClass}. */
+    /**
+     * A child JVM of this JVM's Java and class path running {@code mainClass}, started from a
+     * class-data archive of its jars once there is one ({@link #withClassData}).
+     */
     public static List<String> java(List<String> jvmOptions, String mainClass, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(javaExecutable());
@@ -98,7 +101,18 @@ public final class ChildProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(mainClass);
         cmd.addAll(List.of(args));
-        return cmd;
+        return withClassData(cmd);
+    }
+
+    /**
+     * {@code command} with the options that start its JVM (this JVM's {@code java ... -cp CP Main},
+     * anywhere in it, e.g. after {@code setsid}) from a class-data archive of its jars, which halves
+     * the CPU a short-lived JVM spends starting; the first launches record and archive its classes.
+     * Any other command, or one that chose CDS options itself, is returned as it is.
+     * {@code REPLAYLAB_CDS=off} turns it off; the archives live in {@code ~/.cache/replay-lab/cds}.
+     */
+    public static List<String> withClassData(List<String> command) {
+        return ClassDataArchive.apply(command);
     }
 
     /** A process's resident set size in KiB, from {@code /proc/PID/status}; empty when it is gone or there is no {@code /proc}. */
@@ -422,7 +436,7 @@ public final class ChildProcess implements AutoCloseable {
          *     agent) exits or does not listen in time; nothing is left running then
          */
         public ChildProcess start() {
-            ProcessBuilder pb = new ProcessBuilder(command);
+            ProcessBuilder pb = new ProcessBuilder(ClassDataArchive.apply(command));
             pb.redirectOutput(stdout == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stdout.toFile()));
             pb.redirectError(stderr == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stderr.toFile()));
             // a debugger agent meant for one program must never leak into another through the inherited environment
