@@ -1,5 +1,7 @@
 package io.replaylab.harness.experiment;
 
+import io.replaylab.evidence.process.Platform;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -11,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import io.replaylab.evidence.Check;
-import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
@@ -78,6 +79,11 @@ final class DurabilityExperiment {
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
         e.limitation(Limitations.DURABILITY_ONE_SCHEDULE);
+        Platform platform = ctx.settings().platform();
+        if (!platform.canFreeze()) {
+            return e.finish(Outcome.notRun("not available on " + platform.describe() + ": the fault freezes a follower broker, which needs "
+                    + "POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm it"));
+        }
         if (ctx.settings().bootstrap() != null) {
             int n = brokersOf(ctx.bootstrap());
             return e.finish(Outcome.notRun(n < BROKERS ? "needs " + BROKERS + " brokers: the cluster at " + ctx.bootstrap() + " has " + n
@@ -103,43 +109,10 @@ final class DurabilityExperiment {
             e.environment("configuration safe", Config.SAFE.describe());
             e.environment("configuration unsafe", Config.UNSAFE.describe());
             e.record(Source.here("harness"), sideBySide(safe, unsafe));
-            return verdict(e, safe, unsafe);
+            return Verdicts.durability(e, safe, unsafe);
         }
     }
 
-    /**
-     * The outcome from both results: FAIL when {@code safe} lost or duplicated an acknowledged record
-     * (whatever the control did), NOT_RUN when the {@code unsafe} control lost nothing (the fault was
-     * not shown to bite), else judged on the checks with the control's loss as the confirmation.
-     */
-    static Outcome verdict(ExperimentRecorder e, Result safe, Result unsafe) {
-        e.check(Check.of("safe: every acknowledged record is in the log", "R15", "0 lost of " + safe.acknowledged(),
-                lostText(safe), safe.lost().isEmpty()));
-        e.check(Check.of("safe: no acknowledged record twice in the log", "R15", "0 duplicated", safe.duplicated() + " duplicated",
-                safe.duplicated() == 0));
-        for (Result r : List.of(safe, unsafe)) {
-            if (r.target() != null) {
-                r.target().toChecks().forEach(c -> e.check(new Check(r.config().name() + ": " + c.name() + " (target vs log)", c.requirement(),
-                        c.expected(), c.actual(), c.status())));
-            }
-        }
-        if (!safe.lost().isEmpty() || safe.duplicated() > 0) {
-            return e.finish(Outcome.checkFailed("safe lost " + safe.lost().size() + " and duplicated " + safe.duplicated() + " of "
-                    + safe.acknowledged() + " acknowledged record(s) under the leader crash"));
-        }
-        if (unsafe.lost().isEmpty()) {
-            return e.finish(Outcome.notRun("the fault was not confirmed: the unsafe control lost none of its " + unsafe.acknowledged()
-                    + " acknowledged records, so this schedule did not show a loss it could have caused"));
-        }
-        Event loss = e.record(Source.here("harness"), new Payload.Note("the control bit: unsafe lost " + lostText(unsafe)));
-        return e.finish(Outcome.judge(e.confirmFault("unsafe lost " + unsafe.lost().size() + " of " + unsafe.acknowledged()
-                + " acknowledged records under the leader crash; safe lost none", loss), e.checks()));
-    }
-
-    private static String lostText(Result r) {
-        return r.lost().size() + " lost of " + r.acknowledged() + (r.lost().isEmpty() ? "" : ", e.g. " + String.join(", ",
-                r.lost().subList(0, Math.min(3, r.lost().size()))));
-    }
 
     private static Result runConfig(LabContext ctx, ExperimentRecorder e, LocalKafkaCluster cluster, KafkaOps ops, LabNamespace ns, Config cfg)
             throws Exception {

@@ -13,7 +13,6 @@ import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
-import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
@@ -175,7 +174,7 @@ final class EosExperiment {
             ctx.step("releasing A; its transaction commit must fail");
             barrier.release();
             Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
-            Optional<Outcome> ended = judgeZombieCommit(e, outcome);
+            Optional<Outcome> ended = Verdicts.zombieCommit(e, outcome);
             if (ended.isPresent()) {
                 return ended.get();
             }
@@ -202,25 +201,6 @@ final class EosExperiment {
         } finally {
             Experiments.release(ctx, e, barrier, debugger, running);
         }
-    }
-
-    /**
-     * R9 on the zombie's released {@code commitTransaction}, as observed: NOT_RUN when no outcome was
-     * seen (nothing was shown either way); otherwise the check, REJECTED passing it and ACCEPTED failing
-     * it, and the experiment goes on so that the oracle shows what a late commit did to the output.
-     */
-    static Optional<Outcome> judgeZombieCommit(ExperimentRecorder e, Optional<CallOutcome> outcome) {
-        if (outcome.isEmpty()) {
-            e.check(Check.notRun("the zombie's commit fenced", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
-            return Optional.of(e.finish(Outcome.notRun("A's commitTransaction outcome was not observed after release")));
-        }
-        CallOutcome o = outcome.get();
-        if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
-            e.check(Check.fail("the zombie's commit fenced", "R9", "REJECTED", "ACCEPTED after its partitions moved to B"));
-        } else {
-            e.check(Check.pass("the zombie's commit fenced", "R9", "REJECTED", "REJECTED: " + o.errorName() + ": " + o.message()));
-        }
-        return Optional.empty();
     }
 
     /** The ids of records in A's open transaction, once its producer has sent them (within 10 s of the hold). */

@@ -1,21 +1,15 @@
 package io.replaylab.harness.experiment;
 
-import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
-import java.util.stream.Collectors;
 
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
-import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.SyntheticProducer;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.lab.Experiment;
@@ -90,37 +84,6 @@ public final class Experiments {
     /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. Its four JVMs need the CPU: it runs alone. */
     public static Experiment durability() {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();
-    }
-
-    /**
-     * A matrix experiment's own outcome from its cells' (named, in matrix order): PASS, with a
-     * check, when every cell PASSes ({@code confirmed} says what that confirms); else the worst
-     * cell's status, naming it and its reason. The summary lists the cells that did not PASS.
-     */
-    static Outcome worstCell(ExperimentRecorder e, Map<String, Outcome> cells, String confirmed) {
-        String worst = cells.keySet().stream().reduce((x, y) -> cells.get(y).status().ordinal() > cells.get(x).status().ordinal() ? y : x)
-                .orElseThrow();
-        Outcome w = cells.get(worst);
-        String summary = summary(cells);
-        return e.finish(switch (w.status()) {
-            case PASS -> {
-                e.check(Check.pass("every cell PASSes", "R12", "PASS in each of " + cells.size() + " cell(s)", summary));
-                yield Outcome.judge(e.confirmFault(confirmed + ": " + summary,
-                        e.record(Source.here("harness"), new Payload.Note("all " + cells.size() + " cell(s) PASS"))), e.checks());
-            }
-            case FAIL -> w.failKind() == FailKind.CHECK_FAILED
-                    ? Outcome.checkFailed("cell " + worst + " FAILED (" + w.reason() + "); " + summary)
-                    : Outcome.faultNotObserved("cell " + worst + " FAILED (" + w.reason() + "); " + summary);
-            case NOT_RUN -> Outcome.notRun("cell " + worst + " NOT_RUN (" + w.reason() + "); " + summary);
-        });
-    }
-
-    /** e.g. {@code 9 cell(s): 8 PASS, 1 FAIL (after-offset-commit:crash)}. */
-    static String summary(Map<String, Outcome> cells) {
-        Map<Status, List<String>> by = new EnumMap<>(Status.class);
-        cells.forEach((cell, o) -> by.computeIfAbsent(o.status(), k -> new ArrayList<>()).add(cell));
-        return cells.size() + " cell(s): " + by.entrySet().stream().map(x -> x.getValue().size() + " " + x.getKey()
-                + (x.getKey() == Status.PASS ? "" : " (" + String.join(", ", x.getValue()) + ")")).collect(Collectors.joining(", "));
     }
 
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {

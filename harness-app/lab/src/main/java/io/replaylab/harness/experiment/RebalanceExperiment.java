@@ -22,7 +22,6 @@ import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
-import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.IllegalBarrierMoveException;
@@ -191,12 +190,12 @@ final class RebalanceExperiment {
             }
             StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
-            Optional<Outcome> ended = judgeStaleCommit(e, outcome, onWire);
+            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, onWire);
             if (ended.isPresent()) {
                 return ended.get();
             }
             Event rejected = evidence.outcomeEvent();
-            String rejecter = rejecter(outcome.orElseThrow(), onWire);
+            String rejecter = Verdicts.rejecter(outcome.orElseThrow(), onWire);
 
             ctx.step("group settles with both instances and drains");
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
@@ -300,65 +299,6 @@ final class RebalanceExperiment {
         static String named(WitnessedCommit c) {
             return "the OffsetCommit " + c.offsetsText() + " of member " + c.memberId() + " generation " + c.generation();
         }
-    }
-
-    /** Who refused A's stale commit, in a few words: the broker (with its error) or the client before sending, or not known and why. */
-    static String rejecter(CallOutcome o, StaleCommitOnWire wire) {
-        String said = o.errorName() == null ? "" : o.errorName();
-        return switch (wire.seen()) {
-            case NO_WITNESS -> "rejected (" + said + "; the run had no wire witness: by the broker or by the client is not known)";
-            case NOT_WITNESSED -> "rejected (" + said + "; not witnessed: A never talked through the wire proxy)";
-            case WITNESSED -> wire.rejected().map(c -> "rejected by the broker: " + wire.answer(c))
-                    .orElse(wire.commits().isEmpty() ? "refused by the client before sending (" + said + ")"
-                            : "rejected (" + said + "; its OffsetCommit was on the wire, the broker's answer was not)");
-        };
-    }
-
-    /** What the wire showed, for the check: which commit the broker answered, or that none of A's went out. */
-    private static String wireDetail(StaleCommitOnWire wire) {
-        if (wire.seen() != StaleCommitOnWire.Seen.WITNESSED) {
-            return "";
-        }
-        return wire.rejected().map(c -> " to " + StaleCommitOnWire.named(c))
-                .orElse(wire.commits().isEmpty() ? ": no OffsetCommit from A (" + wire.heldAs() + ") after its hold" : "");
-    }
-
-    /**
-     * R9 on A's released commit, as observed by the barrier and the wire witness: the check, and the
-     * experiment's end unless the commit was refused (then the experiment goes on). Not observed or
-     * never delivered: NOT_RUN (nothing was shown either way). ACCEPTED, by the client or by the
-     * broker on the wire (even when the client reported an error): FAIL. A correct broker refuses it
-     * (old generation or member epoch), so only a broken broker, coordinator or client can produce
-     * that, which is why no scenario against Kafka 4.1 reaches it and a unit test proves the branch.
-     */
-    static Optional<Outcome> judgeStaleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, StaleCommitOnWire wire) {
-        if (outcome.isEmpty()) {
-            e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
-            return Optional.of(e.finish(Outcome.notRun("A's commit outcome was not observed after release")));
-        }
-        CallOutcome o = outcome.get();
-        Optional<WitnessedCommit> storedOnWire = wire.accepted();
-        if (storedOnWire.isPresent()) {
-            WitnessedCommit c = storedOnWire.get();
-            e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED by the broker on the wire (" + c.summary() + "); the client reported "
-                    + o.verdict() + (o.errorName() == null ? "" : " " + o.errorName())));
-            return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED by the broker after the partition moved to B "
-                    + "(" + StaleCommitOnWire.named(c) + ")" + (o.verdict() == CallOutcome.Verdict.ACCEPTED ? ""
-                    : ", although the client reported " + o.errorName()))));
-        }
-        if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {
-            e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + o.message()));
-            return Optional.of(e.finish(Outcome.notRun("A's commit never reached the broker, so its rejection could not be observed: " + o.message())));
-        }
-        if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
-            boolean unsent = wire.seen() == StaleCommitOnWire.Seen.WITNESSED && wire.commits().isEmpty();
-            e.check(Check.fail("stale commit rejected", "R9", "REJECTED", "ACCEPTED" + (unsent ? " by the client, with no OffsetCommit from A on the wire" : "")));
-            return Optional.of(e.finish(Outcome.faultNotObserved("the stale commit was ACCEPTED after the partition moved to B"
-                    + (unsent ? " (the client returned normally though no OffsetCommit from A (" + wire.heldAs() + ") went out after its hold)" : ""))));
-        }
-        e.check(Check.pass("stale commit rejected", "R9", "REJECTED", rejecter(o, wire) + wireDetail(wire) + "; the client said "
-                + o.errorName() + ": " + o.message()));
-        return Optional.empty();
     }
 
     /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */

@@ -67,8 +67,7 @@ final class RebuildExperiment {
         }
         Comparison c = ctx.compare(topic, g2, ns.group("g2"));
         e.record(harness, c.toPayload());
-        e.check(Check.of("generation 2 rebuilt every effect", "R16", ctx.settings().records() + " effects in " + g2,
-                c.targetEffects() + " effects, " + c.missing().count() + " missing", c.missing().count() == 0 && c.targetEffects() > 0));
+        e.check(Verdicts.rebuilt(ctx.settings().records(), g2, c.targetEffects(), c.missing().count()));
         c.toChecks().forEach(e::check);
         TargetSnapshot g1After = ctx.snapshot(g1, "rebuild-g1-after");
         Check untouched = g1Before.equalityCheck(g1After);

@@ -124,12 +124,10 @@ final class ReplayExperiment {
         long total = drained.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::committed).sum();
         String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
                 : " (the subject keeps no processing log: offsets only)");
-        if (recommitted < total || handled < total || total == 0) {
-            e.check(Check.fail("records delivered again", "R5", total + " redelivered", seen));
-            return e.finish(Outcome.faultNotObserved("no redelivery: after the reset to earliest the subject handled " + handled + " of " + total
-                    + " records again (" + seen + ")"));
+        Optional<Outcome> none = Verdicts.redelivery(e, total, recommitted, handled, seen);
+        if (none.isPresent()) {
+            return none.get();
         }
-        e.check(Check.pass("records delivered again", "R5", total + " redelivered", seen + " (offsets 0 → end again)"));
 
         ctx.step("checks (snapshot equality, oracle, frontier)");
         TargetSnapshot targetAfter = ctx.snapshot(inbox, "replay-target-after");

@@ -1,5 +1,7 @@
 package io.replaylab.harness.experiment;
 
+import io.replaylab.evidence.process.Platform;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -85,7 +87,7 @@ final class SchedulesExperiment {
                 Arrays.stream(Point.values()).map(Point::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
         Map<String, Outcome> byName = new LinkedHashMap<>();
         outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
-        return Experiments.worstCell(e, byName, "every cell's fault was confirmed at its point");
+        return Verdicts.worstCell(e, byName, "every cell's fault was confirmed at its point");
     }
 
     static String partName(ScheduleCell cell) {
@@ -107,6 +109,15 @@ final class SchedulesExperiment {
         String group = ns.group();
         String inbox = ns.inbox(1);
         String aName = cell.id() + "-A";
+        Platform platform = ctx.settings().platform();
+        if (cell.fault() == Fault.FREEZE && !platform.canFreeze()) {
+            return e.finish(Outcome.notRun("not available on " + platform.describe() + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and "
+                    + "/proc to confirm every thread stopped"));
+        }
+        if (nativeDb && !platform.procfs()) {
+            return e.finish(Outcome.notRun("not available on " + platform.describe() + ": the native barrier (gdb) needs /proc to find the "
+                    + "program and confirm its threads' states"));
+        }
         Experiments.produce(ctx, e, ns);
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));

@@ -65,7 +65,7 @@ final class WireFaultsExperiment {
                 cells.stream().map(WireFaultCell::toString).toList(), List.of(protocol), matrix));
         Map<String, Outcome> byName = new LinkedHashMap<>();
         outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
-        return Experiments.worstCell(e, byName, "every cell's fault fired on the wire");
+        return Verdicts.worstCell(e, byName, "every cell's fault fired on the wire");
     }
 
     static String partName(WireFaultCell cell) {

@@ -114,7 +114,7 @@ public final class Lab {
             try (TargetDatabase target = db;
                  KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15)); // the run's own: the probe and the cleanup
                  WireProxy proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
-                 ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"))) {
+                 ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform())) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers()
                             + ", the witness of every offset commit");

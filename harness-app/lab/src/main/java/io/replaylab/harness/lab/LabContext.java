@@ -204,6 +204,7 @@ public final class LabContext {
     }
 
     private Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        e.environment("os", run.settings.platform().describe());
         meter(e);
         run.witness(ns, e);
         try {

@@ -1,5 +1,7 @@
 package io.replaylab.harness.lab;
 
+import io.replaylab.evidence.process.Platform;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,10 +61,12 @@ public final class LabSettings {
     private final MethodPoint dbCommitPoint;
     private final int parallel;
     private final boolean witness;
+    private final Platform platform;
 
     private LabSettings(Builder b) {
         this.parallel = b.parallel;
         this.witness = b.witness;
+        this.platform = b.platform;
         this.bootstrap = b.bootstrap;
         this.allowRemote = b.allowRemote;
         this.experiments = b.experiments;
@@ -218,6 +222,15 @@ public final class LabSettings {
         return witness;
     }
 
+    /**
+     * What the machine offers beyond the JDK ({@link Platform#host()} unless set): without
+     * {@code /proc} or signals a freeze is NOT_RUN "not available on …", without a shell there is
+     * no watchdog, without {@code setsid} no process group per subject.
+     */
+    public Platform platform() {
+        return platform;
+    }
+
     @Override
     public String toString() {
         return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records
@@ -275,6 +288,7 @@ public final class LabSettings {
         private MethodPoint dbCommitPoint = MethodPoint.jdbcCommit();
         private int parallel = DEFAULT_PARALLEL;
         private boolean witness = true;
+        private Platform platform = Platform.host();
 
         private Builder() {
         }
@@ -451,6 +465,12 @@ public final class LabSettings {
         /** See {@link LabSettings#witness()}: false runs subjects straight to the broker. */
         public Builder witness(boolean on) {
             this.witness = on;
+            return this;
+        }
+
+        /** See {@link LabSettings#platform()}: e.g. {@link Platform#jdkOnly} to run as on a machine with nothing beyond the JDK. */
+        public Builder platform(Platform p) {
+            this.platform = java.util.Objects.requireNonNull(p, "platform");
             return this;
         }
 

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.replaylab.evidence.process.Platform;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * the groups file. The watchdog runs in a session of its own too: a CI runner's {@code kill -9 -PGID}
  * (or a kill of every process in the harness's session) must not take it with the harness. SIGKILL
  * also ends a frozen (SIGSTOPped) subject, which never reads anything itself. The subject's program
- * is not changed.
+ * is not changed. Where the {@link Platform} has no shell or no signals (Windows), there is no
+ * watchdog: a JVM shutdown hook kills what was started, which covers every end but SIGKILL.
  */
 final class ProcessGuard implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ProcessGuard.class);
@@ -35,15 +37,30 @@ final class ProcessGuard implements AutoCloseable {
     private final Path groups;
     private final Process watchdog;
     private final boolean setsid;
+    private final List<ProcessHandle> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Thread hook;
 
     private ProcessGuard(Path groups, Process watchdog, boolean setsid) {
         this.groups = groups;
         this.watchdog = watchdog;
         this.setsid = setsid;
+        if (watchdog == null) {
+            hook = new Thread(() -> started.forEach(h -> {
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+                h.destroyForcibly();
+            }), "replay-lab-process-guard");
+            Runtime.getRuntime().addShutdownHook(hook);
+        } else {
+            hook = null;
+        }
     }
 
-    static ProcessGuard start(Path groupsFile) {
-        boolean setsid = Files.isExecutable(Path.of(SETSID));
+    static ProcessGuard start(Path groupsFile, Platform platform) {
+        if (!platform.posixShell() || !platform.signals()) {
+            log.info("{}: no watchdog; a shutdown hook kills the run's processes (a harness killed with SIGKILL leaves them)", platform.describe());
+            return new ProcessGuard(groupsFile, null, false);
+        }
+        boolean setsid = platform.setsid();
         if (!setsid) {
             log.warn("{} is missing (util-linux): subjects run in the harness's process group, and a harness killed with SIGKILL "
                     + "leaves them to the watchdog by pid only", SETSID);
@@ -76,6 +93,10 @@ final class ProcessGuard implements AutoCloseable {
 
     /** Registers a started process: the watchdog stops its group (or the pid alone without setsid) if the harness dies. */
     void watch(Process p) {
+        if (watchdog == null) {
+            started.add(p.toHandle());
+            return;
+        }
         try {
             Files.writeString(groups, target(p.pid()) + "\n", StandardOpenOption.APPEND);
         } catch (IOException e) {
@@ -91,6 +112,14 @@ final class ProcessGuard implements AutoCloseable {
     /** A clean end: the watchdog leaves without touching anything. */
     @Override
     public void close() {
+        if (watchdog == null) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down: the hook runs
+            }
+            return;
+        }
         try (OutputStream in = watchdog.getOutputStream()) {
             in.write("done\n".getBytes(StandardCharsets.US_ASCII));
         } catch (IOException e) {

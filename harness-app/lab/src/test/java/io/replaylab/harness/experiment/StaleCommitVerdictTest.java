@@ -41,7 +41,7 @@ class StaleCommitVerdictTest {
     private Optional<Outcome> judge(Optional<CallOutcome> observed, StaleCommitOnWire wire) {
         try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-test")) {
             ExperimentRecorder e = run.experiment("rebalance", "R9");
-            Optional<Outcome> o = RebalanceExperiment.judgeStaleCommit(e, observed, wire);
+            Optional<Outcome> o = Verdicts.staleCommit(e, observed, wire);
             assertThat(e.checks()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("stale commit rejected"));
             lastActual = e.checks().get(0).actual();
             assertThat(e.finished()).isEqualTo(o.isPresent());
@@ -76,7 +76,7 @@ class StaleCommitVerdictTest {
         StaleCommitOnWire wire = witnessed(onWire("ILLEGAL_GENERATION"));
         assertThat(judge(Optional.of(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "the broker answered")), wire)).isEmpty();
         assertThat(lastActual).startsWith("rejected by the broker: ILLEGAL_GENERATION to the OffsetCommit t-0=5 of member m-a generation 2; the client said");
-        assertThat(RebalanceExperiment.rejecter(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "x"), wire))
+        assertThat(Verdicts.rejecter(CallOutcome.rejected("offset-commit", "ILLEGAL_GENERATION", "x"), wire))
                 .isEqualTo("rejected by the broker: ILLEGAL_GENERATION");
     }
 

@@ -91,35 +91,4 @@ class DurabilityExperimentTest {
         assertThat(durability(r).outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(durability(r).outcome().reason()).startsWith("replay-lab kills and freezes only brokers it starts");
     }
-
-    private static DurabilityExperiment.Result result(DurabilityExperiment.Config c, List<String> lost, long duplicated) {
-        return new DurabilityExperiment.Result(c, 300, 300, lost, duplicated, 300 - lost.size() + duplicated, null);
-    }
-
-    private Outcome verdict(DurabilityExperiment.Result safe, DurabilityExperiment.Result unsafe) {
-        try (RunRecorder run = RunRecorder.start(dir.resolve("verdict-" + System.nanoTime()), "run-verdict")) {
-            ExperimentRecorder e = run.experiment("durability");
-            return DurabilityExperiment.verdict(e, safe, unsafe);
-        }
-    }
-
-    /** What a correct cluster never gives (the safe settings losing, the control losing nothing): the verdict's other branches, on values. */
-    @Test
-    void aSafeLossFailsAndAControlThatLostNothingIsNotRun() {
-        DurabilityExperiment.Config safe = DurabilityExperiment.Config.SAFE;
-        DurabilityExperiment.Config unsafe = DurabilityExperiment.Config.UNSAFE;
-
-        Outcome lostSafe = verdict(result(safe, List.of("id-7 (acknowledged at offset 7)"), 0), result(unsafe, List.of("id-1"), 0));
-        Outcome twiceSafe = verdict(result(safe, List.of(), 2), result(unsafe, List.of(), 0));
-        Outcome controlHeld = verdict(result(safe, List.of(), 0), result(unsafe, List.of(), 0));
-        Outcome pass = verdict(result(safe, List.of(), 0), result(unsafe, List.of("id-1", "id-2"), 0));
-
-        assertThat(lostSafe.status()).isEqualTo(Status.FAIL);
-        assertThat(lostSafe.failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(lostSafe.reason()).isEqualTo("safe lost 1 and duplicated 0 of 300 acknowledged record(s) under the leader crash");
-        assertThat(twiceSafe.status()).as("a safe duplicate fails even when the control lost nothing").isEqualTo(Status.FAIL);
-        assertThat(controlHeld.status()).isEqualTo(Status.NOT_RUN);
-        assertThat(controlHeld.reason()).startsWith("the fault was not confirmed: the unsafe control lost none of its 300 acknowledged records");
-        assertThat(pass.status()).isEqualTo(Status.PASS);
-    }
 }

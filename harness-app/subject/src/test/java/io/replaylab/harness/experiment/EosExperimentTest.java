@@ -151,25 +151,6 @@ class EosExperimentTest {
     }
 
     @Test
-    void theZombiesCommitOutcomeDecidesTheCheckAndAnUnseenOneIsNotRun() {
-        try (RunRecorder run = RunRecorder.start(dir.resolve("verdicts"), "run-test")) {
-            ExperimentRecorder unseen = run.experiment("eos-unseen", "R9");
-            Outcome none = EosExperiment.judgeZombieCommit(unseen, Optional.empty()).orElseThrow();
-            assertThat(none.status()).isEqualTo(Status.NOT_RUN);
-            assertThat(none.reason()).isEqualTo("A's commitTransaction outcome was not observed after release");
-
-            ExperimentRecorder accepted = run.experiment("eos-accepted", "R9");
-            assertThat(EosExperiment.judgeZombieCommit(accepted, Optional.of(CallOutcome.accepted("transaction-commit")))).isEmpty();
-            assertThat(accepted.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
-
-            ExperimentRecorder rejected = run.experiment("eos-rejected", "R9");
-            assertThat(EosExperiment.judgeZombieCommit(rejected, Optional.of(CallOutcome.rejected("transaction-commit",
-                    "org.apache.kafka.common.errors.ProducerFencedException", "fenced")))).isEmpty();
-            assertThat(rejected.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
-        }
-    }
-
-    @Test
     void withoutATransformSubjectEosIsNotRunNamingWhatToPass(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers()).workDir(dir)
                 .experiments(Experiments.eos()).build(), null);

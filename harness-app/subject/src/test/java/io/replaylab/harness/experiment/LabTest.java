@@ -14,6 +14,7 @@ import java.util.List;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.process.Platform;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
@@ -32,6 +33,31 @@ import org.junit.jupiter.params.provider.EnumSource;
 class LabTest {
     @TempDir
     Path dir;
+
+    /**
+     * Beyond Linux, simulated here: on a machine with nothing beyond the JDK (no /proc, setsid,
+     * POSIX signals or shell: Windows) replay, rebalance and rebuild still PASS through the JDK's own
+     * process control, with no watchdog shell; what needs SIGSTOP is NOT_RUN naming the machine.
+     */
+    @Test
+    void onAMachineWithNothingBeyondTheJdkReplayRebalanceAndRebuildPassAndFreezesAreNotAvailable(LocalKafka kafka) throws Exception {
+        Platform windows = Platform.jdkOnly("Windows 11");
+        Lab.LabResult r = Lab.run(on(kafka, dir).platform(windows).experiments(Experiments.replay(), Experiments.rebalance(), Experiments.rebuild(),
+                Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:freeze"))), Experiments.durability()).build(), null);
+
+        String machine = "Windows 11 (simulated on " + System.getProperty("os.name") + " ";
+        for (String x : List.of("replay", "rebalance", "rebuild")) {
+            ExperimentEvidence ev = experiment(r.evidence(), x);
+            assertThat(ev.outcome().status()).as(x + ": " + ev.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(ev.environment().get("os")).startsWith(machine).endsWith("): no /proc, no setsid, no POSIX signals, no /bin/sh");
+        }
+        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.freeze").outcome().reason()).startsWith("not available on " + machine)
+                .endsWith(": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm every thread stopped");
+        assertThat(experiment(r.evidence(), "durability").outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(experiment(r.evidence(), "durability").outcome().reason()).startsWith("not available on " + machine);
+        assertThat(r.runDir().resolve("logs/process-groups")).as("no watchdog shell, no process groups").doesNotExist();
+        assertThat(experiment(r.evidence(), "replay").environment().get("os")).isNotEqualTo(Platform.host().describe());
+    }
 
     @Test
     void allThreeExperimentsPassWithTheReferenceSubjectAndLeaveAProtocol(LocalKafka kafka) throws Exception {

@@ -1,0 +1,189 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import io.replaylab.barrier.CallOutcome;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Status;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The experiments' judgements on recorded values, each branch by itself: what the scenarios on a
+ * real broker reach (LabTest, NotRunTest, …) and what only a broken broker, cluster or client
+ * could give. The stale-commit verdict has its own class (StaleCommitVerdictTest).
+ */
+class VerdictsTest {
+    @TempDir
+    Path dir;
+
+    private int runs;
+
+    private <T> T on(String experiment, Function<ExperimentRecorder, T> judge) {
+        try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-verdicts")) {
+            return judge.apply(run.experiment(experiment));
+        }
+    }
+
+    @Test
+    void replayPassesOnlyWhenEveryOffsetWasCommittedAgainAndEveryRecordHandledAgain() {
+        ExperimentRecorder[] seen = new ExperimentRecorder[1];
+        Optional<Outcome> delivered = on("replay", e -> {
+            seen[0] = e;
+            return Verdicts.redelivery(e, 60, 60, 60, "60 offsets committed again");
+        });
+        assertThat(delivered).isEmpty();
+        assertThat(seen[0].checks()).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.actual()).isEqualTo("60 offsets committed again (offsets 0 → end again)");
+            assertThat(c.expected()).isEqualTo("60 redelivered");
+        });
+        assertThat(seen[0].finished()).isFalse();
+
+        Outcome jumped = on("replay", e -> Verdicts.redelivery(e, 60, 60, 0, "60 offsets committed again, 0 records handled").orElseThrow());
+        assertThat(jumped.status()).isEqualTo(Status.FAIL);
+        assertThat(jumped.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(jumped.reason()).isEqualTo("no redelivery: after the reset to earliest the subject handled 0 of 60 records again "
+                + "(60 offsets committed again, 0 records handled)");
+        assertThat(on("replay", e -> Verdicts.redelivery(e, 60, 59, 60, "59")).orElseThrow().status()).as("one offset not committed again")
+                .isEqualTo(Status.FAIL);
+        assertThat(on("replay", e -> Verdicts.redelivery(e, 60, 60, 59, "59")).orElseThrow().status()).as("one record not handled again")
+                .isEqualTo(Status.FAIL);
+        assertThat(on("replay", e -> Verdicts.redelivery(e, 0, 0, 0, "0")).orElseThrow().reason()).as("an empty topic shows nothing")
+                .startsWith("no redelivery: after the reset to earliest the subject handled 0 of 0");
+        Status more = on("replay", e -> {
+            Verdicts.redelivery(e, 60, 61, 61, "61");
+            return e.checks().get(0).status();
+        });
+        assertThat(more).as("more than the topic (a retry) is still every record").isEqualTo(Status.PASS);
+    }
+
+    @Test
+    void aRebuildPassesWithEveryEffectAndFailsWithOneMissingOrNone() {
+        Check all = Verdicts.rebuilt(60, "lab-x/g2", 60, 0);
+        assertThat(all.status()).isEqualTo(Status.PASS);
+        assertThat(all.expected()).isEqualTo("60 effects in lab-x/g2");
+        assertThat(all.actual()).isEqualTo("60 effects, 0 missing");
+        assertThat(Verdicts.rebuilt(60, "lab-x/g2", 59, 1).status()).isEqualTo(Status.FAIL);
+        assertThat(Verdicts.rebuilt(60, "lab-x/g2", 0, 0).status()).as("an empty generation rebuilt nothing").isEqualTo(Status.FAIL);
+    }
+
+    @Test
+    void theZombiesCommitOutcomeDecidesTheCheckAndAnUnseenOneIsNotRun() {
+        Outcome none = on("eos", e -> Verdicts.zombieCommit(e, Optional.empty()).orElseThrow());
+        assertThat(none.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(none.reason()).isEqualTo("A's commitTransaction outcome was not observed after release");
+
+        ExperimentRecorder[] accepted = new ExperimentRecorder[1];
+        Optional<Outcome> goesOn = on("eos", e -> {
+            accepted[0] = e;
+            return Verdicts.zombieCommit(e, Optional.of(CallOutcome.accepted("transaction-commit")));
+        });
+        assertThat(goesOn).isEmpty();
+        assertThat(accepted[0].checks()).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.FAIL);
+            assertThat(c.actual()).isEqualTo("ACCEPTED after its partitions moved to B");
+        });
+        ExperimentRecorder[] rejected = new ExperimentRecorder[1];
+        Optional<Outcome> fenced = on("eos", e -> {
+            rejected[0] = e;
+            return Verdicts.zombieCommit(e, Optional.of(CallOutcome.rejected("transaction-commit",
+                    "org.apache.kafka.common.errors.ProducerFencedException", "fenced")));
+        });
+        assertThat(fenced).isEmpty();
+        assertThat(rejected[0].checks()).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.actual()).isEqualTo("REJECTED: ProducerFencedException: fenced");
+        });
+        assertThat(rejected[0].finished()).isFalse();
+    }
+
+    private static DurabilityExperiment.Result result(DurabilityExperiment.Config c, List<String> lost, long duplicated) {
+        return new DurabilityExperiment.Result(c, 300, 300, lost, duplicated, 300 - lost.size() + duplicated, null);
+    }
+
+    /** What a correct cluster never gives (the safe settings losing, the control losing nothing): the verdict's other branches, on values. */
+    @Test
+    void durabilityFailsOnASafeLossOrDuplicateIsNotRunWhenTheControlLostNothingAndPassesWhenOnlyTheControlLost() {
+        DurabilityExperiment.Config safe = DurabilityExperiment.Config.SAFE;
+        DurabilityExperiment.Config unsafe = DurabilityExperiment.Config.UNSAFE;
+
+        Outcome lostSafe = on("durability", e -> Verdicts.durability(e, result(safe, List.of("id-7 (acknowledged at offset 7)"), 0), result(unsafe, List.of("id-1"), 0)));
+        Outcome twiceSafe = on("durability", e -> Verdicts.durability(e, result(safe, List.of(), 2), result(unsafe, List.of(), 0)));
+        Outcome controlHeld = on("durability", e -> Verdicts.durability(e, result(safe, List.of(), 0), result(unsafe, List.of(), 0)));
+        ExperimentRecorder[] passed = new ExperimentRecorder[1];
+        Outcome pass = on("durability", e -> {
+            passed[0] = e;
+            return Verdicts.durability(e, result(safe, List.of(), 0), result(unsafe, List.of("id-1", "id-2", "id-3", "id-4"), 0));
+        });
+
+        assertThat(lostSafe.status()).isEqualTo(Status.FAIL);
+        assertThat(lostSafe.failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(lostSafe.reason()).isEqualTo("safe lost 1 and duplicated 0 of 300 acknowledged record(s) under the leader crash");
+        assertThat(twiceSafe.status()).as("a safe duplicate fails even when the control lost nothing").isEqualTo(Status.FAIL);
+        assertThat(twiceSafe.reason()).isEqualTo("safe lost 0 and duplicated 2 of 300 acknowledged record(s) under the leader crash");
+        assertThat(controlHeld.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(controlHeld.reason()).isEqualTo("the fault was not confirmed: the unsafe control lost none of its 300 acknowledged records, "
+                + "so this schedule did not show a loss it could have caused");
+        assertThat(pass.status()).isEqualTo(Status.PASS);
+        assertThat(pass.confirmation()).isNotNull();
+        assertThat(passed[0].checks()).extracting(Check::name, Check::actual, Check::status).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("safe: every acknowledged record is in the log", "0 lost of 300", Status.PASS),
+                org.assertj.core.groups.Tuple.tuple("safe: no acknowledged record twice in the log", "0 duplicated", Status.PASS));
+        assertThat(passed[0].events()).anyMatch(ev -> ev.payload().summary().equals("the control bit: unsafe lost 4 lost of 300, e.g. id-1, id-2, id-3"));
+    }
+
+    private static Map<String, Outcome> cells(Object... cellAndOutcome) {
+        Map<String, Outcome> m = new LinkedHashMap<>();
+        for (int i = 0; i < cellAndOutcome.length; i += 2) {
+            m.put((String) cellAndOutcome[i], (Outcome) cellAndOutcome[i + 1]);
+        }
+        return m;
+    }
+
+    @Test
+    void aMatrixIsItsWorstCellNamedWithEveryCellsStatusAndPassesOnlyWhenEveryCellDoes() {
+        Outcome pass = Outcome.notRun("x");
+        ExperimentRecorder[] all = new ExperimentRecorder[1];
+        Outcome allPass = on("schedules", e -> {
+            all[0] = e;
+            Outcome p = Outcome.judge(e.confirmFault("held", e.record(io.replaylab.evidence.Source.here("t"), new io.replaylab.evidence.Payload.Note("n"))), List.of(Check.pass("held", "R8", "held", "held")));
+            return Verdicts.worstCell(e, cells("a:hold", p, "b:crash", p), "every cell's fault was confirmed");
+        });
+        assertThat(allPass.status()).isEqualTo(Status.PASS);
+        assertThat(all[0].checks()).singleElement().satisfies(c -> {
+            assertThat(c.name()).isEqualTo("every cell PASSes");
+            assertThat(c.actual()).isEqualTo("2 cell(s): 2 PASS");
+        });
+        assertThat(allPass.confirmation().description()).isEqualTo("every cell's fault was confirmed: 2 cell(s): 2 PASS");
+
+        Outcome checkFailed = Outcome.checkFailed("a second effect");
+        Outcome notSeen = Outcome.faultNotObserved("no handoff");
+        Outcome notRun = Outcome.notRun("never reached");
+        Outcome failed = on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", pass, "b:crash", checkFailed), "c"));
+        assertThat(failed.status()).isEqualTo(Status.FAIL);
+        assertThat(failed.failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(failed.reason()).isEqualTo("cell b:crash FAILED (a second effect); 2 cell(s): 1 NOT_RUN (a:hold), 1 FAIL (b:crash)");
+        assertThat(on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", notSeen), "c")).failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        Outcome failOverNotRun = on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", checkFailed, "b:freeze", notRun), "c"));
+        assertThat(failOverNotRun.status()).as("a FAIL outranks a NOT_RUN").isEqualTo(Status.FAIL);
+        assertThat(failOverNotRun.reason()).isEqualTo("cell a:hold FAILED (a second effect); 2 cell(s): 1 NOT_RUN (b:freeze), 1 FAIL (a:hold)");
+        Outcome notRunOverPass = on("schedules", e -> {
+            Outcome p = Outcome.judge(e.confirmFault("held", e.record(io.replaylab.evidence.Source.here("t"), new io.replaylab.evidence.Payload.Note("n"))), List.of(Check.pass("held", "R8", "held", "held")));
+            return Verdicts.worstCell(e, cells("a:hold", p, "b:freeze", notRun), "c");
+        });
+        assertThat(notRunOverPass.status()).as("one cell that showed nothing: the matrix showed nothing for it").isEqualTo(Status.NOT_RUN);
+        assertThat(notRunOverPass.reason()).isEqualTo("cell b:freeze NOT_RUN (never reached); 2 cell(s): 1 PASS, 1 NOT_RUN (b:freeze)");
+    }
+}
