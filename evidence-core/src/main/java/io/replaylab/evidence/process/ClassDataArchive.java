@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.slf4j.Logger;
@@ -31,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * <li>the first launch records the classes it loads ({@code -XX:DumpLoadedClassList}, into a file
  *     of its own, written as it loads);</li>
  * <li>the tenth launch (a dump costs what about eight launches save), once that list has been
- *     still for a few seconds, dumps the archive from it in the background ({@code -Xshare:dump} over the jars only: a JVM refuses to archive from a class
+ *     still for a few seconds, dumps the archive from it in the background ({@link ClassDataDump}, a JVM of its own, niced) ({@code -Xshare:dump} over the jars only: a JVM refuses to archive from a class
  *     path with directories), under a lock file, and renames it into place when it is whole;</li>
  * <li>every launch after that maps it, with the archive's jars first on its class path and the rest
  *     (a test's class directories) after, as the JVM requires.</li>
@@ -43,13 +42,14 @@ import org.slf4j.LoggerFactory;
 final class ClassDataArchive {
     private static final Logger log = LoggerFactory.getLogger(ClassDataArchive.class);
     private static final Duration LIST_STILL = Duration.ofSeconds(5);
+    private static final String NICE = "/usr/bin/nice";
+    static final Duration STALE = Duration.ofMinutes(12);
     /**
      * A dump costs what about 8 launches save (8 CPU-s for the reference subject's 5,800 classes, 15
      * for the broker's 8,100, against about 1 CPU-s saved per subject launch): a JVM launched fewer
      * times than this is never archived, so a clean CI machine pays only for those it starts often.
      */
     private static final int WORTH_A_DUMP = 10;
-    private static final Duration STALE_LOCK = Duration.ofMinutes(3);
     private static final String[] OWN = {"-XX:SharedArchiveFile", "-Xshare", "-XX:DumpLoadedClassList", "-XX:ArchiveClassesAtExit", "-XX:SharedClassListFile"};
 
     private ClassDataArchive() {
@@ -182,7 +182,7 @@ final class ClassDataArchive {
 
     private static boolean hasRecentPart(Path dir, String key) throws IOException {
         for (Path part : parts(dir, key)) {
-            if (age(part).compareTo(STALE_LOCK) < 0) {
+            if (age(part).compareTo(STALE) < 0) {
                 return true;
             }
         }
@@ -206,77 +206,26 @@ final class ClassDataArchive {
         try {
             Files.createFile(lock);
         } catch (java.nio.file.FileAlreadyExistsException e) {
-            if (age(lock).compareTo(STALE_LOCK) < 0) {
+            if (age(lock).compareTo(STALE) < 0) {
                 return;
             }
             Files.deleteIfExists(lock);
             return; // the next launch takes it
         }
-        Thread t = new Thread(() -> dump(dir, key, list, gc, jars, lock), "class-data-dump-" + key);
-        t.setDaemon(true);
-        t.start();
-    }
-
-    /** Archives are tens of MB each and every rebuilt jar makes a new one: the newest {@value #KEEP} stay. */
-    private static final int KEEP = 12;
-
-    private static void prune(Path dir) throws IOException {
-        List<Path> archives;
-        try (Stream<Path> s = Files.list(dir)) {
-            archives = s.filter(p -> p.getFileName().toString().endsWith(".jsa")).sorted((a, b) -> {
-                try {
-                    return Files.getLastModifiedTime(b).compareTo(Files.getLastModifiedTime(a));
-                } catch (IOException e) {
-                    return 0;
-                }
-            }).toList();
+        // a JVM of its own does the dump and the rename: the launching JVM may end first (a short test, a CLI run)
+        List<String> cmd = new ArrayList<>();
+        if (Files.isExecutable(Path.of(NICE))) {
+            cmd.addAll(List.of(NICE, "-n", "10")); // seconds of CPU in the background, below the programs running
         }
-        for (Path old : archives.subList(Math.min(KEEP, archives.size()), archives.size())) {
-            String key = old.getFileName().toString().replaceFirst("\\.jsa$", "");
-            try (Stream<Path> s = Files.list(dir)) {
-                for (Path p : s.filter(p -> p.getFileName().toString().startsWith(key + ".")).toList()) {
-                    Files.deleteIfExists(p);
-                }
-            }
-        }
-    }
-
-    private static void dump(Path dir, String key, Path list, String gc, List<String> jars, Path lock) {
-        Path tmp = dir.resolve(key + "." + UUID.randomUUID() + ".jsa.tmp");
-        Path out = dir.resolve(key + ".dump.log");
+        String self;
         try {
-            List<String> cmd = new ArrayList<>(List.of(ChildProcess.javaExecutable(), "-Xshare:dump", "-XX:SharedClassListFile=" + list,
-                    "-XX:SharedArchiveFile=" + tmp));
-            if (gc != null) {
-                cmd.add(gc);
-            }
-            cmd.addAll(List.of("-cp", String.join(File.pathSeparator, jars)));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-            boolean ended = p.waitFor(2, TimeUnit.MINUTES);
-            if (ended && p.exitValue() == 0 && Files.isRegularFile(tmp)) {
-                Files.move(tmp, dir.resolve(key + ".jsa"), StandardCopyOption.ATOMIC_MOVE);
-                log.debug("class-data archive {} dumped", key);
-                for (Path part : parts(dir, key)) {
-                    Files.deleteIfExists(part);
-                }
-                prune(dir);
-            } else {
-                p.destroyForcibly();
-                Files.writeString(dir.resolve(key + ".failed"), "the dump " + (ended ? "exited with " + p.exitValue() : "did not end in 2 minutes")
-                        + "; its output is in " + out + "\n");
-                log.debug("class-data archive {} could not be dumped: see {}", key, out);
-            }
-        } catch (IOException e) {
-            log.debug("class-data archive {} could not be dumped: {}", key, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } finally {
-            try {
-                Files.deleteIfExists(tmp);
-                Files.deleteIfExists(lock);
-            } catch (IOException e) {
-                // left for the stale-lock rule
-            }
+            self = Path.of(ClassDataDump.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException | RuntimeException e) {
+            Files.deleteIfExists(lock);
+            return;
         }
+        cmd.addAll(List.of(ChildProcess.javaExecutable(), "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", self, ClassDataDump.class.getName(),
+                dir.toString(), key, list.toString(), gc == null ? "-" : gc, String.join(File.pathSeparator, jars)));
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(key + ".dump.log").toFile()).start();
     }
 }
