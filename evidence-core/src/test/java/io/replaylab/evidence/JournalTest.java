@@ -223,4 +223,37 @@ class JournalTest {
         assertThat(Files.readString(dir.resolve(Evidence.JOURNAL_FILE))).contains("\"kind\":\"cleanup\"").contains("delete topic t");
         assertThat(Evidence.read(dir.resolve(Evidence.JOURNAL_FILE)).outcome().status()).isEqualTo(Status.PASS);
     }
+
+    /** Every kind of line an experiment writes is in its journal: the journal alone gives back the saved evidence. */
+    @Test
+    void aRunReadBackFromItsJournalAloneEqualsItsSavedEvidenceLineKindByLineKind() {
+        SavedProtocol saved;
+        try (RunRecorder run = RunRecorder.start(dir, "run-kinds")) {
+            ExperimentRecorder e = run.experiment("kinds", "R1").begin();
+            e.environment("java", "17");
+            e.limitation("one broker");
+            e.artifact("logs/a.log", "A's log");
+            io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+            registry.counter("replaylab.test").increment(3);
+            e.metrics(registry);
+            Event observed = e.recordObserved(Instant.parse("2026-12-01T10:00:00Z"), Source.here("log"), new Payload.Note("seen in a log"));
+            e.check(Check.of("a check", "R1", "x", "x", true));
+            e.finish(Outcome.judge(e.confirmFault("seen", observed), e.checks()));
+            saved = run.save();
+        }
+        RunEvidence fromJournal = Evidence.read(dir.resolve(Evidence.JOURNAL_FILE));
+        ExperimentEvidence x = fromJournal.experiments().get(0);
+        assertThat(x.environment()).containsEntry("java", "17");
+        assertThat(x.limitations()).containsExactly("one broker");
+        assertThat(x.artifacts()).containsExactly(new Artifact("logs/a.log", "A's log"));
+        assertThat(x.metrics()).anyMatch(m -> m.name().equals("replaylab.test") && m.values().get("count") == 3.0);
+        assertThat(x.events()).singleElement().satisfies(ev -> {
+            assertThat(ev.seq()).isEqualTo(1);
+            assertThat(ev.time()).isEqualTo(Instant.parse("2026-12-01T10:00:00Z"));
+        });
+        assertThat(x.checks()).singleElement().satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+        assertThat(x.outcome().status()).isEqualTo(Status.PASS);
+        assertThat(fromJournal.experiments()).isEqualTo(saved.evidence().experiments());
+        assertThat(Check.of("a check", "R1", "x", "y", false).status()).isEqualTo(Status.FAIL);
+    }
 }

@@ -57,10 +57,20 @@ class RunJournalTest {
         assertThat(saved.experiments()).extracting(ExperimentEvidence::name).containsExactly("replay");
         assertThat(saved.problems()).anyMatch(s -> s.contains("cut short"));
         assertThat(dir.resolve("report.md")).exists();
+        assertThat(dir.resolve("report.html")).exists();
         assertThat(Files.readAllLines(journal)).anyMatch(l -> l.startsWith("{\"kind\":\"cleanup\"") && l.contains("delete rl-ab12"))
                 .anyMatch(l -> l.startsWith("{\"kind\":\"cleanup-done\""));
         RunJournal after = RunJournal.read(dir);
         assertThat(after.state()).isEqualTo(RunJournal.State.CLEANED);
+        assertThat(after.runId()).isEqualTo("run-died");
+        assertThat(after.runDir()).isEqualTo(dir);
+        assertThat(after.started()).isPresent();
+        assertThat(after.toString()).isEqualTo("run-died (CLEANED)");
+        assertThat(RunJournal.isRunDir(dir)).isTrue();
+        assertThat(RunJournal.isRunDir(dir.resolve("logs"))).isFalse();
+        List<String> lines = Files.readAllLines(journal);
+        assertThat(lines).as("the cut line stays as it was; the cleanup's lines each on their own, none blank").doesNotContain("")
+                .anyMatch(l -> l.equals("{\"kind\":\"event\",\"experi"));
         assertThat(after.cleanupSteps()).containsExactly("delete rl-ab12: done");
     }
 
@@ -87,6 +97,11 @@ class RunJournalTest {
             ownedBy(d, dead);
         }
         assertThat(RunJournal.read(died).state()).isEqualTo(RunJournal.State.DIED_IN_CLEANUP);
+        assertThat(RunJournal.read(died).saved()).isTrue();
+        long linesBefore = Files.readAllLines(died.resolve(Evidence.JOURNAL_FILE)).size();
+        RunJournal.read(died).cleanUp(p -> { });
+        assertThat(Files.readAllLines(died.resolve(Evidence.JOURNAL_FILE))).as("a journal that ended its last line gets no blank one")
+                .hasSize((int) linesBefore + 1).doesNotContain("");
         assertThat(RunJournal.read(failed).state()).isEqualTo(RunJournal.State.CLEANUP_FAILED);
         assertThat(RunJournal.read(failed).failedSteps()).containsExactly("delete topics: failed: broker gone");
         assertThat(RunJournal.read(cleaned).state()).isEqualTo(RunJournal.State.CLEANED);

@@ -58,8 +58,12 @@ class InterruptedRunTest {
         // keeps an inherited SIG_IGN: reset it, as an interactive terminal would have it, or the SIGINT test tests nothing
         List<String> cmd = new ArrayList<>(prefix); // setsid and env both exec: the harness keeps the pid started here
         cmd.addAll(List.of("env", "--default-signal=INT"));
+        // kafka null: the run starts what it needs itself (durability its own cluster)
         cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), ReplayLab.class.getName(), "run",
-                "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("runs").toString(), "--records", "60"));
+                "--workdir", dir.resolve("runs").toString(), "--records", "60"));
+        if (kafka != null) {
+            cmd.addAll(List.of("--bootstrap-server", kafka.bootstrapServers()));
+        }
         cmd.addAll(List.of(extra));
         harness = new ProcessBuilder(cmd).redirectOutput(dir.resolve("harness.out").toFile()).redirectError(dir.resolve("harness.err").toFile()).start();
         return harness;
@@ -245,6 +249,43 @@ class InterruptedRunTest {
         java.io.StringWriter err = new java.io.StringWriter();
         int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err), args);
         return new String[] {Integer.toString(rc), out.toString(), err.toString()};
+    }
+
+    /**
+     * A frozen broker never reads the pipe whose end would stop it: with the harness SIGKILLed alone
+     * while durability's followers are frozen, the watchdog kills the cluster's nodes by pid.
+     */
+    @Test
+    void sigkillOfTheHarnessAloneWhileAClusterBrokerIsFrozenLeavesNoNodeBehind() throws Exception {
+        runInOwnSession(null, "--experiment", "durability");
+        long deadline = System.nanoTime() + 180_000_000_000L;
+        boolean frozen = false;
+        while (!frozen && System.nanoTime() < deadline && harness.isAlive()) {
+            frozen = harness.descendants().anyMatch(InterruptedRunTest::stopped);
+            Thread.sleep(20);
+        }
+        assertThat(frozen).as("a follower broker was frozen within 180 s:\n%s", new Object() {
+            @Override
+            public String toString() {
+                return outputQuietly();
+            }
+        }).isTrue();
+        harness.descendants().forEach(seen::add);
+        assertThat(seen).as("the controller, three brokers and the watchdog").hasSizeGreaterThanOrEqualTo(5);
+
+        harness.destroyForcibly(); // SIGKILL of the harness alone: no hook runs, the frozen node reads nothing
+
+        assertNothingLeftWithin(Duration.ofSeconds(5 + 3));
+    }
+
+    /** State T in /proc/PID/stat: stopped by a signal. */
+    private static boolean stopped(ProcessHandle p) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).charAt(0) == 'T';
+        } catch (java.io.IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     @Test

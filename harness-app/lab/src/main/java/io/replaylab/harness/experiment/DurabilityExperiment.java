@@ -94,6 +94,8 @@ final class DurabilityExperiment {
         try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(BROKERS).workDir(ctx.runDir().resolve("cluster")).build().start();
              KafkaOps ops = KafkaOps.connect(cluster.bootstrapServers())) {
             e.environment("cluster", cluster.bootstrapServers());
+            ctx.watch(cluster.pid(LocalKafkaCluster.CONTROLLER_ID)); // a frozen follower never reads its pipe: the watchdog kills by pid
+            cluster.brokerIds().forEach(id -> ctx.watch(cluster.pid(id)));
             ctx.witness().ifPresent(w -> e.limitation("durability's subjects connect to its own cluster directly: the run's wire witness does not "
                     + "see their commits (the experiment judges the records the cluster kept, not the commits)."));
             e.environment("pid.controller", cluster.pid(LocalKafkaCluster.CONTROLLER_ID) + " (node " + LocalKafkaCluster.CONTROLLER_ID + ")");
@@ -164,6 +166,7 @@ final class DurabilityExperiment {
             int elected = cluster.awaitLeaderOtherThan(tp, leader, Duration.ofSeconds(60));
             e.record(harness, new Payload.Note(cfg.name() + ": broker " + elected + " elected leader; " + placement(cluster, tp)));
             cluster.restart(leader);
+            ctx.watch(cluster.pid(leader));
             cluster.awaitInIsr(tp, leader, Duration.ofSeconds(60));
             e.record(harness, new Payload.Note(cfg.name() + ": broker " + leader + " restarted on its data and back in the ISR; "
                     + placement(cluster, tp)));

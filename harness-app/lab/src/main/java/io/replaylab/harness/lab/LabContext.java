@@ -359,6 +359,14 @@ public final class LabContext {
     }
 
     /**
+     * Puts a process this experiment started itself (e.g. a node of its own cluster) under the run's
+     * watchdog: if the harness is killed, even with SIGKILL, the process is killed too, frozen or not.
+     */
+    public void watch(long pid) {
+        run.guard.watchPid(pid);
+    }
+
+    /**
      * Attaches the native debugger (gdb) to an instance that is not a JVM, searching it and its
      * descendants for {@code point}'s function for up to the barrier timeout. gdb runs in a process
      * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.

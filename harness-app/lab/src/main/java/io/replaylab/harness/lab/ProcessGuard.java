@@ -104,6 +104,23 @@ final class ProcessGuard implements AutoCloseable {
         }
     }
 
+    /**
+     * Registers a process the run started outside {@link #wrap} (a node of its own Kafka cluster): the
+     * watchdog stops it by pid if the harness dies. Its own pipe from the harness does not help when
+     * it is frozen (SIGSTOP): a stopped process reads nothing, a SIGKILL from outside still ends it.
+     */
+    void watchPid(long pid) {
+        if (watchdog == null) {
+            ProcessHandle.of(pid).ifPresent(started::add);
+            return;
+        }
+        try {
+            Files.writeString(groups, pid + "\n", StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot record pid " + pid, e);
+        }
+    }
+
     /** What {@code kill} takes: {@code -PGID} for a group of its own, else the pid. */
     private String target(long pid) {
         return setsid ? "-" + pid : Long.toString(pid);
