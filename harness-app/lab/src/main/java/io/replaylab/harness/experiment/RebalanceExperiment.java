@@ -258,13 +258,18 @@ final class RebalanceExperiment {
                 return noWitness();
             }
             WireWitness w = witness.get();
-            String as = heldAs.entrySet().stream().map(m -> "member " + m.getKey() + (m.getValue() < 0 ? "" : " generation " + m.getValue()))
-                    .collect(Collectors.joining(", "));
-            if (heldAs.keySet().stream().noneMatch(w::sawMember) && !w.sawClient(instance)) {
-                return new StaleCommitOnWire(Seen.NOT_WITNESSED, as, partition, List.of());
-            }
             List<WitnessedCommit> seen = new ArrayList<>(w.commits(group));
             w.inFlight().stream().filter(c -> c.group().equals(group)).forEach(seen::add);
+            return of(heldAs.keySet().stream().anyMatch(w::sawMember) || w.sawClient(instance), seen, heldAs, heldAt, partition);
+        }
+
+        /** As {@link #of(Optional, String, Map, Instant, String, String)}, on what the witness saw of the group: a function of values. */
+        static StaleCommitOnWire of(boolean talkedThroughTheProxy, List<WitnessedCommit> seen, Map<String, Integer> heldAs, Instant heldAt, String partition) {
+            String as = heldAs.entrySet().stream().map(m -> "member " + m.getKey() + (m.getValue() < 0 ? "" : " generation " + m.getValue()))
+                    .collect(Collectors.joining(", "));
+            if (!talkedThroughTheProxy) {
+                return new StaleCommitOnWire(Seen.NOT_WITNESSED, as, partition, List.of());
+            }
             List<WitnessedCommit> mine = seen.stream()
                     .filter(c -> heldAs.containsKey(c.memberId()))
                     .filter(c -> heldAs.get(c.memberId()) < 0 || heldAs.get(c.memberId()) == c.generation())

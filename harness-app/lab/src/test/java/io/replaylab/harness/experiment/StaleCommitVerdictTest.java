@@ -69,6 +69,10 @@ class StaleCommitVerdictTest {
         assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED by the broker after the partition moved to B (the OffsetCommit t-0=5 of "
                 + "member m-a generation 2), although the client reported CommitFailedException");
         assertThat(lastActual).startsWith("ACCEPTED by the broker on the wire (#7 client rebalance-A member m-a generation 2");
+        Outcome both = judge(Optional.of(CallOutcome.accepted("offset-commit")), witnessed(onWire("NONE"))).orElseThrow();
+        assertThat(both.reason()).as("the client agreeing adds nothing to say").isEqualTo("the stale commit was ACCEPTED by the broker after "
+                + "the partition moved to B (the OffsetCommit t-0=5 of member m-a generation 2)");
+        assertThat(lastActual).endsWith("; the client reported ACCEPTED");
     }
 
     @Test
@@ -126,6 +130,11 @@ class StaleCommitVerdictTest {
         assertThat(o.status()).isEqualTo(Status.FAIL);
         assertThat(o.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(o.reason()).isEqualTo("the stale commit was ACCEPTED after the partition moved to B");
+        assertThat(lastActual).isEqualTo("ACCEPTED");
+        StaleCommitOnWire ignored = new StaleCommitOnWire(StaleCommitOnWire.Seen.NOT_WITNESSED, "member m-a generation 2", "t-0", List.of());
+        assertThat(judge(Optional.of(CallOutcome.accepted("offset-commit")), ignored).orElseThrow().reason())
+                .as("not witnessed: nothing is said of the wire").isEqualTo("the stale commit was ACCEPTED after the partition moved to B");
+        assertThat(lastActual).isEqualTo("ACCEPTED");
     }
 
     @Test
@@ -141,5 +150,44 @@ class StaleCommitVerdictTest {
         Outcome lost = judge(Optional.of(CallOutcome.notDelivered("offset-commit", "client closed the connection"))).orElseThrow();
         assertThat(lost.status()).isEqualTo(Status.NOT_RUN);
         assertThat(lost.reason()).isEqualTo("A's commit never reached the broker, so its rejection could not be observed: client closed the connection");
+    }
+
+    private static WitnessedCommit commit(long seq, Instant sent, String member, int generation, String partition, boolean held) {
+        String[] tp = partition.split("-");
+        return new WitnessedCommit(seq, sent, "connection 3", "rebalance-A", "g", member, generation, (short) 9,
+                List.of(new CommitOffset(tp[0], Integer.parseInt(tp[1]), 5)), held, WitnessedCommit.Fate.ANSWERED, sent, Map.of(partition, "NONE"));
+    }
+
+    /** Which commits are A's held one: its member at its generation, of the moved partition, sent from the hold on (or the held frame). */
+    @Test
+    void theHeldCommitIsAsMemberAtItsGenerationOfTheMovedPartitionFromTheHoldOn() {
+        Instant hold = Instant.parse("2026-12-01T10:00:00Z");
+        WitnessedCommit before = commit(1, hold.minusSeconds(1), "m-a", 2, "t-0", false);
+        WitnessedCommit heldFrame = commit(2, hold.minusMillis(5), "m-a", 2, "t-0", true);
+        WitnessedCommit after = commit(3, hold.plusSeconds(1), "m-a", 2, "t-0", false);
+        WitnessedCommit atTheHold = commit(4, hold, "m-a", 2, "t-0", false);
+        WitnessedCommit otherMember = commit(5, hold.plusSeconds(1), "m-b", 2, "t-0", false);
+        WitnessedCommit laterGeneration = commit(6, hold.plusSeconds(2), "m-a", 3, "t-0", false);
+        WitnessedCommit otherPartition = commit(7, hold.plusSeconds(1), "m-a", 2, "t-1", false);
+        List<WitnessedCommit> all = List.of(laterGeneration, otherPartition, after, before, otherMember, atTheHold, heldFrame);
+
+        StaleCommitOnWire known = StaleCommitOnWire.of(true, all, Map.of("m-a", 2), hold, "t-0");
+        assertThat(known.seen()).isEqualTo(StaleCommitOnWire.Seen.WITNESSED);
+        assertThat(known.heldAs()).isEqualTo("member m-a generation 2");
+        assertThat(known.commits()).extracting(WitnessedCommit::seq).containsExactly(2L, 3L, 4L);
+
+        StaleCommitOnWire unknownGeneration = StaleCommitOnWire.of(true, all, Map.of("m-a", -1), hold, "t-0");
+        assertThat(unknownGeneration.heldAs()).isEqualTo("member m-a");
+        assertThat(unknownGeneration.commits()).as("the first commit's generation; a later one after A rejoined is not judged")
+                .extracting(WitnessedCommit::seq).containsExactly(2L, 3L, 4L);
+        assertThat(StaleCommitOnWire.of(true, List.of(laterGeneration, after), Map.of("m-a", -1), hold, "t-0").commits())
+                .extracting(WitnessedCommit::seq).containsExactly(3L);
+        assertThat(StaleCommitOnWire.of(true, List.of(before, otherMember), Map.of("m-a", 2), hold, "t-0").commits()).isEmpty();
+
+        StaleCommitOnWire ignored = StaleCommitOnWire.of(false, all, Map.of("m-a", 2), hold, "t-0");
+        assertThat(ignored.seen()).isEqualTo(StaleCommitOnWire.Seen.NOT_WITNESSED);
+        assertThat(ignored.commits()).isEmpty();
+        assertThat(known.accepted()).contains(heldFrame);
+        assertThat(known.rejected()).isEmpty();
     }
 }

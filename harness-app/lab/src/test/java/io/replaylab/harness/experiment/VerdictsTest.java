@@ -176,6 +176,8 @@ class VerdictsTest {
         assertThat(failed.failKind()).isEqualTo(FailKind.CHECK_FAILED);
         assertThat(failed.reason()).isEqualTo("cell b:crash FAILED (a second effect); 2 cell(s): 1 NOT_RUN (a:hold), 1 FAIL (b:crash)");
         assertThat(on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", notSeen), "c")).failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        Outcome twoFailed = on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", notSeen, "b:crash", checkFailed), "c"));
+        assertThat(twoFailed.reason()).as("of equally bad cells, the first in the matrix's order is named").startsWith("cell a:hold FAILED (no handoff)");
         Outcome failOverNotRun = on("schedules", e -> Verdicts.worstCell(e, cells("a:hold", checkFailed, "b:freeze", notRun), "c"));
         assertThat(failOverNotRun.status()).as("a FAIL outranks a NOT_RUN").isEqualTo(Status.FAIL);
         assertThat(failOverNotRun.reason()).isEqualTo("cell a:hold FAILED (a second effect); 2 cell(s): 1 NOT_RUN (b:freeze), 1 FAIL (a:hold)");
