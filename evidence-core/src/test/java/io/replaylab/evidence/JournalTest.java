@@ -256,4 +256,29 @@ class JournalTest {
         assertThat(fromJournal.experiments()).isEqualTo(saved.evidence().experiments());
         assertThat(Check.of("a check", "R1", "x", "y", false).status()).isEqualTo(Status.FAIL);
     }
+
+    /** A finished experiment takes nothing more: every way of recording is refused, so nothing lands after its outcome. */
+    @Test
+    void aFinishedExperimentRefusesEveryFurtherRecord() {
+        try (RunRecorder run = RunRecorder.start(dir, "run-closed")) {
+            ExperimentRecorder e = run.experiment("closed");
+            e.finish(Outcome.notRun("done"));
+            io.micrometer.core.instrument.simple.SimpleMeterRegistry registry = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+            List<Runnable> attempts = List.of(
+                    () -> e.begin(),
+                    () -> e.environment("k", "v"),
+                    () -> e.record(Source.here("t"), new Payload.Note("late")),
+                    () -> e.recordObserved(Instant.now(), Source.here("t"), new Payload.Note("late")),
+                    () -> e.check(Check.pass("late", "R1", "x", "x")),
+                    () -> e.limitation("late"),
+                    () -> e.artifact("a", "late"),
+                    () -> e.metrics(registry),
+                    () -> e.finish(Outcome.notRun("again")));
+            for (Runnable a : attempts) {
+                assertThatThrownBy(a::run).isInstanceOf(IllegalStateException.class);
+            }
+            assertThat(e.outcome()).contains(Outcome.notRun("done"));
+            assertThat(e.checks()).isEmpty();
+        }
+    }
 }
