@@ -89,7 +89,9 @@ class NativeDebuggerTest {
             awaitState(b, BarrierState.RELEASED);
             assertThat(moves).anyMatch(t -> t.to() == BarrierState.RELEASED && t.by().equals("program-exit"));
         }
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"));
+        java.util.Properties busy = new java.util.Properties();
+        busy.setProperty("busy_timeout", "5000"); // the program writes on while the test reads: wait out its commit's lock
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"), busy);
                 ResultSet r = c.createStatement().executeQuery("PRAGMA integrity_check")) {
             r.next();
             assertThat(r.getString(1)).isEqualTo("ok");
@@ -274,7 +276,9 @@ class NativeDebuggerTest {
     }
 
     private long rows() throws SQLException {
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"));
+        java.util.Properties busy = new java.util.Properties();
+        busy.setProperty("busy_timeout", "5000"); // the program writes on while the test reads: wait out its commit's lock
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("t.db"), busy);
                 ResultSet r = c.createStatement().executeQuery("SELECT count(*) FROM t")) {
             r.next();
             return r.getLong(1);
