@@ -109,7 +109,7 @@ public final class ChildProcess implements AutoCloseable {
      * anywhere in it, e.g. after {@code setsid}) from a class-data archive of its jars, which halves
      * the CPU a short-lived JVM spends starting; the first launches record and archive its classes.
      * Any other command, or one that chose CDS options itself, is returned as it is.
-     * {@code REPLAYLAB_CDS=off} turns it off; the archives live in {@code ~/.cache/replay-lab/cds}.
+     * Off unless {@code REPLAYLAB_CDS=on}; the archives live in {@code ~/.cache/replay-lab/cds}.
      */
     public static List<String> withClassData(List<String> command) {
         return ClassDataArchive.apply(command);

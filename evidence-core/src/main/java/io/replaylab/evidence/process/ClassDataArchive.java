@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A dump that fails is remembered and never tried again; a JVM that cannot use an archive runs
  * without it (and says nothing: CDS logging is off, a subject's stdout stays its own).
- * {@code REPLAYLAB_CDS=off} (or {@code -Dreplaylab.cds=off}) turns it all off.
+ * Off by default: {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}) turns it on.
  */
 final class ClassDataArchive {
     private static final Logger log = LoggerFactory.getLogger(ClassDataArchive.class);
@@ -55,10 +55,15 @@ final class ClassDataArchive {
     private ClassDataArchive() {
     }
 
+    /**
+     * Off unless {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}): a fresh-clone suite run with
+     * archives on had a debugger's on-return breakpoint never reached (DebuggerBarrierTest), and that
+     * is not yet ruled out as their doing.
+     */
     static boolean enabled() {
         String env = System.getenv("REPLAYLAB_CDS");
         String prop = System.getProperty("replaylab.cds");
-        return !("off".equalsIgnoreCase(env) || "off".equalsIgnoreCase(prop) || "false".equalsIgnoreCase(prop));
+        return "on".equalsIgnoreCase(prop) || (prop == null && "on".equalsIgnoreCase(env));
     }
 
     static Path dir() {

@@ -29,11 +29,13 @@ class ClassDataArchiveTest {
     @BeforeEach
     void ownDir() {
         System.setProperty("replaylab.cds.dir", cds.toString());
+        System.setProperty("replaylab.cds", "on");
     }
 
     @AfterEach
     void sharedDir() {
         System.clearProperty("replaylab.cds.dir");
+        System.clearProperty("replaylab.cds");
     }
 
     private static String run(List<String> cmd) throws Exception {
@@ -95,7 +97,7 @@ class ClassDataArchiveTest {
             List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
             assertThat(ChildProcess.withClassData(plain)).isEqualTo(plain);
         } finally {
-            System.clearProperty("replaylab.cds");
+            System.setProperty("replaylab.cds", "on");
         }
     }
 }
