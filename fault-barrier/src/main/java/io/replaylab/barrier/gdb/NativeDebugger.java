@@ -90,6 +90,7 @@ public final class NativeDebugger implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean closed;
     private volatile Set<Long> strays = Set.of();
+    private Duration attachPause = Duration.ZERO;
 
     private NativeDebugger(Process process, long pid, Path library, String[] registers) {
         this.pid = pid;
@@ -255,6 +256,7 @@ public final class NativeDebugger implements AutoCloseable {
             // no debug info fetched: with it gdb would break after the function's prologue, where the argument registers may be reused
             gdb.send("-gdb-set debuginfod enabled off");
             console("source " + script);
+            long stoppedAt = System.nanoTime();
             try {
                 gdb.run("-target-attach " + pid, ANSWER);
             } catch (GdbSession.GdbError e) {
@@ -263,6 +265,7 @@ public final class NativeDebugger implements AutoCloseable {
             // the program's own signals (SIGTERM from its owner, SIGCHLD, ...) reach it as if no debugger were there
             console("handle all nostop noprint pass");
             gdb.run("-exec-continue --all", ANSWER);
+            attachPause = Duration.ofNanos(System.nanoTime() - stoppedAt);
         } catch (NativeAttachException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -276,7 +279,8 @@ public final class NativeDebugger implements AutoCloseable {
             }
         }, 100, 100, TimeUnit.MILLISECONDS);
         watchdog.scheduleWithFixedDelay(this::resumeStrays, 500, 500, TimeUnit.MILLISECONDS);
-        log.info("native barrier: gdb (pid {}) attached to pid {} ({}), point found in {}", gdb.pid(), pid, ProcessTree.command(pid), library);
+        log.info("native barrier: gdb (pid {}) attached to pid {} ({}), point found in {}; the program stood still for {} ms while gdb attached",
+                gdb.pid(), pid, ProcessTree.command(pid), library, attachPause.toMillis());
     }
 
     private NativeAttachException attachRefused(String message) {
@@ -311,6 +315,15 @@ public final class NativeDebugger implements AutoCloseable {
     }
 
     /** The file that defines the point's function (e.g. {@code /lib/x86_64-linux-gnu/libsqlite3.so.0}). */
+    /**
+     * How long the program stood still while gdb attached (every thread stops while gdb reads the
+     * symbols of each library the program has mapped): a client that misses heartbeats for longer
+     * than its session timeout has left its group when it runs on.
+     */
+    public Duration attachPause() {
+        return attachPause;
+    }
+
     public Path library() {
         return library;
     }

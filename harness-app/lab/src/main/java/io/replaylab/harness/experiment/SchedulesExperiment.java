@@ -143,7 +143,7 @@ final class SchedulesExperiment {
                 gdb = ctx.attachNative(a, at);
                 e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
                         + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
-                        + gdb.library()));
+                        + gdb.library() + "; it stood still for " + gdb.attachPause().toMillis() + " ms while gdb attached"));
                 try {
                     RebalanceExperiment.awaitArrival(ctx, warmUp, a);
                 } catch (BarrierTimeoutException t) {
