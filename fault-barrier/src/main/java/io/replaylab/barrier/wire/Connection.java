@@ -8,8 +8,10 @@ import java.nio.channels.WritableByteChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
@@ -500,13 +502,22 @@ final class Connection {
         }
     }
 
-    private static String rewind(String topic, int partition, long committed, long by, java.util.function.LongConsumer set) {
+    /**
+     * Lowers one committed offset by {@code by}, never below the partition's log start: an offset
+     * below it is out of range, and the client's reset policy (perhaps to the end) would follow, not
+     * a redelivery.
+     */
+    private String rewind(String topic, int partition, long committed, long by, LongConsumer set) {
         if (committed < 0) {
             return topic + "-" + partition + " none committed (left as it is)";
         }
-        long to = Math.max(0, committed - by);
+        long wanted = Math.max(0, committed - by);
+        OptionalLong logStart = wanted == 0 ? OptionalLong.of(0) : proxy.logStart(topic, partition);
+        long to = Math.min(committed, Math.max(wanted, logStart.orElse(0)));
         set.accept(to);
-        return topic + "-" + partition + " " + committed + "→" + to;
+        String why = logStart.isEmpty() ? " (the log start unknown: the broker did not say)"
+                : to > wanted ? " (the log start: " + by + " lower is out of range)" : "";
+        return topic + "-" + partition + " " + committed + "→" + to + why;
     }
 
     /** The error counts of an answer, e.g. {@code {NONE=1}}, for a firing's record. */

@@ -19,11 +19,20 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.OptionalLong;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,8 +92,12 @@ public final class WireProxy implements AutoCloseable {
     private final WireWitness witness = new WireWitness(this);
     /** Every upstream host seen so far is as long as {@link Addresses#LOOPBACK}. */
     private volatile boolean inPlace;
+    private final InetSocketAddress upstreamBootstrap;
+    /** Asks the broker directly for what no answer on the wire says (a partition's log start); made on first use. */
+    private Admin admin;
 
     private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
+        this.upstreamBootstrap = upstreamBootstrap;
         this.maxFrameBytes = maxFrameBytes;
         this.retryGrace = retryGrace;
         this.inPlace = upstreamBootstrap.getHostString().length() == Addresses.LOOPBACK.length();
@@ -215,6 +228,11 @@ public final class WireProxy implements AutoCloseable {
         connections.forEach(Connection::closeNow);
         gates.forEach(CommitGate::shutdown);
         threads.shutdown(); // each connection's loops end with its sockets
+        synchronized (this) {
+            if (admin != null) {
+                admin.close(Duration.ofSeconds(2));
+            }
+        }
     }
 
     // ---- package-private: used by connections and gates
@@ -276,6 +294,38 @@ public final class WireProxy implements AutoCloseable {
 
     void forget(Connection c) {
         connections.remove(c);
+    }
+
+    /**
+     * The partition's log start offset, asked of the broker directly (no answer the proxy forwards
+     * carries it for a consumer that has not fetched yet); empty when the broker did not say within 5 s.
+     */
+    OptionalLong logStart(String topic, int partition) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        try {
+            return OptionalLong.of(admin().listOffsets(Map.of(tp, OffsetSpec.earliest())).partitionResult(tp).get(5, TimeUnit.SECONDS).offset());
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            log.warn("wire proxy: the log start of {} is unknown: {}", tp, e.toString());
+            return OptionalLong.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return OptionalLong.empty();
+        }
+    }
+
+    private synchronized Admin admin() {
+        if (closed) {
+            throw new IllegalStateException("the proxy is closed");
+        }
+        if (admin == null) {
+            Properties p = new Properties();
+            p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, upstreamBootstrap.getHostString() + ":" + upstreamBootstrap.getPort());
+            p.put(AdminClientConfig.CLIENT_ID_CONFIG, "replay-lab-wire-proxy");
+            p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);
+            p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
+            admin = Admin.create(p);
+        }
+        return admin;
     }
 
     String topicName(Uuid id) {

@@ -149,6 +149,38 @@ class WireFaultTest {
     }
 
     @Test
+    void aRewindNeverGoesBelowTheLogStartSoTheClientIsRedeliveredRatherThanReset(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 30);
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            admin.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(18))).all().get();
+        }
+        try (KafkaConsumer<String, String> first = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
+            first.assign(List.of(tp));
+            first.commitSync(Map.of(tp, new OffsetAndMetadata(20)));
+        }
+        ArmedFault fault = proxy.inject(WireFault.parse("offset-fetch:rewind=5").at(ns.group(), null));
+        // no reset policy: an offset out of range would throw here instead of jumping somewhere
+        KafkaConsumer<String, String> c = Clients.consumer(proxy.bootstrapServers(), ns.group(), "classic", "none");
+        cleanup.add(c);
+        c.subscribe(List.of(ns.topic()));
+
+        List<ConsumerRecord<String, String>> got = new ArrayList<>();
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (got.isEmpty() && System.nanoTime() < deadline) {
+            c.poll(Duration.ofMillis(200)).forEach(got::add);
+        }
+
+        assertThat(got).isNotEmpty();
+        assertThat(got.get(0).offset()).as("resumed at the log start, not 5 below the commit (out of range: the reset policy would follow)")
+                .isEqualTo(18);
+        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: " + ns.topic()
+                + "-0 20→18 (the log start: 5 lower is out of range)"));
+    }
+
+    @Test
     void aHeartbeatAnsweredRebalanceInProgressMakesTheClassicClientJoinAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka);
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);

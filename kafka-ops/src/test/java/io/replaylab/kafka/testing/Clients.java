@@ -98,6 +98,11 @@ public final class Clients {
 
     /** A consumer with {@code group.protocol} classic or consumer. */
     public static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol) {
+        return consumer(bootstrap, group, protocol, "earliest");
+    }
+
+    /** A consumer with {@code auto.offset.reset} {@code reset} ("none": an offset out of range is an error, not a jump). */
+    public static KafkaConsumer<String, String> consumer(String bootstrap, String group, String protocol, String reset) {
         Properties p = new Properties();
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol);
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -105,7 +110,7 @@ public final class Clients {
             p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         }
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, reset);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         return new KafkaConsumer<>(p);

@@ -45,7 +45,10 @@ function apply(payment) {
 }
 
 const kafka = new Kafka({ clientId: args.instance, brokers: [args.bootstrap], logLevel: logLevel.WARN });
-const consumer = kafka.consumer({ groupId: args.group, sessionTimeout: 6000, heartbeatInterval: 1500, rebalanceTimeout: 10000, maxWaitTimeInMs: 200 });
+// KafkaJS heartbeats from the one thread that also awaits a commit: a warm-up commit held on the wire while gdb attaches (and
+// stops the process), on a loaded 2-core machine, ran past a 6 s session; a member that does not rejoin still leaves after
+// the rebalance timeout (10 s) once another joins
+const consumer = kafka.consumer({ groupId: args.group, sessionTimeout: 15000, heartbeatInterval: 3000, rebalanceTimeout: 10000, maxWaitTimeInMs: 200 });
 
 async function main() {
   await consumer.connect();

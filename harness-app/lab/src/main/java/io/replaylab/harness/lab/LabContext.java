@@ -370,16 +370,10 @@ public final class LabContext {
      * Attaches the native debugger (gdb) to an instance that is not a JVM, searching it and its
      * descendants for {@code point}'s function for up to the barrier timeout. gdb runs in a process
      * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
-     * Experiments side by side attach one after another (an attach stops its program).
      */
     public NativeDebugger attachNative(Instance i, NativePoint point) throws InterruptedException {
-        run.nativeAttach.acquire();
-        try {
-            return NativeDebugger.to(i.pid()).launcher(run.guard::wrap).onStart(run.guard::watch).searchTimeout(settings.barrierTimeout())
-                    .attach(point);
-        } finally {
-            run.nativeAttach.release();
-        }
+        return NativeDebugger.to(i.pid()).launcher(run.guard::wrap).onStart(run.guard::watch).searchTimeout(settings.barrierTimeout())
+                .attach(point);
     }
 
     /** Where subjects connect: the wire proxy when the run uses one, else the broker. */

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
 
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WitnessedCommit;
@@ -35,12 +34,6 @@ final class LabRun {
     final TargetDatabase db;
     final Progress progress;
     private final List<ChildProcess> started = new ArrayList<>();
-    /**
-     * One native debugger attaches at a time: an attach stops every thread of its program while gdb
-     * reads the symbols of each mapped library, and three at once on 2 cores stood a KafkaJS subject
-     * still past its 6 s session (it had left its group when it ran on).
-     */
-    final Semaphore nativeAttach = new Semaphore(1);
     /** Why the run ends early for every experiment (the target query the database refused), or null. */
     private volatile String refused;
     /** The custom target query ran once against a schema a subject created. */

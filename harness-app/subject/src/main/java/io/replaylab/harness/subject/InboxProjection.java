@@ -11,6 +11,8 @@ import java.util.List;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.slf4j.Logger;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -227,13 +229,19 @@ class InboxProjection implements AutoCloseable {
         }
     }
 
-    private static boolean isBusy(SQLException e) {
+    /**
+     * By the drivers' own codes, not their messages: SQLite's primary result code BUSY or LOCKED
+     * (an extended code such as BUSY_SNAPSHOT keeps the primary one in its low byte), PostgreSQL's
+     * SQLSTATE serialization_failure or deadlock_detected.
+     */
+    static boolean isBusy(SQLException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof SQLException s && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
-                return true;
-            }
-            String m = String.valueOf(t.getMessage());
-            if (m.contains("SQLITE_BUSY") || m.contains("SQLITE_LOCKED") || m.contains("database is locked")) {
+            if (t instanceof SQLiteException s) {
+                int primary = s.getResultCode().code & 0xFF;
+                if (primary == SQLiteErrorCode.SQLITE_BUSY.code || primary == SQLiteErrorCode.SQLITE_LOCKED.code) {
+                    return true;
+                }
+            } else if (t instanceof SQLException s && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
                 return true;
             }
         }
