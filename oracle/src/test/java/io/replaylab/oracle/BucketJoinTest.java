@@ -141,6 +141,24 @@ class BucketJoinTest {
     }
 
     @Test
+    void holesInMorePartitionsThanExamplesAreAllCountedAndTheFirstFiveShownInPartitionOrder() throws Exception {
+        Map<Integer, Long> committed = new HashMap<>();
+        try (BucketJoin join = new BucketJoin(20)) {
+            for (int p = 0; p < 7; p++) {
+                join.source(p, 0, "p" + p + "-0", 1);
+                join.source(p, 1, "p" + p + "-1", 1);
+                join.target(utf8("p" + p + "-1"), 1); // offset 0 has no effect, below the committed 2
+                committed.put(p, 2L);
+            }
+            Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", snapshot(committed));
+            assertThat(c.holes().count()).isEqualTo(7);
+            assertThat(c.holes().examples()).hasSize(Finding.EXAMPLES).first().isEqualTo("t-0 committed 2 but offset 0 (p0-0) has no effect");
+            assertThat(c.holes().examples().get(4)).startsWith("t-4 ");
+            assertThat(c.missing().count()).isEqualTo(7);
+        }
+    }
+
+    @Test
     void anEmptySourceAndTargetPass() throws Exception {
         try (BucketJoin join = new BucketJoin(0)) {
             Comparison c = join.judge(new Cut("t", Instant.now(), Map.of()), "ns", null);

@@ -26,4 +26,22 @@ class TargetSpecTest {
         assertThatThrownBy(() -> new TargetSpec("postgres://u:secret@h/lab", "n", "SELECT 1"))
                 .hasMessageContaining("a target is a JDBC URL").satisfies(e -> assertThat(e.getMessage()).doesNotContain("secret"));
     }
+
+    @Test
+    void eachDerivedSpecChangesOnlyItsOwnPartAndAQueryWithANamespacePlaceholderNeedsANamespace() {
+        TargetSpec t = TargetSpec.sqlite(java.nio.file.Path.of("rel.db"), "ns");
+        assertThat(t.jdbcUrl()).isEqualTo("jdbc:sqlite:" + java.nio.file.Path.of("rel.db").toAbsolutePath());
+        assertThat(t.query()).isEqualTo(TargetSpec.REFERENCE_QUERY);
+        assertThat(t.isSqlite()).isTrue();
+        assertThat(t.credentials("u", "p")).isEqualTo(new TargetSpec(t.jdbcUrl(), "ns", t.query(), "u", "p"));
+        assertThat(t.credentials("u", "p").url("jdbc:postgresql://h/lab")).isEqualTo(new TargetSpec("jdbc:postgresql://h/lab", "ns", t.query(), "u", "p"));
+        assertThat(t.url("jdbc:postgresql://h/lab").isSqlite()).isFalse();
+        assertThat(t.namespace("other").namespace()).isEqualTo("other");
+        assertThat(t.query("SELECT 1").query()).isEqualTo("SELECT 1");
+        assertThat(TargetSpec.jdbc("jdbc:postgresql://h/lab", "ns")).isEqualTo(new TargetSpec("jdbc:postgresql://h/lab", "ns", TargetSpec.REFERENCE_QUERY));
+        assertThat(TargetSpec.jdbc("jdbc:postgresql://h/lab?user=a&&ssl=true", "ns").jdbcUrl()).as("an empty parameter is dropped")
+                .isEqualTo("jdbc:postgresql://h/lab?ssl=true");
+        assertThatThrownBy(() -> t.namespace(null)).hasMessage("the target query uses {namespace} but no namespace was given");
+        assertThat(t.query("SELECT 1").namespace(null).namespace()).as("a query without the placeholder needs none").isNull();
+    }
 }
