@@ -129,7 +129,7 @@ public final class ArmedFault {
                 return null;
             }
         }
-        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request);
+        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request, c.proxyNewestConnection());
         synchronized (this) {
             firings.add(firing);
         }
@@ -137,8 +137,8 @@ public final class ArmedFault {
         return new Action(this, firing, fault.effect(), answer);
     }
 
-    /** After a firing, the client's next requests. */
-    void observe(String clientId, Connection.Frame f) {
+    /** After a firing, the client's next requests; the first on a connection opened after the firing says so. */
+    void observe(String clientId, Connection c, Connection.Frame f) {
         List<Firing> mine;
         synchronized (this) {
             if (firings.isEmpty()) {
@@ -148,6 +148,7 @@ public final class ArmedFault {
         }
         for (Firing x : mine) {
             if (x.clientId.equals(clientId == null ? "" : clientId)) {
+                x.newConnection(c);
                 x.after(f.key().name + " v" + f.version() + (f.commit() == null ? "" : " " + f.commit().offsetsText()));
             }
         }
@@ -233,6 +234,9 @@ public final class ArmedFault {
         }
     }
 
+    /** How a firing's record names a connection the client opened after it. */
+    static final String OPENED = "opened ";
+
     /** One firing while it is filled in. */
     static final class Firing {
         private final int match;
@@ -241,21 +245,32 @@ public final class ArmedFault {
         private final String clientId;
         private final String request;
         private final List<String> after = new ArrayList<>();
+        /** Connections with a higher id were opened after the firing. */
+        private final int newestAtFiring;
+        private final java.util.Set<Integer> opened = new java.util.HashSet<>();
         private String done = PENDING;
         private String lastKind = "";
         private int repeats;
 
-        Firing(int match, Instant at, String connection, String clientId, String request) {
+        Firing(int match, Instant at, String connection, String clientId, String request, int newestAtFiring) {
             this.match = match;
             this.at = at;
             this.connection = connection;
             this.clientId = clientId;
             this.request = request;
+            this.newestAtFiring = newestAtFiring;
+        }
+
+        /** The client's first request on a connection opened after the firing. */
+        synchronized void newConnection(Connection c) {
+            if (c.id > newestAtFiring && opened.add(c.id)) {
+                after(OPENED + c);
+            }
         }
 
         /** The same request again right after itself is counted, not listed: a subject that commits per record sends hundreds. */
         synchronized void after(String what) {
-            String kind = what.split(" ", 3).length >= 2 && !what.startsWith("closed") && !what.startsWith("the proxy")
+            String kind = what.split(" ", 3).length >= 2 && !what.startsWith("closed") && !what.startsWith("the proxy") && !what.startsWith(OPENED)
                     ? what.split(" ", 3)[0] + " " + what.split(" ", 3)[1] : what;
             if (!after.isEmpty() && lastKind.equals(kind)) {
                 repeats++;

@@ -123,6 +123,11 @@ final class Connection {
         proxy.run("wire-proxy-c" + id + "-responses", this::responseLoop);
     }
 
+    /** The id of the newest connection the proxy has opened so far. */
+    int proxyNewestConnection() {
+        return proxy.newestConnection();
+    }
+
     @Override
     public String toString() {
         return "connection " + id + " (" + (nodeId < 0 ? "bootstrap" : "node " + nodeId) + ", client port " + client.socket().getPort() + ")";
@@ -274,7 +279,7 @@ final class Connection {
     private ArmedFault.Action faultOn(Frame f) {
         ByteBuffer body = f.bytes().duplicate().position(f.bodyAt()).slice();
         for (ArmedFault af : proxy.faults()) {
-            af.observe(clientId, f);
+            af.observe(clientId, this, f);
         }
         for (ArmedFault af : proxy.faults()) {
             try {

@@ -328,6 +328,10 @@ public final class WireProxy implements AutoCloseable {
         return admin;
     }
 
+    int newestConnection() {
+        return connectionIds.get();
+    }
+
     String topicName(Uuid id) {
         return topicNames.getOrDefault(id, id.toString());
     }

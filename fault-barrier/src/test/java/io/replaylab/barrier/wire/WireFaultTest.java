@@ -117,67 +117,67 @@ class WireFaultTest {
         assertThat(proxy.witness().commits(ns.group())).first().satisfies(w -> assertThat(w.accepted()).as("stored, on the wire").isTrue());
         if (thrown == null) {
             assertThat(f.after()).as("commitSync returned: it sent the commit again").anyMatch(a -> a.startsWith("OffsetCommit"));
+            int closedAt = f.after().indexOf(f.after().stream().filter(a -> a.startsWith("the proxy closed")).findFirst().orElseThrow());
+            assertThat(f.after().subList(closedAt, f.after().size())).as("its resend went over a connection it opened after the closing")
+                    .anyMatch(a -> a.startsWith("opened connection"));
         }
     }
 
     @Test
     void aRewoundOffsetFetchDeliversRecordsAgainAtTheirOwnOffsetsWithNoResetByAnyone(LocalKafka kafka, LabNamespace ns) throws Exception {
-        WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 30);
-        TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        try (KafkaConsumer<String, String> first = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
-            first.assign(List.of(tp));
-            first.commitSync(Map.of(tp, new OffsetAndMetadata(20)));
-        }
-        ArmedFault fault = proxy.inject(WireFault.parse("offset-fetch:rewind=5").at(ns.group(), null));
-        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
-        c.subscribe(List.of(ns.topic()));
+        Rewound r = rewindBy5(kafka, ns, 0);
 
-        List<ConsumerRecord<String, String>> got = new ArrayList<>();
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (got.isEmpty() && System.nanoTime() < deadline) {
-            c.poll(Duration.ofMillis(200)).forEach(got::add);
-        }
-
-        assertThat(got).isNotEmpty();
-        assertThat(got.get(0).offset()).as("resumed 5 below the committed offset").isEqualTo(15);
-        assertThat(got.get(0).value()).isEqualTo("v-0-15");
-        assertThat(stored(kafka, ns.group())).as("the broker's own offset never moved").containsEntry(tp, new OffsetAndMetadata(20));
-        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: " + ns.topic()
-                + "-0 20→15"));
+        assertThat(r.first().offset()).as("resumed 5 below the committed offset").isEqualTo(15);
+        assertThat(r.first().value()).isEqualTo("v-0-15");
+        assertThat(stored(kafka, ns.group())).as("the broker's own offset never moved").containsEntry(new TopicPartition(ns.topic(), 0),
+                new OffsetAndMetadata(20));
+        assertThat(r.fault().firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: "
+                + ns.topic() + "-0 20→15"));
     }
 
     @Test
     void aRewindNeverGoesBelowTheLogStartSoTheClientIsRedeliveredRatherThanReset(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Rewound r = rewindBy5(kafka, ns, 18);
+
+        assertThat(r.first().offset()).as("resumed at the log start, not 5 below the commit (out of range: the reset policy would follow)")
+                .isEqualTo(18);
+        assertThat(r.fault().firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: "
+                + ns.topic() + "-0 20→18 (the log start: 5 lower is out of range)"));
+    }
+
+    private record Rewound(ArmedFault fault, ConsumerRecord<String, String> first) {
+    }
+
+    /**
+     * 30 records with the log starting at {@code logStart} and the group committed at 20, then a consumer of the group through
+     * the proxy with {@code offset-fetch:rewind=5} armed: its first record. It has no reset policy, so an offset out of range
+     * throws instead of jumping somewhere.
+     */
+    private Rewound rewindBy5(LocalKafka kafka, LabNamespace ns, long logStart) throws Exception {
         WireProxy proxy = proxy(kafka);
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 30);
         TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
-            admin.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(18))).all().get();
+        if (logStart > 0) {
+            try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+                admin.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(logStart))).all().get();
+            }
         }
         try (KafkaConsumer<String, String> first = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
             first.assign(List.of(tp));
             first.commitSync(Map.of(tp, new OffsetAndMetadata(20)));
         }
         ArmedFault fault = proxy.inject(WireFault.parse("offset-fetch:rewind=5").at(ns.group(), null));
-        // no reset policy: an offset out of range would throw here instead of jumping somewhere
         KafkaConsumer<String, String> c = Clients.consumer(proxy.bootstrapServers(), ns.group(), "classic", "none");
         cleanup.add(c);
         c.subscribe(List.of(ns.topic()));
-
         List<ConsumerRecord<String, String>> got = new ArrayList<>();
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (got.isEmpty() && System.nanoTime() < deadline) {
             c.poll(Duration.ofMillis(200)).forEach(got::add);
         }
-
-        assertThat(got).isNotEmpty();
-        assertThat(got.get(0).offset()).as("resumed at the log start, not 5 below the commit (out of range: the reset policy would follow)")
-                .isEqualTo(18);
-        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.done()).isEqualTo("answered the committed offsets lower: " + ns.topic()
-                + "-0 20→18 (the log start: 5 lower is out of range)"));
+        assertThat(got).as("records within 30 s").isNotEmpty();
+        return new Rewound(fault, got.get(0));
     }
 
     @Test

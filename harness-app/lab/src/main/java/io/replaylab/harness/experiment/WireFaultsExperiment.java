@@ -20,6 +20,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -133,16 +134,25 @@ final class WireFaultsExperiment {
             Event firedEvent = e.record(harness, new Payload.Note("the fault fired at A's " + fired.get().request()));
             ctx.step("fault fired; A drains under it");
             Optional<String> wentBack = Optional.empty();
-            if (cell.afterARestart()) {
-                // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
-                FaultFiring first = fired.get();
-                for (long until = System.nanoTime() + ctx.settings().drainTimeout().toNanos(); wentBack.isEmpty() && System.nanoTime() < until; ) {
-                    ctx.checkpoint(a);
-                    Thread.sleep(100);
-                    wentBack = wentBack(proxy, group, topic, first, beforeRewind);
+            OffsetSnapshot drained;
+            try {
+                if (cell.afterARestart()) {
+                    // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
+                    FaultFiring first = fired.get();
+                    for (long until = System.nanoTime() + ctx.settings().drainTimeout().toNanos(); wentBack.isEmpty() && System.nanoTime() < until; ) {
+                        ctx.checkpoint(a);
+                        Thread.sleep(100);
+                        wentBack = wentBack(proxy, group, topic, first, beforeRewind);
+                    }
                 }
+                drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
+            } catch (SubjectExitedException exited) {
+                // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
+                FaultFiring f = armed.firings().get(0);
+                e.record(harness, new Payload.Note("what A did after the fault: " + clientDid(f) + ", then exited"
+                        + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")") + ": " + exited.getMessage()));
+                throw exited;
             }
-            OffsetSnapshot drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
             armed.disarm();
             FaultFiring f = armed.firings().get(0);
             String did = clientDid(f);
@@ -188,8 +198,17 @@ final class WireFaultsExperiment {
     static String clientDid(FaultFiring f) {
         List<String> did = new ArrayList<>();
         String api = f.request().split(" ")[0];
-        if (f.after().stream().anyMatch(a -> a.startsWith("closed connection"))) {
-            did.add("closed a connection");
+        int closed = indexOf(f.after(), "closed connection", "the proxy closed connection");
+        int opened = indexOf(f.after(), "opened connection");
+        if (closed >= 0 && opened > closed) {
+            did.add("reconnected");
+        } else {
+            if (indexOf(f.after(), "closed connection") >= 0) {
+                did.add("closed a connection");
+            }
+            if (opened >= 0) {
+                did.add("opened a new connection");
+            }
         }
         if (f.after().stream().anyMatch(a -> a.startsWith("FindCoordinator")) && !api.equals("FindCoordinator")) {
             did.add("looked up its coordinator again");
@@ -204,8 +223,21 @@ final class WireFaultsExperiment {
             did.add("joined the group again");
         }
         if (did.isEmpty()) {
-            did.add(f.after().isEmpty() ? "sent nothing more the proxy saw" : "went on (" + f.after().get(0) + " next)");
+            List<String> own = f.after().stream().filter(a -> !a.startsWith("the proxy closed")).toList(); // the proxy's closing is no act of the client
+            did.add(own.isEmpty() ? "sent nothing more the proxy saw" : "went on (" + own.get(0) + " next)");
         }
         return String.join(", ", did);
+    }
+
+    /** The position of the first entry that starts with one of {@code prefixes}, or -1. */
+    private static int indexOf(List<String> after, String... prefixes) {
+        for (int i = 0; i < after.size(); i++) {
+            for (String p : prefixes) {
+                if (after.get(i).startsWith(p)) {
+                    return i;
+                }
+            }
+        }
+        return -1;
     }
 }
