@@ -89,6 +89,8 @@ class WireFaultsExperimentTest {
         assertThat(rebalancing.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(rebalancing.outcome().reason()).contains("exited on its own with code 1").contains("Unexpected error in commit")
                 .doesNotContain("\tat ");
+        assertThat(payloads(rebalancing)).as("what it did, from the wire and from its process").anyMatch(p -> p instanceof Payload.Note n
+                && n.text().startsWith("what A did after the fault: ") && n.text().contains(", then exited") && n.text().contains("with code 1"));
         assertThat(experiment(r.evidence(), "wire-faults").outcome().reason()).startsWith("cell offset-commit:error=REBALANCE_IN_PROGRESS NOT_RUN");
     }
 
