@@ -330,7 +330,6 @@ public final class NativeDebugger implements AutoCloseable {
         return pid;
     }
 
-    /** The file that defines the point's function (e.g. {@code /lib/x86_64-linux-gnu/libsqlite3.so.0}). */
     /**
      * How long the program stood still while gdb attached (every thread stops while gdb reads the
      * symbols of each library the program has mapped): a client that misses heartbeats for longer
@@ -340,6 +339,7 @@ public final class NativeDebugger implements AutoCloseable {
         return attachPause;
     }
 
+    /** The file that defines the point's function (e.g. {@code /lib/x86_64-linux-gnu/libsqlite3.so.0}). */
     public Path library() {
         return library;
     }

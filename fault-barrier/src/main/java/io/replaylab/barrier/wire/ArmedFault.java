@@ -4,9 +4,11 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
@@ -247,7 +249,7 @@ public final class ArmedFault {
         private final List<String> after = new ArrayList<>();
         /** Connections with a higher id were opened after the firing. */
         private final int newestAtFiring;
-        private final java.util.Set<Integer> opened = new java.util.HashSet<>();
+        private final Set<Integer> opened = new HashSet<>();
         private String done = PENDING;
         private String lastKind = "";
         private int repeats;

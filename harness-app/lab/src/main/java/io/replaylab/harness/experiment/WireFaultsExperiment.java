@@ -148,15 +148,13 @@ final class WireFaultsExperiment {
                 drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
-                FaultFiring f = armed.firings().get(0);
-                e.record(harness, new Payload.Note("what A did after the fault: " + clientDid(f) + ", then exited"
-                        + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")") + ": " + exited.getMessage()));
+                e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));
                 throw exited;
             }
             armed.disarm();
             FaultFiring f = armed.firings().get(0);
             String did = clientDid(f);
-            e.record(harness, new Payload.Note("what A did after the fault: " + did + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")")));
+            e.record(harness, whatADid(f, ""));
             if (drained == null) {
                 return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + " within " + ctx.settings().drainTimeout()
                         + ": after the fault it " + did));
@@ -194,16 +192,22 @@ final class WireFaultsExperiment {
                         + " was stored");
     }
 
+    /** The timeline's note: what A did, then {@code end}, then the requests and connections it is read from. */
+    private static Payload.Note whatADid(FaultFiring f, String end) {
+        return new Payload.Note("what A did after the fault: " + clientDid(f) + end + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")"));
+    }
+
     /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */
     static String clientDid(FaultFiring f) {
         List<String> did = new ArrayList<>();
         String api = f.request().split(" ")[0];
+        int clientClosed = indexOf(f.after(), "closed connection");
         int closed = indexOf(f.after(), "closed connection", "the proxy closed connection");
         int opened = indexOf(f.after(), "opened connection");
         if (closed >= 0 && opened > closed) {
             did.add("reconnected");
         } else {
-            if (indexOf(f.after(), "closed connection") >= 0) {
+            if (clientClosed >= 0) {
                 did.add("closed a connection");
             }
             if (opened >= 0) {

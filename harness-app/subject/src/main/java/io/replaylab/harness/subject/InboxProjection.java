@@ -11,9 +11,9 @@ import java.util.List;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
-import org.slf4j.LoggerFactory;
 
 /**
  * The reference projection, into SQLite or PostgreSQL: each effect is written with its inbox row in
