@@ -21,6 +21,6 @@ class EvidenceApiTest {
                 "Artifact", "AtomicFiles", "Check", "Event", "Evidence", "EvidenceFormatException",
                 "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json", "Limitations",
                 "LogTail", "MetricValue", "Outcome", "Payload", "Reports", "RunEvidence",
-                "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "ChildProcess", "ChildProcessException", "Platform");
+                "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "ChildProcess", "ChildProcessException", "Platform", "Poll");
     }
 }

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
+import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -295,48 +296,32 @@ final class AdminKafkaOps implements KafkaOps {
     public java.util.Optional<OffsetSnapshot> awaitDrained(String group, String topic, Duration timeout,
             java.util.function.Consumer<OffsetSnapshot> progress) throws InterruptedException {
         Set<PartitionRef> parts = partitionsOf(new ResetScope.Topics(List.of(new ResetScope.TopicSelection(topic, List.of()))));
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        // lag 0: committed at the log end, or an empty partition with nothing to commit
+        java.util.function.Predicate<OffsetSnapshot> drained = s -> s.partitions().stream().filter(p -> parts.contains(p.ref())).allMatch(p -> p.lag() == 0);
+        OffsetSnapshot last = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
             OffsetSnapshot s = describe(group, parts);
             progress.accept(s);
-            // lag 0: committed at the log end, or an empty partition with nothing to commit
-            boolean drained = s.partitions().stream().filter(p -> parts.contains(p.ref())).allMatch(p -> p.lag() == 0);
-            if (drained) {
-                return java.util.Optional.of(s);
-            }
-            if (System.nanoTime() > deadline) {
-                return java.util.Optional.empty();
-            }
-            Thread.sleep(250);
-        }
+            return s;
+        }, drained);
+        return java.util.Optional.of(last).filter(drained);
     }
 
     @Override
     public java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, PartitionRef partition, Set<String> previousOwners, Duration timeout,
             java.util.function.Consumer<OffsetSnapshot> eachLook) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        java.util.function.Predicate<OffsetSnapshot> moved = s -> s.members().stream()
+                .anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().contains(partition));
+        OffsetSnapshot last = Poll.every(Duration.ofMillis(200)).upTo(timeout).until(() -> {
             OffsetSnapshot s = describe(group, Set.of(partition));
             eachLook.accept(s);
-            if (s.members().stream().anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().contains(partition))) {
-                return java.util.Optional.of(s);
-            }
-            if (System.nanoTime() > deadline) {
-                return java.util.Optional.empty();
-            }
-            Thread.sleep(200);
-        }
+            return s;
+        }, moved);
+        return java.util.Optional.of(last).filter(moved);
     }
 
     @Override
     public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        OffsetSnapshot s = describe(group);
-        while (!s.state().isInactive() && System.nanoTime() < deadline) {
-            Thread.sleep(250);
-            s = describe(group);
-        }
-        return s;
+        return Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> describe(group), s -> s.state().isInactive());
     }
 
     @Override
@@ -394,40 +379,39 @@ final class AdminKafkaOps implements KafkaOps {
 
     @Override
     public void awaitWritable(String topic) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            org.apache.kafka.clients.admin.TopicDescription d;
-            try {
-                d = get(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic);
-            } catch (NotFound notYet) {
-                d = null; // the metadata has not reached the broker's cache yet
-            }
-            if (d != null && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+        // the last description seen: null while the metadata has not reached the broker's cache
+        java.util.concurrent.atomic.AtomicReference<TopicDescription> seen = new java.util.concurrent.atomic.AtomicReference<>();
+        boolean writable;
+        try {
+            writable = Poll.every(Duration.ofMillis(50)).upTo(timeout).until(() -> {
+                try {
+                    seen.set(get(admin.describeTopics(List.of(topic)).allTopicNames(), "describe topic " + topic).get(topic));
+                } catch (NotFound notYet) {
+                    seen.set(null);
+                    return false;
+                }
+                TopicDescription d = seen.get();
+                if (d.partitions().stream().anyMatch(p -> p.leader() == null || p.leader().isEmpty())) {
+                    return false;
+                }
                 // and every leader has the partition (it answers ListOffsets; the Admin client retries until it does): a first
                 // idempotent batch refused NOT_LEADER would leave the batches behind it refused OUT_OF_ORDER_SEQUENCE for good
-                Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.admin.OffsetSpec> latest = new java.util.HashMap<>();
-                d.partitions().forEach(p -> latest.put(new org.apache.kafka.common.TopicPartition(topic, p.partition()),
-                        org.apache.kafka.clients.admin.OffsetSpec.latest()));
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                d.partitions().forEach(p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
                 try {
-                    admin.listOffsets(latest).all().get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-                    return;
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notYet) {
-                    // UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER until the leader has it: ask again below
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    throw new KafkaOpsException("interrupted while waiting for topic " + topic, ie);
+                    admin.listOffsets(latest).all().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+                    return true;
+                } catch (ExecutionException | TimeoutException notYet) {
+                    return false; // UNKNOWN_TOPIC_OR_PARTITION or NOT_LEADER until the leader has it: ask again
                 }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new KafkaOpsException(d == null ? "topic " + topic + " does not exist (the broker did not know it for " + timeout.toSeconds() + " s)"
-                        : "topic " + topic + " has a partition without a leader (or one that does not host it yet) after " + timeout.toSeconds() + " s");
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new KafkaOpsException("interrupted while waiting for the leaders of " + topic, ie);
-            }
+            });
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+            throw new KafkaOpsException("interrupted while waiting for the leaders of " + topic, ie);
+        }
+        if (!writable) {
+            throw new KafkaOpsException(seen.get() == null ? "topic " + topic + " does not exist (the broker did not know it for " + timeout.toSeconds() + " s)"
+                    : "topic " + topic + " has a partition without a leader (or one that does not host it yet) after " + timeout.toSeconds() + " s");
         }
     }
 

@@ -214,17 +214,19 @@ public final class ChildProcess implements AutoCloseable {
      *     does not appear within {@code timeout}; the process is left as it is
      */
     public void awaitOutput(String marker, Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!contains(stdout, marker)) {
+        boolean printed = interruptible(() -> Poll.every(Duration.ofMillis(20)).upTo(timeout).until(() -> {
+            if (contains(stdout, marker)) {
+                return true;
+            }
             if (!process.isAlive()) {
                 throw new ChildProcessException(name + " exited with code " + process.exitValue() + " before it printed \"" + marker
                         + "\"; last lines of its stderr: " + stderrTail(10));
             }
-            if (System.nanoTime() > deadline) {
-                throw new ChildProcessException(name + " (pid " + pid() + ") did not print \"" + marker + "\" within " + timeout
-                        + "; last lines of its stderr: " + stderrTail(10));
-            }
-            sleep(20);
+            return false;
+        }));
+        if (!printed) {
+            throw new ChildProcessException(name + " (pid " + pid() + ") did not print \"" + marker + "\" within " + timeout
+                    + "; last lines of its stderr: " + stderrTail(10));
         }
     }
 
@@ -300,13 +302,9 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     private void awaitState(boolean stopped) {
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        while (process.isAlive() && isFrozen() != stopped) {
-            if (System.nanoTime() > deadline) {
-                throw new ChildProcessException(name + " (pid " + pid() + ") is " + (stopped ? "not stopped" : "still stopped")
-                        + " 5 s after SIG" + (stopped ? "STOP" : "CONT"));
-            }
-            sleep(5);
+        if (!interruptible(() -> Poll.every(Duration.ofMillis(5)).upTo(Duration.ofSeconds(5)).until(() -> !process.isAlive() || isFrozen() == stopped))) {
+            throw new ChildProcessException(name + " (pid " + pid() + ") is " + (stopped ? "not stopped" : "still stopped")
+                    + " 5 s after SIG" + (stopped ? "STOP" : "CONT"));
         }
     }
 
@@ -516,9 +514,9 @@ public final class ChildProcess implements AutoCloseable {
         return out;
     }
 
-    private static void sleep(long ms) {
+    private static <T> T interruptible(Poll.Look<T> wait) {
         try {
-            Thread.sleep(ms);
+            return wait.look();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new ChildProcessException("interrupted while waiting for the program", e);

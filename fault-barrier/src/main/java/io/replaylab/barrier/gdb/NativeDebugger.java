@@ -32,6 +32,7 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.HoldMode;
+import io.replaylab.evidence.process.Poll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -222,32 +223,32 @@ public final class NativeDebugger implements AutoCloseable {
     }
 
     private static Found search(long root, String function, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            List<Long> tree = ProcessTree.withDescendants(root);
-            Map<Long, Integer> searched = new LinkedHashMap<>();
-            for (long p : tree) {
+        Map<Long, Integer> searched = new LinkedHashMap<>();
+        Optional<Found> found = Poll.every(Duration.ofMillis(100)).upTo(timeout).until(() -> {
+            searched.clear();
+            for (long p : ProcessTree.withDescendants(root)) {
                 Set<Path> files = ProcessTree.mappedFiles(p);
                 searched.put(p, files.size());
                 for (Path f : files) {
                     if (ElfSymbols.defines(f, function)) {
-                        return new Found(p, f);
+                        return Optional.of(new Found(p, f));
                     }
                 }
             }
             if (!Files.exists(Path.of("/proc/" + root))) {
                 throw new NativeAttachException(NativeAttachException.Reason.GONE, "pid " + root + " ended before a debugger could attach");
             }
-            if (System.nanoTime() > deadline) {
-                StringBuilder what = new StringBuilder();
-                searched.forEach((p, n) -> what.append(what.length() == 0 ? "" : "; ").append("pid ").append(p).append(" (")
-                        .append(ProcessTree.command(p)).append("): ").append(n).append(" mapped files"));
-                throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "no " + function + " in pid " + root
-                        + " or its descendants within " + timeout + ": searched the dynamic and static symbols of every file each has mapped ("
-                        + what + "); is its SQLite loaded at all, or linked in stripped?");
-            }
-            Thread.sleep(100);
+            return Optional.<Found>empty();
+        }, Optional::isPresent);
+        if (found.isPresent()) {
+            return found.get();
         }
+        StringBuilder what = new StringBuilder();
+        searched.forEach((p, n) -> what.append(what.length() == 0 ? "" : "; ").append("pid ").append(p).append(" (")
+                .append(ProcessTree.command(p)).append("): ").append(n).append(" mapped files"));
+        throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "no " + function + " in pid " + root
+                + " or its descendants within " + timeout + ": searched the dynamic and static symbols of every file each has mapped ("
+                + what + "); is its SQLite loaded at all, or linked in stripped?");
     }
 
     private static Path script() {
@@ -401,15 +402,11 @@ public final class NativeDebugger implements AutoCloseable {
         }
         frozen = true; // first: the stops this causes are not strays to resume
         gdb.run("-exec-interrupt --all", ANSWER);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        Map<Long, Character> states;
-        do {
-            states = ProcessTree.threadStates(pid);
-            if (!states.isEmpty() && states.values().stream().allMatch(s -> s == 't')) {
-                return Map.copyOf(states);
-            }
-            sleep(20);
-        } while (System.nanoTime() < deadline);
+        Map<Long, Character> states = interruptible("stopping pid " + pid, () -> Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(10))
+                .until(() -> ProcessTree.threadStates(pid), t -> !t.isEmpty() && t.values().stream().allMatch(s -> s == 't')));
+        if (!states.isEmpty() && states.values().stream().allMatch(s -> s == 't')) {
+            return Map.copyOf(states);
+        }
         throw new IllegalStateException("pid " + pid + " did not stop within 10 s: its threads' states are " + states);
     }
 
@@ -739,11 +736,12 @@ public final class NativeDebugger implements AutoCloseable {
         }
     }
 
-    private static void sleep(long ms) {
+    private static <T> T interruptible(String what, Poll.Look<T> wait) {
         try {
-            Thread.sleep(ms);
+            return wait.look();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while " + what, e);
         }
     }
 
@@ -794,12 +792,8 @@ public final class NativeDebugger implements AutoCloseable {
      */
     public void killProgram() {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (ProcessTree.alive(pid)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("pid " + pid + " is still alive 10 s after SIGKILL");
-            }
-            sleep(10);
+        if (!interruptible("killing pid " + pid, () -> Poll.every(Duration.ofMillis(10)).upTo(Duration.ofSeconds(10)).until(() -> !ProcessTree.alive(pid)))) {
+            throw new IllegalStateException("pid " + pid + " is still alive 10 s after SIGKILL");
         }
         onProgramExit("killed (SIGKILL)");
     }

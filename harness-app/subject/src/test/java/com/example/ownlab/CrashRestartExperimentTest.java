@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -13,6 +14,7 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
@@ -39,14 +41,13 @@ class CrashRestartExperimentTest {
     static final Experiment CRASH_RESTART = new Experiment("crash-restart", List.of("R10", "R14"), (ctx, ns, e) -> {
         Experiments.produce(ctx, e, ns);
         LabContext.Instance a = ctx.start(e, "crash-A", ns.topic(), ns.group(), ns.inbox(1), false);
-        long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
-        while (processed(ctx, "crash-A") < 20) { // mid-stream: some records done, most still to come
+        boolean midStream = Poll.every(Duration.ofMillis(10)).upTo(ctx.settings().drainTimeout()).until(() -> {
             ctx.checkpoint(a);
-            if (System.nanoTime() > deadline) {
-                ctx.stop(e, a);
-                return e.finish(Outcome.notRun("crash-A processed fewer than 20 records within " + ctx.settings().drainTimeout()));
-            }
-            Thread.sleep(10);
+            return processed(ctx, "crash-A") >= 20; // mid-stream: some records done, most still to come
+        });
+        if (!midStream) {
+            ctx.stop(e, a);
+            return e.finish(Outcome.notRun("crash-A processed fewer than 20 records within " + ctx.settings().drainTimeout()));
         }
         Event crashed = ctx.crash(e, a);
         ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");

@@ -24,6 +24,7 @@ import java.util.stream.Stream;
 import io.replaylab.evidence.LogTail;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.process.ChildProcessException;
+import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
 import org.apache.kafka.common.Node;
@@ -134,33 +135,26 @@ final class KafkaNode {
      * wait at once; {@code late} gives the message when {@code timeout} passes.
      */
     static void awaitRegistered(Admin admin, Set<Integer> wanted, Duration timeout, Supplier<String> died, Supplier<String> late) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            String dead = died.get();
-            if (dead != null) {
-                throw new LocalKafkaException(dead);
-            }
-            try {
-                Set<Integer> seen = admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000)).nodes().get(1500, TimeUnit.MILLISECONDS)
-                        .stream().map(Node::id).collect(Collectors.toSet());
-                if (seen.containsAll(wanted)) {
-                    return;
+        boolean registered;
+        try {
+            registered = Poll.every(Duration.ofMillis(100)).upTo(timeout).until(() -> {
+                String dead = died.get();
+                if (dead != null) {
+                    throw new LocalKafkaException(dead);
                 }
-            } catch (ExecutionException | TimeoutException e) {
-                // not ready yet
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LocalKafkaException("interrupted while waiting for Kafka to start", e);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new LocalKafkaException(late.get());
-            }
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LocalKafkaException("interrupted while waiting for Kafka to start", e);
-            }
+                try {
+                    return admin.describeCluster(new DescribeClusterOptions().timeoutMs(1000)).nodes().get(1500, TimeUnit.MILLISECONDS)
+                            .stream().map(Node::id).collect(Collectors.toSet()).containsAll(wanted);
+                } catch (ExecutionException | TimeoutException e) {
+                    return false; // not ready yet
+                }
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LocalKafkaException("interrupted while waiting for Kafka to start", e);
+        }
+        if (!registered) {
+            throw new LocalKafkaException(late.get());
         }
     }
 

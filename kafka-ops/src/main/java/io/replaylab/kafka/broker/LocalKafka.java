@@ -267,13 +267,4 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LocalKafkaException("interrupted while waiting for the broker", e);
-        }
-    }
-
 }

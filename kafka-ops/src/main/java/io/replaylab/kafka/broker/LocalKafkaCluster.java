@@ -20,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -282,50 +283,38 @@ public final class LocalKafkaCluster implements AutoCloseable {
 
     /** Waits until the partition's high watermark reaches {@code offset} (every in-sync replica holds the log up to it). */
     public void awaitHighWatermark(TopicPartition tp, long offset, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long hw;
-        while ((hw = highWatermark(tp)) < offset) {
-            if (System.nanoTime() > deadline) {
-                throw new LocalKafkaException("the high watermark of " + tp + " stayed at " + hw + " below " + offset + " for " + timeout);
-            }
-            Thread.sleep(50);
+        long hw = Poll.every(Duration.ofMillis(50)).upTo(timeout).until(() -> highWatermark(tp), h -> h >= offset);
+        if (hw < offset) {
+            throw new LocalKafkaException("the high watermark of " + tp + " stayed at " + hw + " below " + offset + " for " + timeout);
         }
     }
 
     /** Waits until the partition has a leader other than {@code previous}; the new leader's id. */
     public int awaitLeaderOtherThan(TopicPartition tp, int previous, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        int leader = Poll.every(Duration.ofMillis(100)).upTo(timeout).until(() -> {
             try {
-                int leader = leaderOf(tp);
-                if (leader >= 0 && leader != previous) {
-                    return leader;
-                }
+                return leaderOf(tp);
             } catch (LocalKafkaException e) {
-                // the metadata is moving; ask again
+                return -1; // the metadata is moving; ask again
             }
-            if (System.nanoTime() > deadline) {
-                throw new LocalKafkaException("partition " + tp + " had no leader other than broker " + previous + " within " + timeout);
-            }
-            Thread.sleep(100);
+        }, l -> l >= 0 && l != previous);
+        if (leader < 0 || leader == previous) {
+            throw new LocalKafkaException("partition " + tp + " had no leader other than broker " + previous + " within " + timeout);
         }
+        return leader;
     }
 
     /** Waits until {@code brokerId} is in the partition's ISR again. */
     public void awaitInIsr(TopicPartition tp, int brokerId, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
+        boolean back = Poll.every(Duration.ofMillis(100)).upTo(timeout).until(() -> {
             try {
-                if (isr(tp).contains(brokerId)) {
-                    return;
-                }
+                return isr(tp).contains(brokerId);
             } catch (LocalKafkaException e) {
-                // ask again
+                return false; // ask again
             }
-            if (System.nanoTime() > deadline) {
-                throw new LocalKafkaException("broker " + brokerId + " did not rejoin the ISR of " + tp + " within " + timeout);
-            }
-            Thread.sleep(100);
+        });
+        if (!back) {
+            throw new LocalKafkaException("broker " + brokerId + " did not rejoin the ISR of " + tp + " within " + timeout);
         }
     }
 

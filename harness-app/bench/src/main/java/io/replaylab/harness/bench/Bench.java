@@ -26,6 +26,7 @@ import java.util.stream.Stream;
 import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.harness.ReplayLab;
@@ -707,31 +708,33 @@ static long drain(String bootstrap, String topic) {
                 if (gdb != null) {
                     gdb.arm("bench", NativePoint.sqliteCommit().thatNeverHolds(), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
                 }
-                long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-                long t0 = 0;
-                long c0 = 0;
-                while (true) {
+                // the first commit starts the clock: the consumer's start and its join are not its rate
+                long[] first = new long[2]; // nanoTime, committed
+                long[] last = new long[2];
+                boolean drained = Poll.every(Duration.ofMillis(20)).upTo(Duration.ofMinutes(5)).until(() -> {
                     if (!c.isAlive()) {
                         throw new IllegalStateException("the consumer exited with " + c.exitCode().orElse(-1) + ": " + c.stderrTail(5));
                     }
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("the consumer did not drain " + records + " records within 5 minutes");
-                    }
                     long committed = ops.describe(run.group()).partitions().stream().mapToLong(x -> Math.max(0, x.committed())).sum();
                     long now = System.nanoTime();
-                    if (t0 == 0 && committed > 0) {
-                        t0 = now;
-                        c0 = committed;
-                    } else if (committed >= records) {
-                        double secs = (now - t0) / 1e9;
-                        long rate = Math.round((records - c0) / secs);
-                        out.printf("  %-12s %6d records/s (%d records in %.2f s)%s%n", withBarrier ? "armed" : "not attached", rate, records - c0, secs,
-                                gdb == null ? "" : "; conditions evaluated: " + gdb.evaluations());
-                        out.flush();
-                        return rate;
+                    if (first[0] == 0 && committed > 0) {
+                        first[0] = now;
+                        first[1] = committed;
+                        return false;
                     }
-                    Thread.sleep(20);
+                    last[0] = now;
+                    last[1] = committed;
+                    return committed >= records;
+                });
+                if (!drained) {
+                    throw new IllegalStateException("the consumer did not drain " + records + " records within 5 minutes");
                 }
+                double secs = (last[0] - first[0]) / 1e9;
+                long rate = Math.round((records - first[1]) / secs);
+                out.printf("  %-12s %6d records/s (%d records in %.2f s)%s%n", withBarrier ? "armed" : "not attached", rate, records - first[1], secs,
+                        gdb == null ? "" : "; conditions evaluated: " + gdb.evaluations());
+                out.flush();
+                return rate;
             }
         }
     }

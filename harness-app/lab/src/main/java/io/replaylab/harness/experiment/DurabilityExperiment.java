@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import io.replaylab.evidence.process.Platform;
+import io.replaylab.evidence.process.Poll;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -148,10 +149,7 @@ final class DurabilityExperiment {
             Thread.sleep(2 * fetchWait);
             int before = acked.size();
             send(producer, topic, records.subList(BATCH, 2 * BATCH), acked, failed);
-            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (acked.size() < 2 * BATCH && System.nanoTime() < until) {
-                Thread.sleep(20);
-            }
+            Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(1)).until(() -> acked.size() >= 2 * BATCH);
             e.record(harness, new Payload.Note(cfg.name() + ": produced " + BATCH + " more while both followers were frozen; the producer saw "
                     + (acked.size() - before) + " of them acknowledged"));
             cluster.kill(leader);

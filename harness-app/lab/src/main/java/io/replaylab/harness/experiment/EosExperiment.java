@@ -25,6 +25,7 @@ import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
@@ -150,15 +151,10 @@ final class EosExperiment {
             Oracle.Position input = inputs.get(0);
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
-            long deadline = System.nanoTime() + ctx.settings().handoffTimeout().toNanos();
-            boolean past = false;
-            while (!past && System.nanoTime() < deadline) {
+            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().handoffTimeout()).until(() -> {
                 ctx.checkpoint(b);
-                past = LabContext.committed(ctx.ops().describe(group), topic, input.partition()) > input.offset();
-                if (!past) {
-                    Thread.sleep(250);
-                }
-            }
+                return LabContext.committed(ctx.ops().describe(group), topic, input.partition()) > input.offset();
+            });
             if (!past) {
                 barrier.release();
                 e.check(Check.fail("B committed A's input while A was held", "R10", topic + "-" + input + " committed past",
@@ -205,14 +201,9 @@ final class EosExperiment {
 
     /** The ids of records in A's open transaction, once its producer has sent them (within 10 s of the hold). */
     private static List<String> awaitOpenTransaction(LabContext ctx, SourceSpec output, LabContext.Instance a) throws InterruptedException {
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
+        return Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(10)).until(() -> {
             ctx.checkpoint(a);
-            List<String> open = Oracle.notCommitted(output);
-            if (!open.isEmpty() || System.nanoTime() > deadline) {
-                return open;
-            }
-            Thread.sleep(100);
-        }
+            return Oracle.notCommitted(output);
+        }, open -> !open.isEmpty());
     }
 }

@@ -38,6 +38,7 @@ import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -170,11 +171,11 @@ final class RebalanceExperiment {
             // B redelivers A's in-flight record: its commit passes A's, and the DB must not gain a second effect.
             ctx.step("B redelivers the in-flight record " + inFlightId);
             long target = committing.get(inFlight);
-            long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
-            while (LabContext.committed(ctx.ops().describe(group), topic, inFlight.partition()) < target && System.nanoTime() < deadline) {
+            int partition = inFlight.partition();
+            Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().drainTimeout()).until(() -> {
                 ctx.checkpoint(b);
-                Thread.sleep(250);
-            }
+                return LabContext.committed(ctx.ops().describe(group), topic, partition) >= target;
+            });
             long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
             e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));
             e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
@@ -183,11 +184,10 @@ final class RebalanceExperiment {
             ctx.step("releasing A; its stale commit must be rejected");
             barrier.release();
             ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
-            Optional<CallOutcome> outcome = Optional.empty();
-            for (long until = System.nanoTime() + 60_000_000_000L; outcome.isEmpty() && System.nanoTime() < until; ) {
+            Optional<CallOutcome> outcome = Poll.every(Duration.ZERO).upTo(Duration.ofSeconds(60)).until(() -> {
                 ctx.checkpoint();
-                outcome = barrier.awaitOutcome(Duration.ofMillis(250));
-            }
+                return barrier.awaitOutcome(Duration.ofMillis(250));
+            }, Optional::isPresent);
             StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
             Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, onWire);
@@ -308,22 +308,24 @@ final class RebalanceExperiment {
 
     /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */
     static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
-        long deadline = System.nanoTime() + ctx.settings().barrierTimeout().toNanos();
-        while (System.nanoTime() < deadline) {
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
-            if (got.isPresent()) {
-                return got.get();
-            }
-            try {
-                ctx.checkpoint(a);
-            } catch (SubjectExitedException | LabStoppedException ended) {
+            if (got.isEmpty()) {
                 try {
-                    barrier.expire(); // the evidence shows the point was never reached
-                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
-                    // held just before: the state says so
+                    ctx.checkpoint(a);
+                } catch (SubjectExitedException | LabStoppedException ended) {
+                    try {
+                        barrier.expire(); // the evidence shows the point was never reached
+                    } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+                        // held just before: the state says so
+                    }
+                    throw ended;
                 }
-                throw ended;
             }
+            return got;
+        }, Optional::isPresent);
+        if (arrived.isPresent()) {
+            return arrived.get();
         }
         return barrier.awaitArrival(Duration.ofNanos(1));
     }

@@ -19,6 +19,7 @@ import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.kafka.LabNamespace;
@@ -118,11 +119,10 @@ final class WireFaultsExperiment {
             });
             ctx.step("A starts; " + aimed.meaning());
             LabContext.Instance a = ctx.start(e, aName, topic, group, inbox, false);
-            Optional<FaultFiring> fired = Optional.empty();
-            for (long until = System.nanoTime() + ctx.settings().barrierTimeout().toNanos(); fired.isEmpty() && System.nanoTime() < until; ) {
+            Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
                 ctx.checkpoint(a);
-                fired = armed.awaitFiring(Duration.ofMillis(250));
-            }
+                return armed.awaitFiring(Duration.ofMillis(250));
+            }, Optional::isPresent);
             if (fired.isEmpty()) {
                 armed.disarm();
                 return e.finish(Outcome.notRun("the fault never fired: A sent " + (armed.matched() == 0 ? "no " + fault.target().api().display()
@@ -139,11 +139,11 @@ final class WireFaultsExperiment {
                 if (cell.afterARestart()) {
                     // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
                     FaultFiring first = fired.get();
-                    for (long until = System.nanoTime() + ctx.settings().drainTimeout().toNanos(); wentBack.isEmpty() && System.nanoTime() < until; ) {
+                    OffsetSnapshot drainedBefore = beforeRewind;
+                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().drainTimeout()).until(() -> {
                         ctx.checkpoint(a);
-                        Thread.sleep(100);
-                        wentBack = wentBack(proxy, group, topic, first, beforeRewind);
-                    }
+                        return wentBack(proxy, group, topic, first, drainedBefore);
+                    }, Optional::isPresent);
                 }
                 drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
             } catch (SubjectExitedException exited) {

@@ -26,6 +26,7 @@ import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -495,12 +496,10 @@ public final class LabContext {
     /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
     public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
         Timer.Sample t = Timer.start(meters);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        OffsetSnapshot s = ops.awaitInactive(group, Duration.ZERO);
-        while (!s.state().isInactive() && System.nanoTime() < deadline) {
+        OffsetSnapshot s = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
             checkpoint();
-            s = ops.awaitInactive(group, Duration.ofMillis(250));
-        }
+            return ops.describe(group);
+        }, x -> x.state().isInactive());
         if (s.state().isInactive()) {
             t.stop(meters.timer("replaylab.group.inactive"));
         }

@@ -5,11 +5,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.failsafe.Failsafe;
+import dev.failsafe.FailsafeException;
+import dev.failsafe.RetryPolicy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.sqlite.SQLiteErrorCode;
@@ -26,6 +30,14 @@ import org.sqlite.SQLiteException;
 class InboxProjection implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(InboxProjection.class);
     private static final long BUSY_GIVE_UP_MS = 120_000;
+    /** Another writer holds the lock: try again, 5 ms after the first refusal, doubling up to 200 ms, for up to 2 minutes. */
+    private static final RetryPolicy<Object> WHILE_BUSY = RetryPolicy.builder()
+            .handleIf(e -> e instanceof SQLException s && isBusy(s))
+            .withBackoff(Duration.ofMillis(5), Duration.ofMillis(200))
+            .withMaxRetries(-1)
+            .withMaxDuration(Duration.ofMillis(BUSY_GIVE_UP_MS))
+            .onRetry(e -> log.debug("database busy, retry {}: {}", e.getAttemptCount(), e.getLastException().getMessage()))
+            .build();
 
     enum Result { APPLIED, DUPLICATE, QUARANTINED }
 
@@ -202,30 +214,28 @@ class InboxProjection implements AutoCloseable {
      * Runs {@code work} in one transaction, retrying while the database is busy (SQLite: another
      * process holds the write lock; PostgreSQL: a serialization failure or deadlock was rolled back).
      */
-    private <T> T inTransaction(Work<T> work) {
-        long deadline = System.currentTimeMillis() + BUSY_GIVE_UP_MS;
-        long backoff = 5;
-        while (true) {
-            try (Connection c = pool.getConnection()) {
-                c.setAutoCommit(false);
-                try {
-                    T result = work.run(c);
-                    c.commit();
-                    return result;
-                } catch (SQLException e) {
-                    c.rollback();
-                    throw e;
-                } finally {
-                    c.setAutoCommit(true);
+    <T> T inTransaction(Work<T> work) {
+        try {
+            return Failsafe.with(WHILE_BUSY).get(() -> {
+                try (Connection c = pool.getConnection()) {
+                    c.setAutoCommit(false);
+                    try {
+                        T result = work.run(c);
+                        c.commit();
+                        return result;
+                    } catch (SQLException e) {
+                        c.rollback();
+                        throw e;
+                    } finally {
+                        c.setAutoCommit(true);
+                    }
                 }
-            } catch (SQLException e) {
-                if (!isBusy(e) || System.currentTimeMillis() > deadline) {
-                    throw new IllegalStateException("the projection into " + dialect + " failed: " + e.getMessage(), e);
-                }
-                log.debug("database busy, retrying in {} ms: {}", backoff, e.getMessage());
-                sleep(backoff);
-                backoff = Math.min(200, backoff * 2);
+            });
+        } catch (FailsafeException e) {
+            if (e.getCause() instanceof InterruptedException) {
+                throw new IllegalStateException("interrupted while the database was busy", e.getCause());
             }
+            throw new IllegalStateException("the projection into " + dialect + " failed: " + e.getCause().getMessage(), e.getCause());
         }
     }
 
@@ -246,15 +256,6 @@ class InboxProjection implements AutoCloseable {
             }
         }
         return false;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while the database was busy", e);
-        }
     }
 
     @Override

@@ -8,9 +8,12 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 
 class InboxProjectionTest {
 
@@ -30,6 +33,32 @@ class InboxProjectionTest {
                 SQLException syntax = catchThrowableOfType(() -> s.execute("INSERT INTO nowhere VALUES (2)"), SQLException.class);
                 assertThat(InboxProjection.isBusy(syntax)).as(syntax.getMessage()).isFalse();
             }
+        }
+    }
+
+    @Test
+    void aBusyTransactionIsTriedAgainAndAnyOtherFailureEndsItAtOnceNamingTheDatabase(@TempDir Path dir) {
+        try (InboxProjection projection = new InboxProjection(dir.resolve("t.db").toString(), "ns", "test")) {
+            AtomicInteger tries = new AtomicInteger();
+            String done = projection.inTransaction(c -> {
+                if (tries.incrementAndGet() < 3) {
+                    throw new SQLiteException("[SQLITE_BUSY] The database file is locked", SQLiteErrorCode.SQLITE_BUSY);
+                }
+                return "done";
+            });
+            assertThat(done).isEqualTo("done");
+            assertThat(tries).hasValue(3);
+
+            tries.set(0);
+            IllegalStateException failed = catchThrowableOfType(() -> projection.inTransaction(c -> {
+                tries.incrementAndGet();
+                try (Statement s = c.createStatement()) {
+                    s.execute("INSERT INTO nowhere VALUES (1)");
+                }
+                return null;
+            }), IllegalStateException.class);
+            assertThat(failed).hasMessageStartingWith("the projection into SQLITE failed: ").hasMessageContaining("nowhere");
+            assertThat(tries).hasValue(1);
         }
     }
 
