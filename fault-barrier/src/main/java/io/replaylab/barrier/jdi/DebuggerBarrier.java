@@ -285,9 +285,13 @@ public final class DebuggerBarrier implements AutoCloseable {
         List<String> stack = new ArrayList<>();
         try {
             List<StackFrame> frames = thread.frames();
-            for (int i = 0; i < Math.min(12, frames.size()); i++) {
+            // the top 12 frames, without the JVM's generated lambda classes (no source, no line: a library that takes a lambda,
+            // a retry policy say, would push the program's own frames out of view with them)
+            for (int i = 0; i < frames.size() && stack.size() < 12; i++) {
                 Location l = frames.get(i).location();
-                stack.add(l.declaringType().name() + "." + l.method().name() + lineOf(l));
+                if (!l.declaringType().name().contains("$$Lambda")) {
+                    stack.add(l.declaringType().name() + "." + l.method().name() + lineOf(l));
+                }
             }
             StackFrame top = frames.get(0);
             context.put("method", top.location().method().toString());

@@ -80,6 +80,10 @@ public final class WireProxy implements AutoCloseable {
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong upstreamConnects = new AtomicLong();
     private final AtomicLong inPlaceRewrites = new AtomicLong();
+    private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+    /** The connection loops running now, with their thread's CPU time when each began. */
+    private final Map<Thread, Long> running = new java.util.HashMap<>();
+    private long endedLoopsCpu; // guarded by running
     /** Connection threads, reused: a client that opens a connection per call does not pay for two new threads each time. */
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "wire-proxy");
@@ -261,13 +265,43 @@ public final class WireProxy implements AutoCloseable {
     /** Runs a connection's loop on a pooled thread named for it while it runs. */
     void run(String name, Runnable loop) {
         threads.execute(() -> {
-            Thread.currentThread().setName(name);
+            Thread self = Thread.currentThread();
+            self.setName(name);
+            long cpuAtStart = THREAD_CPU.getCurrentThreadCpuTime();
+            synchronized (running) {
+                running.put(self, cpuAtStart);
+            }
             try {
                 loop.run();
             } finally {
-                Thread.currentThread().setName("wire-proxy-idle");
+                long used = THREAD_CPU.getCurrentThreadCpuTime() - cpuAtStart;
+                synchronized (running) { // a look at cpuTime() sees this loop running or ended, never both or neither
+                    running.remove(self);
+                    endedLoopsCpu += used;
+                }
+                self.setName("wire-proxy-idle");
             }
         });
+    }
+
+    /**
+     * The CPU time the connections' loops have used so far (both directions of every connection,
+     * running or ended): what the proxy itself costs, apart from the client and the broker, and
+     * what an armed fault's check of each request adds to. Zero where the JVM cannot measure a
+     * thread's CPU time.
+     */
+    public Duration cpuTime() {
+        if (!THREAD_CPU.isCurrentThreadCpuTimeSupported()) {
+            return Duration.ZERO;
+        }
+        synchronized (running) {
+            long total = endedLoopsCpu;
+            for (Map.Entry<Thread, Long> e : running.entrySet()) {
+                long now = THREAD_CPU.getThreadCpuTime(e.getKey().getId());
+                total += Math.max(0, now - e.getValue());
+            }
+            return Duration.ofNanos(total);
+        }
     }
 
     /**

@@ -53,6 +53,13 @@ public final class CommitLoopMain {
                 s.execute("CREATE TABLE IF NOT EXISTS effects (client TEXT, partition INTEGER, \"offset\" INTEGER)");
             }
             boolean tx = a.length > 8 && a[8].equals("tx");
+            Runnable inTransaction = () -> {
+                try {
+                    db.commit();
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            };
             db.setAutoCommit(!tx);
             c.subscribe(List.of(a[1]));
             while (true) {
@@ -65,7 +72,7 @@ public final class CommitLoopMain {
                     }
                     if (tx) {
                         System.out.println("calling commit of " + r.partition() + "@" + r.offset());
-                        db.commit();
+                        inTransaction.run(); // through a lambda, as a retry library would call it
                     }
                     System.out.println("calling commitSync " + r.partition() + "@" + (r.offset() + 1));
                     try {

@@ -220,7 +220,9 @@ class DebuggerBarrierTest {
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
 
         assertThat(arrival.stack().get(0)).as("the interface point is held in the driver's class").startsWith("org.sqlite.").contains(".commit");
-        assertThat(arrival.stack()).anyMatch(f -> f.startsWith(CommitLoopMain.class.getName() + ".main"));
+        assertThat(arrival.stack()).anyMatch(f -> f.startsWith(CommitLoopMain.class.getName() + ".main"))
+                .anyMatch(f -> f.startsWith(CommitLoopMain.class.getName() + ".lambda$main"))
+                .as("the JVM's generated lambda classes are left out").noneMatch(f -> f.contains("$$Lambda"));
         assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commit of 0@0").doesNotContain("calling commitSync");
         assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("its transaction has not committed").isZero();
 

@@ -153,6 +153,13 @@ class WireProxyTest {
                     .containsExactly("127.0.0.1:" + proxy.nodePorts().values().iterator().next());
         }
         assertThat(proxy.requestCount()).isGreaterThan(10);
+        // the proxy's own CPU time (its connection loops, ended or running) grows with what passes through it
+        Duration cpu = proxy.cpuTime();
+        assertThat(cpu).isGreaterThan(Duration.ZERO);
+        try (Admin admin = Clients.admin(proxy.bootstrapServers())) {
+            admin.describeCluster().nodes().get();
+        }
+        assertThat(proxy.cpuTime()).isGreaterThan(cpu);
         // the witness saw every commit with the broker's answer, and the member and generation (or epoch) the client committed as
         List<WitnessedCommit> commits = proxy.witness().commits(ns.group());
         assertThat(commits).isNotEmpty().allSatisfy(w -> {

@@ -213,11 +213,17 @@ static long drain(String bootstrap, String topic) {
             List<Long> produceRatio = new ArrayList<>();
             List<Long> armedDrainRatio = new ArrayList<>(); // the armed proxy against the plain one
             List<Long> armedProduceRatio = new ArrayList<>();
+            // the armed proxy's own CPU time against the plain proxy's: an armed fault's cost is its check of each request, which
+            // only the proxy's threads pay, and their CPU time varies far less between rounds than the wall time of a drain
+            List<Long> armedCpuRatio = new ArrayList<>();
+            long[] proxyCpuTotal = new long[n];
+            List<WireProxy> proxies = armedProxy == null ? List.of(proxy) : List.of(proxy, armedProxy);
             for (int round = 1 - WARM_UP_ROUNDS; round <= runs; round++) {
                 boolean reversed = round % 2 != 0;
                 long[] drainNs = new long[n];
                 long[] produceNs = new long[n];
                 long[] busy = new long[n];
+                long[] proxyCpu = new long[n];
                 // A B B A (A B C C B A with --armed), repeated: the JVM and the broker still speed up from one drain to the next,
                 // and in this order a steady speed-up costs every path the same
                 for (int i = 0; i < n * repeat; i++) {
@@ -228,12 +234,16 @@ static long drain(String bootstrap, String topic) {
                     }
                     String b = paths.get(path);
                     long ticks = busyTicks();
+                    long cpu0 = path == 0 ? 0 : proxies.get(path - 1).cpuTime().toNanos();
                     long t0 = System.nanoTime();
                     long got = drain(b, ns.topic("drain"));
                     long t1 = System.nanoTime();
                     produce(b, ns.topic("produce"));
                     long t2 = System.nanoTime();
                     busy[path] += busyTicks() - ticks;
+                    if (path > 0) {
+                        proxyCpu[path] += proxies.get(path - 1).cpuTime().toNanos() - cpu0;
+                    }
                     if (got != records) {
                         throw new IllegalStateException("drained " + got + " of " + records + " records " + (path == 0 ? "direct" : "through the proxy"));
                     }
@@ -243,28 +253,36 @@ static long drain(String bootstrap, String topic) {
                 out.printf("%-8s drain direct %5d ms, proxy %5d ms = %.3fx   produce direct %5d ms, proxy %5d ms = %.3fx%s%n",
                         round <= 0 ? "warm-up" : "round " + round, drainNs[0] / repeat / 1_000_000, drainNs[1] / repeat / 1_000_000,
                         (double) drainNs[1] / drainNs[0], produceNs[0] / repeat / 1_000_000, produceNs[1] / repeat / 1_000_000,
-                        (double) produceNs[1] / produceNs[0], n < 3 ? "" : String.format("   armed/proxy drain %.3fx, produce %.3fx",
-                                (double) drainNs[2] / drainNs[1], (double) produceNs[2] / produceNs[1]));
+                        (double) produceNs[1] / produceNs[0], n < 3 ? "" : String.format("   armed/proxy drain %.3fx, produce %.3fx, proxy CPU %.3fx",
+                                (double) drainNs[2] / drainNs[1], (double) produceNs[2] / produceNs[1], (double) proxyCpu[2] / proxyCpu[1]));
                 out.flush();
                 if (round > 0) {
                     for (int path = 0; path < n; path++) {
                         drainTotal[path] += drainNs[path];
                         produceTotal[path] += produceNs[path];
                         cpuTotal[path] += busy[path];
+                        proxyCpuTotal[path] += proxyCpu[path];
                     }
                     drainRatio.add(drainNs[1] * 1000 / drainNs[0]);
                     produceRatio.add(produceNs[1] * 1000 / produceNs[0]);
                     if (n == 3) {
                         armedDrainRatio.add(drainNs[2] * 1000 / drainNs[1]);
                         armedProduceRatio.add(produceNs[2] * 1000 / produceNs[1]);
+                        if (proxyCpu[1] > 0) {
+                            armedCpuRatio.add(proxyCpu[2] * 1000 / proxyCpu[1]);
+                        }
                     }
                 }
             }
+            long perPath = (long) runs * repeat; // drain-and-produce runs per path
             if (n == 3) {
                 out.println(againstGoal("armed fault, drain (against the plain proxy)", armedDrainRatio, ARMED_GOAL));
                 out.println(againstGoal("armed fault, produce (against the plain proxy)", armedProduceRatio, ARMED_GOAL));
+                out.printf("proxy CPU per drain and produce (its connection threads only): plain %.1f ms, armed %.1f ms = %.3fx%n",
+                        proxyCpuTotal[1] / perPath / 1e6, proxyCpuTotal[2] / perPath / 1e6, (double) proxyCpuTotal[2] / proxyCpuTotal[1]);
+                out.println(armedCpuRatio.isEmpty() ? "armed fault, proxy CPU: not measured (this JVM gives no thread CPU time)"
+                        : againstGoal("armed fault, proxy CPU (against the plain proxy)", armedCpuRatio, ARMED_GOAL));
             }
-            long perPath = (long) runs * repeat; // drain-and-produce runs per path
             out.printf("%d rounds, %d records, each path %d times per round, mean per run: drain direct %d ms, proxy %d ms = %.3fx;"
                     + " produce direct %d ms, proxy %d ms = %.3fx (goal <= %.2fx)%n", runs, records, repeat,
                     drainTotal[0] / perPath / 1_000_000, drainTotal[1] / perPath / 1_000_000, (double) drainTotal[1] / drainTotal[0],
