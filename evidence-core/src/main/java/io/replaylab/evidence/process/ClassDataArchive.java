@@ -134,6 +134,16 @@ final class ClassDataArchive {
         return out;
     }
 
+    /**
+     * {@code command} without the options {@link #apply} adds: for a JVM that a debugger will attach
+     * to. A fresh-clone suite with archives on once had a debugger's on-return breakpoint never
+     * reached; whether the archive played a part is not known, so a debugged JVM never maps one.
+     */
+    static List<String> without(List<String> command) {
+        return command.stream().filter(o -> Stream.of(OWN).noneMatch(o::startsWith) && !o.equals("-Xlog:cds*=off")
+                && !o.equals("-Xlog:class+path*=off")).toList();
+    }
+
     private static String key(String mainClass, String gc, List<String> jars) throws IOException {
         StringBuilder sb = new StringBuilder(System.getProperty("java.home")).append('|').append(Runtime.version()).append('|').append(mainClass).append('|').append(gc);
         for (String j : jars) {

@@ -84,6 +84,15 @@ class ClassDataArchiveTest {
         mapped.add(mapped.indexOf("-cp"), "-Xlog:class+load=info");
         assertThat(run(mapped)).contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file")
                 .contains("io.replaylab.evidence.process.ClassDataChildMain source: file:");
+
+        // a JVM with a debugger agent never maps an archive, even from a command that names one
+        Path out = cds.resolve("debugged.out");
+        try (ChildProcess debugged = ChildProcess.of(mapped).name("debugged").output(out, cds.resolve("debugged.err"))
+                .debuggerAgent(false, java.time.Duration.ofSeconds(30)).start()) {
+            debugged.awaitOutput("child says", java.time.Duration.ofSeconds(30));
+        }
+        assertThat(Files.readString(out)).contains("com.fasterxml.jackson.databind.ObjectMapper source: ")
+                .doesNotContain("ObjectMapper source: shared objects file");
     }
 
     @Test

@@ -65,9 +65,13 @@ class BenchTest {
         StringWriter armedOut = new StringWriter();
         assertThat(Bench.run(new PrintWriter(armedOut), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
                 "--records", "2000", "--runs", "2", "--repeat", "2", "--requests", "50", "--armed")).as(armedOut + "\n" + err).isZero();
-        assertThat(armedOut.toString()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x")
+        assertThat(armedOut.toString()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x, proxy CPU [0-9.]+x")
                 .containsPattern("armed fault, drain \\(against the plain proxy\\): mean per-round ratio [0-9.]+x, 95% interval [0-9.-]+x over 2 rounds, "
-                        + "goal <= 1.02x: (meets|misses|undecided)");
+                        + "goal <= 1.02x: (meets|misses|undecided)")
+                .containsPattern("proxy CPU per drain and produce \\(its connection threads only\\): plain [0-9.]+ ms, armed [0-9.]+ ms")
+                .containsPattern("armed fault, proxy CPU \\(against the plain proxy\\): mean per-round ratio [0-9.]+x")
+                // the fault changes sides (the warm-up round before the first turn of the orders has it on the first proxy)
+                .contains("(fault on the first proxy)").contains("(fault on the second proxy)");
         assertThat(topics(kafka)).isEqualTo(before);
     }
 
