@@ -62,8 +62,9 @@ public final class Poll {
         }
         // Failsafe wants the time between looks below the whole time
         Duration delay = every.compareTo(upTo) < 0 ? every : upTo.dividedBy(2);
-        RetryPolicyBuilder<T> notYet = RetryPolicy.<T>builder()
-                .handleResultIf(r -> !done.test(r))
+        // done is asked inside the look: Failsafe would take a predicate that throws for a yes
+        RetryPolicyBuilder<Looked<T>> notYet = RetryPolicy.<Looked<T>>builder()
+                .handleResultIf(l -> !l.good())
                 .abortOn(Throwable.class)
                 .withMaxRetries(-1);
         if (!delay.isZero()) {
@@ -71,7 +72,10 @@ public final class Poll {
         }
         notYet.withMaxDuration(upTo);
         try {
-            return Failsafe.with(notYet.build()).get(look::look);
+            return Failsafe.with(notYet.build()).get(() -> {
+                T t = look.look();
+                return new Looked<>(t, done.test(t));
+            }).value();
         } catch (FailsafeException e) {
             if (e.getCause() instanceof InterruptedException interrupted) {
                 Thread.interrupted(); // Failsafe set the flag again: the exception is the news now
@@ -79,6 +83,9 @@ public final class Poll {
             }
             throw e;
         }
+    }
+
+    private record Looked<T>(T value, boolean good) {
     }
 
     /** Whether {@code condition} came to hold within the time. */

@@ -42,7 +42,7 @@ class PollTest {
     }
 
     @Test
-    void aLookThatThrowsEndsTheWaitWithItsOwnException() {
+    void aLookOrAJudgementThatThrowsEndsTheWaitWithItsOwnException() {
         AtomicInteger looks = new AtomicInteger();
         IllegalStateException exited = new IllegalStateException("the program exited");
         assertThatThrownBy(() -> Poll.every(EVERY).upTo(Duration.ofSeconds(30)).until(() -> {
@@ -52,6 +52,12 @@ class PollTest {
             return false;
         })).isSameAs(exited);
         assertThat(looks).hasValue(2);
+        looks.set(0);
+        IllegalStateException unreadable = new IllegalStateException("cannot judge this look");
+        assertThatThrownBy(() -> Poll.every(EVERY).upTo(Duration.ofSeconds(30)).until(looks::incrementAndGet, n -> {
+            throw unreadable;
+        })).as("a judgement that throws is no yes").isSameAs(unreadable);
+        assertThat(looks).hasValue(1);
         InterruptedException stopped = new InterruptedException("stopped");
         assertThatThrownBy(() -> Poll.every(EVERY).upTo(Duration.ofSeconds(30)).until(() -> {
             throw stopped;

@@ -792,7 +792,21 @@ public final class NativeDebugger implements AutoCloseable {
      */
     public void killProgram() {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        if (!interruptible("killing pid " + pid, () -> Poll.every(Duration.ofMillis(10)).upTo(Duration.ofSeconds(10)).until(() -> !ProcessTree.alive(pid)))) {
+        // a crash is not cancelled by an interrupt: wait for the end anyway (each interrupt gives it 10 s more), and pass the interrupt on
+        boolean interrupted = false;
+        boolean dead;
+        while (true) {
+            try {
+                dead = Poll.every(Duration.ofMillis(10)).upTo(Duration.ofSeconds(10)).until(() -> !ProcessTree.alive(pid));
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        if (!dead) {
             throw new IllegalStateException("pid " + pid + " is still alive 10 s after SIGKILL");
         }
         onProgramExit("killed (SIGKILL)");

@@ -81,6 +81,7 @@ public final class WireProxy implements AutoCloseable {
     private final AtomicLong upstreamConnects = new AtomicLong();
     private final AtomicLong inPlaceRewrites = new AtomicLong();
     private static final java.lang.management.ThreadMXBean THREAD_CPU = java.lang.management.ManagementFactory.getThreadMXBean();
+    private static final boolean CPU_TIMED = THREAD_CPU.isThreadCpuTimeSupported() && THREAD_CPU.isCurrentThreadCpuTimeSupported();
     /** The connection loops running now, with their thread's CPU time when each began. */
     private final Map<Thread, Long> running = new java.util.HashMap<>();
     private long endedLoopsCpu; // guarded by running
@@ -267,17 +268,20 @@ public final class WireProxy implements AutoCloseable {
         threads.execute(() -> {
             Thread self = Thread.currentThread();
             self.setName(name);
-            long cpuAtStart = THREAD_CPU.getCurrentThreadCpuTime();
-            synchronized (running) {
-                running.put(self, cpuAtStart);
+            long cpuAtStart = CPU_TIMED ? THREAD_CPU.getCurrentThreadCpuTime() : 0;
+            if (CPU_TIMED) {
+                synchronized (running) {
+                    running.put(self, cpuAtStart);
+                }
             }
             try {
                 loop.run();
             } finally {
-                long used = THREAD_CPU.getCurrentThreadCpuTime() - cpuAtStart;
-                synchronized (running) { // a look at cpuTime() sees this loop running or ended, never both or neither
-                    running.remove(self);
-                    endedLoopsCpu += used;
+                if (CPU_TIMED) {
+                    synchronized (running) { // a look at cpuTime() sees this loop running or ended, never both or neither
+                        endedLoopsCpu += THREAD_CPU.getCurrentThreadCpuTime() - cpuAtStart;
+                        running.remove(self);
+                    }
                 }
                 self.setName("wire-proxy-idle");
             }
@@ -291,7 +295,7 @@ public final class WireProxy implements AutoCloseable {
      * thread's CPU time.
      */
     public Duration cpuTime() {
-        if (!THREAD_CPU.isCurrentThreadCpuTimeSupported()) {
+        if (!CPU_TIMED) {
             return Duration.ZERO;
         }
         synchronized (running) {

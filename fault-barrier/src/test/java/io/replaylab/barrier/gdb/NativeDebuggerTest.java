@@ -178,8 +178,10 @@ class NativeDebuggerTest {
             assertThat(b.awaitArrival(Duration.ofSeconds(20)).context()).containsEntry("sql", "Commit;");
             long held = gdb.pid();
 
+            Thread.currentThread().interrupt(); // a stop of the run asked meanwhile: the crash is still carried out to its end
             gdb.killProgram(); // the crash reaches the program itself, not only its wrapper
 
+            assertThat(Thread.interrupted()).as("the interrupt is passed on").isTrue();
             assertThat(ProcessTree.alive(held)).isFalse();
             awaitState(b, BarrierState.RELEASED);
             assertThat(moves).anyMatch(t -> t.to() == BarrierState.RELEASED && t.by().equals("program-exit"));

@@ -165,7 +165,8 @@ static long drain(String bootstrap, String topic) {
 
         @Option(names = "--armed", description = "Also a second proxy, and a wire fault that never matches (every request is checked "
                 + "against it) armed on one of the two, changing sides from one turn of the path orders to the next: the armed proxy's time "
-                + "and CPU against the plain one's, same rounds, goal <= 1.02x.")
+                + "and CPU against the plain one's, same rounds, goal <= 1.02x. A --runs that is a multiple of 12 gives every place and both sides "
+                + "the same number of rounds.")
         boolean armed;
 
         /** Issue #29's goal for a proxy with a fault armed but not firing: at most this many times the plain proxy's time. */
@@ -220,12 +221,12 @@ static long drain(String bootstrap, String topic) {
             // (an A/A control, 20 rounds), as much as an armed fault is to be told apart by.
             int[][] orders = n == 2 ? new int[][] {{0, 1}, {1, 0}} : new int[][] {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
             for (int round = 1 - WARM_UP_ROUNDS; round <= runs; round++) {
-                int[] order = orders[Math.floorMod(round, orders.length)];
+                int[] order = orders[Math.floorMod(round - 1, orders.length)]; // the measured rounds from the first order on
                 // and which of the two proxies holds the fault changes after each turn through the orders: an instance of its own
                 // must not pass for the fault's cost either
                 WireProxy plain = proxy;
                 WireProxy withFault = armedProxy;
-                if (armedProxy != null && Math.floorMod(Math.floorDiv(round, orders.length), 2) == 1) {
+                if (armedProxy != null && Math.floorMod(Math.floorDiv(round - 1, orders.length), 2) == 1) {
                     plain = armedProxy;
                     withFault = proxy;
                 }

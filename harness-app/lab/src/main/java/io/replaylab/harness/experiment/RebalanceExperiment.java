@@ -173,8 +173,11 @@ final class RebalanceExperiment {
             long target = committing.get(inFlight);
             int partition = inFlight.partition();
             Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().drainTimeout()).until(() -> {
-                ctx.checkpoint(b);
-                return LabContext.committed(ctx.ops().describe(group), topic, partition) >= target;
+                boolean past = LabContext.committed(ctx.ops().describe(group), topic, partition) >= target;
+                if (!past) {
+                    ctx.checkpoint(b); // B must still run while it is behind; once past, its exit is the next step's business
+                }
+                return past;
             });
             long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
             e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));

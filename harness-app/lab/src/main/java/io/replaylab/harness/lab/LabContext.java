@@ -497,8 +497,11 @@ public final class LabContext {
     public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
         Timer.Sample t = Timer.start(meters);
         OffsetSnapshot s = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
-            checkpoint();
-            return ops.describe(group);
+            OffsetSnapshot look = ops.describe(group);
+            if (!look.state().isInactive()) {
+                checkpoint();
+            }
+            return look;
         }, x -> x.state().isInactive());
         if (s.state().isInactive()) {
             t.stop(meters.timer("replaylab.group.inactive"));
