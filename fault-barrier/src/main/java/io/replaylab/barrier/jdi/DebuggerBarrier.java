@@ -198,10 +198,9 @@ public final class DebuggerBarrier implements AutoCloseable {
     private void eventLoop() {
         try {
             while (!closed) {
-                EventSet set = vm.eventQueue().remove(200);
-                if (set == null) {
-                    continue;
-                }
+                // no timeout: JDI starts a timer thread for every timed remove() that waits (thousands a run, one per
+                // class a JVM loads while an interface point is armed); close() ends the wait with dispose() and interrupt()
+                EventSet set = vm.eventQueue().remove();
                 boolean resume = true;
                 for (Event e : set) {
                     if (e instanceof VMStartEvent && set.suspendPolicy() == EventRequest.SUSPEND_ALL) {
@@ -472,6 +471,7 @@ public final class DebuggerBarrier implements AutoCloseable {
             // the program is gone
         }
         watchdog.shutdownNow();
+        loop.interrupt();
         try {
             loop.join(2000);
         } catch (InterruptedException e) {

@@ -1,6 +1,7 @@
 package io.replaylab.harness;
 
 import java.io.PrintWriter;
+import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.EvidenceFormatException;
@@ -24,6 +25,13 @@ public final class ReplayLab implements Runnable {
     public static final int NOT_RUN = 3;
     public static final int REFUSED = 4;
     public static final int UNREACHABLE = 5;
+
+    /**
+     * The JVM options {@code ./replay-lab} starts this CLI with (a test keeps the launcher script's
+     * equal): a run mostly waits, and C2 compiling the Kafka clients, JDBC and JDI code it touches
+     * took half the harness's CPU time on 2 cores, CPU the subjects' JVMs beside it need more.
+     */
+    public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -65,7 +65,7 @@ final class RunBench implements Callable<Integer> {
                 args.addAll(experiment);
                 Path log = dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".out");
                 long t0 = System.nanoTime();
-                ChildProcess run = ChildProcess.of(Bench.cliCommand(List.of(), args.toArray(String[]::new))).name("run " + (i + 1))
+                ChildProcess run = ChildProcess.of(Bench.cliCommand(ReplayLab.JVM_OPTIONS, args.toArray(String[]::new))).name("run " + (i + 1))
                         .output(log, dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".err")).start();
                 if (!run.process().waitFor(30, TimeUnit.MINUTES)) {
                     run.kill();
