@@ -21,8 +21,8 @@ public record LocalKafkaConfig(
         boolean requestLog) {
 
     /**
-     * Lab-friendly broker settings: no initial rebalance delay, short session timeouts allowed
-     * (both group protocols), replication factor 1, a small log-cleaner buffer (it is most of the
+     * Lab-friendly broker settings: no initial rebalance delay, no linger before an offset commit's
+     * write, short session timeouts allowed (both group protocols), replication factor 1, a small log-cleaner buffer (it is most of the
      * default heap).
      */
     public static final Map<String, String> LAB_BROKER_DEFAULTS = Map.ofEntries(
@@ -35,6 +35,9 @@ public record LocalKafkaConfig(
             Map.entry("share.coordinator.state.topic.replication.factor", "1"),
             Map.entry("share.coordinator.state.topic.min.isr", "1"),
             Map.entry("group.initial.rebalance.delay.ms", "0"),
+            // the group coordinator writes each offset commit at once instead of lingering 5 ms for more to batch:
+            // the subjects commit per record, one at a time
+            Map.entry("group.coordinator.append.linger.ms", "0"),
             Map.entry("group.min.session.timeout.ms", "1000"),
             Map.entry("group.consumer.session.timeout.ms", "6000"),
             Map.entry("group.consumer.min.session.timeout.ms", "1000"),
