@@ -10,10 +10,12 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 
 @LocalKafkaTest
@@ -51,5 +53,19 @@ class LocalKafkaSharedBrokerTest {
         assertThat(kafka.brokerVersion()).contains("4.1.2");
         assertThat(kafka.pid()).isNotEqualTo(ProcessHandle.current().pid());
         assertThat(kafka.bootstrapServers()).startsWith("127.0.0.1:");
+    }
+
+    /** The lab defaults reach the broker (an offset commit written without the coordinator's 5 ms linger among them). */
+    @Test
+    void theBrokerRunsWithTheLabDefaults(LocalKafka kafka) throws Exception {
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            String node = admin.describeCluster().nodes().get().iterator().next().idString();
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, node);
+            Config config = admin.describeConfigs(List.of(broker)).all().get().get(broker);
+
+            LocalKafkaConfig.LAB_BROKER_DEFAULTS.forEach((key, value) ->
+                    assertThat(config.get(key)).as(key).isNotNull().extracting(e -> e.value()).isEqualTo(value));
+            assertThat(config.get("group.coordinator.append.linger.ms").value()).isEqualTo("0");
+        }
     }
 }
