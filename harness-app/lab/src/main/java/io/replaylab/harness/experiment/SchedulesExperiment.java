@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import io.replaylab.evidence.process.Platform;
+import io.replaylab.evidence.process.Poll;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -153,6 +154,10 @@ final class SchedulesExperiment {
                 barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
                 armed = true;
             } catch (NativeAttachException x) {
+                if (x.reason() == NativeAttachException.Reason.GONE) {
+                    // gdb can see the pid gone before this JVM has reaped it: wait for the exit code, so the cell says it
+                    Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(2)).until(() -> !a.process().isAlive());
+                }
                 ctx.checkpoint(a); // a subject that exited says so, with its exit code
                 return e.finish(Outcome.notRun("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")"));
             } finally {
