@@ -43,6 +43,8 @@ public final class ArmedFault {
     private final List<Consumer<FaultFiring>> listeners = new CopyOnWriteArrayList<>();
     private int matched;
     private volatile boolean disarmed;
+    /** Set with the first firing: until then {@link #observe} has nothing to do, and takes no lock to know it. */
+    private volatile boolean fired;
 
     private final Runnable onDisarm;
 
@@ -104,12 +106,13 @@ public final class ArmedFault {
     record Action(ArmedFault fault, Firing firing, WireFault.Effect effect, ByteBuffer answer) {
     }
 
-    /** This fault's decision on a request: null when it does not fire. {@code body} is the request body (after its header). */
-    Action match(Connection c, Connection.Frame f, String clientId, ByteBuffer body) {
+    /** This fault's decision on a request: null when it does not fire. */
+    Action match(Connection c, Connection.Frame f, String clientId) {
         WireFault.Target t = fault.target();
         if (disarmed || f.key() != t.api().key || t.clientId() != null && !t.clientId().equals(clientId)) {
             return null;
         }
+        ByteBuffer body = f.body();
         String group = t.api().namesGroup() ? groupOf(f, body) : null;
         if (t.group() != null && t.api().namesGroup() && !t.group().equals(group)) {
             return null;
@@ -134,6 +137,7 @@ public final class ArmedFault {
         Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request, c.proxyNewestConnection());
         synchronized (this) {
             firings.add(firing);
+            fired = true;
         }
         log.info("fault {} fired at {} on {}", fault.spec(), request, c);
         return new Action(this, firing, fault.effect(), answer);
@@ -141,6 +145,9 @@ public final class ArmedFault {
 
     /** After a firing, the client's next requests; the first on a connection opened after the firing says so. */
     void observe(String clientId, Connection c, Connection.Frame f) {
+        if (!fired) {
+            return;
+        }
         List<Firing> mine;
         synchronized (this) {
             if (firings.isEmpty()) {

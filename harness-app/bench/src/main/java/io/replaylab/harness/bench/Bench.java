@@ -215,6 +215,7 @@ static long drain(String bootstrap, String topic) {
             // only the proxy's threads pay, and their CPU time varies far less between rounds than the wall time of a drain
             List<Long> armedCpuRatio = new ArrayList<>();
             long[] proxyCpuTotal = new long[n];
+            long[] proxyRequestTotal = new long[n]; // requests each proxy forwarded in the measured rounds: its CPU per request
             // A B B A (A B C C B A with --armed), repeated: the JVM and the broker still speed up from one drain to the next, and in
             // this order a steady speed-up costs every path the same. The order of the paths turns from round to round, so that each
             // path takes each place equally often: with a fixed order, two plain proxies differed by 2.6% in CPU and 7% in produce time
@@ -239,12 +240,14 @@ static long drain(String bootstrap, String topic) {
                 long[] produceNs = new long[n];
                 long[] busy = new long[n];
                 long[] proxyCpu = new long[n];
+                long[] proxyRequests = new long[n];
                 for (int i = 0; i < n * repeat; i++) {
                     int k = i % (2 * n);
                     int path = k < n ? order[k] : order[2 * n - 1 - k];
                     String b = paths.get(path);
                     long ticks = busyTicks();
                     long cpu0 = path == 0 ? 0 : proxies.get(path - 1).cpuTime().toNanos();
+                    long requests0 = path == 0 ? 0 : proxies.get(path - 1).requestCount();
                     long t0 = System.nanoTime();
                     long got = drain(b, ns.topic("drain"));
                     long t1 = System.nanoTime();
@@ -253,6 +256,7 @@ static long drain(String bootstrap, String topic) {
                     busy[path] += busyTicks() - ticks;
                     if (path > 0) {
                         proxyCpu[path] += proxies.get(path - 1).cpuTime().toNanos() - cpu0;
+                        proxyRequests[path] += proxies.get(path - 1).requestCount() - requests0;
                     }
                     if (got != records) {
                         throw new IllegalStateException("drained " + got + " of " + records + " records " + (path == 0 ? "direct" : "through the proxy"));
@@ -279,6 +283,7 @@ static long drain(String bootstrap, String topic) {
                         produceTotal[path] += produceNs[path];
                         cpuTotal[path] += busy[path];
                         proxyCpuTotal[path] += proxyCpu[path];
+                        proxyRequestTotal[path] += proxyRequests[path];
                     }
                     drainRatio.add(drainNs[1] * 1000 / drainNs[0]);
                     produceRatio.add(produceNs[1] * 1000 / produceNs[0]);
@@ -307,6 +312,12 @@ static long drain(String bootstrap, String topic) {
             out.printf("median of the per-round ratios: drain %.3fx, produce %.3fx%n", median(drainRatio) / 1000.0, median(produceRatio) / 1000.0);
             out.println(againstGoal("drain", drainRatio, GOAL));
             out.println(againstGoal("produce", produceRatio, GOAL));
+            if (proxyCpuTotal[1] > 0 && proxyRequestTotal[1] > 0) {
+                // what ArmedFaultCheckBenchmark's nanoseconds per request are to be set against
+                out.printf("proxy CPU per request (its connection threads only): %.1f us, %d requests per drain and produce%s%n",
+                        proxyCpuTotal[1] / 1e3 / proxyRequestTotal[1], proxyRequestTotal[1] / perPath, n < 3 ? ""
+                                : String.format("; armed %.1f us, %d requests", proxyCpuTotal[2] / 1e3 / proxyRequestTotal[2], proxyRequestTotal[2] / perPath));
+            }
             if (cpuTotal[0] > 0) {
                 out.printf("machine CPU per drain and produce (client, proxy and broker, all cores): direct %d ms, proxy %d ms = %.3fx%n",
                         cpuTotal[0] * 10 / perPath, cpuTotal[1] * 10 / perPath, (double) cpuTotal[1] / cpuTotal[0]);
