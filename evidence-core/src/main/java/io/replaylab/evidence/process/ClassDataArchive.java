@@ -37,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A dump that fails is remembered and never tried again; a JVM that cannot use an archive runs
  * without it (and says nothing: CDS logging is off, a subject's stdout stays its own).
- * Off by default: {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}) turns it on.
+ * Off in a library by default, on in the CLI ({@link ChildProcess#classDataArchivesByDefault}); {@code REPLAYLAB_CDS=on|off}
+ * (or {@code -Dreplaylab.cds=on|off}) says otherwise.
  */
 final class ClassDataArchive {
     private static final Logger log = LoggerFactory.getLogger(ClassDataArchive.class);
@@ -55,15 +56,23 @@ final class ClassDataArchive {
     private ClassDataArchive() {
     }
 
+    /** What applies when neither {@code REPLAYLAB_CDS} nor {@code -Dreplaylab.cds} says: off, unless a program (the CLI) chose on. */
+    private static volatile boolean byDefault;
+
     /**
-     * Off unless {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}): a fresh-clone suite run with
-     * archives on had a debugger's on-return breakpoint never reached (DebuggerBarrierTest), and that
-     * is not yet ruled out as their doing.
+     * {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: the
+     * program's default ({@link #byDefault(boolean)}), off for a library. A fresh-clone suite run with
+     * archives on had a debugger's on-return breakpoint never reached (DebuggerBarrierTest), which is
+     * why a debugged JVM never maps one ({@link #without}).
      */
     static boolean enabled() {
-        String env = System.getenv("REPLAYLAB_CDS");
         String prop = System.getProperty("replaylab.cds");
-        return "on".equalsIgnoreCase(prop) || (prop == null && "on".equalsIgnoreCase(env));
+        String said = prop != null ? prop : System.getenv("REPLAYLAB_CDS");
+        return said == null || said.isBlank() ? byDefault : "on".equalsIgnoreCase(said);
+    }
+
+    static void byDefault(boolean on) {
+        byDefault = on;
     }
 
     static Path dir() {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -106,6 +107,24 @@ class ClassDataArchiveTest {
             List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
             assertThat(ChildProcess.withClassData(plain)).isEqualTo(plain);
         } finally {
+            System.setProperty("replaylab.cds", "on");
+        }
+    }
+
+    /** The CLI turns archives on for its own children; a library's stay off; either way REPLAYLAB_CDS or -Dreplaylab.cds has the last word. */
+    @Test
+    void whenNobodySaysTheProgramsDefaultDecides() {
+        Assumptions.assumeTrue(System.getenv("REPLAYLAB_CDS") == null, "REPLAYLAB_CDS is set in this environment: unset it to run this test");
+        List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
+        System.clearProperty("replaylab.cds");
+        try {
+            assertThat(ChildProcess.withClassData(plain)).as("a library's default").isEqualTo(plain);
+            ChildProcess.classDataArchivesByDefault(true);
+            assertThat(ChildProcess.withClassData(plain)).as("the CLI's default").anyMatch(o -> o.startsWith("-XX:DumpLoadedClassList=" + cds));
+            System.setProperty("replaylab.cds", "off");
+            assertThat(ChildProcess.withClassData(plain)).as("-Dreplaylab.cds=off over the default").isEqualTo(plain);
+        } finally {
+            ChildProcess.classDataArchivesByDefault(false);
             System.setProperty("replaylab.cds", "on");
         }
     }
