@@ -109,20 +109,11 @@ public final class ChildProcess implements AutoCloseable {
      * anywhere in it, e.g. after {@code setsid}) from a class-data archive of its jars, which halves
      * the CPU a short-lived JVM spends starting; the first launches record and archive its classes.
      * Any other command, or one that chose CDS options itself, is returned as it is.
-     * Off unless {@code REPLAYLAB_CDS=on} or {@link #classDataArchivesByDefault} said on; the archives
-     * live in {@code ~/.cache/replay-lab/cds}.
+     * Off unless {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}); the archives live in
+     * {@code ~/.cache/replay-lab/cds}.
      */
     public static List<String> withClassData(List<String> command) {
         return ClassDataArchive.apply(command);
-    }
-
-    /**
-     * Whether this program's child JVMs start from class-data archives when neither
-     * {@code REPLAYLAB_CDS=on|off} nor {@code -Dreplaylab.cds=on|off} says (off until called): a
-     * program that starts many short-lived JVMs, as the CLI does, turns it on for itself.
-     */
-    public static void classDataArchivesByDefault(boolean on) {
-        ClassDataArchive.byDefault(on);
     }
 
     /** A process's resident set size in KiB, from {@code /proc/PID/status}; empty when it is gone or there is no {@code /proc}. */

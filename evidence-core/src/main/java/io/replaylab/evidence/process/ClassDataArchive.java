@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * A dump that fails is remembered and never tried again; a JVM that cannot use an archive runs
  * without it (and says nothing: CDS logging is off, a subject's stdout stays its own).
- * Off in a library by default, on in the CLI ({@link ChildProcess#classDataArchivesByDefault}); {@code REPLAYLAB_CDS=on|off}
- * (or {@code -Dreplaylab.cds=on|off}) says otherwise.
+ * Off by default: {@code REPLAYLAB_CDS=on} (or {@code -Dreplaylab.cds=on}) turns it on. Not on by
+ * default because the background dump outlives the JVM that started it, by design (a short run may
+ * end first): a run killed while a dump is under way would leave that process behind.
  */
 final class ClassDataArchive {
     private static final Logger log = LoggerFactory.getLogger(ClassDataArchive.class);
@@ -56,23 +57,24 @@ final class ClassDataArchive {
     private ClassDataArchive() {
     }
 
-    /** What applies when neither {@code REPLAYLAB_CDS} nor {@code -Dreplaylab.cds} says: off, unless a program (the CLI) chose on. */
-    private static volatile boolean byDefault;
-
     /**
-     * {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: the
-     * program's default ({@link #byDefault(boolean)}), off for a library. A fresh-clone suite run with
+     * {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: off. A
+     * fresh-clone suite run with
      * archives on had a debugger's on-return breakpoint never reached (DebuggerBarrierTest), which is
      * why a debugged JVM never maps one ({@link #without}).
      */
     static boolean enabled() {
         String prop = System.getProperty("replaylab.cds");
-        String said = prop != null ? prop : System.getenv("REPLAYLAB_CDS");
-        return said == null || said.isBlank() ? byDefault : "on".equalsIgnoreCase(said);
-    }
-
-    static void byDefault(boolean on) {
-        byDefault = on;
+        boolean fromProperty = prop != null && !prop.isBlank();
+        String said = fromProperty ? prop : System.getenv("REPLAYLAB_CDS");
+        if (said == null || said.isBlank()) {
+            return false;
+        }
+        if (!said.equalsIgnoreCase("on") && !said.equalsIgnoreCase("off")) {
+            throw new IllegalArgumentException((fromProperty ? "-Dreplaylab.cds" : "REPLAYLAB_CDS") + " must be on or off, was '" + said
+                    + "' (class-data archives for child JVMs)");
+        }
+        return said.equalsIgnoreCase("on");
     }
 
     static Path dir() {

@@ -1,6 +1,7 @@
 package io.replaylab.evidence.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -111,20 +112,22 @@ class ClassDataArchiveTest {
         }
     }
 
-    /** The CLI turns archives on for its own children; a library's stay off; either way REPLAYLAB_CDS or -Dreplaylab.cds has the last word. */
+    /** Unset means off; anything but on or off is refused with the name of what said it. */
     @Test
-    void whenNobodySaysTheProgramsDefaultDecides() {
+    void unsetIsOffAndAnythingButOnOrOffIsRefused() {
         Assumptions.assumeTrue(System.getenv("REPLAYLAB_CDS") == null, "REPLAYLAB_CDS is set in this environment: unset it to run this test");
         List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
         System.clearProperty("replaylab.cds");
         try {
-            assertThat(ChildProcess.withClassData(plain)).as("a library's default").isEqualTo(plain);
-            ChildProcess.classDataArchivesByDefault(true);
-            assertThat(ChildProcess.withClassData(plain)).as("the CLI's default").anyMatch(o -> o.startsWith("-XX:DumpLoadedClassList=" + cds));
-            System.setProperty("replaylab.cds", "off");
-            assertThat(ChildProcess.withClassData(plain)).as("-Dreplaylab.cds=off over the default").isEqualTo(plain);
+            assertThat(ChildProcess.withClassData(plain)).as("unset").isEqualTo(plain);
+            System.setProperty("replaylab.cds", " ");
+            assertThat(ChildProcess.withClassData(plain)).as("blank: as unset").isEqualTo(plain);
+            System.setProperty("replaylab.cds", "ON");
+            assertThat(ChildProcess.withClassData(plain)).as("on, any case").anyMatch(o -> o.startsWith("-XX:DumpLoadedClassList=" + cds));
+            System.setProperty("replaylab.cds", "yes");
+            assertThatThrownBy(() -> ChildProcess.withClassData(plain)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("-Dreplaylab.cds must be on or off, was 'yes' (class-data archives for child JVMs)");
         } finally {
-            ChildProcess.classDataArchivesByDefault(false);
             System.setProperty("replaylab.cds", "on");
         }
     }

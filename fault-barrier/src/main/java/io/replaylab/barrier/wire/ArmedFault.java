@@ -150,9 +150,6 @@ public final class ArmedFault {
         }
         List<Firing> mine;
         synchronized (this) {
-            if (firings.isEmpty()) {
-                return;
-            }
             mine = List.copyOf(firings);
         }
         for (Firing x : mine) {

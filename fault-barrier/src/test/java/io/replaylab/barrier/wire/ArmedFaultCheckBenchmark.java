@@ -32,7 +32,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Produce error aimed at a client id nobody has), on a Produce request of another client (the check
  * goes as far as the client id) and on a Fetch request (it stops at the API key). Issue #29's goal is
  * a proxy with such a fault within 2 % of one without; {@code bench wire --armed} prints the
- * proxy's CPU per request to set these figures against. Run (JVM options as the CLI's, C1 only):
+ * proxy's CPU per request to set these figures against. No connection is passed ({@code null}): a
+ * connection is only named once a fault fires, which {@code FaultCheckTest} shows these requests never
+ * make it do. Run (JVM options as the CLI's, C1 only), after {@code mvn -B -q install -DskipTests}:
  * <pre>{@code
  * mvn -B -q -pl fault-barrier test-compile exec:exec -Dexec.executable=java -Dexec.classpathScope=test \
  *     -Dexec.args="-cp %classpath org.openjdk.jmh.Main ArmedFaultCheck"

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.junit.jupiter.api.Test;
 
 /** The per-request check of armed faults, on the requests {@link ArmedFaultCheckBenchmark} measures it with. */
@@ -15,7 +18,6 @@ class FaultCheckTest {
 
         assertThat(bench.armedProduceOfAnotherClient()).isNull();
         assertThat(bench.armedFetch()).isNull();
-        assertThat(bench.noFault()).isNull();
         assertThat(bench.armed.get(0).matched()).isZero();
         assertThat(bench.armed.get(0).firings()).isEmpty();
     }
@@ -31,5 +33,19 @@ class FaultCheckTest {
         assertThat(Connection.faultOn(List.of(mine), null, bench.fetch, ArmedFaultCheckBenchmark.CLIENT)).isNull();
 
         assertThat(mine.matched()).isEqualTo(1);
+    }
+
+    /** What a fault reads a request from (its group, its error answer): the body after the header, as the client wrote it. */
+    @Test
+    void aFramesBodyIsTheRequestAsTheClientWroteIt() {
+        ArmedFaultCheckBenchmark bench = new ArmedFaultCheckBenchmark();
+        bench.setup();
+
+        ProduceRequestData produce = new ProduceRequestData(new ByteBufferAccessor(bench.produce.body()), (short) 11);
+        FetchRequestData fetch = new FetchRequestData(new ByteBufferAccessor(bench.fetch.body()), (short) 12);
+
+        assertThat(produce.topicData()).singleElement().satisfies(t -> assertThat(t.name()).isEqualTo("bench-produce"));
+        assertThat(produce.acks()).isEqualTo((short) -1);
+        assertThat(fetch.topics()).singleElement().satisfies(t -> assertThat(t.partitions().get(0).fetchOffset()).isEqualTo(1234));
     }
 }

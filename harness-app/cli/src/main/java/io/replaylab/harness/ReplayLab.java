@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.EvidenceFormatException;
-import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.BrokerUnreachableException;
@@ -38,9 +37,6 @@ public final class ReplayLab implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
-        // the subjects and brokers a run starts spend about 1 CPU-s less each from an archive of their classes: on 2 cores that is
-        // what lets the cells of a matrix run side by side (README, "Side by side"); REPLAYLAB_CDS=off says no
-        ChildProcess.classDataArchivesByDefault(true);
         System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
     }
 

@@ -32,9 +32,9 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
 public final class LabSettings {
     /**
      * Experiments (and matrix cells) at once by default: all three default experiments, and the nine
-     * {@code schedules} cells in two waves. Measured on 2 cores (README, "Side by side"): with the
-     * CLI's class-data archives a {@code schedules} run took 37.5 s five cells at a time against about 46 s three at
-     * a time; each experiment keeps at most two subject JVMs alive at a time.
+     * {@code schedules} cells in two waves. Measured on 2 cores (README, "Side by side"): a
+     * {@code schedules} run took 36.4 s five cells at a time against 43.8 s three at a time; each
+     * experiment keeps at most two subject JVMs alive at a time.
      */
     public static final int DEFAULT_PARALLEL = 5;
 
