@@ -79,9 +79,22 @@ final class ProcessGuard implements AutoCloseable {
         }
     }
 
-    /** The command to start instead of {@code command}: the same program, in its own process group. */
+    /**
+     * The command to start instead of {@code command}: the same program, in its own process group,
+     * having put that group in the watchdog's file itself before it runs. A harness killed between
+     * starting a process and {@link #watch}ing it (a debugged JVM is watched only once its agent
+     * listens) left it behind: seen in a fresh-clone run, B started as the harness was killed. A
+     * process the kill catches before even that line is caught by the watchdog's second pass, 2 s later.
+     */
     List<String> wrap(List<String> command) {
-        return setsid ? prepend(SETSID, command) : command;
+        if (watchdog == null) {
+            return setsid ? prepend(SETSID, command) : command;
+        }
+        // sh execs setsid(1), which, the shell being no group's leader, calls setsid(2) and execs in place: the pid stays $$
+        List<String> out = new ArrayList<>(List.of("/bin/sh", "-c", "echo \"" + (setsid ? "-" : "") + "$$\" >> \"$1\"; shift; exec \"$@\"",
+                "replay-lab-subject", groups.toAbsolutePath().toString()));
+        out.addAll(setsid ? prepend(SETSID, command) : command);
+        return out;
     }
 
     private static List<String> prepend(String first, List<String> command) {
