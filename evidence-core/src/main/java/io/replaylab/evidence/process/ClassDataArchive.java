@@ -59,14 +59,17 @@ final class ClassDataArchive {
 
     /**
      * {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: off. A
-     * fresh-clone suite run with
-     * archives on had a debugger's on-return breakpoint never reached (DebuggerBarrierTest), which is
-     * why a debugged JVM never maps one ({@link #without}).
+     * fresh-clone suite run with archives on had a debugger's on-return breakpoint never reached
+     * (DebuggerBarrierTest), which is why a debugged JVM never maps one ({@link #without}).
      */
     static boolean enabled() {
-        String prop = System.getProperty("replaylab.cds");
-        boolean fromProperty = prop != null && !prop.isBlank();
-        String said = fromProperty ? prop : System.getenv("REPLAYLAB_CDS");
+        return enabled(System.getProperty("replaylab.cds"), System.getenv("REPLAYLAB_CDS"));
+    }
+
+    /** The decision on what the property and the environment say (a blank property counts as unset). */
+    static boolean enabled(String property, String environment) {
+        boolean fromProperty = property != null && !property.isBlank();
+        String said = fromProperty ? property : environment;
         if (said == null || said.isBlank()) {
             return false;
         }
