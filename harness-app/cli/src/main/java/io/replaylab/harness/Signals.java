@@ -47,7 +47,12 @@ final class Signals implements AutoCloseable {
         return EXIT_CODES.getOrDefault(reason, ReplayLab.NOT_RUN);
     }
 
-    private void handle(Signal sig) {
+    /**
+     * Synchronized: each signal runs its handler on a thread of its own, and on a loaded machine a
+     * second signal's thread can start before the first's has asked the lab to stop; unserialized, both
+     * saw no stop requested and the second signal only repeated the orderly stop (a fresh-clone run).
+     */
+    private synchronized void handle(Signal sig) {
         String name = "SIG" + sig.getName();
         if (stop.requested()) {
             log.warn("{} during the shutdown: killing the remaining children now", name);
