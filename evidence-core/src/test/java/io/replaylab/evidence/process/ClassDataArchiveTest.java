@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.File;
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -18,14 +22,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Child JVMs start from a class-data archive of their jars: the first launch records its classes,
- * the tenth archives them in the background (not before: a dump costs what about eight launches save), and the launches after that load the jars' classes
- * from the archive (the JVM says so), with the test's class directory still on the class path and
- * the child's stdout its own.
+ * Child JVMs start from a class-data archive of their jars: the first launch dumps one at its exit
+ * (alone: a launch meanwhile runs without), the next puts it in place and loads the jars' classes
+ * from it (the JVM says so), with the child's stdout its own; a dump cut short is never mapped.
  */
 class ClassDataArchiveTest {
     @TempDir
     Path cds;
+    @TempDir
+    Path jars;
 
     @BeforeEach
     void ownDir() {
@@ -52,83 +57,107 @@ class ClassDataArchiveTest {
         }
     }
 
+    /** The child's main class in a jar of its own, with the Jackson jars it uses: a class path of jars only. */
+    private List<String> childOnJars() throws Exception {
+        Path jar = jars.resolve("child.jar");
+        String entry = ClassDataChildMain.class.getName().replace('.', '/') + ".class";
+        try (OutputStream f = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(f)) {
+            j.putNextEntry(new JarEntry(entry));
+            try (var in = ClassDataChildMain.class.getClassLoader().getResourceAsStream(entry)) {
+                in.transferTo(j);
+            }
+        }
+        List<String> cp = new ArrayList<>(List.of(jar.toString()));
+        Stream.of(System.getProperty("java.class.path").split(File.pathSeparator)).filter(e -> e.contains("jackson")).forEach(cp::add);
+        return List.of(ChildProcess.javaExecutable(), "-Xmx64m", "-cp", String.join(File.pathSeparator, cp), ClassDataChildMain.class.getName());
+    }
+
     @Test
-    void aChildJvmRecordsItsClassesThenALaterOneArchivesThemAndTheNextLoadsItsJarsClassesFromTheArchive() throws Exception {
-        List<String> first = ChildProcess.java(List.of("-Xmx64m"), ClassDataChildMain.class.getName());
-        assertThat(first).anyMatch(o -> o.startsWith("-XX:DumpLoadedClassList=" + cds));
-        assertThat(run(first)).isEqualTo("child says {\"a\":1}\n");
-        assertThat(files(".part")).singleElement();
+    void theFirstLaunchDumpsAtItsExitAloneAndTheNextLoadsItsJarsClassesFromTheArchive() throws Exception {
+        List<String> plain = childOnJars();
+        List<String> first = ChildProcess.withClassData(plain);
+        assertThat(first).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit=" + cds)).contains("-Xlog:cds*=off");
+        assertThat(ChildProcess.withClassData(plain)).as("a launch while the first one's dump is claimed runs as given").isEqualTo(plain);
+        assertThat(run(first)).as("stdout stays the program's own").isEqualTo("child says {\"a\":1}\n");
+        assertThat(files(".jsa.part")).singleElement();
+        assertThat(files(".jsa")).isEmpty();
 
-        assertThat(ChildProcess.java(List.of("-Xmx64m"), ClassDataChildMain.class.getName())).as("the list may still grow: nothing yet")
-                .noneMatch(o -> o.startsWith("-XX:"));
-        Files.setLastModifiedTime(files(".part").get(0), FileTime.from(Instant.now().minusSeconds(10)));
-        for (int launch = 3; launch < 10; launch++) {
-            assertThat(ChildProcess.java(List.of("-Xmx64m"), ClassDataChildMain.class.getName())).as("launch %d: not yet worth a dump", launch)
-                    .noneMatch(o -> o.startsWith("-XX:"));
-            assertThat(files(".jsa.tmp")).isEmpty();
-        }
-        assertThat(ChildProcess.java(List.of("-Xmx64m"), ClassDataChildMain.class.getName())).as("the tenth: archiving in the background")
-                .noneMatch(o -> o.startsWith("-XX:"));
-        long deadline = System.nanoTime() + 90_000_000_000L;
-        while (files(".jsa").isEmpty() && files(".failed").isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-        }
-        assertThat(files(".failed")).isEmpty();
-        assertThat(files(".jsa")).singleElement();
-
-        List<String> mapped = new ArrayList<>(ChildProcess.java(List.of("-Xmx64m"), ClassDataChildMain.class.getName()));
-        assertThat(mapped).contains("-XX:SharedArchiveFile=" + files(".jsa").get(0), "-Xlog:cds*=off");
-        String[] cp = mapped.get(mapped.indexOf("-cp") + 1).split(File.pathSeparator);
-        assertThat(cp[0]).endsWith(".jar");
-        assertThat(cp[cp.length - 1]).doesNotEndWith(".jar"); // the class directories after the archive's jars
+        List<String> mapped = new ArrayList<>(ChildProcess.withClassData(plain));
+        assertThat(files(".jsa")).as("the whole dump put in place").singleElement();
+        assertThat(files(".jsa.part")).isEmpty();
+        assertThat(files(".dumping")).as("the claim ended").isEmpty();
+        assertThat(mapped).contains("-XX:SharedArchiveFile=" + files(".jsa").get(0), "-Xlog:cds*=off").noneMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit"));
         assertThat(run(mapped)).isEqualTo("child says {\"a\":1}\n");
         mapped.add(mapped.indexOf("-cp"), "-Xlog:class+load=info");
         assertThat(run(mapped)).contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file")
-                .contains("io.replaylab.evidence.process.ClassDataChildMain source: file:");
+                .contains("io.replaylab.evidence.process.ClassDataChildMain source: shared objects file");
 
         // a JVM with a debugger agent never maps an archive, even from a command that names one
         Path out = cds.resolve("debugged.out");
         try (ChildProcess debugged = ChildProcess.of(mapped).name("debugged").output(out, cds.resolve("debugged.err"))
-                .debuggerAgent(false, java.time.Duration.ofSeconds(30)).start()) {
-            debugged.awaitOutput("child says", java.time.Duration.ofSeconds(30));
+                .debuggerAgent(false, Duration.ofSeconds(30)).start()) {
+            debugged.awaitOutput("child says", Duration.ofSeconds(30));
         }
         assertThat(Files.readString(out)).contains("com.fasterxml.jackson.databind.ObjectMapper source: ")
                 .doesNotContain("ObjectMapper source: shared objects file");
     }
 
     @Test
-    void offMeansTheCommandAsGivenAndACommandThatChoseItsOwnIsLeftAlone() {
-        List<String> own = List.of(ChildProcess.javaExecutable(), "-Xshare:off", "-cp", System.getProperty("java.class.path"), "Main");
+    void aDumpCutShortIsNeverMappedAndIsRemovedOnceStale() throws Exception {
+        List<String> plain = childOnJars();
+        List<String> first = ChildProcess.withClassData(plain);
+        String part = first.stream().filter(o -> o.startsWith("-XX:ArchiveClassesAtExit=")).findFirst().orElseThrow().substring("-XX:ArchiveClassesAtExit=".length());
+        // what SIGKILL in the middle of a dump leaves: the regions begun, the header (written last) still zeros
+        Files.write(Path.of(part), new byte[4096]);
+        assertThat(ChildProcess.withClassData(plain)).as("claimed and half-written: as given").isEqualTo(plain);
+        assertThat(Path.of(part)).as("a dump under way is left alone").exists();
+
+        Instant old = Instant.now().minus(ClassDataArchive.STALE).minusSeconds(60);
+        Files.setLastModifiedTime(Path.of(part), FileTime.from(old));
+        Files.setLastModifiedTime(files(".dumping").get(0), FileTime.from(old));
+        assertThat(ChildProcess.withClassData(plain)).as("a stale claim is given up, not taken by this launch").isEqualTo(plain);
+        assertThat(Path.of(part)).as("the stale half-written dump removed").doesNotExist();
+        assertThat(files(".jsa")).isEmpty();
+        assertThat(ChildProcess.withClassData(plain)).as("the launch after that dumps again").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+    }
+
+    @Test
+    void aDebuggedJvmGivesBackTheDumpItWasGiven() throws Exception {
+        List<String> plain = childOnJars();
+        List<String> first = ChildProcess.withClassData(plain);
+        assertThat(ClassDataArchive.without(first)).isEqualTo(plain);
+        assertThat(files(".dumping")).isEmpty();
+        assertThat(ChildProcess.withClassData(plain)).as("the next launch dumps instead").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+    }
+
+    @Test
+    void offOrAClassPathWithADirectoryOrACommandThatChoseItsOwnIsLeftAlone() throws Exception {
+        List<String> own = List.of(ChildProcess.javaExecutable(), "-Xshare:off", "-cp", childOnJars().get(3), "Main");
         assertThat(ChildProcess.withClassData(own)).isEqualTo(own);
         List<String> python = List.of("python3", "-cp", "x.jar", "Main");
         assertThat(ChildProcess.withClassData(python)).isEqualTo(python);
+        List<String> withDirectory = List.of(ChildProcess.javaExecutable(), "-cp", childOnJars().get(3) + File.pathSeparator + jars, "Main");
+        assertThat(ChildProcess.withClassData(withDirectory)).as("a JVM cannot dump classes from a directory").isEqualTo(withDirectory);
         System.setProperty("replaylab.cds", "off");
-        try {
-            List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
-            assertThat(ChildProcess.withClassData(plain)).isEqualTo(plain);
-        } finally {
-            System.setProperty("replaylab.cds", "on");
-        }
+        List<String> plain = childOnJars();
+        assertThat(ChildProcess.withClassData(plain)).isEqualTo(plain);
+        assertThat(files("")).isEmpty();
     }
 
-    /** Unset means off; the property wins over the environment; anything but on or off is refused with the name of what said it. */
+    /** Unset means on; the property wins over the environment; anything but on or off is refused with the name of what said it. */
     @Test
-    void unsetIsOffThePropertyWinsAndAnythingButOnOrOffIsRefused() {
-        assertThat(ClassDataArchive.enabled(null, null)).as("unset").isFalse();
-        assertThat(ClassDataArchive.enabled(" ", "on")).as("a blank property: as unset, the environment decides").isTrue();
-        assertThat(ClassDataArchive.enabled("off", "on")).as("the property wins").isFalse();
-        assertThat(ClassDataArchive.enabled("ON", null)).as("any case").isTrue();
+    void unsetIsOnThePropertyWinsAndAnythingButOnOrOffIsRefused() throws Exception {
+        assertThat(ClassDataArchive.enabled(null, null)).as("unset").isTrue();
+        assertThat(ClassDataArchive.enabled(" ", "off")).as("a blank property: as unset, the environment decides").isFalse();
+        assertThat(ClassDataArchive.enabled("on", "off")).as("the property wins").isTrue();
+        assertThat(ClassDataArchive.enabled("OFF", null)).as("any case").isFalse();
         assertThatThrownBy(() -> ClassDataArchive.enabled("yes", null)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("-Dreplaylab.cds must be on or off, was 'yes' (class-data archives for child JVMs)");
         assertThatThrownBy(() -> ClassDataArchive.enabled(null, "1")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("REPLAYLAB_CDS must be on or off, was '1' (class-data archives for child JVMs)");
 
-        List<String> plain = List.of(ChildProcess.javaExecutable(), "-cp", System.getProperty("java.class.path"), "Main");
+        List<String> plain = childOnJars();
         System.setProperty("replaylab.cds", "yes");
-        try {
-            assertThatThrownBy(() -> ChildProcess.withClassData(plain)).as("a launch with a bad value").isInstanceOf(IllegalArgumentException.class);
-        } finally {
-            System.setProperty("replaylab.cds", "on");
-        }
+        assertThatThrownBy(() -> ChildProcess.withClassData(plain)).as("a launch with a bad value").isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -98,9 +98,16 @@ public final class Bench implements Runnable {
         return ReplayLab.execute(new Bench(), out, err, args);
     }
 
-    /** This CLI in a child JVM on the same classpath: {@code jvmOptions} first, then the CLI's arguments. */
+    /**
+     * This CLI in a child JVM on the same classpath: {@code jvmOptions} first, then the CLI's
+     * arguments. Without a class-data archive of its own ({@code -Xshare:auto} is the JVM's default,
+     * and naming it keeps {@link ChildProcess#withClassData} away), as {@code ./replay-lab} starts it:
+     * the JVMs it starts get theirs as in a user's run.
+     */
     static List<String> cliCommand(List<String> jvmOptions, String... args) {
-        return ChildProcess.java(jvmOptions, ReplayLab.class.getName(), args);
+        List<String> options = new java.util.ArrayList<>(jvmOptions);
+        options.add("-Xshare:auto");
+        return ChildProcess.java(options, ReplayLab.class.getName(), args);
     }
 
     static long median(List<Long> xs) {
