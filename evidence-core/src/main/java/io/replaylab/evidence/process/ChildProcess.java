@@ -435,7 +435,7 @@ public final class ChildProcess implements AutoCloseable {
          *     agent) exits or does not listen in time; nothing is left running then
          */
         public ChildProcess start() {
-            ProcessBuilder pb = new ProcessBuilder(agent ? ClassDataArchive.without(command) : ClassDataArchive.apply(command));
+            ProcessBuilder pb = new ProcessBuilder(agent ? ClassDataArchive.forDebugger(ClassDataArchive.apply(command)) : ClassDataArchive.apply(command));
             pb.redirectOutput(stdout == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stdout.toFile()));
             pb.redirectError(stderr == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stderr.toFile()));
             // a debugger agent meant for one program must never leak into another through the inherited environment

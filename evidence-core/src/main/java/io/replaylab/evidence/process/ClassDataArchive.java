@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * The dump runs inside the program's own process, at its exit: nothing outlives a run that is
  * killed (its watchdog kills the program with its dump; the half-written file is removed later).
  * Only a class path of jars qualifies (a JVM refuses to archive classes from directories, and a
- * failed dump turns the program's exit code into 1). A debugged JVM never maps or dumps one
- * ({@link #without}). A JVM that cannot use an archive runs without it and says nothing: CDS
+ * failed dump turns the program's exit code into 1). A debugged JVM maps one too (and never dumps one,
+ * {@link #forDebugger}): a debugger sets
+ * breakpoints in archived classes as in any other (the JDK's own classes come from its base archive
+ * in every JVM), and the rebalance experiment's A, held at {@code KafkaConsumer#commitSync} under a
+ * debugger, starts about 1 CPU-s cheaper. A JVM that cannot use an archive runs without it and says nothing: CDS
  * logging is off, a subject's stdout stays its own.
  * On by default; {@code REPLAYLAB_CDS=off} (or {@code -Dreplaylab.cds=off}) turns it off.
  */
@@ -59,11 +62,7 @@ final class ClassDataArchive {
     private ClassDataArchive() {
     }
 
-    /**
-     * {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: on. A
-     * fresh-clone suite run with archives on had a debugger's on-return breakpoint never reached
-     * (DebuggerBarrierTest), which is why a debugged JVM never maps one ({@link #without}).
-     */
+    /** {@code REPLAYLAB_CDS=on|off} (or {@code -Dreplaylab.cds=on|off}, which wins); neither: on. */
     static boolean enabled() {
         return enabled(System.getProperty("replaylab.cds"), System.getenv("REPLAYLAB_CDS"));
     }
@@ -133,18 +132,20 @@ final class ClassDataArchive {
     }
 
     /**
-     * {@code command} without the options {@link #apply} adds (a dump it claimed is given back): for
-     * a JVM that a debugger will attach to. A fresh-clone suite with archives on once had a
-     * debugger's on-return breakpoint never reached; whether the archive played a part is not known,
-     * so a debugged JVM never maps one.
+     * {@code command} for a JVM that a debugger will attach to: it maps an archive as any other, but
+     * never dumps one (a JVM with a JVMTI agent refuses to start with {@code -XX:ArchiveClassesAtExit}:
+     * "CDS dumping does not support native JVMTI agent"); a dump it was given is given back.
      */
-    static List<String> without(List<String> command) {
+    static List<String> forDebugger(List<String> command) {
+        List<String> out = new ArrayList<>();
         for (String o : command) {
             if (o.startsWith(DUMP)) {
                 unclaim(Path.of(o.substring(DUMP.length())));
+            } else {
+                out.add(o);
             }
         }
-        return command.stream().filter(o -> Stream.of(OWN).noneMatch(o::startsWith) && !QUIET.contains(o)).toList();
+        return out;
     }
 
     /** Whether this Java maps its own base archive (a dynamic archive sits on top of it; without one a dump fails). */

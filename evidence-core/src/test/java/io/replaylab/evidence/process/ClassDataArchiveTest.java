@@ -92,14 +92,14 @@ class ClassDataArchiveTest {
         assertThat(run(mapped)).contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file")
                 .contains("io.replaylab.evidence.process.ClassDataChildMain source: shared objects file");
 
-        // a JVM with a debugger agent never maps an archive, even from a command that names one
+        // a JVM with a debugger agent maps it too (a debugger sets breakpoints in archived classes as in any other; the
+        // lab's rebalance holds KafkaConsumer#commitSync in one)
         Path out = cds.resolve("debugged.out");
         try (ChildProcess debugged = ChildProcess.of(mapped).name("debugged").output(out, cds.resolve("debugged.err"))
                 .debuggerAgent(false, Duration.ofSeconds(30)).start()) {
             debugged.awaitOutput("child says", Duration.ofSeconds(30));
         }
-        assertThat(Files.readString(out)).contains("com.fasterxml.jackson.databind.ObjectMapper source: ")
-                .doesNotContain("ObjectMapper source: shared objects file");
+        assertThat(Files.readString(out)).contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
     }
 
     @Test
@@ -122,12 +122,20 @@ class ClassDataArchiveTest {
     }
 
     @Test
-    void aDebuggedJvmGivesBackTheDumpItWasGiven() throws Exception {
-        List<String> plain = childOnJars();
-        List<String> first = ChildProcess.withClassData(plain);
-        assertThat(ClassDataArchive.without(first)).isEqualTo(plain);
-        assertThat(files(".dumping")).isEmpty();
-        assertThat(ChildProcess.withClassData(plain)).as("the next launch dumps instead").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+    void aDebuggedJvmNeverDumpsAndGivesBackTheDumpItWasGiven() throws Exception {
+        List<String> first = ChildProcess.withClassData(childOnJars());
+        assertThat(first).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+        Path out = cds.resolve("debugged.out");
+        // with the dump option a JVM with a debug agent would not start at all ("CDS dumping does not support native JVMTI agent")
+        try (ChildProcess debugged = ChildProcess.of(first).name("debugged").output(out, cds.resolve("debugged.err"))
+                .debuggerAgent(false, Duration.ofSeconds(30)).start()) {
+            debugged.awaitOutput("child says", Duration.ofSeconds(30));
+            debugged.process().waitFor();
+            assertThat(debugged.exitCode()).hasValue(0);
+        }
+        assertThat(files(".dumping")).as("the claim given back").isEmpty();
+        assertThat(files(".jsa.part")).isEmpty();
+        assertThat(ChildProcess.withClassData(childOnJars())).as("the next launch dumps instead").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
     }
 
     @Test

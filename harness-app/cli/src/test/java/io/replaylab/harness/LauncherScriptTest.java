@@ -14,6 +14,6 @@ class LauncherScriptTest {
         Path script = Path.of("../../replay-lab"); // the module's directory is the test's working directory
         String exec = Files.readAllLines(script).stream().filter(l -> l.startsWith("exec java ")).findFirst().orElseThrow();
 
-        assertThat(exec).startsWith("exec java " + String.join(" ", ReplayLab.JVM_OPTIONS) + " ${REPLAY_LAB_JAVA_OPTS:-} -jar ");
+        assertThat(exec).startsWith("exec java " + String.join(" ", ReplayLab.JVM_OPTIONS) + " ${REPLAY_LAB_JAVA_OPTS:-} $cds_opts -jar ");
     }
 }

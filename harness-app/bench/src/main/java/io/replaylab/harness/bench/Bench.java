@@ -100,14 +100,11 @@ public final class Bench implements Runnable {
 
     /**
      * This CLI in a child JVM on the same classpath: {@code jvmOptions} first, then the CLI's
-     * arguments. Without a class-data archive of its own ({@code -Xshare:auto} is the JVM's default,
-     * and naming it keeps {@link ChildProcess#withClassData} away), as {@code ./replay-lab} starts it:
-     * the JVMs it starts get theirs as in a user's run.
+     * arguments. From a class-data archive of its jars once there is one, as {@code ./replay-lab}
+     * starts it.
      */
     static List<String> cliCommand(List<String> jvmOptions, String... args) {
-        List<String> options = new java.util.ArrayList<>(jvmOptions);
-        options.add("-Xshare:auto");
-        return ChildProcess.java(options, ReplayLab.class.getName(), args);
+        return ChildProcess.java(jvmOptions, ReplayLab.class.getName(), args);
     }
 
     static long median(List<Long> xs) {
