@@ -191,10 +191,14 @@ final class ClassDataArchive {
         for (Path part : parts) {
             String name = part.getFileName().toString();
             if (whole(part)) {
-                Files.move(part, dir.resolve(name.substring(0, name.indexOf('.')) + ".jsa"), StandardCopyOption.ATOMIC_MOVE,
-                        StandardCopyOption.REPLACE_EXISTING);
+                try {
+                    Files.move(part, dir.resolve(name.substring(0, name.indexOf('.')) + ".jsa"), StandardCopyOption.ATOMIC_MOVE,
+                            StandardCopyOption.REPLACE_EXISTING);
+                    placed = true;
+                } catch (java.nio.file.NoSuchFileException e) {
+                    // another launch put it in place a moment ago
+                }
                 unclaim(part);
-                placed = true;
             } else if (age(part).compareTo(STALE) > 0) {
                 Files.deleteIfExists(part); // its JVM was killed while dumping
             }
