@@ -731,8 +731,12 @@ static long drain(String bootstrap, String topic) {
                             for (boolean withBarrier : r % 2 == 0 ? new boolean[] {false, true} : new boolean[] {true, false}) {
                                 LabNamespace run = LabNamespace.of(ns.prefix() + ".r" + r + (withBarrier ? "a" : "p"));
                                 topics.add(run.topic());
-                                SyntheticProducer.produce(b, run.topic(), 3, run.inbox(1), records, 7L + r, 50, 0, null, null);
-                                long rate = measure(out, ops, b, template, run, dir, withBarrier);
+                                // the topic first, the records once the consumer runs (and is armed): a consumer that drained them
+                                // before gdb had armed its commit measured nothing (a fresh-clone test run: 0 conditions evaluated)
+                                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(run.topic(), 3, (short) 1))).all().get();
+                                long seed = 7L + r;
+                                long rate = measure(out, ops, b, template, run, dir, withBarrier,
+                                        () -> SyntheticProducer.produce(b, run.topic(), 3, run.inbox(1), records, seed, 50, 0, null, null));
                                 (withBarrier ? armed : plain).add(rate);
                             }
                         }
@@ -748,7 +752,7 @@ static long drain(String bootstrap, String topic) {
         }
 
         private long measure(PrintWriter out, KafkaOps ops, String bootstrap, io.replaylab.harness.lab.Subject template, LabNamespace run, Path dir,
-                boolean withBarrier) throws Exception {
+                boolean withBarrier, java.util.concurrent.Callable<?> produce) throws Exception {
             Map<String, String> values = Map.of("bootstrap", bootstrap, "topic", run.topic(), "group", run.group(), "db",
                     dir.resolve("target.db").toString(), "namespace", run.inbox(1), "instance", "bench", "logdir", dir.toString());
             String name = run.prefix().substring(run.prefix().lastIndexOf('.') + 1);
@@ -758,6 +762,7 @@ static long drain(String bootstrap, String topic) {
                 if (gdb != null) {
                     gdb.arm("bench", NativePoint.sqliteCommit().thatNeverHolds(), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
                 }
+                produce.call();
                 // the first commit starts the clock: the consumer's start and its join are not its rate
                 long[] first = new long[2]; // nanoTime, committed
                 long[] last = new long[2];
