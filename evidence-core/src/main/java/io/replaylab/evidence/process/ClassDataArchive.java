@@ -101,7 +101,7 @@ final class ClassDataArchive {
             return command; // the caller chose its own
         }
         List<String> jars = List.of(command.get(cp + 1).split(File.pathSeparator));
-        if (jars.isEmpty() || !jars.stream().allMatch(e -> e.endsWith(".jar") && Files.isRegularFile(Path.of(e)))) {
+        if (!jars.stream().allMatch(e -> e.endsWith(".jar") && Files.isRegularFile(Path.of(e)))) {
             return command; // directories cannot be archived, and dumping with them fails the program
         }
         String gc = options.stream().filter(o -> o.startsWith("-XX:+Use") && o.endsWith("GC")).findFirst().orElse(null);
@@ -110,11 +110,10 @@ final class ClassDataArchive {
             Path dir = dir();
             Files.createDirectories(dir);
             String key = key(command.get(cp + 2), gc, jars);
-            settle(dir, key);
+            settle(dir);
             Path archive = dir.resolve(key + ".jsa");
             if (Files.isRegularFile(archive)) {
                 extra.add("-XX:SharedArchiveFile=" + archive);
-                extra.add("-Xshare:auto");
             } else if (baseArchive() && Files.getFileStore(dir).getUsableSpace() > SPACE_FOR_A_DUMP && claim(dir, key)) {
                 extra.add(DUMP + dir.resolve(key + "." + UUID.randomUUID() + ".jsa.part"));
             } else {
@@ -179,10 +178,11 @@ final class ClassDataArchive {
     }
 
     /**
-     * Puts a whole dump of {@code key} in place (the claim ends) and removes half-written ones that
-     * are stale; then keeps the newest {@value #KEEP} archives.
+     * Puts every whole dump in the directory in place, the launcher's dumps of the CLI's own JVM
+     * included (its claim ends), and removes half-written ones that are stale; then keeps the newest
+     * {@value #KEEP} archives.
      */
-    static void settle(Path dir, String key) throws IOException {
+    private static void settle(Path dir) throws IOException {
         List<Path> parts;
         try (Stream<Path> s = Files.list(dir)) {
             parts = s.filter(p -> p.getFileName().toString().endsWith(".jsa.part")).toList();

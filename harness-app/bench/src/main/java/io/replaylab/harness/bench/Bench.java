@@ -733,7 +733,7 @@ static long drain(String bootstrap, String topic) {
                                 topics.add(run.topic());
                                 // the topic first, the records once the consumer runs (and is armed): a consumer that drained them
                                 // before gdb had armed its commit measured nothing (a fresh-clone test run: 0 conditions evaluated)
-                                admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(run.topic(), 3, (short) 1))).all().get();
+                                ops.createTopic(run, run.topic(), 3);
                                 long seed = 7L + r;
                                 long rate = measure(out, ops, b, template, run, dir, withBarrier,
                                         () -> SyntheticProducer.produce(b, run.topic(), 3, run.inbox(1), records, seed, 50, 0, null, null));

@@ -54,7 +54,8 @@ final class RunBench implements Callable<Integer> {
         out.printf("%d run(s) of each kind, alternating A B B A; A = --parallel 1, B = --parallel %d; run directories under %s%n", runs, parallel, dir);
         // one run first, not timed: the first run after a build dumps the class-data archives of its JVMs at their exits
         // (a few seconds, once; ClassDataArchive), which would count against whichever kind of run came first
-        out.printf("  warm-up (not timed): %s%n", runOnce(dir, List.of("run", "--quiet", "--workdir", dir.resolve("warm-up").toString()), "warm-up"));
+        int warm = wholeRun(dir, List.of("run", "--quiet", "--workdir", dir.resolve("warm-up").toString()), "warm-up");
+        out.printf("  warm-up (not timed): exit %d%s%n", warm, warm == ReplayLab.OK ? " (PASS)" : "; see " + dir.resolve("warm-up.out"));
         out.flush();
         boolean allPassed = true;
         for (String set : sets) {
@@ -67,16 +68,11 @@ final class RunBench implements Callable<Integer> {
                 int p = a ? 1 : parallel;
                 List<String> args = new ArrayList<>(List.of("run", "--quiet", "--parallel", "" + p, "--workdir", dir.resolve(set).toString()));
                 args.addAll(experiment);
-                Path log = dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".out");
+                String name = set + "-" + (i + 1) + "-parallel-" + p;
+                Path log = dir.resolve(name + ".out");
                 long t0 = System.nanoTime();
-                ChildProcess run = ChildProcess.of(Bench.cliCommand(ReplayLab.JVM_OPTIONS, args.toArray(String[]::new))).name("run " + (i + 1))
-                        .output(log, dir.resolve(set + "-" + (i + 1) + "-parallel-" + p + ".err")).start();
-                if (!run.process().waitFor(30, TimeUnit.MINUTES)) {
-                    run.kill();
-                    throw new IllegalStateException("run " + (i + 1) + " took over 30 minutes; see " + log);
-                }
+                int rc = wholeRun(dir, args, name);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
-                int rc = run.process().exitValue();
                 passed += rc == ReplayLab.OK ? 1 : 0;
                 (a ? serial : sideBySide).add(ms);
                 out.printf("  %-9s --parallel %d: %6.1f s, exit %d%s%n", set, p, ms / 1000.0, rc, rc == ReplayLab.OK ? " (PASS)" : "; see " + log);
@@ -91,8 +87,8 @@ final class RunBench implements Callable<Integer> {
         return allPassed ? ReplayLab.OK : ReplayLab.FAIL;
     }
 
-    /** One whole run, untimed; what it ended with, in words. */
-    private static String runOnce(Path dir, List<String> args, String name) throws Exception {
+    /** One whole run of the CLI in a JVM of its own, as a user starts it; its exit code. Its output is {@code NAME.out} / {@code .err} in {@code dir}. */
+    private static int wholeRun(Path dir, List<String> args, String name) throws Exception {
         Path log = dir.resolve(name + ".out");
         ChildProcess run = ChildProcess.of(Bench.cliCommand(ReplayLab.JVM_OPTIONS, args.toArray(String[]::new))).name(name)
                 .output(log, dir.resolve(name + ".err")).start();
@@ -100,7 +96,6 @@ final class RunBench implements Callable<Integer> {
             run.kill();
             throw new IllegalStateException(name + " took over 30 minutes; see " + log);
         }
-        int rc = run.process().exitValue();
-        return "exit " + rc + (rc == ReplayLab.OK ? " (PASS)" : "; see " + log);
+        return run.process().exitValue();
     }
 }
