@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.replaylab.evidence.Json;
@@ -136,10 +137,22 @@ class ReferenceSubjectTest {
 
     @Test
     void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
-        produce(kafka, ns, 600, 4, 0);
+        // the topic first and the records once both share it: with the records there from the start, A once drained all
+        // 600 before B's JVM had joined (a fresh-clone run), and B applied none
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            ops.createTopic(ns, ns.topic(), 4);
+        }
         String inbox = ns.inbox(1);
-        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT4S");
-        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT4S");
+        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT8S");
+        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT8S");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!(Files.exists(dir.resolve("B.assignments.jsonl"))
+                && Files.readString(dir.resolve("B.assignments.jsonl")).contains("\"event\":\"assigned\",\"partitions\":[\""))) {
+            assertThat(System.nanoTime()).as("B is given a share of the partitions within 60 s").isLessThan(deadline);
+            assertThat(a.isAlive() && b.isAlive()).as("both consumers still run").isTrue();
+            Thread.sleep(50);
+        }
+        produce(kafka, ns, 600, 4, 0);
 
         assertThat(Launch.await(a, 120)).as(Files.readString(dir.resolve("A.err"))).isZero();
         assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
