@@ -208,7 +208,7 @@ public final class Oracle {
                 ConsumerRecords<byte[], byte[]> batch = c.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<byte[], byte[]> r : batch) {
                     if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
-                        each.accept(r, topic.parser().parse(r.key(), r.value()));
+                        each.accept(r, topic.parser().parse(r.key(), r.value(), headers(r)));
                     }
                 }
                 if (!batch.isEmpty()) {
@@ -306,7 +306,8 @@ public final class Oracle {
                     if (id == null) {
                         throw new IllegalArgumentException("a target row has a NULL message_id (query: " + spec.query() + ")");
                     }
-                    String line = id + "\t" + exact(rs.getObject(amountCol), id) + "\n";
+                    String line = id + "\t" + (spec.amountScale() > 0 ? scaled(rs.getObject(amountCol), spec.amountScale(), id)
+                            : exact(rs.getObject(amountCol), id)) + "\n";
                     w.write(line);
                     sum = sum.add(new BigInteger(1, sha.digest(line.getBytes(StandardCharsets.UTF_8))));
                     rows++;
@@ -353,7 +354,7 @@ public final class Oracle {
             while (System.nanoTime() < deadline) {
                 for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
                     if (r.offset() == offset) {
-                        return Optional.of(spec.parser().parse(r.key(), r.value()));
+                        return Optional.of(spec.parser().parse(r.key(), r.value(), headers(r)));
                     }
                     if (r.offset() > offset) {
                         return Optional.empty();
@@ -499,7 +500,7 @@ public final class Oracle {
             }
             RecordParser.Parsed p;
             try {
-                p = spec.parser().parse(r.key(), r.value());
+                p = spec.parser().parse(r.key(), r.value(), headers(r));
             } catch (RuntimeException e) {
                 throw new IllegalStateException("the record parser failed on " + r.topic() + "-" + r.partition() + "@" + r.offset()
                         + " (a parser reports a bad record as Parsed.malformed, it does not throw): " + e, e);
@@ -529,7 +530,9 @@ public final class Oracle {
                         throw new IllegalArgumentException("a target row has a NULL message_id (query: " + target.query() + ")");
                     }
                     Object amount = rs.getObject(amountCol);
-                    if (amount instanceof Long || amount instanceof Integer || amount instanceof Short) {
+                    if (target.amountScale() > 0) {
+                        join.target(id, scaled(amount, target.amountScale(), new String(id, StandardCharsets.UTF_8)));
+                    } else if (amount instanceof Long || amount instanceof Integer || amount instanceof Short) {
                         join.target(id, ((Number) amount).longValue());
                     } else {
                         join.target(id, exact(amount, new String(id, StandardCharsets.UTF_8)));
@@ -549,6 +552,11 @@ public final class Oracle {
 
     private static byte[] utf8(String s) {
         return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** An amount in minor units ({@code scale} decimal digits moved left of the point), as exact text. */
+    private static String scaled(Object v, int scale, String id) {
+        return new BigDecimal(exact(v, id)).movePointRight(scale).stripTrailingZeros().toPlainString();
     }
 
     /** An amount as exact text: integers and exact decimals; floating point is refused. */
@@ -584,6 +592,9 @@ public final class Oracle {
 
     /** Binds every {namespace} as a parameter: it is never pasted into the SQL text. */
     private static PreparedStatement prepare(Connection c, String query, TargetSpec target) throws SQLException {
+        if (query.contains(TargetSpec.PLACEHOLDER) && target.namespace() == null) {
+            throw new IllegalArgumentException("the target query uses {namespace} but no namespace was given: " + query);
+        }
         int n = 0;
         Matcher m = Pattern.compile(Pattern.quote(TargetSpec.PLACEHOLDER)).matcher(query);
         while (m.find()) {
@@ -638,5 +649,13 @@ public final class Oracle {
             throw new IllegalArgumentException("topic '" + topic + "' does not exist");
         }
         return infos.stream().map(i -> new TopicPartition(topic, i.partition())).sorted(Comparator.comparingInt(TopicPartition::partition)).toList();
+    }
+
+    /** The record's headers for its parser: looked up only when a mapping reads one. */
+    private static RecordParser.Headers headers(ConsumerRecord<byte[], byte[]> r) {
+        return name -> {
+            org.apache.kafka.common.header.Header h = r.headers().lastHeader(name);
+            return h == null ? null : h.value();
+        };
     }
 }

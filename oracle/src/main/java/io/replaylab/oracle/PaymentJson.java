@@ -23,12 +23,7 @@ final class PaymentJson implements RecordParser {
     }
 
     @Override
-    public Parsed parse(String key, String value) {
-        return value == null ? Parsed.malformed("null value") : parse(null, value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public Parsed parse(byte[] key, byte[] value) {
+    public Parsed parse(byte[] key, byte[] value, Headers headers) {
         if (value == null) {
             return Parsed.malformed("null value");
         }

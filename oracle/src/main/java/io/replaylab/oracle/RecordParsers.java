@@ -13,4 +13,12 @@ public final class RecordParsers {
     public static RecordParser paymentJson() {
         return PaymentJson.INSTANCE;
     }
+
+    /**
+     * Any message shape: identity and amount where {@code mapping} says (key, a JSON pointer into the
+     * value, a header). The reference mapping gets {@link #paymentJson()}'s fast reader.
+     */
+    public static RecordParser mapped(SourceMapping mapping) {
+        return mapping.parser();
+    }
 }

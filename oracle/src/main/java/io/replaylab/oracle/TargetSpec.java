@@ -16,7 +16,7 @@ import java.util.Objects;
  * TargetSpec.jdbc("jdbc:postgresql://localhost:5432/lab?user=lab&password=secret", "lab-x/g1"); // credentials leave the URL
  * }</pre>
  */
-public record TargetSpec(String jdbcUrl, String namespace, String query, String user, String password) {
+public record TargetSpec(String jdbcUrl, String namespace, String query, String user, String password, int amountScale) {
     /** The reference projection's effects. */
     public static final String REFERENCE_QUERY = "SELECT message_id, amount FROM ledger WHERE namespace = {namespace}";
     static final String PLACEHOLDER = "{namespace}";
@@ -28,13 +28,23 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
             throw new IllegalArgumentException("a target is a JDBC URL (jdbc:sqlite:FILE, jdbc:postgresql://HOST:PORT/DB), not '"
                     + redact(jdbcUrl) + "'");
         }
-        if (query.contains(PLACEHOLDER) && namespace == null) {
-            throw new IllegalArgumentException("the target query uses {namespace} but no namespace was given");
+        if (query.contains("'" + PLACEHOLDER + "'") || query.contains("\"" + PLACEHOLDER + "\"")) {
+            throw new IllegalArgumentException("the target query quotes {namespace}: it is bound as a parameter, so '{namespace}' would be the"
+                    + " literal text '?'; write it without quotes: " + query);
         }
+        if (amountScale < 0 || amountScale > 18) {
+            throw new IllegalArgumentException("the amount scale must be 0..18 decimal digits, was " + amountScale);
+        }
+        // a query with {namespace} and no namespace is refused when it is read (Oracle), so that a spec
+        // built with the reference query can still take a user's query that needs none
+    }
+
+    public TargetSpec(String jdbcUrl, String namespace, String query, String user, String password) {
+        this(jdbcUrl, namespace, query, user, password, 0);
     }
 
     public TargetSpec(String jdbcUrl, String namespace, String query) {
-        this(jdbcUrl, namespace, query, null, null);
+        this(jdbcUrl, namespace, query, null, null, 0);
     }
 
     /** A SQLite file with the reference schema. */
@@ -67,25 +77,39 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
             }
         }
         String url = jdbcUrl.substring(0, q) + (kept.isEmpty() ? "" : "?" + String.join("&", kept));
-        return new TargetSpec(url, namespace, REFERENCE_QUERY, user, password);
+        return new TargetSpec(url, namespace, REFERENCE_QUERY, user, password, 0);
     }
 
     public TargetSpec query(String sql) {
-        return new TargetSpec(jdbcUrl, namespace, sql, user, password);
+        return new TargetSpec(jdbcUrl, namespace, sql, user, password, amountScale);
     }
 
     public TargetSpec namespace(String ns) {
-        return new TargetSpec(jdbcUrl, ns, query, user, password);
+        return new TargetSpec(jdbcUrl, ns, query, user, password, amountScale);
     }
 
     /** The same target logged in as {@code user} with {@code password} (either may be null: the URL's or the driver's default). */
     public TargetSpec credentials(String user, String password) {
-        return new TargetSpec(jdbcUrl, namespace, query, user, password);
+        return new TargetSpec(jdbcUrl, namespace, query, user, password, amountScale);
     }
 
     /** The same database with another URL (e.g. one more driver parameter), credentials kept. */
     public TargetSpec url(String otherJdbcUrl) {
-        return new TargetSpec(otherJdbcUrl, namespace, query, user, password);
+        return new TargetSpec(otherJdbcUrl, namespace, query, user, password, amountScale);
+    }
+
+    /**
+     * The same target whose amounts are decimals turned into minor units with {@code scale} digits,
+     * as the source's are ({@link SourceMapping#amountScale()}): {@code 12.50} reads as {@code 1250}
+     * with scale 2; an amount with more digits stays a decimal, which matches no source amount.
+     */
+    public TargetSpec amountScale(int scale) {
+        return new TargetSpec(jdbcUrl, namespace, query, user, password, scale);
+    }
+
+    /** Whether the query binds {@code {namespace}} (then a namespace is needed to read it). */
+    public boolean usesNamespace() {
+        return query.contains(PLACEHOLDER);
     }
 
     public boolean isSqlite() {
@@ -100,7 +124,7 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
     @Override
     public String toString() {
         return "TargetSpec[" + displayUrl() + (user != null ? " as " + user : "") + (password != null ? " (password given)" : "")
-                + ", namespace=" + namespace + ", query=" + query + "]";
+                + ", namespace=" + namespace + ", query=" + query + (amountScale == 0 ? "" : ", amountScale=" + amountScale) + "]";
     }
 
     /** Masks {@code password=...} parameters and the password of a {@code user:password@host} authority. */

@@ -22,18 +22,18 @@ class PaymentJsonTest {
         byte[] v = utf8("{\"id\": \"rl-ab12.replay-17\", \"account\": \"acc-3\", \"amount\": -2500}");
         assertThat(PaymentJson.flat(v)).isEqualTo(Parsed.of("rl-ab12.replay-17", -2500));
         assertThat(PARSER.parse((byte[]) null, v)).isEqualTo(Parsed.of("rl-ab12.replay-17", -2500));
-        assertThat(PARSER.parse("k", "{\"amount\":7,\"id\":\"x\"}")).isEqualTo(Parsed.of("x", 7));
+        assertThat(text("k", "{\"amount\":7,\"id\":\"x\"}")).isEqualTo(Parsed.of("x", 7));
     }
 
     @Test
     void malformedRecordsKeepTheirReasons() {
-        assertThat(PARSER.parse((String) null, null).malformedReason()).isEqualTo("null value");
-        assertThat(PARSER.parse(null, "[1]").malformedReason()).isEqualTo("not a JSON object");
-        assertThat(PARSER.parse(null, "{\"id\": \"a\", \"amount\": ").malformedReason()).isEqualTo("not JSON");
-        assertThat(PARSER.parse(null, "{\"amount\": 1}").malformedReason()).isEqualTo("missing id");
-        assertThat(PARSER.parse(null, "{\"id\": \"a\", \"amount\": 1.5}").malformedReason()).isEqualTo("non-integer amount: 1.5");
-        assertThat(PARSER.parse(null, "{\"id\": \"a\", \"amount\": \"12\"}").malformedReason()).isEqualTo("non-integer amount: 12");
-        assertThat(PARSER.parse(null, "{\"id\": \"a\", \"amount\": 99999999999999999999}").malformedReason())
+        assertThat(text(null, null).malformedReason()).isEqualTo("null value");
+        assertThat(text(null, "[1]").malformedReason()).isEqualTo("not a JSON object");
+        assertThat(text(null, "{\"id\": \"a\", \"amount\": ").malformedReason()).isEqualTo("not JSON");
+        assertThat(text(null, "{\"amount\": 1}").malformedReason()).isEqualTo("missing id");
+        assertThat(text(null, "{\"id\": \"a\", \"amount\": 1.5}").malformedReason()).isEqualTo("non-integer amount: 1.5");
+        assertThat(text(null, "{\"id\": \"a\", \"amount\": \"12\"}").malformedReason()).isEqualTo("non-integer amount: 12");
+        assertThat(text(null, "{\"id\": \"a\", \"amount\": 99999999999999999999}").malformedReason())
                 .isEqualTo("non-integer amount: 99999999999999999999");
     }
 
@@ -99,5 +99,9 @@ class PaymentJsonTest {
         System.arraycopy(insert, 0, out, at, insert.length);
         System.arraycopy(v, at + remove, out, at + insert.length, v.length - at - remove);
         return out;
+    }
+
+    private static Parsed text(String key, String value) {
+        return PARSER.parse(key == null ? null : key.getBytes(StandardCharsets.UTF_8), value == null ? null : value.getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -16,7 +16,7 @@ class SourceSpecTest {
         SourceSpec s = SourceSpec.topic("127.0.0.1:9092", "pay");
         assertThat(s).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", null, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT));
         Cut cut = new Cut("pay", Instant.now(), Map.of(0, 3L));
-        RecordParser other = (k, v) -> RecordParser.Parsed.of(k, 1);
+        RecordParser other = RecordParser.ofText((k, v) -> RecordParser.Parsed.of(k, 1));
         assertThat(s.upTo(cut)).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", cut, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT));
         assertThat(s.parser(other).parser()).isSameAs(other);
         assertThat(s.timeout(Duration.ofSeconds(3)).timeout()).isEqualTo(Duration.ofSeconds(3));
@@ -26,7 +26,7 @@ class SourceSpecTest {
 
     @Test
     void aParserOfTextGetsTheRecordsBytesAsUtf8AndAMalformedRecordKeepsItsReason() {
-        RecordParser echo = (k, v) -> v == null ? RecordParser.Parsed.malformed("no value (key " + k + ")") : RecordParser.Parsed.of(k + ":" + v, 7);
+        RecordParser echo = RecordParser.ofText((k, v) -> v == null ? RecordParser.Parsed.malformed("no value (key " + k + ")") : RecordParser.Parsed.of(k + ":" + v, 7));
         assertThat(echo.parse("zä".getBytes(StandardCharsets.UTF_8), "€".getBytes(StandardCharsets.UTF_8)))
                 .isEqualTo(RecordParser.Parsed.of("zä:€", 7));
         RecordParser.Parsed none = echo.parse((byte[]) null, null);

@@ -41,7 +41,18 @@ class TargetSpecTest {
         assertThat(TargetSpec.jdbc("jdbc:postgresql://h/lab", "ns")).isEqualTo(new TargetSpec("jdbc:postgresql://h/lab", "ns", TargetSpec.REFERENCE_QUERY));
         assertThat(TargetSpec.jdbc("jdbc:postgresql://h/lab?user=a&&ssl=true", "ns").jdbcUrl()).as("an empty parameter is dropped")
                 .isEqualTo("jdbc:postgresql://h/lab?ssl=true");
-        assertThatThrownBy(() -> t.namespace(null)).hasMessage("the target query uses {namespace} but no namespace was given");
+        assertThat(t.usesNamespace()).isTrue();
+        assertThat(TargetSpec.sqlite(java.nio.file.Path.of("rel.db"), null).query("SELECT message_id, amount FROM t WHERE ns = 'n1'").usesNamespace())
+                .as("a spec built without a namespace takes a user's query that needs none").isFalse();
         assertThat(t.query("SELECT 1").namespace(null).namespace()).as("a query without the placeholder needs none").isNull();
+        assertThat(t.amountScale(2).amountScale()).isEqualTo(2);
+        assertThat(t.amountScale(2).namespace("x").amountScale()).as("kept by every derived spec").isEqualTo(2);
+        assertThatThrownBy(() -> t.amountScale(19)).hasMessage("the amount scale must be 0..18 decimal digits, was 19");
+    }
+
+    @Test
+    void aQuotedNamespacePlaceholderIsRefusedBecauseItWouldBeTheLiteralQuestionMark() {
+        assertThatThrownBy(() -> TargetSpec.sqlite(java.nio.file.Path.of("x.db"), "n").query("SELECT message_id, amount FROM t WHERE ns = '{namespace}'"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("quotes {namespace}").hasMessageContaining("without quotes");
     }
 }
