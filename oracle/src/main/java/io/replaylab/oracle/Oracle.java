@@ -190,6 +190,57 @@ public final class Oracle {
         return new TopicCount(isolation, total[0], Map.copyOf(of));
     }
 
+    /**
+     * What a source topic holds, read with its spec's parser (read_committed, up to its end now): the
+     * source set an experiment expects effects for, when a producer other than the lab's filled it.
+     *
+     * @param records every record read
+     * @param parsed the records the parser read (the rest are malformed: quarantined, no effect expected)
+     * @param sumOfAmounts the sum of the parsed records' amounts
+     * @param endOffsets per partition, the offset after its last record
+     * @param malformedExamples up to five reasons, with their positions
+     * @param firstRecord the first record as text (key, value, headers), at most 300 characters, or null for an empty topic
+     */
+    public record SourceSummary(String topic, long records, long parsed, long sumOfAmounts, Map<Integer, Long> endOffsets,
+            List<String> malformedExamples, String firstRecord) {
+        public SourceSummary {
+            endOffsets = Map.copyOf(endOffsets);
+            malformedExamples = List.copyOf(malformedExamples);
+        }
+    }
+
+    /** Reads the whole topic with its parser: counts, sum, ends, and the first record to show (see {@link SourceSummary}). */
+    public static SourceSummary summarize(SourceSpec topic) {
+        long[] n = new long[3];
+        Map<Integer, Long> end = new java.util.TreeMap<>();
+        List<String> bad = new ArrayList<>();
+        String[] first = new String[1];
+        readAll(topic, IsolationLevel.READ_COMMITTED, (r, p) -> {
+            n[0]++;
+            end.merge(r.partition(), r.offset() + 1, Math::max);
+            if (first[0] == null) {
+                first[0] = describe(r);
+            }
+            if (p.ok()) {
+                n[1]++;
+                n[2] += p.amount();
+            } else if (bad.size() < 5) {
+                bad.add("p" + r.partition() + "@" + r.offset() + ": " + p.malformedReason());
+            }
+        });
+        return new SourceSummary(topic.topic(), n[0], n[1], n[2], end, bad, first[0]);
+    }
+
+    private static String describe(ConsumerRecord<byte[], byte[]> r) {
+        StringBuilder sb = new StringBuilder("p" + r.partition() + "@" + r.offset() + " key=")
+                .append(r.key() == null ? "null" : new String(r.key(), StandardCharsets.UTF_8))
+                .append(" value=").append(r.value() == null ? "null" : new String(r.value(), StandardCharsets.UTF_8));
+        for (org.apache.kafka.common.header.Header h : r.headers()) {
+            sb.append(" header ").append(h.key()).append('=').append(h.value() == null ? "null" : new String(h.value(), StandardCharsets.UTF_8));
+        }
+        return sb.length() <= 300 ? sb.toString() : sb.substring(0, 297) + "...";
+    }
+
     /** Every record of the topic up to its end for this isolation (the last stable offset for read_committed), parsed, to {@code each}. */
     private static void readAll(SourceSpec topic, IsolationLevel isolation,
             java.util.function.BiConsumer<ConsumerRecord<byte[], byte[]>, RecordParser.Parsed> each) {
@@ -341,6 +392,51 @@ public final class Oracle {
         /** The record exists, parses, and has exactly one effect. */
         public boolean appliedOnce() {
             return messageId != null && effects == 1;
+        }
+    }
+
+    /**
+     * The effects of the last source record below {@code committedOffset} on a partition: the record a
+     * commit of that offset covers last. Not simply {@code committedOffset - 1}: a transactional
+     * producer's commit markers take offsets of their own, and an aborted record is no source record.
+     * Empty when the partition has no record below it.
+     */
+    public static Optional<RecordEffects> effectsBefore(SourceSpec source, Target target, int partition, long committedOffset) {
+        return lastRecordBelow(source, partition, committedOffset)
+                .map(r -> new RecordEffects(partition, r.offset(), r.parsed().ok() ? r.parsed().id() : null,
+                        r.parsed().ok() ? effectsOf(target, r.parsed().id()) : 0));
+    }
+
+    private record Located(long offset, RecordParser.Parsed parsed) {
+    }
+
+    /** Reads back from {@code end} in widening windows (markers are rare: one window almost always does). */
+    private static Optional<Located> lastRecordBelow(SourceSpec spec, int partition, long end) {
+        try (KafkaConsumer<byte[], byte[]> c = consumer(spec.bootstrap())) {
+            TopicPartition tp = new TopicPartition(spec.topic(), partition);
+            c.assign(List.of(tp));
+            long beginning = c.beginningOffsets(List.of(tp), spec.timeout()).getOrDefault(tp, 0L);
+            long deadline = System.nanoTime() + spec.timeout().toNanos();
+            for (long window = 8; ; window *= 4) {
+                long from = Math.max(beginning, end - window);
+                c.seek(tp, from);
+                Located last = null;
+                long position = from;
+                while (position < end && System.nanoTime() < deadline) {
+                    for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(300))) {
+                        if (r.offset() < end) {
+                            last = new Located(r.offset(), spec.parser().parse(r.key(), r.value(), headers(r)));
+                        }
+                    }
+                    position = c.position(tp, spec.timeout());
+                }
+                if (last != null) {
+                    return Optional.of(last);
+                }
+                if (from <= beginning || System.nanoTime() >= deadline) {
+                    return Optional.empty();
+                }
+            }
         }
     }
 

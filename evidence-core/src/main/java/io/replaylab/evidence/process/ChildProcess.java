@@ -52,6 +52,9 @@ public final class ChildProcess implements AutoCloseable {
     private final Path stderr;
     private final int debugPort;
     private volatile boolean frozen;
+    /** Whether it leads a process group of its own, once seen (see groupLeader()). */
+    private volatile boolean ownGroup;
+    private volatile boolean pgidKnown;
 
     private ChildProcess(String name, List<String> command, Process process, Path stdout, Path stderr, int debugPort) {
         this.name = name;
@@ -75,13 +78,18 @@ public final class ChildProcess implements AutoCloseable {
     public static List<String> commandLine(String template, Map<String, String> values) {
         List<String> out = new ArrayList<>();
         for (String word : split(template)) {
-            String w = word;
-            for (Map.Entry<String, String> e : values.entrySet()) {
-                w = w.replace("{" + e.getKey() + "}", e.getValue());
-            }
-            out.add(w);
+            out.add(render(word, values));
         }
         return out;
+    }
+
+    /** {@code text} with every {@code {key}} replaced by its value (e.g. an environment variable's template). */
+    public static String render(String text, Map<String, String> values) {
+        String w = text;
+        for (Map.Entry<String, String> e : values.entrySet()) {
+            w = w.replace("{" + e.getKey() + "}", e.getValue());
+        }
+        return w;
     }
 
     /** The {@code java} of this JVM. */
@@ -256,18 +264,18 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     private static String terminate(List<ChildProcess> processes, Duration grace) {
-        processes.forEach(p -> p.process.destroy());
+        processes.forEach(p -> p.send("TERM"));
         long deadline = System.nanoTime() + grace.toNanos();
         String how = "SIGTERM";
         for (ChildProcess p : processes) {
             try {
-                if (!p.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                if (!p.process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS) || !p.awaitGroupGone(deadline)) {
                     log.warn("{} (pid {}) did not stop within {}; killing it", p.name, p.pid(), grace);
-                    p.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    p.kill();
                     how = "SIGKILL after " + grace.toSeconds() + " s";
                 }
             } catch (InterruptedException e) {
-                p.process.destroyForcibly();
+                p.kill();
                 how = "SIGKILL (interrupted)";
                 Thread.currentThread().interrupt();
             }
@@ -275,11 +283,95 @@ public final class ChildProcess implements AutoCloseable {
         return how;
     }
 
-    /** SIGKILL, as a crash would: no clean shutdown. Waits up to 10 s for the exit. */
+    /**
+     * SIGKILL, as a crash would: no clean shutdown. A program in a process group of its own (started
+     * under {@code setsid}) gets it as a group, so a wrapper script that did not {@code exec} its
+     * program takes the program with it. Waits up to 10 s for the exit.
+     */
     public void kill() {
+        boolean group = groupLeader();
+        if (group) {
+            sendQuietly("KILL", true);
+        }
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
+            if (group) {
+                awaitGroupGone(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Whether it leads a process group of its own (Linux: its pid is the group id in
+     * /proc/PID/stat): then its signals go to the whole group, the program a wrapper started too.
+     * Read at each signal, as the group is made by the command itself ({@code setsid}) after the start.
+     */
+    private boolean groupLeader() {
+        if (pgidKnown) {
+            return ownGroup;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"), StandardCharsets.UTF_8);
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            boolean leader = Long.parseLong(f[2]) == pid() && Long.parseLong(f[2]) != ProcessHandle.current().pid();
+            if (leader) { // once a leader, always: a group id is never given back while the process lives
+                ownGroup = true;
+                pgidKnown = true;
+            }
+            return leader;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Waits until no process of its group is left (a group's members may outlive the leader); true when none is. */
+    private boolean awaitGroupGone(long deadlineNanos) throws InterruptedException {
+        if (!ownGroup) {
+            return true;
+        }
+        while (groupAlive()) {
+            if (System.nanoTime() >= deadlineNanos) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /** {@code kill -0 -PGID}: whether any process of its group still exists. */
+    private boolean groupAlive() {
+        try {
+            Process k = new ProcessBuilder("kill", "-0", "--", "-" + pid()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return k.waitFor() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Sends a signal to its group when it leads one, else to it alone (SIGTERM through the JDK then). */
+    private void send(String sig) {
+        if (groupLeader()) {
+            sendQuietly(sig, true);
+        } else if (sig.equals("TERM")) {
+            process.destroy();
+        } else {
+            sendQuietly(sig, false);
+        }
+    }
+
+    private void sendQuietly(String sig, boolean group) {
+        try {
+            Process k = new ProcessBuilder("kill", "-" + sig, "--", (group ? "-" : "") + pid()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            k.waitFor(10, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            log.debug("kill -{} {} failed: {}", sig, pid(), e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -309,13 +401,23 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
-    /** Whether it is stopped by a signal now (Linux: state T in /proc/PID/stat). */
+    /**
+     * Whether it is stopped by a signal now (Linux: state T in /proc/PID/stat); for a program in a
+     * group of its own, whether every process it started is stopped too.
+     */
     public boolean isFrozen() {
+        if (!stopped(pid())) {
+            return false;
+        }
+        return !groupLeader() || process.descendants().allMatch(h -> !h.isAlive() || stopped(h.pid()));
+    }
+
+    private static boolean stopped(long pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"), StandardCharsets.UTF_8);
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
             // the state follows the command name, which is in parentheses and may itself hold ") "
             String afterName = stat.substring(stat.lastIndexOf(')') + 2);
-            return afterName.charAt(0) == 'T';
+            return afterName.charAt(0) == 'T' || afterName.charAt(0) == 't';
         } catch (IOException | RuntimeException e) {
             return false;
         }
@@ -326,7 +428,8 @@ public final class ChildProcess implements AutoCloseable {
             throw new ChildProcessException(name + " (pid " + pid() + ") has exited with code " + process.exitValue() + "; cannot send SIG" + sig);
         }
         try {
-            Process k = new ProcessBuilder("kill", "-" + sig, Long.toString(pid())).redirectErrorStream(true).start();
+            // the group when it leads one: SIGSTOP to a wrapper alone would leave its program running
+            Process k = new ProcessBuilder("kill", "-" + sig, "--", (groupLeader() ? "-" : "") + pid()).redirectErrorStream(true).start();
             String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
             if (k.waitFor() != 0) {
                 throw new ChildProcessException("kill -" + sig + " " + pid() + " failed: " + out);
@@ -373,6 +476,7 @@ public final class ChildProcess implements AutoCloseable {
         private boolean agent;
         private boolean suspended;
         private Duration agentTimeout = Duration.ofSeconds(60);
+        private Path directory;
 
         private Builder(List<String> command) {
             Objects.requireNonNull(command, "command");
@@ -408,6 +512,12 @@ public final class ChildProcess implements AutoCloseable {
             return this;
         }
 
+        /** Its working directory (default: this JVM's); it must exist. */
+        public Builder directory(Path dir) {
+            this.directory = Objects.requireNonNull(dir, "directory");
+            return this;
+        }
+
         /** Removes a variable it would inherit. */
         public Builder withoutEnv(String key) {
             env.remove(key);
@@ -436,6 +546,12 @@ public final class ChildProcess implements AutoCloseable {
          */
         public ChildProcess start() {
             ProcessBuilder pb = new ProcessBuilder(agent ? ClassDataArchive.forDebugger(ClassDataArchive.apply(command)) : ClassDataArchive.apply(command));
+            if (directory != null) {
+                if (!Files.isDirectory(directory)) {
+                    throw new ChildProcessException("cannot start " + name + ": its working directory " + directory + " is no directory");
+                }
+                pb.directory(directory.toFile());
+            }
             pb.redirectOutput(stdout == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stdout.toFile()));
             pb.redirectError(stderr == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.appendTo(stderr.toFile()));
             // a debugger agent meant for one program must never leak into another through the inherited environment

@@ -66,11 +66,20 @@ final class OracleCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print one JSON object")
     boolean json;
 
+    @picocli.CommandLine.Mixin
+    SourceOptions source;
+
     @Override
     public Integer call() {
+        io.replaylab.oracle.SourceMapping mapping = source.mapping();
         TargetSpec target = where.db != null ? TargetSpec.sqlite(where.db, namespace) : TargetSpec.jdbc(where.jdbcUrl, namespace);
-        target = target.query(targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY);
-        target = login.applyTo(target);
+        target = login.applyTo(target.query(targetQuery != null ? targetQuery : TargetSpec.REFERENCE_QUERY).amountScale(mapping.amountScale()));
+        if (target.usesNamespace() && namespace == null) {
+            throw new IllegalArgumentException("the target query uses {namespace} but no --namespace was given: " + target.query());
+        }
+        if (!target.usesNamespace() && namespace != null) {
+            spec.commandLine().getErr().println("warning: --namespace " + namespace + " is not used: the target query has no {namespace}");
+        }
         OffsetSnapshot committed = null;
         if (group != null) {
             try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
@@ -79,7 +88,7 @@ final class OracleCommand implements Callable<Integer> {
         }
         Comparison c;
         try (Target t = Target.open(target)) {
-            c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout), t, committed);
+            c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()), t, committed);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

@@ -106,7 +106,13 @@ public final class ReplayLab implements Runnable {
             Map.entry("allow remote ones (LabSettings.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote brokers (Leftovers.Access.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote databases (Leftovers.Access.allowRemote)", "pass --allow-remote"),
+            Map.entry("(LabSettings.subject, Subject.env)", "(--subject-cmd, --subject-env)"),
+            Map.entry("(LabSettings.transformSubject, Subject.env)", "(--transform-cmd, --transform-env)"),
             Map.entry("the subject command", "--subject-cmd"),
+            Map.entry("the transform command", "--transform-cmd"),
+            Map.entry("the producer command", "--producer-cmd"),
+            Map.entry("the record value template", "--record-value"),
+            Map.entry("(LabSettings.source)", ""),
             Map.entry("the schedules experiment needs at least one cell", "--cells needs at least one point:fault"));
 
     /** A library message as the command line says it: API names become the flags that set them. */

@@ -16,6 +16,7 @@ import io.replaylab.harness.experiment.WireFaultCell;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.subject.ReferenceSubject;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -113,8 +114,35 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--keep", description = "no cleanup of the run's topics and groups")
     boolean keep;
 
-    @Option(names = "--subject-cmd", description = "command template for another consumer: {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}")
+    @Option(names = "--subject-cmd", description = "command template for your consumer: {bootstrap} {topic} {group} {db} {namespace} {instance} "
+            + "{logdir} (in the command or in --subject-env; {group} must reach it by one of them)")
     String subjectCmd;
+
+    @Option(names = "--subject-env", paramLabel = "NAME=TEMPLATE", description = "a variable added to the consumer's environment, with the "
+            + "same placeholders (and {target-password}); repeatable, e.g. --subject-env KAFKA_GROUP={group}")
+    List<String> subjectEnv;
+
+    @Option(names = "--subject-dir", description = "the consumer's working directory (a relative program path in --subject-cmd is resolved against it)")
+    Path subjectDir;
+
+    @Option(names = "--transform-env", paramLabel = "NAME=TEMPLATE", description = "eos: as --subject-env, for --transform-cmd")
+    List<String> transformEnv;
+
+    @Option(names = "--transform-dir", description = "eos: as --subject-dir, for --transform-cmd")
+    Path transformDir;
+
+    @Option(names = "--producer-cmd", description = "your own producer fills each experiment's source topic (the lab creates it first): "
+            + "{bootstrap} {topic} {count} {namespace}; what the topic then holds is the source set")
+    String producerCmd;
+
+    @Option(names = "--record-key", description = "the lab's producer writes this key: {id} {amount} {account} (default: the account)")
+    String recordKey;
+
+    @Option(names = "--record-value", description = "the lab's producer writes this value, e.g. '{\"paymentId\":\"{id}\",\"amountCents\":{amount}}'")
+    String recordValue;
+
+    @Mixin
+    SourceOptions source;
 
     @Option(names = "--target-query", description = "returns message_id, amount per effect; {namespace} is bound as a parameter")
     String targetQuery;
@@ -158,8 +186,9 @@ final class RunCommand implements Callable<Integer> {
                 .experiments(experiments())
                 .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
                 .holdMode(holdMode).barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).workDir(workDir).keep(keep)
-                .subject(subjectCmd == null ? ReferenceSubject.consume() : Subject.command(subjectCmd))
-                .transformSubject(transformCmd == null ? ReferenceSubject.transform() : Subject.command(transformCmd))
+                .subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume()))
+                .transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform()))
+                .source(recordSource())
                 .targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
                 .drainTimeout(drainTimeout).parallel(parallel).witness(!noWitness).target(targetJdbcUrl, login.user, login.password())
                 .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint))
@@ -171,6 +200,11 @@ final class RunCommand implements Callable<Integer> {
             r = Lab.run(settings, quiet || json ? LabProgress.NONE : LabProgress.printingTo(out), stop);
         }
         RunEvidence ev = r.evidence();
+        if (r.refused().isPresent()) {
+            out.flush();
+            spec.commandLine().getErr().println("error: " + ReplayLab.inFlags(r.refused().get()) + " (the protocol is saved: " + r.report() + ")");
+            return ReplayLab.BAD_INPUT;
+        }
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("runId", ev.runId());
@@ -199,6 +233,47 @@ final class RunCommand implements Callable<Integer> {
             return Signals.exitCode(stop.reason());
         }
         return exitCode(ev.outcome().status());
+    }
+
+    /** {@code --subject-cmd} with its environment and directory; the reference program when no command is given. */
+    private static Subject subject(String flag, String cmd, List<String> env, Path dir, Subject reference) {
+        if (cmd == null) {
+            if (env != null || dir != null) {
+                throw new IllegalArgumentException(flag + "-env and " + flag + "-dir go with " + flag + "-cmd (the reference program takes neither)");
+            }
+            return reference;
+        }
+        Subject s = Subject.command(cmd);
+        if (dir != null) {
+            s = s.directory(dir);
+        }
+        for (String e : env == null ? List.<String>of() : env) {
+            int eq = e.indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(flag + "-env takes NAME=TEMPLATE, was '" + e + "'");
+            }
+            s = s.env(e.substring(0, eq), e.substring(eq + 1));
+        }
+        return s;
+    }
+
+    /** What fills the source topics: --producer-cmd, or the lab's producer in --record-key/--record-value's shape; read with --source-*. */
+    private RecordSource recordSource() {
+        RecordSource r;
+        if (producerCmd != null) {
+            if (recordKey != null || recordValue != null) {
+                throw new IllegalArgumentException("--producer-cmd fills the topics with your producer's records; --record-key/--record-value shape "
+                        + "the lab's own: give one or the other");
+            }
+            r = RecordSource.producer(Subject.command(producerCmd));
+        } else if (recordValue != null) {
+            r = RecordSource.shaped(recordKey, recordValue);
+        } else if (recordKey != null) {
+            throw new IllegalArgumentException("--record-key needs --record-value (the value the lab's producer writes)");
+        } else {
+            r = RecordSource.reference();
+        }
+        return r.mapping(source.mapping());
     }
 
     /** A work dir the run cannot write is bad input, named before anything starts (not a FAIL of an experiment). */

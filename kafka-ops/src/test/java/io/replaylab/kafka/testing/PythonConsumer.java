@@ -51,14 +51,26 @@ public final class PythonConsumer {
         }
     }
 
+    /** The handbook-like consumer's effects ({@code handbook_consumer.py}: configured by its environment, its own shape and tables). */
+    public static final String HANDBOOK_TARGET_QUERY = "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger WHERE ns = {namespace}";
+
     /** Copies the consumer script into {@code dir} and returns its path. */
     public static Path script(Path dir) {
-        Path target = dir.resolve("inbox_consumer.py");
-        try (InputStream in = PythonConsumer.class.getResourceAsStream("inbox_consumer.py")) {
+        return copy(dir, "inbox_consumer.py");
+    }
+
+    /**
+     * Copies one of the test scripts ({@code inbox_consumer.py}, {@code handbook_consumer.py},
+     * {@code handbook_producer.py}) into {@code dir}, executable, and returns its path.
+     */
+    public static Path copy(Path dir, String name) {
+        Path target = dir.resolve(name);
+        try (InputStream in = PythonConsumer.class.getResourceAsStream(name)) {
             if (in == null) {
-                throw new IllegalStateException("inbox_consumer.py is not on the test classpath (kafka-ops test-jar)");
+                throw new IllegalStateException(name + " is not on the test classpath (kafka-ops test-jar)");
             }
             Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+            target.toFile().setExecutable(true);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -86,7 +86,7 @@ final class EosExperiment {
         values.put("output", output);
         values.put("group", group);
         values.put("transaction.timeout.ms", Integer.toString(TRANSACTION_TIMEOUT_MS));
-        SourceSpec outputSpec = SourceSpec.topic(ctx.bootstrap(), output);
+        SourceSpec outputSpec = ctx.source(output);
 
         ctx.step("instance A starts under the debugger barrier at " + COMMIT_TRANSACTION);
         List<LabContext.Instance> running = new ArrayList<>();
@@ -142,7 +142,7 @@ final class EosExperiment {
 
             // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
             // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).
-            List<Oracle.Position> inputs = Oracle.positionsOf(SourceSpec.topic(ctx.bootstrap(), topic), inFlightId);
+            List<Oracle.Position> inputs = Oracle.positionsOf(ctx.source(topic), inFlightId);
             if (inputs.size() != 1) {
                 barrier.release();
                 return e.finish(Outcome.notRun("the injection point was not confirmed: A's open transaction holds " + inFlightId + ", which is at "
@@ -189,7 +189,7 @@ final class EosExperiment {
                 return Experiments.notDrained(ctx, e);
             }
             e.record(harness, settled.toPayload("after recovery"));
-            Comparison c = Oracle.compareTopics(SourceSpec.topic(ctx.bootstrap(), topic), outputSpec, settled);
+            Comparison c = Oracle.compareTopics(ctx.source(topic), outputSpec, settled);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",

@@ -10,7 +10,7 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
-import io.replaylab.harness.lab.SyntheticProducer;
+import io.replaylab.oracle.Oracle;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
@@ -106,13 +106,12 @@ public final class Experiments {
                 : "off: the evidence cannot tell a commit the broker rejected from one the client never sent");
     }
 
-    /** Produces the run's synthetic records (the source side is always ours: deterministic, with a manifest). */
-    public static void produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
-        String manifest = "snapshots/" + ns.prefix() + "-manifest.json";
-        String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.bootstrap(), ns.topic(), ctx.settings().partitions(), ns.prefix(),
-                ctx.settings().records(), 7, 10, 0, ctx.runDir().resolve(manifest), null));
-        e.record(Source.here("harness"), new Payload.Note(summary));
-        e.artifact(manifest, "what was produced (count, sums, end offsets)");
+    /**
+     * Fills the experiment's source topic as the run says ({@link io.replaylab.harness.lab.LabSettings#source()}: the lab's
+     * payments, in the reference or the user's shape, or the user's producer) and returns what it holds: the source set.
+     */
+    public static Oracle.SourceSummary produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
+        return ctx.fillSource(e, ns.topic(), ns.prefix());
     }
 
     /**

@@ -125,9 +125,10 @@ final class RebalanceExperiment {
             String inFlightId = null;
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
-                long recordOffset = c.getValue() - 1;
-                Oracle.RecordEffects applied = Oracle.effectsAt(SourceSpec.topic(ctx.bootstrap(), topic), ctx.target(inbox), c.getKey().partition(),
-                        recordOffset);
+                // the last record the commit covers: below a transactional producer's marker, not simply the offset before
+                Oracle.RecordEffects applied = Oracle.effectsBefore(ctx.source(topic), ctx.target(inbox), c.getKey().partition(), c.getValue())
+                        .orElse(new Oracle.RecordEffects(c.getKey().partition(), c.getValue() - 1, null, 0));
+                long recordOffset = applied.offset();
                 long groupCommitted = LabContext.committed(atHold, topic, c.getKey().partition());
                 if (applied.appliedOnce() && groupCommitted < c.getValue()) {
                     dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, applied.messageId(), topic, c.getKey().partition(), recordOffset,

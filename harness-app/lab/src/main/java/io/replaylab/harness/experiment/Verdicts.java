@@ -187,7 +187,7 @@ final class Verdicts {
     }
 
     /** R16: the new generation holds an effect of every record, none missing (an empty one rebuilt nothing). */
-    static Check rebuilt(int records, String generation, long targetEffects, long missing) {
+    static Check rebuilt(long records, String generation, long targetEffects, long missing) {
         return Check.of("generation 2 rebuilt every effect", "R16", records + " effects in " + generation,
                 targetEffects + " effects, " + missing + " missing", missing == 0 && targetEffects > 0);
     }

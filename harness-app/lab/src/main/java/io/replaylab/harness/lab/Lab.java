@@ -43,7 +43,14 @@ public final class Lab {
     }
 
     /** What a run left: its evidence and where the protocol is. */
-    public record LabResult(RunEvidence evidence, Path runDir, Path report, List<String> cleaned) {
+    public record LabResult(RunEvidence evidence, Path runDir, Path report, List<String> cleaned, String refusedInput) {
+        /**
+         * Why the run's own input was refused once it could be checked against what the run produced
+         * (a source mapping that reads none of the records), or empty: every experiment is NOT_RUN then.
+         */
+        public java.util.Optional<String> refused() {
+            return java.util.Optional.ofNullable(refusedInput);
+        }
     }
 
     /** @param progress told each step, or null for none */
@@ -65,6 +72,13 @@ public final class Lab {
         if (settings.subject() != null) {
             settings.subject().checkProgram(); // a program that is not there is named now, before a broker starts
         }
+        settings.source().producer().ifPresent(producer -> {
+            try {
+                producer.checkProgram();
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage().replace("the subject command", "the producer command"), e);
+            }
+        });
         if (settings.bootstrap() != null && !settings.allowRemote()) {
             List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
             if (!remote.isEmpty()) {
@@ -90,13 +104,13 @@ public final class Lab {
             String targetRefused = null;
             TargetDatabase db;
             if (settings.targetJdbcUrl() == null) {
-                db = TargetDatabase.sqlite(runDir, settings.targetQuery());
+                db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
             } else {
                 TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
                 p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
                 TargetDatabase pg = null;
                 try {
-                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery());
+                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery(), settings.source().mapping().amountScale());
                     run.owns(Leftovers.schema(pg.schema(), base));
                     pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
                     p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
@@ -107,7 +121,7 @@ public final class Lab {
                     }
                     targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
                             + "): " + e.getMessage();
-                    db = TargetDatabase.sqlite(runDir, settings.targetQuery()); // never used: every experiment is NOT_RUN
+                    db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale()); // never used: every experiment is NOT_RUN
                     p.step(targetRefused);
                 }
             }
@@ -186,7 +200,7 @@ public final class Lab {
                 }
                 saved.cleanupDone();
                 p.step("done: " + saved.evidence().outcome());
-                return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned);
+                return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned, labRun.refusedInput());
             }
         } finally {
             if (broker != null) {

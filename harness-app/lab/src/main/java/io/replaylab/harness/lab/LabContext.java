@@ -262,10 +262,87 @@ public final class LabContext {
         return meters;
     }
 
+    /** One of the run's topics as the oracle reads it: with the run's source mapping ({@link LabSettings#source()}). */
+    public SourceSpec source(String topic) {
+        return SourceSpec.topic(run.bootstrap, topic).parser(settings.source().parser());
+    }
+
+    /**
+     * Fills an experiment's source topic and says what it then holds: the topic is created with the
+     * run's partitions, then filled by the user's producer (run like a subject: watchdog, logs, the
+     * drain timeout) or by the lab's own in the run's record shape, then read back with the run's
+     * mapping. What it holds IS the source set (recorded as a note and {@code snapshots/<topic>-source.json}).
+     *
+     * @throws SubjectExitedException the producer failed, hung, or left the topic empty (the experiment is NOT_RUN)
+     * @throws LabStoppedException the mapping reads none of the records: the whole run stops, as bad input
+     */
+    public Oracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
+        SyntheticProducer.ensureTopic(run.bootstrap, topic, settings.partitions());
+        RecordSource source = settings.source();
+        Optional<Subject> producer = source.producer();
+        if (producer.isPresent()) {
+            runProducer(e, producer.get(), topic, namespace);
+        } else {
+            String manifest = "snapshots/" + namespace + "-manifest.json";
+            String summary = SyntheticProducer.summary(SyntheticProducer.produce(run.bootstrap, topic, settings.partitions(), namespace,
+                    settings.records(), 7, 10, 0, runDir.resolve(manifest), null, source));
+            e.record(Source.here("harness"), new Payload.Note(summary));
+            e.artifact(manifest, "what was produced (count, sums, end offsets)");
+        }
+        Oracle.SourceSummary s = Oracle.summarize(source(topic));
+        String file = "snapshots/" + topic + "-source.json";
+        io.replaylab.evidence.Evidence.writeJson(runDir.resolve(file), s);
+        e.artifact(file, "the source set as read back with " + source.mapping());
+        e.record(Source.here("harness"), new Payload.Note("the source set: " + topic + " holds " + s.records() + " record(s), " + s.parsed()
+                + " read with " + source.mapping() + " (sum of amounts " + s.sumOfAmounts() + "), " + (s.records() - s.parsed())
+                + " malformed (quarantined: no effect expected)" + (s.malformedExamples().isEmpty() ? "" : " e.g. " + s.malformedExamples())
+                + "; end offsets " + s.endOffsets()));
+        if (s.records() == 0) {
+            throw new SubjectExitedException("the producer command " + producer.map(Subject::template).orElse("") + " wrote no record to topic "
+                    + topic + " (the lab created it with " + settings.partitions() + " partitions before the producer ran; does the producer take "
+                    + "its topic from {topic}?)");
+        }
+        if (s.parsed() == 0) {
+            String why = "the source mapping (" + source.mapping() + ") read 0 of " + s.records() + " records of " + topic + "; record "
+                    + s.firstRecord() + (s.malformedExamples().isEmpty() ? "" : "; " + s.malformedExamples().get(0));
+            run.refuse(why, true);
+            step(why);
+            throw new LabStoppedException(why);
+        }
+        return s;
+    }
+
+    /** The user's producer into {@code topic}: started like a subject, waited for (drain timeout); its failure is named with its stderr. */
+    private void runProducer(ExperimentRecorder e, Subject producer, String topic, String namespace) throws InterruptedException {
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", run.bootstrap); // straight to the broker: the witness is for the subjects' commits
+        values.put("topic", topic);
+        values.put("count", Integer.toString(settings.records()));
+        values.put("namespace", namespace);
+        step("producing to " + topic + " with the producer command");
+        Instance p = start(e, name + "-producer", producer, values, false);
+        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+        while (p.process().isAlive()) {
+            checkpoint();
+            if (System.nanoTime() > deadline) {
+                crash(e, p);
+                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + settings.drainTimeout()
+                        + " (LabSettings.drainTimeout); last lines of logs/" + p.name() + ".err: " + p.process().stderrTail(5));
+            }
+            p.process().process().waitFor(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        stop(e, p);
+        int code = p.process().exitCode().orElseThrow();
+        if (code != 0) {
+            throw new SubjectExitedException("the producer command " + producer.template() + " exited with code " + code + "; last lines of logs/"
+                    + p.name() + ".err: " + p.process().stderrTail(5));
+        }
+    }
+
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
     public Comparison compare(String topic, String inbox, String group) {
         Timer.Sample t = Timer.start(meters);
-        Comparison c = Oracle.compare(SourceSpec.topic(run.bootstrap, topic), target(inbox), ops.describe(group));
+        Comparison c = Oracle.compare(source(topic), target(inbox), ops.describe(group));
         t.stop(meters.timer("replaylab.oracle.compare"));
         return c;
     }
@@ -337,9 +414,15 @@ public final class LabContext {
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
         ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err);
+        Map<String, String> envValues = new HashMap<>(values);
         if (db.password() != null) {
             // the target's password reaches the subject in its environment: never on a command line the evidence records
             b.env(Subject.TARGET_PASSWORD_ENV, db.password());
+            envValues.put("target-password", db.password());
+        }
+        b.env(template.env(envValues));
+        if (template.directory() != null) {
+            b.directory(template.directory());
         }
         if (debuggable) {
             // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by

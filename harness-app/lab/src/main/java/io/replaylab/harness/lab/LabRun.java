@@ -36,6 +36,7 @@ final class LabRun {
     private final List<ChildProcess> started = new ArrayList<>();
     /** Why the run ends early for every experiment (the target query the database refused), or null. */
     private volatile String refused;
+    private volatile boolean refusedInput;
     /** The custom target query ran once against a schema a subject created. */
     private volatile boolean queryChecked;
 
@@ -97,13 +98,24 @@ final class LabRun {
 
     /** Ends the run for every experiment: those running end NOT_RUN with this reason at their next look, the rest do not start. */
     synchronized void refuse(String why) {
+        refuse(why, false);
+    }
+
+    /** As {@link #refuse(String)}; {@code badInput}: the run's own settings are wrong (the caller gets {@link Lab.LabResult#refusedInput()}). */
+    synchronized void refuse(String why, boolean badInput) {
         if (refused == null) {
             refused = why;
+            refusedInput = badInput;
         }
     }
 
     String refused() {
         return refused;
+    }
+
+    /** The refusal when it was the run's own input that was wrong, else null. */
+    String refusedInput() {
+        return refusedInput ? refused : null;
     }
 
     boolean queryChecked() {

@@ -64,8 +64,10 @@ public final class LabSettings {
     private final int parallel;
     private final boolean witness;
     private final Platform platform;
+    private final RecordSource source;
 
     private LabSettings(Builder b) {
+        this.source = b.source;
         this.parallel = b.parallel;
         this.witness = b.witness;
         this.platform = b.platform;
@@ -109,7 +111,12 @@ public final class LabSettings {
         return experiments;
     }
 
-    /** Synthetic payments per experiment. */
+    /** What fills each source topic and how the oracle reads it (default {@link RecordSource#reference()}). */
+    public RecordSource source() {
+        return source;
+    }
+
+    /** Synthetic payments per experiment (the count a producer command is given as {@code {count}}). */
     public int records() {
         return records;
     }
@@ -237,7 +244,7 @@ public final class LabSettings {
     public String toString() {
         return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records
                 + ", partitions=" + partitions + ", groupProtocol=" + groupProtocol + ", holdMode=" + holdMode + ", barrier=" + barrier
-                + ", subject=" + subject
+                + ", subject=" + subject + ", source=" + source
                 + ", target=" + (targetJdbcUrl == null ? "SQLite in the run directory" : io.replaylab.oracle.TargetSpec.jdbc(targetJdbcUrl, "-").displayUrl())
                 + (targetUser != null ? " as " + targetUser : "") + (targetPassword != null ? " (password given)" : "") + "]";
     }
@@ -291,8 +298,15 @@ public final class LabSettings {
         private int parallel = DEFAULT_PARALLEL;
         private boolean witness = true;
         private Platform platform = Platform.host();
+        private RecordSource source = RecordSource.reference();
 
         private Builder() {
+        }
+
+        /** What fills each source topic and how it is read back (see {@link RecordSource}). */
+        public Builder source(RecordSource s) {
+            this.source = Objects.requireNonNull(s, "source");
+            return this;
         }
 
         public Builder bootstrap(String b) {
@@ -477,6 +491,15 @@ public final class LabSettings {
         }
 
         public LabSettings build() {
+            source.check(); // a shape the mapping cannot read back is refused before anything starts
+            if (subject != null && !subject.uses("{group}")) {
+                throw new IllegalArgumentException("the subject command must get {group} through its command or its environment "
+                        + "(LabSettings.subject, Subject.env): each experiment gives its instances a group of its own");
+            }
+            if (transformSubject != null && !transformSubject.uses("{group}")) {
+                throw new IllegalArgumentException("the transform command must get {group} through its command or its environment "
+                        + "(LabSettings.transformSubject, Subject.env)");
+            }
             if (targetJdbcUrl != null) {
                 TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote); // refused here, before anything starts
             }

@@ -28,15 +28,28 @@ public final class Subject {
     public static final List<String> PLACEHOLDERS = List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}", "{logdir}",
             "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}");
 
+    /** A variable whose name says it holds a secret: its value is never recorded. */
+    private static final java.util.regex.Pattern SECRET_NAME = java.util.regex.Pattern.compile("(?i).*(PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL).*");
+
     private final String template;
     private final String description;
     private final String program;
     /** The command's first word: a path, or a name looked up on the PATH. */
     private final String executable;
+    /** Added to the inherited environment, values as templates. */
+    private final Map<String, String> env;
+    /** Its working directory, or null for the harness's. */
+    private final java.nio.file.Path directory;
 
     private Subject(String template, String description) {
+        this(template, description, Map.of(), null);
+    }
+
+    private Subject(String template, String description, Map<String, String> env, java.nio.file.Path directory) {
         this.template = template;
         this.description = description;
+        this.env = Map.copyOf(env);
+        this.directory = directory;
         List<String> words;
         try {
             words = ChildProcess.commandLine(template, Map.of()); // a template that cannot be split fails before anything starts
@@ -52,9 +65,14 @@ public final class Subject {
      * on none of the PATH's directories. (A template is a value: it is checked when a run uses it.)
      */
     void checkProgram() {
+        if (directory != null && !java.nio.file.Files.isDirectory(directory)) {
+            throw new IllegalArgumentException("the subject's working directory '" + directory + "' is no directory");
+        }
         if (executable.contains("/")) {
-            if (!java.nio.file.Files.isRegularFile(java.nio.file.Path.of(executable)) || !java.nio.file.Files.isExecutable(java.nio.file.Path.of(executable))) {
-                throw new IllegalArgumentException("the subject command's program '" + executable + "' is not an executable file");
+            java.nio.file.Path exe = resolved();
+            if (!java.nio.file.Files.isRegularFile(exe) || !java.nio.file.Files.isExecutable(exe)) {
+                throw new IllegalArgumentException("the subject command's program '" + executable + "' is not an executable file"
+                        + (exe.toString().equals(executable) ? "" : " (" + exe + ")"));
             }
             return;
         }
@@ -70,16 +88,69 @@ public final class Subject {
 
     /**
      * Any program: a command line split like a shell would (on spaces, honouring '…' and "…"), with
-     * the placeholders filled per instance. It must use at least {@code {group}}.
+     * the placeholders filled per instance. The consumer must get {@code {group}} through its command
+     * or its environment ({@link #env}): a run checks that.
      */
     public static Subject command(String template) {
         if (template == null || template.isBlank()) {
             throw new IllegalArgumentException("the subject command must not be empty");
         }
-        if (!template.contains("{group}")) {
-            throw new IllegalArgumentException("the subject command must use at least {group} (and usually {bootstrap} {topic} {db} {namespace} {instance})");
-        }
         return new Subject(template, template);
+    }
+
+    /**
+     * The same program with one more variable in its environment; {@code template} takes the same
+     * placeholders as the command (and {@code {target-password}}, the target database's password,
+     * which only an environment may carry). The evidence records templates, never rendered values, and
+     * masks a variable whose name says it is a secret.
+     */
+    public Subject env(String name, String template) {
+        if (name == null || !name.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+            throw new IllegalArgumentException("the subject's environment variable name '" + name + "' is not NAME (letters, digits, _)");
+        }
+        java.util.Map<String, String> more = new java.util.LinkedHashMap<>(env);
+        more.put(name, java.util.Objects.requireNonNull(template, "template of " + name));
+        return new Subject(template(), description, more, directory);
+    }
+
+    /** The same program started in {@code dir}; a relative program path in the command is resolved against it. */
+    public Subject directory(java.nio.file.Path dir) {
+        return new Subject(template, description, env, java.util.Objects.requireNonNull(dir, "dir").toAbsolutePath());
+    }
+
+    /** Its working directory, or null for the harness's own. */
+    public java.nio.file.Path directory() {
+        return directory;
+    }
+
+    /** The environment templates as given. */
+    public Map<String, String> envTemplates() {
+        return env;
+    }
+
+    /** The environment as the evidence may show it: templates, with a secret's value masked. */
+    public Map<String, String> envForEvidence() {
+        java.util.Map<String, String> shown = new java.util.TreeMap<>();
+        env.forEach((k, v) -> shown.put(k, SECRET_NAME.matcher(k).matches() || v.contains("{target-password}") ? "***" : v));
+        return shown;
+    }
+
+    /** The environment for one instance: the templates with {@code values} filled in. */
+    public Map<String, String> env(Map<String, String> values) {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        env.forEach((k, v) -> out.put(k, ChildProcess.render(v, values)));
+        return out;
+    }
+
+    /** Whether {@code placeholder} (e.g. {@code {group}}) reaches the program, by its command or its environment. */
+    public boolean uses(String placeholder) {
+        return template.contains(placeholder) || env.values().stream().anyMatch(v -> v.contains(placeholder));
+    }
+
+    /** The program as it will be run: a relative path resolved against the working directory. */
+    private java.nio.file.Path resolved() {
+        java.nio.file.Path exe = java.nio.file.Path.of(executable);
+        return directory != null && !exe.isAbsolute() ? directory.resolve(exe) : exe;
     }
 
     /** A main class of this JVM's class path, in a child JVM with a small heap; {@code args} may hold placeholders. */
@@ -105,9 +176,15 @@ public final class Subject {
                 + quote(System.getProperty("java.class.path")) + " " + mainClass;
     }
 
-    /** The command line for one instance. */
+    /** The command line for one instance (a relative program path made absolute against the working directory). */
     public List<String> command(Map<String, String> values) {
-        return ChildProcess.commandLine(template, values);
+        List<String> cmd = ChildProcess.commandLine(template, values);
+        if (directory != null && executable.contains("/") && !java.nio.file.Path.of(executable).isAbsolute()) {
+            List<String> out = new java.util.ArrayList<>(cmd);
+            out.set(0, resolved().toString());
+            return out;
+        }
+        return cmd;
     }
 
     /** The template with its placeholders. */
@@ -125,14 +202,14 @@ public final class Subject {
         return program.equals("java");
     }
 
-    /** What the evidence calls it. */
+    /** What the evidence calls it (with its working directory and environment, secrets masked). */
     public String description() {
-        return description;
+        return description + (directory == null ? "" : " (in " + directory + ")") + (env.isEmpty() ? "" : " with environment " + envForEvidence());
     }
 
     @Override
     public String toString() {
-        return description;
+        return description();
     }
 
     private static String quote(String s) {

@@ -39,6 +39,12 @@ public final class SyntheticProducer {
      */
     public static Manifest produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
             int malformed, Path manifestFile, java.util.function.LongConsumer progress) throws Exception {
+        return produce(bootstrap, topic, partitions, namespace, count, seed, accounts, malformed, manifestFile, progress, RecordSource.reference());
+    }
+
+    /** As above, each valid payment rendered in {@code shape}'s key and value (malformed records stay as they are). */
+    public static Manifest produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
+            int malformed, Path manifestFile, java.util.function.LongConsumer progress, RecordSource shape) throws Exception {
         ensureTopic(bootstrap, topic, partitions);
         List<SyntheticPayments.Generated> records = SyntheticPayments.generate(namespace, count, seed, accounts, malformed);
         Properties p = new Properties();
@@ -54,7 +60,14 @@ public final class SyntheticProducer {
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>(records.size());
             for (SyntheticPayments.Generated g : records) {
-                sent.add(producer.send(new ProducerRecord<>(topic, g.key(), g.value())));
+                String key = g.key();
+                String value = g.value();
+                if (g.good()) {
+                    Map.Entry<String, String> kv = shape.render(g.id(), g.account(), g.amount(), g.value());
+                    key = kv.getKey();
+                    value = kv.getValue();
+                }
+                sent.add(producer.send(new ProducerRecord<>(topic, key, value)));
                 if (g.good()) {
                     sum += g.amount();
                     sums.merge(g.account(), g.amount(), Long::sum);
@@ -78,7 +91,8 @@ public final class SyntheticProducer {
         return m;
     }
 
-    private static void ensureTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {
+    /** Creates the topic with {@code partitions} unless it exists, and waits until it takes writes. */
+    static void ensureTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
         }

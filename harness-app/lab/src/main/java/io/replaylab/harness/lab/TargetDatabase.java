@@ -40,9 +40,16 @@ final class TargetDatabase implements AutoCloseable {
     /** SQLite: the run directory, where each experiment gets a file of its own; null for PostgreSQL and for an experiment's file. */
     private final Path runDir;
     private final String query;
+    /** Decimal digits of the target's amounts turned into minor units (the source mapping's scale). */
+    private final int amountScale;
     private Target target;
 
     private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, String query) {
+        this(spec, subjectDb, schema, shown, runDir, query, spec == null ? 0 : spec.amountScale());
+    }
+
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, String query, int amountScale) {
+        this.amountScale = amountScale;
         this.runDir = runDir;
         this.query = query;
         this.spec = spec;
@@ -52,8 +59,8 @@ final class TargetDatabase implements AutoCloseable {
     }
 
     /** SQLite files in the run directory: {@link #experiment} names each experiment's. */
-    static TargetDatabase sqlite(Path runDir, String query) {
-        return new TargetDatabase(null, null, null, "targets/<experiment>.db (SQLite, in the run directory)", runDir, query);
+    static TargetDatabase sqlite(Path runDir, String query, int amountScale) {
+        return new TargetDatabase(null, null, null, "targets/<experiment>.db (SQLite, in the run directory)", runDir, query, amountScale);
     }
 
     /**
@@ -70,7 +77,7 @@ final class TargetDatabase implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create " + db.getParent(), e);
         }
-        TargetSpec spec = TargetSpec.sqlite(db, "-");
+        TargetSpec spec = TargetSpec.sqlite(db, "-").amountScale(amountScale);
         return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null,
                 "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, null);
     }
@@ -108,7 +115,7 @@ final class TargetDatabase implements AutoCloseable {
      *
      * @throws SQLException the server refused the login or the schema (the caller names it, without the password)
      */
-    static TargetDatabase postgres(TargetSpec base, LabNamespace ns, String query) throws SQLException {
+    static TargetDatabase postgres(TargetSpec base, LabNamespace ns, String query, int amountScale) throws SQLException {
         String schema = ns.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
         String version;
         try (Connection c = connect(base); Statement s = c.createStatement()) {
@@ -116,7 +123,7 @@ final class TargetDatabase implements AutoCloseable {
             version = c.getMetaData().getDatabaseProductName() + " " + c.getMetaData().getDatabaseProductVersion();
         }
         String url = base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema + ",public";
-        TargetSpec spec = base.url(url);
+        TargetSpec spec = base.url(url).amountScale(amountScale);
         String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
         String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
                 + version;

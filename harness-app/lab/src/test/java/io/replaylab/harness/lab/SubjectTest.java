@@ -14,8 +14,38 @@ class SubjectTest {
     @Test
     void aCommandThatCannotStartAnInstanceIsRefusedBeforeAnythingStarts() {
         assertThatThrownBy(() -> Subject.command(" ")).hasMessage("the subject command must not be empty");
-        assertThatThrownBy(() -> Subject.command("python3 consumer.py --topic {topic}")).hasMessageContaining("must use at least {group}");
+        assertThatThrownBy(() -> LabSettings.custom().subject(Subject.command("python3 consumer.py --topic {topic}")).build())
+                .hasMessageContaining("must get {group} through its command or its environment");
+        assertThatThrownBy(() -> Subject.command("python3 c.py").env("1BAD", "{group}")).hasMessageContaining("'1BAD' is not NAME");
         assertThatThrownBy(() -> Subject.command("python3 'consumer.py --group {group}")).hasMessageContaining("unclosed quote");
+    }
+
+    @Test
+    void aConsumerConfiguredOnlyByItsEnvironmentGetsTheGroupThereAndTheEvidenceMasksSecrets() {
+        Subject s = Subject.command("python3 consumer.py").env("KAFKA_GROUP", "{group}").env("KAFKA_BOOTSTRAP", "{bootstrap}")
+                .env("DB_PASSWORD", "{target-password}").env("API_TOKEN", "literal-secret");
+        assertThat(s.uses("{group}")).isTrue();
+        assertThat(LabSettings.custom().subject(s).build().subject()).isSameAs(s);
+        assertThat(s.env(Map.of("group", "g1", "bootstrap", "127.0.0.1:9", "target-password", "pw")))
+                .containsEntry("KAFKA_GROUP", "g1").containsEntry("KAFKA_BOOTSTRAP", "127.0.0.1:9").containsEntry("DB_PASSWORD", "pw")
+                .containsEntry("API_TOKEN", "literal-secret");
+        assertThat(s.envForEvidence()).containsEntry("KAFKA_GROUP", "{group}").containsEntry("DB_PASSWORD", "***").containsEntry("API_TOKEN", "***");
+        assertThat(s.description()).contains("KAFKA_GROUP={group}").doesNotContain("literal-secret");
+    }
+
+    @Test
+    void aRelativeProgramIsResolvedAgainstTheWorkingDirectoryAndAMissingOneIsNamed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path bin = java.nio.file.Files.createDirectories(dir.resolve(".venv/bin"));
+        java.nio.file.Path python = java.nio.file.Files.createSymbolicLink(bin.resolve("python"), java.nio.file.Path.of("/bin/sh"));
+        Subject venv = Subject.command(".venv/bin/python consumer.py --group {group}").directory(dir);
+        venv.checkProgram();
+        assertThat(venv.command(Map.of("group", "g")).get(0)).as("absolute, the link itself kept (a venv finds itself by its path)")
+                .isEqualTo(python.toString());
+        assertThat(venv.directory()).isEqualTo(dir.toAbsolutePath());
+        assertThatThrownBy(() -> Subject.command("./missing.sh {group}").directory(dir).checkProgram())
+                .hasMessageContaining("'./missing.sh' is not an executable file").hasMessageContaining(dir.resolve("./missing.sh").toString());
+        assertThatThrownBy(() -> Subject.command("sh {group}").directory(dir.resolve("nope")).checkProgram()).hasMessageContaining("is no directory");
     }
 
     @Test

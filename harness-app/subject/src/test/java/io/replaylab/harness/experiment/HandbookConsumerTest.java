@@ -1,0 +1,131 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.RecordSource;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import io.replaylab.oracle.SourceMapping;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The lab on a consumer it was not written for, unchanged: configured only by its environment, with
+ * its own message shape ({@code key = paymentId}, {@code {"paymentId","amountCents","currency"}}) and
+ * tables, fed by its own producer (both Python on librdkafka, in kafka-ops' test resources).
+ */
+@LocalKafkaTest
+class HandbookConsumerTest {
+    /** The handbook's shape: identity in the key, amount at /amountCents, in cents. */
+    private static final SourceMapping SHAPE = SourceMapping.of("key", "json:/amountCents", 0);
+
+    @TempDir
+    Path dir;
+
+    private Subject consumer(String dedupe) {
+        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
+                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}").env("DEDUPE", dedupe);
+    }
+
+    private RecordSource theirProducer() {
+        return RecordSource.producer(Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}"))
+                .mapping(SHAPE);
+    }
+
+    private LabSettings.Builder settings(LocalKafka kafka) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+                .targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY);
+    }
+
+    @Test
+    void anEnvironmentConfiguredConsumerWithItsOwnShapeFedByItsOwnProducerPassesReplayRebalanceAndRebuild(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(settings(kafka).subject(consumer("1")).source(theirProducer()).build(), null);
+
+        assertThat(r.refused()).isEmpty();
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        ExperimentEvidence replay = experiment(r.evidence(), "replay");
+        assertThat(replay.environment().get("subject")).contains("KAFKA_GROUP={group}");
+        assertThat(Files.readString(r.runDir().resolve("logs/replay-producer.out"))).as("their producer ran").contains("produced 60 payments");
+        assertThat(replay.events().stream().map(e -> e.payload().toString()))
+                .anyMatch(p -> p.contains("the source set: ") && p.contains("holds 60 record(s), 60 read with id key, amount json:/amountCents"));
+    }
+
+    @Test
+    void itsTwinThatAppliesEveryDeliveryFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("0")).source(theirProducer()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains("no second effect from the old/new collision");
+    }
+
+    @Test
+    void theLabsOwnProducerWritesTheUsersShapeAndTheConsumerPasses(LocalKafka kafka) throws Exception {
+        RecordSource shaped = RecordSource.shaped("{id}", "{\"paymentId\":\"{id}\",\"amountCents\":{amount},\"currency\":\"EUR\"}").mapping(SHAPE);
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1")).source(shaped).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+    }
+
+    @Test
+    void aMappingThatReadsNoneOfTheRecordsStopsTheRunAsBadInputShowingOneRecord(LocalKafka kafka) throws Exception {
+        RecordSource wrong = theirProducer().mapping(SourceMapping.of("json:/payment_id", "json:/amountCents", 0));
+        Lab.LabResult r = Lab.run(settings(kafka).subject(consumer("1")).source(wrong).build(), null);
+
+        assertThat(r.refused()).hasValueSatisfying(why -> assertThat(why).contains("read 0 of 60 records")
+                .contains("json:/payment_id").contains("\"paymentId\"").contains("missing id at json:/payment_id"));
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN));
+        assertThat(r.evidence().experiments()).noneSatisfy(x -> assertThat(x.events().stream().map(e -> e.payload().toString()))
+                .anyMatch(p -> p.contains("ProcessStarted[instance=" + x.name() + "-A")));
+    }
+
+    @Test
+    void aWrapperScriptWithoutExecInItsOwnDirectoryIsCrashedWholeAndLeavesNothingRunning(LocalKafka kafka) throws Exception {
+        Path bin = Files.createDirectories(dir.resolve(".venv/bin"));
+        Files.createSymbolicLink(bin.resolve("python"), Path.of(PythonConsumer.python()).toAbsolutePath());
+        PythonConsumer.copy(dir, "handbook_consumer.py");
+        Path wrapper = dir.resolve("run.sh");
+        Files.writeString(wrapper, "#!/bin/sh\n# no exec: the shell stays the subject's pid, python its child\n.venv/bin/python handbook_consumer.py\n");
+        wrapper.toFile().setExecutable(true);
+        Subject wrapped = Subject.command("./run.sh").directory(dir)
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
+                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}");
+
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:crash"))))
+                .subject(wrapped).source(theirProducer()).build(), null);
+
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        assertThat(leftInDirectory()).as("no consumer of this directory runs after the run").isEmpty();
+    }
+
+    /** Processes whose working directory is this test's: a consumer a crash or a stop did not reach. */
+    private List<String> leftInDirectory() {
+        return ProcessHandle.allProcesses().filter(h -> {
+            try {
+                return Files.readSymbolicLink(Path.of("/proc", Long.toString(h.pid()), "cwd")).equals(dir.toRealPath());
+            } catch (Exception e) {
+                return false;
+            }
+        }).map(h -> h.pid() + " " + h.info().commandLine().orElse("?")).toList();
+    }
+}
