@@ -5,11 +5,20 @@ import io.replaylab.barrier.HoldMode;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -23,6 +32,7 @@ import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.Location;
 import com.sun.jdi.LongValue;
 import com.sun.jdi.IntegerValue;
+import com.sun.jdi.InvocationException;
 import com.sun.jdi.Method;
 import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
@@ -39,6 +49,7 @@ import com.sun.jdi.event.ClassPrepareEvent;
 import com.sun.jdi.event.Event;
 import com.sun.jdi.event.EventSet;
 import com.sun.jdi.event.ExceptionEvent;
+import com.sun.jdi.event.LocatableEvent;
 import com.sun.jdi.event.MethodExitEvent;
 import com.sun.jdi.event.VMDeathEvent;
 import com.sun.jdi.event.VMStartEvent;
@@ -87,6 +98,16 @@ public final class DebuggerBarrier implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+    /** Reads an offsets map through its Map methods, off the event loop: the loop meanwhile lets the events those calls cause through. */
+    private final ExecutorService mapReaders = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "barrier-map-reader");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Event sets of other threads that came during such a read; the loop handles them, in order, before new ones (loop thread only). */
+    private final Deque<EventSet> deferred = new ArrayDeque<>();
+    /** Arrival event sets whose thread may still be in a Map method of a read that timed out. */
+    private final Map<EventSet, MapRead> lateReads = Collections.synchronizedMap(new IdentityHashMap<>());
     private final List<Armed> armed = new ArrayList<>();
     private volatile boolean closed;
 
@@ -119,7 +140,8 @@ public final class DebuggerBarrier implements AutoCloseable {
     /**
      * Arms a one-shot barrier at {@code target}: the entry (or the normal return) of every overload
      * of the method, in the class or, for an interface, in every class that implements it
-     * (deferred until such a class is loaded if none is yet).
+     * (deferred until such a class is loaded if none is yet). A call whose first argument is a
+     * {@code Map} read as empty (a commit of no offsets) passes, and the barrier stays armed.
      */
     public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
         Barrier barrier = Barrier.arm(point, listener, options);
@@ -200,7 +222,7 @@ public final class DebuggerBarrier implements AutoCloseable {
             while (!closed) {
                 // no timeout: JDI starts a timer thread for every timed remove() that has to wait (7,718 in one
                 // schedules run); close() ends the wait with dispose() and interrupt()
-                EventSet set = vm.eventQueue().remove();
+                EventSet set = deferred.isEmpty() ? vm.eventQueue().remove() : deferred.poll();
                 boolean resume = true;
                 for (Event e : set) {
                     if (e instanceof VMStartEvent && set.suspendPolicy() == EventRequest.SUSPEND_ALL) {
@@ -224,7 +246,7 @@ public final class DebuggerBarrier implements AutoCloseable {
                     }
                 }
                 if (resume) {
-                    set.resume();
+                    resumeSet(set);
                 }
             }
         } catch (InterruptedException e) {
@@ -282,8 +304,11 @@ public final class DebuggerBarrier implements AutoCloseable {
         Map<String, String> context = new TreeMap<>();
         List<CommitOffset> offsets = new ArrayList<>();
         List<String> stack = new ArrayList<>();
+        int depth = -1;
+        boolean commitsNothing = false;
         try {
             List<StackFrame> frames = thread.frames();
+            depth = frames.size(); // now: a read through the map's methods below runs the thread, and may leave it running
             // the top 12 frames, without the JVM's generated lambda classes (no source, no line: a library that takes a lambda,
             // a retry policy say, would push the program's own frames out of view with them)
             for (int i = 0; i < frames.size() && stack.size() < 12; i++) {
@@ -298,14 +323,22 @@ public final class DebuggerBarrier implements AutoCloseable {
                 context.put("edge", "returned normally");
             }
             List<Value> argv = top.getArgumentValues();
-            if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && map.referenceType().name().contains("Map")) {
-                String unreadable = OffsetsReader.read(map, offsets);
+            if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && OffsetsReader.isMap(map)) {
+                String unreadable = OffsetsReader.knows(map) ? OffsetsReader.readFields(map, offsets) : readThroughMethods(map, thread, set, offsets);
                 if (unreadable != null) {
+                    offsets.clear(); // a part would pass for the whole
                     context.put("offsets", unreadable);
+                } else {
+                    commitsNothing = offsets.isEmpty();
                 }
             }
         } catch (IncompatibleThreadStateException | RuntimeException e) {
             context.put("inspect-error", e.toString());
+        }
+        if (commitsNothing) {
+            // e.g. commitSync(Map.of()) of a poll that returned nothing: holding it would hold no commit; the next call may carry one
+            log.debug("{}: {} commits no offsets; it passes, the barrier stays armed", a.barrier.point(), thread.name());
+            return false;
         }
         Arrival arrival = new Arrival(a.barrier.point(), thread.name(), Arrival.withOffsets(context, offsets), offsets, stack, Instant.now(),
                 System.nanoTime());
@@ -315,10 +348,11 @@ public final class DebuggerBarrier implements AutoCloseable {
         // one-shot: later calls pass freely
         a.requests.forEach(EventRequest::disable);
         a.thread = thread;
+        a.depth = depth >= 0 ? depth : frameDepth(thread);
         a.heldType = at.declaringType().name();
         if (a.target.edge() == MethodPoint.Edge.RETURN) {
             a.injector.onRelease(() -> {
-                resume(set);
+                resumeSet(set);
                 a.injector.recordOutcome(CallOutcome.accepted(a.barrier.point())); // held after it returned: it completed
             });
         } else {
@@ -333,12 +367,77 @@ public final class DebuggerBarrier implements AutoCloseable {
         return true;
     }
 
-    private static void resume(EventSet set) {
+    /** Resumes an event set, and its thread once more if a timed-out map read's call was still running in it (see {@link MapRead}). */
+    private void resumeSet(EventSet set) {
         try {
+            MapRead late = lateReads.remove(set);
+            if (late != null) {
+                late.setResumed();
+            }
             set.resume();
         } catch (com.sun.jdi.VMDisconnectedException e) {
             // the program is gone (crashed while held): nothing to resume
         }
+    }
+
+    /**
+     * Reads the offsets through the map's own methods, run in the held program on the held thread
+     * (for a map whose fields {@link OffsetsReader} does not know). They run on a reader thread, bounded by
+     * {@link MapRead#TIMEOUT}: meanwhile this loop lets through the events those calls cause on the held
+     * thread (a class they load would otherwise stop it for good) and keeps other threads' events for later.
+     * Null, or what could not be read.
+     */
+    private String readThroughMethods(ObjectReference map, ThreadReference thread, EventSet set, List<CommitOffset> out) {
+        String type = map.referenceType().name();
+        MapRead read = new MapRead(map, thread);
+        Future<List<CommitOffset>> result = mapReaders.submit(read::entries);
+        long deadline = System.nanoTime() + MapRead.TIMEOUT.toNanos();
+        String reason;
+        try {
+            while (!result.isDone() && System.nanoTime() < deadline) {
+                EventSet other = vm.eventQueue().remove(10);
+                if (other != null) {
+                    duringRead(other, thread);
+                }
+            }
+            if (result.isDone()) {
+                out.addAll(result.get());
+                return null;
+            }
+            reason = "its methods did not return within " + MapRead.TIMEOUT.toSeconds() + " s (a lock that a suspended thread holds?)";
+        } catch (ExecutionException e) {
+            reason = e.getCause() instanceof IllegalStateException ise ? ise.getMessage() : e.getCause().toString();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // close(): the loop ends
+            reason = "interrupted";
+        }
+        if (read.abandon()) {
+            log.warn("gave up reading the offsets of {} on {} with a call of it still running there ({})", type, thread.name(), reason);
+            lateReads.put(set, read);
+        }
+        return "(unreadable " + type + ": " + reason + ")";
+    }
+
+    /** An event set that came while {@code reading} runs a map read's calls; see {@link #readThroughMethods}. */
+    private void duringRead(EventSet other, ThreadReference reading) {
+        if (other.stream().noneMatch(e -> reading.equals(threadOf(e)))) {
+            deferred.add(other);
+            return;
+        }
+        // the debugger's own call ran into something watched, not the program: only a class it loaded needs handling
+        for (Event e : other) {
+            if (e instanceof ClassPrepareEvent cpe) {
+                onClassPrepare(cpe);
+            }
+        }
+        other.resume();
+    }
+
+    private static ThreadReference threadOf(Event e) {
+        if (e instanceof LocatableEvent le) {
+            return le.thread();
+        }
+        return e instanceof ClassPrepareEvent cpe ? cpe.thread() : null;
     }
 
     /** Before resuming, ask to see the held call return or throw (both requests filtered to its thread). */
@@ -358,8 +457,7 @@ public final class DebuggerBarrier implements AutoCloseable {
             ex.enable();
             a.observers.add(exit);
             a.observers.add(ex);
-            a.depth = frameDepth(a.thread);
-            set.resume();
+            resumeSet(set);
         } catch (com.sun.jdi.VMDisconnectedException e) {
             log.debug("program gone before release of {}", a.barrier.point()); // e.g. killed while held: nothing to resume
         }
@@ -471,6 +569,7 @@ public final class DebuggerBarrier implements AutoCloseable {
             // the program is gone
         }
         watchdog.shutdownNow();
+        mapReaders.shutdownNow();
         loop.interrupt();
         try {
             loop.join(2000);
@@ -503,43 +602,179 @@ public final class DebuggerBarrier implements AutoCloseable {
         }
     }
 
-    /** Reads a {@code Map<TopicPartition, OffsetAndMetadata>} through fields only (no code runs in the held program). */
+    /**
+     * Reads a {@code Map<TopicPartition, OffsetAndMetadata>} through fields (no code runs in the held
+     * program) when it is a map whose fields it knows: {@code HashMap}, {@code LinkedHashMap},
+     * {@code Map.of}. The keys and values are read through their fields whatever the map.
+     */
     static final class OffsetsReader {
+        private static final Set<String> KNOWN = Set.of("java.util.HashMap", "java.util.LinkedHashMap",
+                "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN");
+
         private OffsetsReader() {
         }
 
-        /** Reads the offsets map through its fields into {@code out}; null, or what could not be read. */
-        static String read(ObjectReference map, List<CommitOffset> out) {
-            String type = map.referenceType().name();
-            if (type.endsWith("ImmutableCollections$Map1")) {
-                put(out, get(map, "k0"), get(map, "v0"));
-            } else if (type.endsWith("ImmutableCollections$MapN") && get(map, "table") instanceof ArrayReference arr) {
-                for (int i = 0; i + 1 < arr.length(); i += 2) {
-                    put(out, arr.getValue(i), arr.getValue(i + 1));
-                }
-            } else if (get(map, "table") instanceof ArrayReference arr) { // HashMap, LinkedHashMap
-                for (Value node : arr.getValues()) {
-                    for (Value n = node; n instanceof ObjectReference nr; n = get(nr, "next")) {
-                        put(out, get(nr, "key"), get(nr, "value"));
-                    }
-                }
-            } else {
-                return "(unreadable " + type + ")";
-            }
-            return null;
+        static boolean isMap(ObjectReference o) {
+            return o.referenceType() instanceof ClassType c && c.allInterfaces().stream().anyMatch(i -> i.name().equals("java.util.Map"));
         }
 
-        private static void put(List<CommitOffset> out, Value tp, Value om) {
+        /** Whether {@link #readFields} knows the map's type (a subclass may keep its entries elsewhere: it does not). */
+        static boolean knows(ObjectReference map) {
+            return KNOWN.contains(map.referenceType().name());
+        }
+
+        /** Reads a map of a {@link #knows known} type through its fields into {@code out}; null, or what could not be read. */
+        static String readFields(ObjectReference map, List<CommitOffset> out) {
+            String type = map.referenceType().name();
+            String bad = null;
+            if (type.endsWith("ImmutableCollections$Map1")) {
+                bad = put(out, get(map, "k0"), get(map, "v0"));
+            } else if (!(get(map, "table") instanceof ArrayReference arr)) {
+                // a HashMap makes its table on the first put: none is empty
+                bad = get(map, "table") == null ? null : "no table";
+            } else if (type.endsWith("ImmutableCollections$MapN")) {
+                for (int i = 0; i + 1 < arr.length() && bad == null; i += 2) {
+                    bad = arr.getValue(i) == null ? null : put(out, arr.getValue(i), arr.getValue(i + 1));
+                }
+            } else {
+                for (Value node : arr.getValues()) { // HashMap, LinkedHashMap
+                    for (Value n = node; n instanceof ObjectReference nr && bad == null; n = get(nr, "next")) {
+                        bad = put(out, get(nr, "key"), get(nr, "value"));
+                    }
+                }
+            }
+            return bad == null ? null : "(unreadable " + type + ": " + bad + ")";
+        }
+
+        /** One entry into {@code out}; null, or why it is no {@code TopicPartition} to {@code OffsetAndMetadata} (never skipped: a map read as empty passes). */
+        static String put(List<CommitOffset> out, Value tp, Value om) {
             if (tp instanceof ObjectReference t && om instanceof ObjectReference o
                     && get(t, "topic") instanceof StringReference topic && get(t, "partition") instanceof IntegerValue p
                     && get(o, "offset") instanceof LongValue off) {
                 out.add(new CommitOffset(topic.value(), p.value(), off.value()));
+                return null;
             }
+            return "an entry " + typeOf(tp) + " = " + typeOf(om);
+        }
+
+        private static String typeOf(Value v) {
+            return v == null ? "null" : v.type().name();
         }
 
         private static Value get(ObjectReference o, String field) {
             Field f = o.referenceType().fieldByName(field);
             return f == null ? null : o.getValue(f);
+        }
+    }
+
+    /**
+     * One read of an offsets map through its {@code Map} methods ({@code entrySet().toArray()}, then
+     * {@code getKey()}/{@code getValue()} per entry), invoked on the held thread alone
+     * ({@link ObjectReference#INVOKE_SINGLE_THREADED}: the other threads stay as the hold left them).
+     * What it creates in the program is kept from its garbage collector until the read ends.
+     *
+     * <p>An invocation runs the thread and suspends it again when it returns. A read that timed out
+     * (its call waits for a lock that a suspended thread holds, say) is abandoned with that call still
+     * running: when the arrival's event set is resumed before the call returns, that resume misses the
+     * thread and the return suspends it, so the reader resumes it once more.
+     */
+    private static final class MapRead {
+        /** Long enough for any commit's map in a loaded program; a commit whose map takes longer is held unread. */
+        static final Duration TIMEOUT = Duration.ofSeconds(3);
+
+        private final ObjectReference map;
+        private final ThreadReference thread;
+        private final List<ObjectReference> pinned = new ArrayList<>();
+        private boolean inCall;
+        private boolean abandoned;
+        private boolean resumed;
+        private boolean resumeOwed;
+
+        MapRead(ObjectReference map, ThreadReference thread) {
+            this.map = map;
+            this.thread = thread;
+        }
+
+        List<CommitOffset> entries() throws Exception {
+            VirtualMachine vm = map.virtualMachine();
+            Method entrySet = method(vm, "java.util.Map", "entrySet", "()Ljava/util/Set;");
+            Method toArray = method(vm, "java.util.Collection", "toArray", "()[Ljava/lang/Object;");
+            Method getKey = method(vm, "java.util.Map$Entry", "getKey", "()Ljava/lang/Object;");
+            Method getValue = method(vm, "java.util.Map$Entry", "getValue", "()Ljava/lang/Object;");
+            try {
+                if (!(call(map, entrySet) instanceof ObjectReference entries) || !(call(entries, toArray) instanceof ArrayReference array)) {
+                    throw new IllegalStateException("no entries");
+                }
+                List<CommitOffset> out = new ArrayList<>();
+                for (Value e : array.getValues()) {
+                    if (!(e instanceof ObjectReference entry)) {
+                        throw new IllegalStateException("a null entry");
+                    }
+                    String bad = OffsetsReader.put(out, call(entry, getKey), call(entry, getValue));
+                    if (bad != null) {
+                        throw new IllegalStateException(bad);
+                    }
+                }
+                return out;
+            } finally {
+                for (ObjectReference o : pinned) {
+                    try {
+                        o.enableCollection();
+                    } catch (RuntimeException ignored) {
+                        // the program is gone
+                    }
+                }
+            }
+        }
+
+        private static Method method(VirtualMachine vm, String type, String name, String signature) {
+            return vm.classesByName(type).stream().flatMap(t -> t.methodsByName(name, signature).stream()).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("no " + type + "." + name + " in the program"));
+        }
+
+        private Value call(ObjectReference target, Method m) throws Exception {
+            synchronized (this) {
+                if (abandoned || resumed) {
+                    throw new CancellationException("abandoned");
+                }
+                inCall = true;
+            }
+            try {
+                Value v = target.invokeMethod(thread, m, List.of(), ObjectReference.INVOKE_SINGLE_THREADED);
+                if (v instanceof ObjectReference o) {
+                    o.disableCollection(); // the thread runs during the next call: only this read refers to it
+                    pinned.add(o);
+                }
+                return v;
+            } catch (InvocationException e) {
+                throw new IllegalStateException("its " + m.name() + "() threw " + e.exception().referenceType().name(), e);
+            } finally {
+                boolean owed;
+                synchronized (this) {
+                    inCall = false;
+                    owed = resumeOwed;
+                    resumeOwed = false;
+                }
+                if (owed) {
+                    try {
+                        thread.resume();
+                    } catch (RuntimeException ignored) {
+                        // the program is gone
+                    }
+                }
+            }
+        }
+
+        /** Gives the read up; true when a call of it is still running in the program. */
+        synchronized boolean abandon() {
+            abandoned = true;
+            return inCall;
+        }
+
+        /** The arrival's event set is about to be resumed: a call still running then owes its thread a resume. */
+        synchronized void setResumed() {
+            resumed = true;
+            resumeOwed = inCall;
         }
     }
 }

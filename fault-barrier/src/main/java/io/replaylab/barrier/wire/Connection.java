@@ -16,6 +16,7 @@ import java.util.function.LongConsumer;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
+import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -259,6 +260,17 @@ final class Connection {
                 case SYNC_GROUP -> {
                     SyncGroupRequestData d = new SyncGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
                     proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
+                }
+                case FETCH -> {
+                    if (proxy.witness().watchingFetches()) {
+                        FetchRequestData d = new FetchRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                        for (FetchRequestData.FetchTopic t : d.topics()) {
+                            String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
+                            for (FetchRequestData.FetchPartition p : t.partitions()) {
+                                proxy.witness().fetched(topic, p.partition(), p.fetchOffset());
+                            }
+                        }
+                    }
                 }
                 case CONSUMER_GROUP_HEARTBEAT -> {
                     ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());

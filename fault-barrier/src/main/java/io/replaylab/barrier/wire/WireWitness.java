@@ -45,8 +45,41 @@ public final class WireWitness {
     private final Set<String> clientIds = ConcurrentHashMap.newKeySet();
     private final Set<String> members = ConcurrentHashMap.newKeySet();
 
+    /** Open fetch watches by topic. */
+    private final Map<String, List<FetchWatch>> fetchWatches = new ConcurrentHashMap<>();
+
     WireWitness(WireProxy proxy) {
         this.proxy = proxy;
+    }
+
+    /**
+     * From now on, the lowest offset any subject fetches from each partition of {@code topic} (see
+     * {@link FetchWatch}); close it when done.
+     */
+    public FetchWatch watchFetches(String topic) {
+        FetchWatch w = new FetchWatch(this, java.util.Objects.requireNonNull(topic, "topic"));
+        fetchWatches.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>()).add(w);
+        return w;
+    }
+
+    void unwatch(FetchWatch w) {
+        fetchWatches.computeIfPresent(w.topic(), (t, l) -> {
+            l.remove(w);
+            return l.isEmpty() ? null : l;
+        });
+    }
+
+    /** Whether a Fetch request is worth reading: only while a watch is open. */
+    boolean watchingFetches() {
+        return !fetchWatches.isEmpty();
+    }
+
+    /** A Fetch request asked for {@code topic}-{@code partition} from {@code offset}. */
+    void fetched(String topic, int partition, long offset) {
+        List<FetchWatch> ws = fetchWatches.get(topic);
+        if (ws != null) {
+            ws.forEach(w -> w.fetched(partition, offset));
+        }
     }
 
     /** Every commit whose fate is known, in the order the proxy read them. */

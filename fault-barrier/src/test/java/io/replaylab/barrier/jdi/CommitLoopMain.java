@@ -7,9 +7,20 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.AbstractMap;
+import java.util.AbstractSet;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.NoSuchElementException;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -22,8 +33,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 /**
  * A small serial consumer for the debugger tests (it knows nothing of barriers): per record it
  * commits an effect row to SQLite, THEN calls {@code commitSync}. Args: bootstrap topic group
- * protocol(classic|consumer) maxPollIntervalMs sessionTimeoutMs(classic; 0 = default) db clientId [tx]; with {@code tx} each
- * effect is its own transaction that ends in {@code Connection#commit} (else autocommit does it).
+ * protocol(classic|consumer) maxPollIntervalMs sessionTimeoutMs(classic; 0 = default) db clientId [options]; options:
+ * {@code tx}: each effect is its own transaction that ends in {@code Connection#commit} (else autocommit does it);
+ * {@code map=KIND}: the Map it commits (see {@link #offsets}; default {@code Map.of});
+ * {@code empty-first}: before each commit, a {@code commitSync} of an empty {@code Map.of()} and of {@code Collections.emptyMap()}.
  */
 public final class CommitLoopMain {
     private CommitLoopMain() {
@@ -52,7 +65,9 @@ public final class CommitLoopMain {
                 s.execute("PRAGMA busy_timeout=10000");
                 s.execute("CREATE TABLE IF NOT EXISTS effects (client TEXT, partition INTEGER, \"offset\" INTEGER)");
             }
-            boolean tx = a.length > 8 && a[8].equals("tx");
+            List<String> options = List.of(a).subList(8, a.length);
+            boolean tx = options.contains("tx");
+            String kind = options.stream().filter(o -> o.startsWith("map=")).map(o -> o.substring(4)).findFirst().orElse("of");
             Runnable inTransaction = () -> {
                 try {
                     db.commit();
@@ -74,15 +89,153 @@ public final class CommitLoopMain {
                         System.out.println("calling commit of " + r.partition() + "@" + r.offset());
                         inTransaction.run(); // through a lambda, as a retry library would call it
                     }
+                    if (options.contains("empty-first")) {
+                        c.commitSync(Map.of());
+                        c.commitSync(Collections.emptyMap());
+                        System.out.println("empty commitSyncs returned");
+                    }
                     System.out.println("calling commitSync " + r.partition() + "@" + (r.offset() + 1));
                     try {
-                        c.commitSync(Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                        c.commitSync(offsets(kind, new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
                         System.out.println("commit accepted");
                     } catch (CommitFailedException e) {
                         System.out.println("commit rejected: " + e.getMessage());
                         break;
                     }
                 }
+            }
+        }
+    }
+
+    /**
+     * The one-entry map a commit passes, of the kind named: {@code of} ({@code Map.of}), {@code tree}, {@code singleton},
+     * {@code concurrent}, {@code own} (a Map class of this program's), {@code locked} (one whose methods wait for a lock that
+     * another thread takes for {@link LockedOffsets#HOLD} just before the commit).
+     */
+    static Map<TopicPartition, OffsetAndMetadata> offsets(String kind, TopicPartition tp, OffsetAndMetadata om) throws InterruptedException {
+        switch (kind) {
+            case "of":
+                return Map.of(tp, om);
+            case "tree":
+                Map<TopicPartition, OffsetAndMetadata> tree = new TreeMap<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+                tree.put(tp, om);
+                return tree;
+            case "singleton":
+                return Collections.singletonMap(tp, om);
+            case "concurrent":
+                Map<TopicPartition, OffsetAndMetadata> concurrent = new ConcurrentHashMap<>();
+                concurrent.put(tp, om);
+                return concurrent;
+            case "own":
+                return new OwnOffsets(tp, om);
+            case "locked":
+                LockedOffsets locked = new LockedOffsets(tp, om);
+                locked.lockElsewhere();
+                return locked;
+            default:
+                throw new IllegalArgumentException("no map kind " + kind);
+        }
+    }
+
+    /** A Map class of the program's own: no field a debugger knows, and its entry class is first loaded by whoever reads it. */
+    static class OwnOffsets extends AbstractMap<TopicPartition, OffsetAndMetadata> {
+        private final TopicPartition[] partitions;
+        private final OffsetAndMetadata[] positions;
+
+        OwnOffsets(TopicPartition tp, OffsetAndMetadata om) {
+            partitions = new TopicPartition[] {tp};
+            positions = new OffsetAndMetadata[] {om};
+        }
+
+        @Override
+        public Set<Entry<TopicPartition, OffsetAndMetadata>> entrySet() {
+            return new AbstractSet<>() {
+                @Override
+                public Iterator<Entry<TopicPartition, OffsetAndMetadata>> iterator() {
+                    return new Iterator<>() {
+                        private int next;
+
+                        @Override
+                        public boolean hasNext() {
+                            return next < partitions.length;
+                        }
+
+                        @Override
+                        public Entry<TopicPartition, OffsetAndMetadata> next() {
+                            if (!hasNext()) {
+                                throw new NoSuchElementException();
+                            }
+                            next++;
+                            return new Pair(next - 1);
+                        }
+                    };
+                }
+
+                @Override
+                public int size() {
+                    return partitions.length;
+                }
+            };
+        }
+
+        private final class Pair implements Entry<TopicPartition, OffsetAndMetadata> {
+            private final int at;
+
+            Pair(int at) {
+                this.at = at;
+            }
+
+            @Override
+            public TopicPartition getKey() {
+                return partitions[at];
+            }
+
+            @Override
+            public OffsetAndMetadata getValue() {
+                return positions[at];
+            }
+
+            @Override
+            public OffsetAndMetadata setValue(OffsetAndMetadata v) {
+                throw new UnsupportedOperationException();
+            }
+        }
+    }
+
+    /** Its entries are read under a lock; {@link #lockElsewhere} has another thread take it for {@link #HOLD} first. */
+    static final class LockedOffsets extends OwnOffsets {
+        static final Duration HOLD = Duration.ofSeconds(6);
+        private final ReentrantLock lock = new ReentrantLock();
+
+        LockedOffsets(TopicPartition tp, OffsetAndMetadata om) {
+            super(tp, om);
+        }
+
+        void lockElsewhere() throws InterruptedException {
+            CountDownLatch taken = new CountDownLatch(1);
+            Thread holder = new Thread(() -> {
+                lock.lock();
+                try {
+                    taken.countDown();
+                    Thread.sleep(HOLD.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            }, "lock-holder");
+            holder.setDaemon(true);
+            holder.start();
+            taken.await();
+        }
+
+        @Override
+        public Set<Entry<TopicPartition, OffsetAndMetadata>> entrySet() {
+            lock.lock();
+            try {
+                return super.entrySet();
+            } finally {
+                lock.unlock();
             }
         }
     }

@@ -15,12 +15,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.BarrierTransition;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.CommitOffset;
 import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
@@ -88,6 +91,87 @@ class DebuggerBarrierTest {
                 BarrierOptions.ofDefaults().holdTimeout(holdTimeout));
         debugger.resumeProgram();
         return new Armed(a, debugger, barrier);
+    }
+
+    /** A program A with one record to commit (with {@code options}, see {@link CommitLoopMain}), launched suspended, its barrier armed at commitSync, then let run. */
+    private Armed armedOnOneRecord(LocalKafka kafka, LabNamespace ns, HoldMode mode, String... options) throws InterruptedException {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 1);
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, options), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
+        return new Armed(a, debugger, barrier);
+    }
+
+    /** Released, the held commit is accepted, and the broker stores the very offset the arrival showed. */
+    private void releasedItCommits(Armed a, LocalKafka kafka, LabNamespace ns, CommitOffset read) throws Exception {
+        a.barrier().release();
+        assertThat(a.barrier().awaitOutcome(Duration.ofSeconds(30)).orElseThrow().verdict() == CallOutcome.Verdict.ACCEPTED).isTrue();
+        a.program().awaitOutput("commit accepted", Duration.ofSeconds(20));
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(10))) {
+            assertThat(ops.describe(ns.group()).partitions()).singleElement()
+                    .satisfies(p -> assertThat(new CommitOffset(p.topic(), p.partition(), p.committed())).isEqualTo(read));
+        }
+    }
+
+    @ParameterizedTest(name = "{0} map, {1} hold")
+    @CsvSource({"tree, THREAD", "singleton, PROCESS", "concurrent, THREAD", "own, PROCESS"})
+    void aCommitOfAnyMapIsReadThroughTheMapInterface(String kind, HoldMode mode, LocalKafka kafka, LabNamespace ns) throws Exception {
+        Armed a = armedOnOneRecord(kafka, ns, mode, "map=" + kind);
+
+        Arrival arrival = a.barrier().awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.offsets()).containsExactly(new CommitOffset(ns.topic(), 0, 1));
+        assertThat(arrival.context()).containsEntry("offsets", ns.topic() + "-0=1");
+        assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
+        releasedItCommits(a, kafka, ns, arrival.offsets().get(0));
+    }
+
+    @Test
+    void aMapWhoseMethodsLoadAClassIsReadWhileAnInterfacePointWatchesEveryClassLoad(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 1);
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, "map=own"), "A");
+        DebuggerBarrier debugger = attach(a);
+        // an interface point watches every class loaded (this method is never called): the read loads the map's entry classes
+        // on the held thread, each load an event that stops it until the debugger resumes it
+        Barrier watcher = debugger.arm("rollback", new MethodPoint("java.sql.Connection", "rollback"), HoldMode.THREAD, BarrierListener.NONE,
+                BarrierOptions.ofDefaults());
+        Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), HoldMode.PROCESS, moves::add, BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.offsets()).containsExactly(new CommitOffset(ns.topic(), 0, 1));
+        assertThat(watcher.state()).isEqualTo(BarrierState.ARMED);
+        releasedItCommits(new Armed(a, debugger, barrier), kafka, ns, arrival.offsets().get(0));
+    }
+
+    @Test
+    void aMapWhoseMethodsWaitForALockASuspendedThreadHoldsIsHeldUnreadAndRunsOnOnceReleased(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Armed a = armedOnOneRecord(kafka, ns, HoldMode.PROCESS, "map=locked"); // the lock's holder sleeps, suspended, for 6 s
+
+        Arrival arrival = a.barrier().awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.offsets()).isEmpty();
+        assertThat(arrival.context().get("offsets")).startsWith("(unreadable " + CommitLoopMain.LockedOffsets.class.getName() + ": ")
+                .contains("did not return within 3 s");
+        // released before the holder lets go: the read's call is still waiting in the program, and the thread must run on after it
+        releasedItCommits(a, kafka, ns, new CommitOffset(ns.topic(), 0, 1));
+    }
+
+    @Test
+    void aCommitOfNoOffsetsPassesAndTheBarrierHoldsTheNextCommit(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Armed a = armedOnOneRecord(kafka, ns, HoldMode.THREAD, "empty-first");
+
+        Arrival arrival = a.barrier().awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(Files.readString(dir.resolve("A.out"))).as("commitSync(Map.of()) and commitSync(Collections.emptyMap()) passed")
+                .contains("empty commitSyncs returned", "calling commitSync 0@1").doesNotContain("commit accepted");
+        assertThat(arrival.offsets()).containsExactly(new CommitOffset(ns.topic(), 0, 1));
+        assertThat(moves).extracting(BarrierTransition::to).containsExactly(BarrierState.ARMED, BarrierState.HELD);
+        releasedItCommits(a, kafka, ns, arrival.offsets().get(0));
     }
 
     @ParameterizedTest(name = "{0} protocol, {1} hold")
@@ -248,7 +332,7 @@ class DebuggerBarrierTest {
         assertThat(arrival.context()).containsEntry("edge", "returned normally");
         assertThat(arrival.stack().get(0)).startsWith("org.apache.kafka.clients.consumer.KafkaConsumer.commitSync");
         assertThat(Files.readString(dir.resolve("A.out"))).contains("calling commitSync 0@1").doesNotContain("commit accepted");
-        try (io.replaylab.kafka.KafkaOps ops = io.replaylab.kafka.KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(10))) {
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers(), Duration.ofSeconds(10))) {
             assertThat(ops.describe(ns.group()).partitions()).as("the broker stored the offset already")
                     .anySatisfy(p -> assertThat(p.committed()).isEqualTo(1));
         }

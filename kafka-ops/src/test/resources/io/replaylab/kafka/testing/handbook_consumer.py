@@ -5,7 +5,8 @@ brings unchanged.
 
 Environment: KAFKA_BOOTSTRAP, KAFKA_TOPIC, KAFKA_GROUP, CLIENT_ID (optional), DB_PATH, LEDGER_NS
 (optional, default "main": which ledger the rows belong to), DEDUPE ("0": apply every delivery, the
-bug the lab must catch).
+bug the lab must catch), SKIP_TO_END ("1": once its ledger has rows, every assignment jumps to the log
+end and commits it, so a reset is never read again: the other bug the lab must not pass).
 Message: key = payment id, value {"paymentId": "...", "amountCents": 1250, "currency": "EUR"}.
 Per record, in ONE SQLite transaction: the payment id into payment_inbox and, only when new, the
 effect into payment_ledger; THEN the offset commit.
@@ -44,8 +45,18 @@ def main():
         "heartbeat.interval.ms": 1500,
         "max.poll.interval.ms": 10000,
     })
-    consumer.subscribe([env["KAFKA_TOPIC"]],
-                       on_assign=lambda _, ps: print("assigned", [f"{p.topic}-{p.partition}" for p in ps], flush=True),
+    skip_to_end = env.get("SKIP_TO_END") == "1"
+
+    def assigned(c, parts):
+        print("assigned", [f"{p.topic}-{p.partition}" for p in parts], flush=True)
+        if skip_to_end and parts and db.execute("SELECT COUNT(*) FROM payment_ledger WHERE ns = ?", (ns,)).fetchone()[0] > 0:
+            for p in parts:
+                p.offset = c.get_watermark_offsets(p, timeout=10)[1]
+            c.assign(parts)
+            c.commit(offsets=parts, asynchronous=False)
+            print("skipped to the end:", [f"{p.partition}@{p.offset}" for p in parts], flush=True)
+
+    consumer.subscribe([env["KAFKA_TOPIC"]], on_assign=assigned,
                        on_revoke=lambda _, ps: print("revoked", [f"{p.topic}-{p.partition}" for p in ps], flush=True))
     try:
         while not stop:

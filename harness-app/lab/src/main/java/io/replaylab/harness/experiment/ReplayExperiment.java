@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import java.util.Map;
 import java.util.Optional;
 
+import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
@@ -96,12 +97,17 @@ final class ReplayExperiment {
                 .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
         ctx.step("consumer A2 replays into the same target");
+        // the wire's word on redelivery: from where A2 asks to read each partition (a consumer that skips to the end never asks below it)
+        FetchWatch fetches = ctx.witness().map(w -> w.watchFetches(topic)).orElse(null);
         LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
         OffsetSnapshot after;
         try {
             after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
         } finally {
             ctx.stop(e, a2);
+            if (fetches != null) {
+                fetches.close();
+            }
         }
         ctx.recordAssignmentLog(e, a2);
         if (after == null) {
@@ -115,15 +121,21 @@ final class ReplayExperiment {
         // (a subject that jumps to the end commits the offsets without reading a single record).
         Optional<Map<String, Long>> log = ctx.processingCounts("replay-A2");
         long recommitted = reset.partitions().stream().mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
+        // without a processing log: the records of the partitions A2 fetched again from their reset offset (on the wire), or,
+        // with no witness, the offsets committed again (a weaker rule: a consumer that jumps to the end would pass it)
+        Map<Integer, Long> lowest = fetches == null ? Map.of() : fetches.lowestOffsets();
+        long refetched = reset.partitions().stream().filter(p -> lowest.containsKey(p.partition()) && lowest.get(p.partition()) <= p.actual())
+                .mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))
-                .orElse(recommitted);
+                .orElse(fetches != null ? refetched : recommitted);
         Map<String, Long> counts = log.orElse(Map.of());
         Event delivered = e.record(Source.of("replay-A2", a2.pid(), log.isPresent() ? "processing log" : "committed offsets"),
                 new Payload.Delivered("replay-A2", counts.getOrDefault("applied", 0L), log.isPresent() ? counts.getOrDefault("duplicate", 0L) : recommitted,
                         counts.getOrDefault("quarantined", 0L)));
         long total = drained.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::committed).sum();
         String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
-                : " (the subject keeps no processing log: offsets only)");
+                : fetches != null ? ", " + handled + " records fetched again from the reset offsets on the wire (lowest fetch offsets " + lowest + ")"
+                : " (no processing log and no wire witness: offsets only; a consumer that jumps to the log end would pass this check)");
         Optional<Outcome> none = Verdicts.redelivery(e, total, recommitted, handled, seen);
         if (none.isPresent()) {
             return none.get();

@@ -87,6 +87,19 @@ class HandbookConsumerTest {
     }
 
     @Test
+    void aConsumerThatJumpsToTheLogEndAfterTheResetIsNotPassedByReplayBecauseTheWireSawNoFetchBelowTheEnd(LocalKafka kafka) throws Exception {
+        Subject skipper = consumer("1").env("SKIP_TO_END", "1");
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(skipper).source(theirProducer()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).contains("handled 0 of 60 records again").contains("fetched again from the reset offsets on the wire");
+
+        assertThat(x.outcome().reason()).as("the committed offsets alone said redelivered").contains("60 offsets committed again");
+    }
+
+    @Test
     void aMappingThatReadsNoneOfTheRecordsStopsTheRunAsBadInputShowingOneRecord(LocalKafka kafka) throws Exception {
         RecordSource wrong = theirProducer().mapping(SourceMapping.of("json:/payment_id", "json:/amountCents", 0));
         Lab.LabResult r = Lab.run(settings(kafka).subject(consumer("1")).source(wrong).build(), null);
