@@ -35,6 +35,60 @@ class OracleCommandTest {
     }
 
     @Test
+    void theOracleJudgesAUsersOwnShapeAndTablesWithTheMappingAndNeedsNoNamespaceForAQueryWithoutOne(LocalKafka kafka, LabNamespace ns)
+            throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        Path producer = io.replaylab.kafka.testing.PythonConsumer.copy(dir, "handbook_producer.py");
+        ProcessBuilder pb = new ProcessBuilder(io.replaylab.kafka.testing.PythonConsumer.python(), producer.toString()).redirectErrorStream(true);
+        pb.environment().putAll(java.util.Map.of("KAFKA_BOOTSTRAP", kafka.bootstrapServers(), "KAFKA_TOPIC", ns.topic(), "COUNT", "20"));
+        Process run = pb.start();
+        String said = new String(run.getInputStream().readAllBytes());
+        assertThat(run.waitFor()).as(said).isZero();
+        // the user's own projection: no namespace, their own column names
+        Path db = dir.resolve("payments.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+             org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
+            c.createStatement().execute("CREATE TABLE payment_ledger (payment_id TEXT, amount_cents INTEGER)");
+            consumer.subscribe(java.util.List.of(ns.topic()));
+            int n = 0;
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            while (n < 20 && System.nanoTime() < deadline) {
+                for (org.apache.kafka.clients.consumer.ConsumerRecord<String, String> r : consumer.poll(java.time.Duration.ofMillis(200))) {
+                    JsonNode v = Json.mapper().readTree(r.value());
+                    c.createStatement().execute("INSERT INTO payment_ledger VALUES ('" + r.key() + "', " + v.get("amountCents").asLong() + ")");
+                    n++;
+                }
+            }
+            assertThat(n).isEqualTo(20);
+        }
+        String query = "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger";
+        String[] args = {"oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(), "--target-query", query,
+            "--source-id", "key", "--source-amount", "json:/amountCents"};
+
+        String[] ok = run(args);
+        assertThat(ok[0]).as(ok[1] + ok[2]).isEqualTo("0");
+        assertThat(ok[1]).startsWith("Oracle PASS").contains("20 records");
+
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
+            c.createStatement().execute("UPDATE payment_ledger SET amount_cents = amount_cents + 1 WHERE rowid = 1");
+        }
+        String[] tampered = run(args);
+        assertThat(tampered[0]).isEqualTo("1");
+        assertThat(tampered[1]).startsWith("Oracle FAIL").contains("mismatched");
+
+        String[] unused = run(java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--namespace", "n1"))
+                .toArray(String[]::new));
+        assertThat(unused[2]).contains("warning: --namespace n1 is not used: the target query has no {namespace}");
+        String[] reference = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString());
+        assertThat(reference[0]).as("the reference query needs a namespace").isEqualTo("2");
+        assertThat(reference[2]).contains("uses {namespace} but no --namespace was given");
+        String[] badField = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
+                "--target-query", query, "--source-id", "json:paymentId");
+        assertThat(badField[0]).isEqualTo("2");
+        assertThat(badField[2]).contains("--source-id 'json:paymentId': a JSON pointer starts with '/'");
+    }
+
+    @Test
     void jsonNamesEveryKindAndTheExitCodeFollowsTheVerdict(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         try (KafkaProducer<String, String> p = Clients.producer(kafka.bootstrapServers())) {
