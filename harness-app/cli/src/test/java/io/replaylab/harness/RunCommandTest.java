@@ -114,7 +114,42 @@ class RunCommandTest {
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(experimentErr.toString()).contains("unknown experiment 'wire_fault': use one of all, replay, rebalance, rebuild, eos, schedules, "
                 + "wire-faults, durability");
+        String[][] sourceInput = {
+            {"--subject-cmd", "python3 consumer.py --topic {topic}", "--subject-cmd must get {group} through its command or its environment"},
+            {"--record-key", "{id}", "--record-key needs --record-value"},
+            {"--subject-env", "A=b", "--subject-env and --subject-dir go with --subject-cmd"},
+            {"--source-id", "value", "--source-id 'value' is not a source field"},
+            {"--target-query", "SELECT message_id, amount FROM t WHERE ns = '{namespace}'", "quotes {namespace}"},
+        };
+        for (String[] c : sourceInput) {
+            StringWriter e = new StringWriter();
+            assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(e), "run", c[0], c[1], "--workdir", dir.toString()))
+                    .as(String.join(" ", c)).isEqualTo(ReplayLab.BAD_INPUT);
+            assertThat(e.toString()).contains(c[2]);
+        }
+        StringWriter bothErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(bothErr), "run", "--producer-cmd", "sh p.sh {topic}",
+                "--record-value", "{\"id\":\"{id}\"}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(bothErr.toString()).contains("give one or the other");
+        StringWriter shapeErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(shapeErr), "run", "--record-value",
+                "{\"paymentId\":\"{id}\",\"amountCents\":{amount}", "--source-id", "json:/paymentId", "--source-amount", "json:/amountCents",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(shapeErr.toString()).as("a template that is not JSON, with the rendered text").contains("does not read back")
+                .contains("not JSON").contains("value {\"paymentId\":\"sample-1\",\"amountCents\":1250");
         assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void aSourceMappingThatReadsNoneOfTheRecordsExits2AfterSavingTheProtocol() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "replay", "--records", "10",
+                "--source-id", "json:/payment_id", "--workdir", dir.toString(), "--quiet");
+
+        assertThat(rc).as(out + "\n" + err).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("error: the source mapping (id json:/payment_id, amount json:/amount) read 0 of 10 records")
+                .contains("record p").contains("missing id at json:/payment_id").contains("the protocol is saved");
     }
 
     @Test

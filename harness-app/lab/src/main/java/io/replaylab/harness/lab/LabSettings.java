@@ -492,6 +492,9 @@ public final class LabSettings {
 
         public LabSettings build() {
             source.check(); // a shape the mapping cannot read back is refused before anything starts
+            if (targetQuery != null) {
+                io.replaylab.oracle.TargetSpec.sqlite(Path.of("target.db"), "-").query(targetQuery); // a quoted {namespace} is refused now
+            }
             if (subject != null && !subject.uses("{group}")) {
                 throw new IllegalArgumentException("the subject command must get {group} through its command or its environment "
                         + "(LabSettings.subject, Subject.env): each experiment gives its instances a group of its own");

@@ -100,6 +100,16 @@ class HandbookConsumerTest {
     }
 
     @Test
+    void rebuildWithATargetQueryWithoutNamespaceIsNotRunBecauseBothGenerationsWouldReadTheSameRows(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebuild()).subject(consumer("1")).source(theirProducer())
+                .targetQuery("SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebuild");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the target query has no {namespace}").contains("cannot be told");
+    }
+
+    @Test
     void aMappingThatReadsNoneOfTheRecordsStopsTheRunAsBadInputShowingOneRecord(LocalKafka kafka) throws Exception {
         RecordSource wrong = theirProducer().mapping(SourceMapping.of("json:/payment_id", "json:/amountCents", 0));
         Lab.LabResult r = Lab.run(settings(kafka).subject(consumer("1")).source(wrong).build(), null);
