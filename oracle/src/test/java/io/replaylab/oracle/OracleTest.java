@@ -267,6 +267,34 @@ class OracleTest {
     }
 
     @Test
+    void theRecordACommitCoversLastIsFoundBelowATransactionalProducersMarkers(LocalKafka kafka, LabNamespace ns) throws Exception {
+        io.replaylab.kafka.testing.Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        java.util.Properties p = new java.util.Properties();
+        p.put("bootstrap.servers", kafka.bootstrapServers());
+        p.put("transactional.id", ns.prefix() + "-tx");
+        p.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        p.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> tx = new org.apache.kafka.clients.producer.KafkaProducer<>(p)) {
+            tx.initTransactions();
+            for (int i = 0; i < 2; i++) { // two transactions: records at 0 and 2, commit markers at 1 and 3
+                tx.beginTransaction();
+                tx.send(new org.apache.kafka.clients.producer.ProducerRecord<>(ns.topic(), 0, "k",
+                        "{\"id\":\"" + ns.prefix() + "-" + i + "\",\"amount\":" + (10 + i) + "}"));
+                tx.commitTransaction();
+            }
+        }
+        String db = ledger(ns.inbox(1), List.of(new Sent(ns.prefix() + "-1", 0, 2, 11)));
+        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), ns.topic());
+        try (Target t = Target.open(spec(db, ns.inbox(1)))) {
+            assertThat(Oracle.effectsAt(source.timeout(java.time.Duration.ofSeconds(2)), t, 0, 3).messageId())
+                    .as("the offset before a commit of 4 is a marker: no record there").isNull();
+            assertThat(Oracle.effectsBefore(source, t, 0, 4)).contains(new Oracle.RecordEffects(0, 2, ns.prefix() + "-1", 1));
+            assertThat(Oracle.effectsBefore(source, t, 0, 2)).contains(new Oracle.RecordEffects(0, 0, ns.prefix() + "-0", 0));
+            assertThat(Oracle.effectsBefore(source, t, 0, 0)).as("nothing below the log start").isEmpty();
+        }
+    }
+
+    @Test
     void aNewGenerationNamespaceIsJudgedOnItsOwnAndTheOldOneStaysUntouched(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 8);
         String db = ledger(ns.inbox(1), sent);
