@@ -28,6 +28,70 @@ class ChildProcessTest {
         return ChildProcess.of(List.of("/bin/sh", "-c", script)).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
     }
 
+    /**
+     * A wrapper that did not {@code exec} its program, in a process group of its own ({@code setsid}, as
+     * the lab starts subjects): the shell is the child's pid, the program its child. The program prints
+     * its own pid, then a tick every 50 ms; on SIGTERM it says so and exits.
+     */
+    private ChildProcess wrapper(String name) {
+        String program = "trap \"echo program-got-term; exit 0\" TERM; echo program $$; while true; do echo tick; sleep 0.05; done";
+        String wrapper = "/bin/sh -c '" + program + "'; echo wrapper-after-program";
+        return ChildProcess.of(List.of("/usr/bin/setsid", "/bin/sh", "-c", wrapper)).name(name)
+                .output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
+    }
+
+    private static long ticks(ChildProcess p) {
+        try {
+            return Files.readAllLines(p.stdout()).stream().filter("tick"::equals).count();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private long programPid(ChildProcess p) throws Exception {
+        p.awaitOutput("program ", Duration.ofSeconds(10));
+        String line = Files.readAllLines(p.stdout()).stream().filter(l -> l.startsWith("program ")).findFirst().orElseThrow();
+        return Long.parseLong(line.substring("program ".length()).trim());
+    }
+
+    @Test
+    void aWrappersProgramIsFrozenThawedStoppedAndKilledWithItBecauseSignalsGoToTheProcessGroup() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setsid")), "needs setsid (util-linux)");
+        ChildProcess p = wrapper("wrapped");
+        long program = programPid(p);
+        assertThat(program).isNotEqualTo(p.pid());
+
+        p.freeze();
+        assertThat(p.isFrozen()).isTrue();
+        long ticks = Files.readAllLines(p.stdout()).stream().filter("tick"::equals).count();
+        Thread.sleep(300);
+        assertThat(Files.readAllLines(p.stdout()).stream().filter("tick"::equals).count()).as("the program is stopped too, not only the wrapper")
+                .isEqualTo(ticks);
+        p.thaw();
+        Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(5)).until(() -> ticks(p) > ticks);
+
+        assertThat(p.stop(Duration.ofSeconds(10)).how()).isEqualTo("SIGTERM");
+        assertThat(Files.readString(p.stdout())).as("SIGTERM reached the program under the wrapper").contains("program-got-term");
+        assertThat(ProcessHandle.of(program).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+
+        ChildProcess q = wrapper("crashed");
+        long other = programPid(q);
+        q.kill();
+        Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(other).map(h -> !h.isAlive()).orElse(true));
+        assertThat(ProcessHandle.of(other).map(ProcessHandle::isAlive).orElse(false)).as("SIGKILL took the program with the wrapper").isFalse();
+        assertThat(Files.readString(q.stdout())).doesNotContain("program-got-term").doesNotContain("wrapper-after-program");
+    }
+
+    @Test
+    void aProgramStartsInTheWorkingDirectoryItIsGivenAndAMissingOneIsNamed() throws Exception {
+        Path work = Files.createDirectories(dir.resolve("work"));
+        ChildProcess p = ChildProcess.of(List.of("/bin/sh", "-c", "pwd")).directory(work).output(dir.resolve("pwd.out"), dir.resolve("pwd.err")).start();
+        p.process().waitFor();
+        assertThat(Files.readString(p.stdout()).trim()).isEqualTo(work.toRealPath().toString());
+        assertThatThrownBy(() -> ChildProcess.of(List.of("/bin/true")).directory(dir.resolve("nope")).start())
+                .isInstanceOf(ChildProcessException.class).hasMessageContaining("its working directory").hasMessageContaining("is no directory");
+    }
+
     @Test
     void aTemplateSplitsLikeAShellAndAValueWithSpacesStaysOneWord() {
         assertThat(ChildProcess.commandLine("'/opt/my java' -cp {cp} --db {db} --x \"a b\" ''", Map.of("cp", "lib/*", "db", "/tmp/x y.db")))
