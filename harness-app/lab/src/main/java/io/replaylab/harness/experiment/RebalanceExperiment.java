@@ -64,22 +64,41 @@ final class RebalanceExperiment {
         Experiments.environment(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrierChoice();
         boolean wire = choice.kind() == BarrierKind.WIRE;
-        HoldMode mode = ctx.settings().holdMode();
-        String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
         e.environment("barrier", choice.display());
-        e.environment("hold mode", holdMode);
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
-        e.limitation(wire
+        e.limitation(limitation(wire));
+        Experiments.produce(ctx, e, ns);
+        // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy
+        boolean mayFallBack = !wire && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.proxy().isPresent();
+        Outcome o = attempt(ctx, e, ns.topic(), ns.group(), ns.inbox(1), wire, mayFallBack);
+        if (o != null) {
+            return o;
+        }
+        e.environment("barrier", "wire (fallback: the debugger could not read the offsets A commits; " + choice.why() + ")");
+        e.limitation(limitation(true));
+        ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
+        return attempt(ctx, e, ns.topic(), ns.group("wire"), ns.inbox(2), true, false);
+    }
+
+    private static String limitation(boolean wire) {
+        return wire
                 ? "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
                         + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "
                         + "connection would. A commit that never leaves the client is not held."
                 : "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
-                        + "another way (commitAsync, auto-commit) is not held.");
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
+                        + "another way (commitAsync, auto-commit) is not held.";
+    }
+
+    /**
+     * One try with one barrier; null when the debugger held a commit whose offsets it could not read
+     * and {@code mayFallBack}: everything of the try is released and stopped, and the caller tries the wire.
+     */
+    private static Outcome attempt(LabContext ctx, ExperimentRecorder e, String topic, String group, String inbox, boolean wire, boolean mayFallBack)
+            throws Exception {
+        HoldMode mode = ctx.settings().holdMode();
+        String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
+        e.environment("hold mode", holdMode);
         Source harness = Source.here("harness");
-        Experiments.produce(ctx, e, ns);
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
         List<LabContext.Instance> running = new ArrayList<>();
@@ -115,6 +134,18 @@ final class RebalanceExperiment {
                         : "call KafkaConsumer#commitSync") + " within " + ctx.settings().barrierTimeout()));
             }
 
+            String unreadable = held.offsets().isEmpty() ? held.context().getOrDefault("offsets", "") : "";
+            if (!wire && unreadable.startsWith("(unreadable")) {
+                e.record(harness, new Payload.Note("the debugger held A's commitSync but could not read the offsets it commits: " + unreadable
+                        + (mayFallBack ? "; the wire barrier takes over" : "")));
+                if (mayFallBack) {
+                    return null;
+                }
+                barrier.release();
+                return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable + " and the barrier was "
+                        + (ctx.proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (--no-witness)")
+                        + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
+            }
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
             Map<PartitionRef, Long> committing = new TreeMap<>();
             held.offsets().forEach(o -> committing.put(new PartitionRef(o.topic(), o.partition()), o.offset()));

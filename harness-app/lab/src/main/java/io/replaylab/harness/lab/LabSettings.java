@@ -260,7 +260,7 @@ public final class LabSettings {
      */
     public BarrierKind.Choice barrierChoice() {
         if (barrier != null) {
-            return new BarrierKind.Choice(barrier, "asked for");
+            return new BarrierKind.Choice(barrier, BarrierKind.ASKED_FOR);
         }
         if (subject == null) {
             return new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given");

@@ -30,7 +30,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * gives up on an offset commit that does not answer within 3 s: it closes its client (every
  * connection goes) and stays alive doing nothing (held on the wire, such a commit never reaches the
  * broker). With {@code rejoins} it un-subscribes and subscribes again instead: the same process
- * joins the group again as a new member.
+ * joins the group again as a new member. With {@code locked-map} its first commit passes a Map of its
+ * own whose {@code entrySet()} waits for a lock another thread holds for 6 s (a framework's synchronized
+ * map, say): a debugger holding that commit cannot read it within its limit.
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -50,6 +52,8 @@ public final class ForeignSubjectMain {
         p.put("heartbeat.interval.ms", "1500");
         boolean givesUp = a.length > 6 && a[6].equals("gives-up");
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");
+        boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
+        AtomicBoolean firstCommit = new AtomicBoolean(true);
         if (givesUp || rejoins) {
             p.put("request.timeout.ms", "1500");
         }
@@ -89,6 +93,9 @@ public final class ForeignSubjectMain {
                             ins.executeUpdate();
                         }
                         Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                        if (lockedMap && firstCommit.getAndSet(false)) {
+                            next = lockedElsewhere(next);
+                        }
                         try {
                             if (givesUp || rejoins) {
                                 c.commitSync(next, Duration.ofSeconds(3));
@@ -122,6 +129,37 @@ public final class ForeignSubjectMain {
                 c.close();
             }
         }
+    }
+
+    /** The same offsets in a Map whose reads wait for a lock that another thread takes now, for 6 s. */
+    private static Map<TopicPartition, OffsetAndMetadata> lockedElsewhere(Map<TopicPartition, OffsetAndMetadata> offsets) throws InterruptedException {
+        java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        java.util.concurrent.CountDownLatch taken = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            lock.lock();
+            try {
+                taken.countDown();
+                Thread.sleep(6000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                lock.unlock();
+            }
+        }, "lock-holder");
+        holder.setDaemon(true);
+        holder.start();
+        taken.await();
+        return new java.util.AbstractMap<>() {
+            @Override
+            public java.util.Set<Map.Entry<TopicPartition, OffsetAndMetadata>> entrySet() {
+                lock.lock();
+                try {
+                    return offsets.entrySet();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        };
     }
 
     /** This consumer as the lab's subject (a Java main class of the test class path). */

@@ -189,6 +189,29 @@ class LabTest {
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
                 .isEqualTo(Status.PASS));
         assertThat(experiment(r.evidence(), "replay").checks()).filteredOn(c -> c.name().equals("records delivered again")).singleElement()
-                .satisfies(c -> assertThat(c.actual()).contains("the subject keeps no processing log: offsets only"));
+                .satisfies(c -> assertThat(c.actual()).as("no processing log: the wire says it read the topic again")
+                        .contains("records fetched again from the reset offsets on the wire"));
+    }
+
+    @Test
+    void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template("locked-map")))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits; the subject is a JVM)");
+        assertThat(x.events().stream().map(e -> e.payload().toString()))
+                .anyMatch(p -> p.contains("could not read the offsets it commits: (unreadable") && p.contains("the wire barrier takes over"));
+    }
+
+    @Test
+    void aJvmCommitTheDebuggerCannotReadIsNotRunWhenTheDebuggerWasAskedFor(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template("locked-map")))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier(BarrierKind.DEBUGGER).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the debugger could not read the offsets A commits (unreadable").contains("asked for");
     }
 }
