@@ -100,6 +100,24 @@ class HandbookConsumerTest {
     }
 
     @Test
+    void aProducerThatFailsHangsOrWritesNothingMakesTheExperimentNotRunNamingTheCommandAndItsStderr(LocalKafka kafka) throws Exception {
+        String[][] producers = {
+            {"sh -c 'echo broker refused the payments >&2; exit 3' {topic}", "exited with code 3", "broker refused the payments"},
+            {"sh -c 'exit 0' {topic}", "wrote no record to topic", "does the producer take its topic from {topic}?"},
+            {"sh -c 'echo still starting >&2; sleep 60' {topic}", "did not finish within PT2S", "still starting"},
+        };
+        for (String[] p : producers) {
+            Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).drainTimeout(java.time.Duration.ofSeconds(2))
+                    .subject(consumer("1")).source(RecordSource.producer(Subject.command(p[0])).mapping(SHAPE)).build(), null);
+
+            ExperimentEvidence x = experiment(r.evidence(), "replay");
+            assertThat(x.outcome().status()).as(p[0]).isEqualTo(Status.NOT_RUN);
+            assertThat(x.outcome().reason()).as(p[0]).contains(p[1]).contains(p[2]);
+            assertThat(r.refused()).as("a producer's failure is the experiment's, not bad input").isEmpty();
+        }
+    }
+
+    @Test
     void rebuildWithATargetQueryWithoutNamespaceIsNotRunBecauseBothGenerationsWouldReadTheSameRows(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebuild()).subject(consumer("1")).source(theirProducer())
                 .targetQuery("SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger").build(), null);
