@@ -21,7 +21,7 @@ class BarrierApiTest {
                 "Arrival", "Barrier", "BarrierEvidence", "BarrierListener", "BarrierOptions", "BarrierState",
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
-                "WireProxy", "WireWitness", "WitnessedCommit", "WireFault", "ArmedFault", "FaultFiring",
+                "WireProxy", "WireWitness", "WitnessedCommit", "FetchWatch", "WireFault", "ArmedFault", "FaultFiring",
                 "NativeDebugger", "NativePoint", "NativeAttachException");
     }
 

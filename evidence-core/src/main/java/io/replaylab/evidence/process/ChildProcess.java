@@ -417,7 +417,7 @@ public final class ChildProcess implements AutoCloseable {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
             // the state follows the command name, which is in parentheses and may itself hold ") "
             String afterName = stat.substring(stat.lastIndexOf(')') + 2);
-            return afterName.charAt(0) == 'T' || afterName.charAt(0) == 't';
+            return afterName.charAt(0) == 'T';
         } catch (IOException | RuntimeException e) {
             return false;
         }
