@@ -38,7 +38,7 @@ public record NativePoint(String name, List<Probe> probes, String unreached) {
      */
     public static NativePoint sqliteCommit() {
         return new NativePoint("the SQLite commit (sqlite3_step of COMMIT/END, or sqlite3_exec of a script with one)", List.of(
-                new Probe("sqlite3_step", "$_rl_learned() ? $_rl_step_ends({arg1}) : $_rl_learn({arg1}, (const char*)sqlite3_sql({arg1}))"),
+                new Probe("sqlite3_step", "$_rl_learned() ? $_rl_step_ends({arg1}) : $_rl_scan({arg1})"),
                 new Probe("sqlite3_exec", "$_rl_exec_ends((const char*){arg2})")),
                 "only a COMMIT or END that ends a BEGIN ... transaction reaches it: autocommit writes (no BEGIN) and a RELEASE of the "
                         + "outermost savepoint do not");

@@ -1,7 +1,9 @@
 # gdb Python for NativePoint.sqliteCommit(): is this sqlite3_step / sqlite3_exec the end of the
 # outermost transaction? Runs inside gdb, never inside the program. The statement's SQL is read
-# from the statement object itself: its offset is learned once, by one call of sqlite3_sql in the
-# program, so later hits read memory only (an inferior call per hit is the slow way).
+# from the statement object itself: its offset is learned once, by scanning the statement for the
+# pointer to its SQL text, so every hit reads memory only. No inferior call: calling sqlite3_sql in
+# the program is slower, and on some kernels and CPUs gdb cannot make one at all ("Couldn't write
+# extended state status: Bad address", seen on gdb 13.1, Debian 12), which left the point unreachable.
 import re
 import gdb
 
@@ -48,6 +50,24 @@ def _ends(sql):
     return 0
 
 
+_SQL_START = re.compile(r"^\s*(BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|INSERT|UPDATE|DELETE|SELECT|REPLACE|UPSERT|WITH|VALUES|"
+                        r"CREATE|DROP|ALTER|PRAGMA|ATTACH|DETACH|VACUUM|ANALYZE|REINDEX|EXPLAIN)\b", re.IGNORECASE)
+
+
+def _sql_at(addr):
+    """The NUL-terminated printable text at addr when it reads as an SQL statement, else None."""
+    if addr < 4096 or addr >= (1 << 47):
+        return None
+    try:
+        head = gdb.selected_inferior().read_memory(addr, 16).tobytes()
+    except gdb.MemoryError:
+        return None
+    if not _SQL_START.match(head.split(b"\0")[0].decode("ascii", "replace")):
+        return None
+    text = _text(addr)
+    return text if _SQL_START.match(text) else None
+
+
 class _Learned(gdb.Function):
     def __init__(self):
         super().__init__("_rl_learned")
@@ -56,22 +76,23 @@ class _Learned(gdb.Function):
         return 1 if _state["offset"] >= 0 else 0
 
 
-class _Learn(gdb.Function):
-    """First hit: find where the statement keeps its SQL (the pointer sqlite3_sql returned)."""
+class _Scan(gdb.Function):
+    """First hit: find where the statement keeps its SQL by scanning it for a pointer to SQL text."""
 
     def __init__(self):
-        super().__init__("_rl_learn")
+        super().__init__("_rl_scan")
 
-    def invoke(self, stmt, sql):
-        p, s = int(stmt), int(sql)
-        if p == 0 or s == 0:
+    def invoke(self, stmt):
+        p = int(stmt)
+        if p == 0:
             return 0
         blob = gdb.selected_inferior().read_memory(p, 1024).tobytes()
         for off in range(0, len(blob) - 7, 8):
-            if int.from_bytes(blob[off:off + 8], "little") == s:
+            sql = _sql_at(int.from_bytes(blob[off:off + 8], "little"))
+            if sql is not None:
                 _state["offset"] = off
-                break
-        return _ends(_text(s))
+                return _ends(sql)
+        return 0
 
 
 class _StepEnds(gdb.Function):
@@ -116,7 +137,7 @@ class _Evaluated(gdb.Function):
         return _state["evaluated"]
 
 
-for f in (_Learn, _StepEnds, _ExecEnds):
+for f in (_Scan, _StepEnds, _ExecEnds):
     f.invoke = _never_raises(f.invoke)
-for f in (_Learned, _Learn, _StepEnds, _ExecEnds, _Last, _Evaluated):
+for f in (_Learned, _Scan, _StepEnds, _ExecEnds, _Last, _Evaluated):
     f()
