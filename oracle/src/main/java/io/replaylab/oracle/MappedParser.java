@@ -79,6 +79,9 @@ final class MappedParser implements RecordParser {
         } catch (NumberFormatException | ArithmeticException e) {
             return Parsed.malformed("amount at " + mapping.amount() + " is '" + text + "', not an exact number");
         }
+        if (exact.signum() != 0 && exact.precision() - exact.scale() > 19) { // 1e999999999 would take a billion digits to write out
+            return Parsed.malformed("amount " + text + " at " + mapping.amount() + " is beyond a 64-bit integer");
+        }
         try {
             return Parsed.of(idText, exact.stripTrailingZeros().toBigIntegerExact().longValueExact());
         } catch (ArithmeticException e) {
@@ -110,7 +113,9 @@ final class MappedParser implements RecordParser {
             return new BigInteger(id.text).toString();
         }
         if (id.token == JsonToken.VALUE_NUMBER_FLOAT) {
-            return new BigDecimal(id.text).stripTrailingZeros().toPlainString();
+            BigDecimal d = new BigDecimal(id.text).stripTrailingZeros();
+            // an identity is a key, not a quantity: one of more than 100 digits (1e999999999) is no identity of any producer
+            return Math.abs((long) d.precision() - d.scale()) > 100 || d.scale() > 100 ? null : d.toPlainString();
         }
         return null;
     }

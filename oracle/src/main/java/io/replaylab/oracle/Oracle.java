@@ -196,12 +196,13 @@ public final class Oracle {
      *
      * @param records every record read
      * @param parsed the records the parser read (the rest are malformed: quarantined, no effect expected)
+     * @param distinctIds the identities among them (a producer that sent a payment twice has fewer ids than records)
      * @param sumOfAmounts the sum of the parsed records' amounts
      * @param endOffsets per partition, the offset after its last record
      * @param malformedExamples up to five reasons, with their positions
      * @param firstRecord the first record as text (key, value, headers), at most 300 characters, or null for an empty topic
      */
-    public record SourceSummary(String topic, long records, long parsed, long sumOfAmounts, Map<Integer, Long> endOffsets,
+    public record SourceSummary(String topic, long records, long parsed, long distinctIds, long sumOfAmounts, Map<Integer, Long> endOffsets,
             List<String> malformedExamples, String firstRecord) {
         public SourceSummary {
             endOffsets = Map.copyOf(endOffsets);
@@ -209,9 +210,13 @@ public final class Oracle {
         }
     }
 
-    /** Reads the whole topic with its parser: counts, sum, ends, and the first record to show (see {@link SourceSummary}). */
+    /**
+     * Reads the whole topic with its parser: counts, sum, ends, and the first record to show (see
+     * {@link SourceSummary}). Meant for an experiment's topic: its identities are held in memory.
+     */
     public static SourceSummary summarize(SourceSpec topic) {
         long[] n = new long[3];
+        Set<String> ids = new HashSet<>();
         Map<Integer, Long> end = new java.util.TreeMap<>();
         List<String> bad = new ArrayList<>();
         String[] first = new String[1];
@@ -224,11 +229,12 @@ public final class Oracle {
             if (p.ok()) {
                 n[1]++;
                 n[2] += p.amount();
+                ids.add(p.id());
             } else if (bad.size() < 5) {
                 bad.add("p" + r.partition() + "@" + r.offset() + ": " + p.malformedReason());
             }
         });
-        return new SourceSummary(topic.topic(), n[0], n[1], n[2], end, bad, first[0]);
+        return new SourceSummary(topic.topic(), n[0], n[1], ids.size(), n[2], end, bad, first[0]);
     }
 
     private static String describe(ConsumerRecord<byte[], byte[]> r) {

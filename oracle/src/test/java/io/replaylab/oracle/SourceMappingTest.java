@@ -66,6 +66,12 @@ class SourceMappingTest {
                 .startsWith("amount 12.5 at json:/amount has more decimal digits than the amount scale 0");
         assertThat(parse(cents, "k", "{\"amount\":99999999999999999999}").malformedReason())
                 .isEqualTo("amount 99999999999999999999 at json:/amount is beyond a 64-bit integer");
+        assertThat(parse(SourceMapping.of("key", "json:/amount", 0), "k", "{\"amount\":1e999999999}").malformedReason())
+                .as("refused before it is written out").isEqualTo("amount 1e999999999 at json:/amount is beyond a 64-bit integer");
+        assertThat(parse(cents, "k", "{\"amount\":1e999999999}").malformedReason()).as("its scale overflows")
+                .isEqualTo("amount at json:/amount is '1e999999999', not an exact number");
+        assertThat(parse(SourceMapping.of("json:/pid", "json:/amount", 0), null, "{\"pid\":1e999999999,\"amount\":1}").malformedReason())
+                .startsWith("id at json:/pid is 1e999999999, not a string or a number");
         assertThat(parse(cents, "k", "{\"amount\":\"12,50\"}").malformedReason()).isEqualTo("amount at json:/amount is '12,50', not a number");
         assertThat(parse(cents, "k", "{\"amount\":null}").malformedReason()).isEqualTo("amount at json:/amount is null, not a number");
         assertThat(parse(cents, "k", "{\"other\":1}").malformedReason()).isEqualTo("missing amount at json:/amount");

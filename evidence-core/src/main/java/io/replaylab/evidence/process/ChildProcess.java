@@ -245,7 +245,7 @@ public final class ChildProcess implements AutoCloseable {
 
     /** SIGTERM, then SIGKILL after {@code grace}; "its own exit" when it had already exited. */
     public Stopped stop(Duration grace) {
-        if (!process.isAlive()) {
+        if (!process.isAlive() && !(ownGroup && groupAlive())) {
             return new Stopped(process.exitValue(), "its own exit");
         }
         thawQuietly(); // a frozen process cannot act on SIGTERM
@@ -258,7 +258,7 @@ public final class ChildProcess implements AutoCloseable {
      * has passed. Returns how the slowest ended.
      */
     public static String stopAll(Collection<ChildProcess> processes, Duration grace) {
-        List<ChildProcess> alive = processes.stream().filter(ChildProcess::isAlive).toList();
+        List<ChildProcess> alive = processes.stream().filter(p -> p.isAlive() || p.ownGroup && p.groupAlive()).toList();
         alive.forEach(ChildProcess::thawQuietly);
         return terminate(alive, grace);
     }
@@ -310,7 +310,7 @@ public final class ChildProcess implements AutoCloseable {
      * Read at each signal, as the group is made by the command itself ({@code setsid}) after the start.
      */
     private boolean groupLeader() {
-        if (pgidKnown) {
+        if (pgidKnown) { // told at the start, or seen once: a group id is never given back while a member lives
             return ownGroup;
         }
         try {
@@ -344,12 +344,8 @@ public final class ChildProcess implements AutoCloseable {
     /** {@code kill -0 -PGID}: whether any process of its group still exists. */
     private boolean groupAlive() {
         try {
-            Process k = new ProcessBuilder("kill", "-0", "--", "-" + pid()).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            return k.waitFor() == 0;
-        } catch (IOException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return kill("0", true) == null;
+        } catch (ChildProcessException e) {
             return false;
         }
     }
@@ -357,7 +353,9 @@ public final class ChildProcess implements AutoCloseable {
     /** Sends a signal to its group when it leads one, else to it alone (SIGTERM through the JDK then). */
     private void send(String sig) {
         if (groupLeader()) {
-            sendQuietly(sig, true);
+            if (!sendQuietly(sig, true) && sig.equals("TERM")) {
+                process.destroy(); // the group could not be signalled: the program itself still gets its SIGTERM
+            }
         } else if (sig.equals("TERM")) {
             process.destroy();
         } else {
@@ -365,15 +363,28 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
-    private void sendQuietly(String sig, boolean group) {
+    /** {@code kill -SIG [-]PID} through the shell's builtin (no procps needed); whether it was delivered. */
+    private boolean sendQuietly(String sig, boolean group) {
         try {
-            Process k = new ProcessBuilder("kill", "-" + sig, "--", (group ? "-" : "") + pid()).redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            k.waitFor(10, TimeUnit.SECONDS);
+            return kill(sig, group) == null;
+        } catch (ChildProcessException e) {
+            log.warn("cannot signal {} (pid {}) with SIG{}: {}", name, pid(), sig, e.getMessage());
+            return false;
+        }
+    }
+
+    /** Sends the signal; null when delivered, else what the shell said. The one way this class signals. */
+    private String kill(String sig, boolean group) {
+        try {
+            Process k = new ProcessBuilder("/bin/sh", "-c", "kill -s " + sig + " -- \"$1\"", "sh", (group ? "-" : "") + pid())
+                    .redirectErrorStream(true).start();
+            String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            return k.waitFor() == 0 ? null : out.isEmpty() ? "exit " + k.exitValue() : out;
         } catch (IOException e) {
-            log.debug("kill -{} {} failed: {}", sig, pid(), e.getMessage());
+            throw new ChildProcessException("cannot run /bin/sh to send SIG" + sig + ": " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new ChildProcessException("interrupted while sending SIG" + sig, e);
         }
     }
 
@@ -409,17 +420,22 @@ public final class ChildProcess implements AutoCloseable {
         if (!stopped(pid())) {
             return false;
         }
-        return !groupLeader() || process.descendants().allMatch(h -> !h.isAlive() || stopped(h.pid()));
+        // a child that exited just before the stop (a zombie, Z, or gone) runs nothing
+        return !groupLeader() || process.descendants().allMatch(h -> "TZX-".indexOf(state(h.pid())) >= 0);
     }
 
     private static boolean stopped(long pid) {
+        return state(pid) == 'T';
+    }
+
+    /** Its state letter in /proc/PID/stat (R, S, T, Z, ...), or '-' when it is gone or unreadable. */
+    private static char state(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.UTF_8);
             // the state follows the command name, which is in parentheses and may itself hold ") "
-            String afterName = stat.substring(stat.lastIndexOf(')') + 2);
-            return afterName.charAt(0) == 'T';
+            return stat.charAt(stat.lastIndexOf(')') + 2);
         } catch (IOException | RuntimeException e) {
-            return false;
+            return '-';
         }
     }
 
@@ -427,18 +443,10 @@ public final class ChildProcess implements AutoCloseable {
         if (!process.isAlive()) {
             throw new ChildProcessException(name + " (pid " + pid() + ") has exited with code " + process.exitValue() + "; cannot send SIG" + sig);
         }
-        try {
-            // the group when it leads one: SIGSTOP to a wrapper alone would leave its program running
-            Process k = new ProcessBuilder("kill", "-" + sig, "--", (groupLeader() ? "-" : "") + pid()).redirectErrorStream(true).start();
-            String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            if (k.waitFor() != 0) {
-                throw new ChildProcessException("kill -" + sig + " " + pid() + " failed: " + out);
-            }
-        } catch (IOException e) {
-            throw new ChildProcessException("cannot run kill -" + sig + " (procps/util-linux): " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ChildProcessException("interrupted while sending SIG" + sig, e);
+        // the group when it leads one: SIGSTOP to a wrapper alone would leave its program running
+        String failed = kill(sig, groupLeader());
+        if (failed != null) {
+            throw new ChildProcessException("kill -s " + sig + " " + (groupLeader() ? "-" : "") + pid() + " failed: " + failed);
         }
     }
 
@@ -477,6 +485,7 @@ public final class ChildProcess implements AutoCloseable {
         private boolean suspended;
         private Duration agentTimeout = Duration.ofSeconds(60);
         private Path directory;
+        private boolean ownGroup;
 
         private Builder(List<String> command) {
             Objects.requireNonNull(command, "command");
@@ -509,6 +518,16 @@ public final class ChildProcess implements AutoCloseable {
         public Builder env(String key, String value) {
             env.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value of " + key));
             removed.remove(key);
+            return this;
+        }
+
+        /**
+         * The command makes the program the leader of a process group of its own ({@code setsid}): its
+         * signals go to the whole group, and a stop or a kill waits for the group, even once the leader
+         * itself has exited (a wrapper's program outlives the wrapper).
+         */
+        public Builder ownProcessGroup(boolean own) {
+            this.ownGroup = own;
             return this;
         }
 
@@ -575,6 +594,10 @@ public final class ChildProcess implements AutoCloseable {
                 throw new ChildProcessException("cannot start " + name + " (" + command.get(0) + "): " + e.getMessage(), e);
             }
             ChildProcess child = new ChildProcess(name, command, p, stdout, stderr, port);
+            if (ownGroup) {
+                child.ownGroup = true;
+                child.pgidKnown = true;
+            }
             log.debug("started {}: {}", child, command);
             if (agent) {
                 try {

@@ -83,6 +83,21 @@ class ChildProcessTest {
     }
 
     @Test
+    void aGroupWhoseLeaderExitedIsStillStoppedWhenTheProgramSaidItLeadsItsGroup() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/setsid")), "needs setsid (util-linux)");
+        // the leader starts its program in the background and exits at once: only the group still names the program
+        ChildProcess p = ChildProcess.of(List.of("/usr/bin/setsid", "/bin/sh", "-c", "sleep 300 & echo program $!")).ownProcessGroup(true)
+                .name("leaves").output(dir.resolve("leaves.out"), dir.resolve("leaves.err")).start();
+        long program = programPid(p);
+        p.process().waitFor();
+        assertThat(ProcessHandle.of(program).map(ProcessHandle::isAlive)).contains(true);
+
+        assertThat(p.stop(Duration.ofSeconds(10)).how()).isEqualTo("SIGTERM");
+        Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(5)).until(() -> ProcessHandle.of(program).map(h -> !h.isAlive()).orElse(true));
+        assertThat(ProcessHandle.of(program).map(ProcessHandle::isAlive).orElse(false)).as("the group's program was stopped too").isFalse();
+    }
+
+    @Test
     void aProgramStartsInTheWorkingDirectoryItIsGivenAndAMissingOneIsNamed() throws Exception {
         Path work = Files.createDirectories(dir.resolve("work"));
         ChildProcess p = ChildProcess.of(List.of("/bin/sh", "-c", "pwd")).directory(work).output(dir.resolve("pwd.out"), dir.resolve("pwd.err")).start();

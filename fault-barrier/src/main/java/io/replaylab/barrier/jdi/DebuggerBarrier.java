@@ -680,7 +680,7 @@ public final class DebuggerBarrier implements AutoCloseable {
      */
     private static final class MapRead {
         /** Long enough for any commit's map in a loaded program; a commit whose map takes longer is held unread. */
-        static final Duration TIMEOUT = Duration.ofSeconds(3);
+        static final Duration TIMEOUT = Duration.ofSeconds(6); // 3 s was tight for several JDWP calls on a loaded 2-core machine
 
         private final ObjectReference map;
         private final ThreadReference thread;

@@ -204,7 +204,7 @@ public final class CommitLoopMain {
 
     /** Its entries are read under a lock; {@link #lockElsewhere} has another thread take it for {@link #HOLD} first. */
     static final class LockedOffsets extends OwnOffsets {
-        static final Duration HOLD = Duration.ofSeconds(6);
+        static final Duration HOLD = Duration.ofSeconds(15); // well past the debugger's 6 s read limit
         private final ReentrantLock lock = new ReentrantLock();
 
         LockedOffsets(TopicPartition tp, OffsetAndMetadata om) {

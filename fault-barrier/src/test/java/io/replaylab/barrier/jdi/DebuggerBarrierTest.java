@@ -150,13 +150,13 @@ class DebuggerBarrierTest {
 
     @Test
     void aMapWhoseMethodsWaitForALockASuspendedThreadHoldsIsHeldUnreadAndRunsOnOnceReleased(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Armed a = armedOnOneRecord(kafka, ns, HoldMode.PROCESS, "map=locked"); // the lock's holder sleeps, suspended, for 6 s
+        Armed a = armedOnOneRecord(kafka, ns, HoldMode.PROCESS, "map=locked"); // the lock's holder sleeps, suspended, for 15 s
 
         Arrival arrival = a.barrier().awaitArrival(Duration.ofSeconds(60));
 
         assertThat(arrival.offsets()).isEmpty();
         assertThat(arrival.context().get("offsets")).startsWith("(unreadable " + CommitLoopMain.LockedOffsets.class.getName() + ": ")
-                .contains("did not return within 3 s");
+                .contains("did not return within 6 s");
         // released before the holder lets go: the read's call is still waiting in the program, and the thread must run on after it
         releasedItCommits(a, kafka, ns, new CommitOffset(ns.topic(), 0, 1));
     }

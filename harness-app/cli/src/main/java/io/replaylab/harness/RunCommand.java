@@ -135,6 +135,13 @@ final class RunCommand implements Callable<Integer> {
             + "{bootstrap} {topic} {count} {namespace}; what the topic then holds is the source set")
     String producerCmd;
 
+    @Option(names = "--producer-env", paramLabel = "NAME=TEMPLATE", description = "as --subject-env, for --producer-cmd "
+            + "({bootstrap} {topic} {count} {namespace}); repeatable")
+    List<String> producerEnv;
+
+    @Option(names = "--producer-dir", description = "as --subject-dir, for --producer-cmd")
+    Path producerDir;
+
     @Option(names = "--record-key", description = "the lab's producer writes this key: {id} {amount} {account} (default: the account)")
     String recordKey;
 
@@ -239,7 +246,7 @@ final class RunCommand implements Callable<Integer> {
     private static Subject subject(String flag, String cmd, List<String> env, Path dir, Subject reference) {
         if (cmd == null) {
             if (env != null || dir != null) {
-                throw new IllegalArgumentException(flag + "-env and " + flag + "-dir go with " + flag + "-cmd (the reference program takes neither)");
+                throw new IllegalArgumentException(flag + "-env and " + flag + "-dir go with " + flag + "-cmd" + (reference == null ? "" : " (the reference program takes neither)"));
             }
             return reference;
         }
@@ -260,12 +267,12 @@ final class RunCommand implements Callable<Integer> {
     /** What fills the source topics: --producer-cmd, or the lab's producer in --record-key/--record-value's shape; read with --source-*. */
     private RecordSource recordSource() {
         RecordSource r;
-        if (producerCmd != null) {
+        if (producerCmd != null || producerEnv != null || producerDir != null) {
             if (recordKey != null || recordValue != null) {
                 throw new IllegalArgumentException("--producer-cmd fills the topics with your producer's records; --record-key/--record-value shape "
                         + "the lab's own: give one or the other");
             }
-            r = RecordSource.producer(Subject.command(producerCmd));
+            r = RecordSource.producer(subject("--producer", producerCmd, producerEnv, producerDir, null));
         } else if (recordValue != null) {
             r = RecordSource.shaped(recordKey, recordValue);
         } else if (recordKey != null) {

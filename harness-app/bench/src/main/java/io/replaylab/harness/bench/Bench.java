@@ -716,6 +716,9 @@ static long drain(String bootstrap, String topic) {
             }
             PrintWriter out = spec.commandLine().getOut();
             io.replaylab.harness.lab.Subject template = io.replaylab.harness.lab.Subject.command(subjectCmd);
+            if (!template.uses("{group}")) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "--subject-cmd must use {group}: each run gives its consumer a group of its own");
+            }
             Path dir = Files.createTempDirectory("replay-lab-bench-native-");
             LabNamespace ns = LabNamespace.random("bench");
             List<Long> plain = new ArrayList<>();

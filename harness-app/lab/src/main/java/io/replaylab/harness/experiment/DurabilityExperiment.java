@@ -80,6 +80,12 @@ final class DurabilityExperiment {
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
         e.limitation(Limitations.DURABILITY_ONE_SCHEDULE);
+        if (!ctx.settings().source().isReference()) {
+            // its producer is the experiment itself (acks and idempotence are what it compares): it writes the reference shape only
+            return e.finish(Outcome.notRun("durability produces its own records in the reference shape ({\"id\",\"account\",\"amount\"}) to "
+                    + "compare producer settings; the run's source (" + ctx.settings().source() + ") is not read there, so a consumer "
+                    + "of another shape cannot be judged on them"));
+        }
         Platform platform = ctx.settings().platform();
         if (!platform.canFreeze()) {
             return e.finish(Outcome.notRun("not available on " + platform.describe() + ": the fault freezes a follower broker, which needs "

@@ -8,8 +8,6 @@ import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
-import io.replaylab.evidence.Payload;
-import io.replaylab.evidence.Source;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.lab.Experiment;

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -20,15 +19,11 @@ import io.replaylab.harness.lab.LabStoppedException;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
-import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.IllegalBarrierMoveException;
-import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.HoldMode;
-import io.replaylab.barrier.jdi.MethodPoint;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.evidence.Check;
@@ -45,7 +40,6 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
-import io.replaylab.oracle.SourceSpec;
 
 /**
  * Experiment 2 (SPEC R7–R12): instance A is held by a debugger after its DB commit and before its
@@ -63,21 +57,22 @@ final class RebalanceExperiment {
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrierChoice();
-        boolean wire = choice.kind() == BarrierKind.WIRE;
-        e.environment("barrier", choice.display());
+        BarrierPlan plan = BarrierPlan.of(choice, ScheduleCell.Point.BEFORE_OFFSET_COMMIT);
+        e.environment("barrier", plan.display());
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
-        e.limitation(limitation(wire));
+        e.limitation(limitation(plan.technology() == BarrierPlan.Technology.WIRE));
         Experiments.produce(ctx, e, ns);
         // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy
-        boolean mayFallBack = !wire && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.proxy().isPresent();
-        Outcome o = attempt(ctx, e, ns.topic(), ns.group(), ns.inbox(1), wire, mayFallBack);
+        boolean mayFallBack = plan.readsArguments() && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.proxy().isPresent();
+        Outcome o = attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1), mayFallBack);
         if (o != null) {
             return o;
         }
-        e.environment("barrier", "wire (fallback: the debugger could not read the offsets A commits; " + choice.why() + ")");
+        BarrierPlan wire = plan.onTheWire("fallback: the debugger could not read the offsets A commits; " + choice.why());
+        e.environment("barrier", wire.display());
         e.limitation(limitation(true));
         ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
-        return attempt(ctx, e, ns.topic(), ns.group("wire"), ns.inbox(2), true, false);
+        return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2), false);
     }
 
     private static String limitation(boolean wire) {
@@ -93,49 +88,28 @@ final class RebalanceExperiment {
      * One try with one barrier; null when the debugger held a commit whose offsets it could not read
      * and {@code mayFallBack}: everything of the try is released and stopped, and the caller tries the wire.
      */
-    private static Outcome attempt(LabContext ctx, ExperimentRecorder e, String topic, String group, String inbox, boolean wire, boolean mayFallBack)
-            throws Exception {
+    private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox,
+            boolean mayFallBack) throws Exception {
         HoldMode mode = ctx.settings().holdMode();
-        String holdMode = wire ? "connection" : mode.name().toLowerCase(Locale.ROOT);
-        e.environment("hold mode", holdMode);
+        e.environment("hold mode", plan.technology().holdMode(mode));
         Source harness = Source.here("harness");
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
-        List<LabContext.Instance> running = new ArrayList<>();
-        DebuggerBarrier debugger = null;
-        Barrier barrier;
-        BarrierEvidence evidence;
-        LabContext.Instance a;
-        if (wire) {
-            WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
-            ctx.step("wire barrier armed on group " + group + "'s OffsetCommit; instance A starts through the proxy at "
-                    + proxy.bootstrapServers());
-            long[] pidA = {0};
-            evidence = BarrierEvidence.into(e, "rebalance-A", () -> pidA[0], "wire");
-            barrier = proxy.arm("offset-commit", group, evidence, options); // armed before A exists: its first commit cannot slip by
-            a = ctx.start(e, "rebalance-A", topic, group, inbox, false);
-            pidA[0] = a.pid();
-            running.add(a);
-        } else {
-            ctx.step("instance A starts under the debugger barrier (" + holdMode + " hold)");
-            a = ctx.start(e, "rebalance-A", topic, group, inbox, true);
-            running.add(a);
-            debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
-            evidence = BarrierEvidence.into(e, "rebalance-A", a::pid, holdMode);
-            barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, evidence, options);
-            debugger.resumeProgram(); // A was launched suspended: it runs only now that its first commit will be held
-        }
-        try {
+        BarrierPlan.Held at = plan.arm(ctx, e, "offset-commit", "rebalance-A", topic, group, inbox, mode, options);
+        LabContext.Instance a = at.instance();
+        List<LabContext.Instance> running = at.running();
+        Barrier barrier = at.barrier();
+        try (at) {
             Arrival held;
             try {
-                held = awaitArrival(ctx, barrier, a);
+                held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (wire ? "send an OffsetCommit for group " + group
-                        : "call KafkaConsumer#commitSync") + " within " + ctx.settings().barrierTimeout()));
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached() + " within "
+                        + ctx.settings().barrierTimeout()));
             }
 
             String unreadable = held.offsets().isEmpty() ? held.context().getOrDefault("offsets", "") : "";
-            if (!wire && unreadable.startsWith("(unreadable")) {
+            if (plan.readsArguments() && unreadable.startsWith("(unreadable")) {
                 e.record(harness, new Payload.Note("the debugger held A's commitSync but could not read the offsets it commits: " + unreadable
                         + (mayFallBack ? "; the wire barrier takes over" : "")));
                 if (mayFallBack) {
@@ -180,9 +154,10 @@ final class RebalanceExperiment {
                     inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabContext.committed(atHold, topic, inFlight.partition()))
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
-            Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, wire ? held : null);
+            // the wire's arrival names the held request's member and generation; a debugger's does not
+            Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.context().containsKey("member") ? held : null);
 
-            ctx.step("A held at " + (wire ? "its OffsetCommit " : "commitSync ") + committing + "; starting B");
+            ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
             LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
             running.add(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
@@ -229,7 +204,7 @@ final class RebalanceExperiment {
             if (ended.isPresent()) {
                 return ended.get();
             }
-            Event rejected = evidence.outcomeEvent();
+            Event rejected = at.evidence().outcomeEvent();
             String rejecter = Verdicts.rejecter(outcome.orElseThrow(), onWire);
 
             ctx.step("group settles with both instances and drains");
@@ -246,8 +221,6 @@ final class RebalanceExperiment {
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()));
-        } finally {
-            Experiments.release(ctx, e, barrier, debugger, running);
         }
     }
 

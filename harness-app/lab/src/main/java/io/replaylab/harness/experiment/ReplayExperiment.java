@@ -98,13 +98,17 @@ final class ReplayExperiment {
 
         ctx.step("consumer A2 replays into the same target");
         // the wire's word on redelivery: from where A2 asks to read each partition (a consumer that skips to the end never asks below it)
-        FetchWatch fetches = ctx.witness().map(w -> w.watchFetches(topic)).orElse(null);
-        LabContext.Instance a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
+        FetchWatch fetches = null;
+        LabContext.Instance a2 = null;
         OffsetSnapshot after;
         try {
+            fetches = ctx.witness().map(w -> w.watchFetches(topic)).orElse(null);
+            a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
             after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
         } finally {
-            ctx.stop(e, a2);
+            if (a2 != null) {
+                ctx.stop(e, a2);
+            }
             if (fetches != null) {
                 fetches.close();
             }
@@ -124,6 +128,11 @@ final class ReplayExperiment {
         // without a processing log: the records of the partitions A2 fetched again from their reset offset (on the wire), or,
         // with no witness, the offsets committed again (a weaker rule: a consumer that jumps to the end would pass it)
         Map<Integer, Long> lowest = fetches == null ? Map.of() : fetches.lowestOffsets();
+        if (log.isEmpty() && fetches != null && lowest.isEmpty() && recommitted > 0) {
+            // offsets came back, yet not one Fetch of the topic crossed the proxy: A2 reads from somewhere the lab cannot see
+            return e.finish(Outcome.notRun("replay-A2 committed " + recommitted + " offsets again but never fetched " + topic + " through the wire "
+                    + "proxy it was given as {bootstrap}: the redelivery cannot be confirmed (does the consumer take its broker from {bootstrap}?)"));
+        }
         long refetched = reset.partitions().stream().filter(p -> lowest.containsKey(p.partition()) && lowest.get(p.partition()) <= p.actual())
                 .mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))

@@ -1,5 +1,11 @@
 package io.replaylab.harness.experiment;
 
+import io.replaylab.barrier.Arrival;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -36,19 +42,69 @@ public record ScheduleCell(Point point, Fault fault) {
         }
     }
 
-    /** What happens to A at the point. */
+    /**
+     * What happens to A at the point. Each fault injects itself ({@link #inject}): a new fault is one
+     * new constant with its body, and one without a body does not compile.
+     */
     public enum Fault {
         /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
-        HOLD("A's thread is held past its poll interval, then resumed after the partition moved"),
+        HOLD("A's thread is held past its poll interval, then resumed after the partition moved", "held") {
+            @Override
+            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+                return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
+                        + pointName + " by " + at.heldBy() + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
+            }
+        },
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
-        FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved"),
+        FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen") {
+            @Override
+            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+                return at.freeze();
+            }
+
+            @Override
+            java.util.Optional<String> unavailableOn(io.replaylab.evidence.process.Platform platform) {
+                return platform.canFreeze() ? java.util.Optional.empty() : java.util.Optional.of("not available on " + platform.describe()
+                        + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm every thread stopped");
+            }
+        },
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
-        CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name");
+        CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name", "killed") {
+            @Override
+            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+                return at.crash();
+            }
+
+            @Override
+            boolean leavesARunning() {
+                return false;
+            }
+        };
 
         private final String description;
+        private final String done;
 
-        Fault(String description) {
+        Fault(String description, String done) {
             this.description = description;
+            this.done = done;
+        }
+
+        /** Hits A where it is held, records it, and returns the event that shows it. */
+        abstract Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName);
+
+        /** Whether A's process lives on after the fault (to be resumed); a crashed A is restarted instead. */
+        boolean leavesARunning() {
+            return true;
+        }
+
+        /** Why this machine cannot inject it, or empty. */
+        java.util.Optional<String> unavailableOn(io.replaylab.evidence.process.Platform platform) {
+            return java.util.Optional.empty();
+        }
+
+        /** What became of A, as a message says it: "held", "frozen", "killed". */
+        String done() {
+            return done;
         }
 
         public String id() {

@@ -1,7 +1,6 @@
 package io.replaylab.harness.experiment;
 
 import io.replaylab.evidence.process.Platform;
-import io.replaylab.evidence.process.Poll;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,20 +13,11 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.Arrival;
-import io.replaylab.barrier.Barrier;
-import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
-import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.CommitOffset;
-import io.replaylab.barrier.gdb.NativeAttachException;
-import io.replaylab.barrier.gdb.NativeDebugger;
-import io.replaylab.barrier.gdb.NativePoint;
-import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.HoldMode;
-import io.replaylab.barrier.jdi.MethodPoint;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Limitations;
@@ -44,7 +34,6 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
-import io.replaylab.oracle.SourceSpec;
 
 /**
  * Experiment {@code schedules}: every single fault (hold, freeze, crash) at every point of the
@@ -98,125 +87,39 @@ final class SchedulesExperiment {
     /** One cell: A reaches the point, the fault hits it there, B takes over (and A restarts after a crash), drain, oracle. */
     static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell, BarrierKind.Choice choice) throws Exception {
         Experiments.environment(ctx, e, ns);
-        boolean wire = choice.kind() == BarrierKind.WIRE;
-        e.environment("barrier", choice.display());
+        BarrierPlan plan = BarrierPlan.of(choice, cell.point());
+        e.environment("barrier", plan.display());
         e.environment("point", cell.point().id() + ": " + cell.point().description());
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
         e.limitation("This cell: " + cell.meaning() + ".");
-        // the wire barrier sees only the Kafka protocol: a program that is not a JVM is held at its DB commit by a native debugger
-        boolean nativeDb = wire && cell.point() == Point.BEFORE_DB_COMMIT;
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         String aName = cell.id() + "-A";
         Platform platform = ctx.settings().platform();
-        if (cell.fault() == Fault.FREEZE && !platform.canFreeze()) {
-            return e.finish(Outcome.notRun("not available on " + platform.describe() + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and "
-                    + "/proc to confirm every thread stopped"));
-        }
-        if (nativeDb && !platform.procfs()) {
-            return e.finish(Outcome.notRun("not available on " + platform.describe() + ": the native barrier (gdb) needs /proc to find the "
-                    + "program and confirm its threads' states"));
+        Optional<String> unavailable = cell.fault().unavailableOn(platform).or(() -> plan.unavailableOn(platform));
+        if (unavailable.isPresent()) {
+            return e.finish(Outcome.notRun(unavailable.get()));
         }
         Experiments.produce(ctx, e, ns);
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
-        List<LabContext.Instance> running = new ArrayList<>();
-        DebuggerBarrier debugger = null;
-        NativeDebugger gdb = null;
-        Barrier barrier;
-        LabContext.Instance a;
-        String held;
-        if (nativeDb) {
-            NativePoint at = NativePoint.sqliteCommit();
-            e.environment("barrier", "native (gdb at " + at + ": the DB point of a subject that is not a JVM, which the wire barrier cannot see)");
-            // the warm-up, as for a JVM: A's first OffsetCommit is held on the wire while the DB point is armed, so that the
-            // transactions A runs while it starts (its schema) do not count and its next record's COMMIT cannot slip by
-            WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
-            long[] pidA = {0};
-            Barrier warmUp = proxy.arm("warm-up", group, BarrierEvidence.into(e, aName, () -> pidA[0], "wire"), options);
-            a = ctx.start(e, aName, topic, group, inbox, false);
-            pidA[0] = a.pid();
-            running.add(a);
-            boolean armed = false;
-            try {
-                gdb = ctx.attachNative(a, at);
-                e.record(Source.here("harness"), new Payload.Note("gdb attached to " + aName + " (pid " + gdb.pid() + ": "
-                        + (gdb.pid() == a.pid() ? "the subject itself" : "a descendant of the subject's pid " + a.pid()) + "); the point is in "
-                        + gdb.library() + "; it stood still for " + gdb.attachPause().toMillis() + " ms while gdb attached"));
-                try {
-                    RebalanceExperiment.awaitArrival(ctx, warmUp, a);
-                } catch (BarrierTimeoutException t) {
-                    return e.finish(neverReached(ctx, cell.point(), "send an OffsetCommit for group " + group
-                            + " (the warm-up: the DB point is armed while it is held)"));
-                }
-                barrier = gdb.arm(cell.point().id(), at, HoldMode.THREAD, BarrierEvidence.into(e, aName, a::pid, "native-thread"), options);
-                armed = true;
-            } catch (NativeAttachException x) {
-                if (x.reason() == NativeAttachException.Reason.GONE) {
-                    // gdb can see the pid gone before this JVM has reaped it: wait for the exit code, so the cell says it
-                    Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(2)).until(() -> !a.process().isAlive());
-                }
-                ctx.checkpoint(a); // a subject that exited says so, with its exit code
-                return e.finish(Outcome.notRun("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")"));
-            } finally {
-                if (warmUp.state() == BarrierState.HELD) {
-                    warmUp.release();
-                } else if (warmUp.state() == BarrierState.ARMED) {
-                    warmUp.expire();
-                }
-                if (!armed && gdb != null) {
-                    gdb.close(); // no barrier: nothing left attached
-                }
-            }
-            held = "a native debugger (gdb) breakpoint at " + at;
-        } else if (wire) {
-            WireProxy proxy = ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
-            long[] pidA = {0};
-            BarrierEvidence evidence = BarrierEvidence.into(e, aName, () -> pidA[0], "wire");
-            barrier = cell.point() == Point.BEFORE_OFFSET_COMMIT ? proxy.arm(cell.point().id(), group, evidence, options)
-                    : proxy.armAnswer(cell.point().id(), group, evidence, options);
-            held = cell.point() == Point.BEFORE_OFFSET_COMMIT ? "A's OffsetCommit request on the wire" : "the broker's answer to A's OffsetCommit on the wire";
-            a = ctx.start(e, aName, topic, group, inbox, false);
-            pidA[0] = a.pid();
-            running.add(a);
-        } else {
-            a = ctx.start(e, aName, topic, group, inbox, true);
-            running.add(a);
-            debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
-            BarrierEvidence evidence = BarrierEvidence.into(e, aName, a::pid, "thread");
-            MethodPoint at = switch (cell.point()) {
-                case BEFORE_DB_COMMIT -> ctx.settings().dbCommitPoint();
-                case BEFORE_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync();
-                case AFTER_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync().onReturn();
-            };
-            held = "a debugger breakpoint at " + at;
-            if (cell.point() == Point.BEFORE_OFFSET_COMMIT) {
-                barrier = debugger.arm(cell.point().id(), at, HoldMode.THREAD, evidence, options);
-                debugger.resumeProgram();
-            } else {
-                // a warm-up hold at A's first commitSync, then the point: the DB point skips the transactions A ran while starting
-                // (its schema), and the return point is armed only now because watching returns slows the whole JVM down
-                Barrier warmUp = debugger.arm("warm-up", MethodPoint.kafkaCommitSync(), HoldMode.THREAD, evidence, options);
-                debugger.resumeProgram();
-                try {
-                    RebalanceExperiment.awaitArrival(ctx, warmUp, a);
-                } catch (BarrierTimeoutException t) {
-                    return e.finish(neverReached(ctx, cell.point(), "call KafkaConsumer#commitSync (the warm-up: its first offset commit)"));
-                }
-                barrier = debugger.arm(cell.point().id(), at, HoldMode.THREAD, evidence, options);
-                warmUp.release();
-            }
-        }
+        BarrierPlan.Held at;
         try {
+            at = plan.arm(ctx, e, cell.point().id(), aName, topic, group, inbox, HoldMode.THREAD, options);
+        } catch (BarrierPlan.PointNotReached x) {
+            return e.finish(neverReached(ctx, cell.point(), x.getMessage()));
+        } catch (BarrierPlan.PointUnreachable x) {
+            return e.finish(Outcome.notRun(x.getMessage()));
+        }
+        try (at) {
+            LabContext.Instance a = at.instance();
             Arrival arrival;
             try {
-                arrival = RebalanceExperiment.awaitArrival(ctx, barrier, a);
+                arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(neverReached(ctx, cell.point(), nativeDb ? "reach " + NativePoint.sqliteCommit() + " ("
-                        + NativePoint.sqliteCommit().unreached() + ")" : wire ? (cell.point() == Point.BEFORE_OFFSET_COMMIT ? "send an OffsetCommit"
-                        : "get an OffsetCommit accepted") + " for group " + group : "reach " + held.substring("a debugger breakpoint at ".length())));
+                return e.finish(neverReached(ctx, cell.point(), at.unreached()));
             }
             OffsetSnapshot atPoint = ctx.ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
@@ -226,65 +129,38 @@ final class SchedulesExperiment {
                     .or(() -> atPoint.members().stream().flatMap(m -> m.assignment().stream()).findFirst())
                     .orElseThrow(() -> new IllegalStateException("A reached " + cell.point().id() + " owning no partition of " + topic));
 
-            Event fault;
+            Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
             List<LabContext.Instance> live = new ArrayList<>();
-            switch (cell.fault()) {
-                case HOLD -> fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + a.pid() + ") held at "
-                        + cell.point().id() + " by " + held + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
-                case FREEZE -> {
-                    if (gdb != null) {
-                        // under ptrace a SIGSTOP only reaches the debugger: it stops every thread itself, confirmed in /proc (state t)
-                        Map<Long, Character> states = gdb.freeze();
-                        fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + gdb.pid() + ") frozen through the debugger at "
-                                + cell.point().id() + " (held there by " + held + "): all " + states.size() + " of its threads stopped, /proc/"
-                                + gdb.pid() + "/task/*/stat shows state t for each"));
-                        break;
-                    }
-                    a.process().freeze(); // returns once /proc shows the process stopped (state T)
-                    fault = e.record(Source.here("harness"), new Payload.Note(aName + " (pid " + a.pid() + ") frozen with SIGSTOP at "
-                            + cell.point().id() + " (held there by " + held + "); /proc/" + a.pid() + "/stat shows state T"));
-                }
-                case CRASH -> {
-                    if (gdb != null) {
-                        gdb.killProgram(); // the program gdb holds, a wrapper's descendant too: gone in /proc before the crash is recorded
-                    }
-                    fault = ctx.crash(e, a);
-                    running.remove(a);
-                }
-                default -> throw new IllegalStateException(cell.fault().name());
-            }
-            if (cell.fault() != Fault.CRASH) {
+            if (cell.fault().leavesARunning()) {
                 live.add(a);
             }
             ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
             LabContext.Instance b = ctx.start(e, cell.id() + "-B", topic, group, inbox, false);
-            running.add(b);
+            at.running().add(b);
             live.add(b);
-            if (cell.fault() == Fault.CRASH) {
+            if (!cell.fault().leavesARunning()) {
                 LabContext.Instance again = ctx.start(e, aName, topic, group, inbox, false); // the same instance name, a new process
-                running.add(again);
+                at.running().add(again);
                 live.add(again);
             }
             Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().handoffTimeout());
             if (handoff == null) {
                 return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().handoffTimeout()
-                        + " after A was " + (cell.fault() == Fault.HOLD ? "held" : cell.fault() == Fault.FREEZE ? "frozen" : "killed")
-                        + (cell.point() == Point.BEFORE_DB_COMMIT && cell.fault() != Fault.CRASH
+                        + " after A was " + cell.fault().done()
+                        + (cell.point() == Point.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
             }
-            if (cell.fault() != Fault.CRASH) {
-                thaw(a, cell, gdb);
-                barrier.release();
-                Optional<CallOutcome> seen = barrier.awaitOutcome(Duration.ofSeconds(10));
+            if (cell.fault().leavesARunning()) {
+                at.thaw();
+                at.barrier().release();
+                Optional<CallOutcome> seen = at.barrier().awaitOutcome(Duration.ofSeconds(10));
                 e.record(Source.here("harness"), new Payload.Note("A resumed at " + cell.point().id() + "; its call "
                         + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
             }
-            if (gdb != null) {
-                gdb.close(); // its work is done: the program runs on untraced (and stops on SIGTERM as it would without a debugger)
-            }
+            at.untrace();
 
             ctx.step("the group recovers and drains");
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, at.running(), b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             }
@@ -294,23 +170,6 @@ final class SchedulesExperiment {
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault(cell.fault().id() + " at " + cell.point().id() + " (event " + fault.seq()
                     + "), then " + watched + " moved to another member", handoff), e.checks()));
-        } finally {
-            thaw(a, cell, gdb);
-            NativeDebugger detach = gdb;
-            Experiments.release(ctx, e, barrier, detach != null ? detach::close : debugger != null ? debugger::close : null, running);
-        }
-    }
-
-    /** A frozen A runs again (a program never stays frozen; the debugger cannot talk to a stopped JVM). */
-    private static void thaw(LabContext.Instance a, ScheduleCell cell, NativeDebugger gdb) {
-        if (gdb != null && gdb.isFrozen()) {
-            try {
-                gdb.thaw();
-            } catch (RuntimeException x) { // gdb gone: its end let the program run; the instances must still be stopped
-                org.slf4j.LoggerFactory.getLogger(SchedulesExperiment.class).warn("cannot thaw {} through gdb: {}", a.name(), x.getMessage());
-            }
-        } else if (cell.fault() == Fault.FREEZE && a.process().isFrozen()) {
-            a.process().thaw();
         }
     }
 

@@ -8,10 +8,10 @@ package io.replaylab.harness.lab;
 public enum BarrierKind {
     DEBUGGER, WIRE;
 
-    /** The barrier a run uses and why it was chosen (shown in the evidence and the report). */
     /** The reason of a barrier the settings named: never replaced by another. */
     public static final String ASKED_FOR = "asked for";
 
+    /** The barrier a run uses and why it was chosen (shown in the evidence and the report). */
     public record Choice(BarrierKind kind, String why) {
         public String display() {
             return kind.name().toLowerCase(java.util.Locale.ROOT) + " (" + why + ")";

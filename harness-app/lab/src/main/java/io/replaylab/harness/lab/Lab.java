@@ -72,13 +72,7 @@ public final class Lab {
         if (settings.subject() != null) {
             settings.subject().checkProgram(); // a program that is not there is named now, before a broker starts
         }
-        settings.source().producer().ifPresent(producer -> {
-            try {
-                producer.checkProgram();
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(e.getMessage().replace("the subject command", "the producer command"), e);
-            }
-        });
+        settings.source().producer().ifPresent(producer -> producer.checkProgram("producer"));
         if (settings.bootstrap() != null && !settings.allowRemote()) {
             List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
             if (!remote.isEmpty()) {

@@ -294,7 +294,8 @@ public final class LabContext {
         io.replaylab.evidence.Evidence.writeJson(runDir.resolve(file), s);
         e.artifact(file, "the source set as read back with " + source.mapping());
         e.record(Source.here("harness"), new Payload.Note("the source set: " + topic + " holds " + s.records() + " record(s), " + s.parsed()
-                + " read with " + source.mapping() + " (sum of amounts " + s.sumOfAmounts() + "), " + (s.records() - s.parsed())
+                + " read with " + source.mapping() + " (" + s.distinctIds() + " distinct ids, sum of amounts " + s.sumOfAmounts() + "), "
+                + (s.records() - s.parsed())
                 + " malformed (quarantined: no effect expected)" + (s.malformedExamples().isEmpty() ? "" : " e.g. " + s.malformedExamples())
                 + "; end offsets " + s.endOffsets()));
         if (s.records() == 0) {
@@ -320,7 +321,7 @@ public final class LabContext {
         values.put("count", Integer.toString(settings.records()));
         values.put("namespace", namespace);
         step("producing to " + topic + " with the producer command");
-        Instance p = start(e, name + "-producer", producer, values, false);
+        Instance p = start(e, name + "-producer", producer, values, false, false);
         long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
         while (p.process().isAlive()) {
             checkpoint();
@@ -404,6 +405,12 @@ public final class LabContext {
      * {@code logs/<instance>.out|err}, the start is recorded and the process is stopped with the run.
      */
     public Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable) {
+        return start(e, instance, template, values, debuggable, true);
+    }
+
+    /** As above; {@code targetLogin}: whether the program gets the target's password (a consumer does, a producer never). */
+    private Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable,
+            boolean targetLogin) {
         values = new HashMap<>(values);
         values.put("instance", instance);
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
@@ -413,9 +420,9 @@ public final class LabContext {
         List<String> cmd = run.guard.wrap(template.command(values));
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
-        ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err);
+        ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err).ownProcessGroup(run.guard.ownGroups());
         Map<String, String> envValues = new HashMap<>(values);
-        if (db.password() != null) {
+        if (targetLogin && db.password() != null) {
             // the target's password reaches the subject in its environment: never on a command line the evidence records
             b.env(Subject.TARGET_PASSWORD_ENV, db.password());
             envValues.put("target-password", db.password());

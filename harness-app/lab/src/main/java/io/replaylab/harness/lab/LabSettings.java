@@ -4,7 +4,6 @@ import io.replaylab.evidence.process.Platform;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;

@@ -134,6 +134,11 @@ final class ProcessGuard implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #wrap} puts each program in a process group of its own (setsid). */
+    boolean ownGroups() {
+        return setsid;
+    }
+
     /** What {@code kill} takes: {@code -PGID} for a group of its own, else the pid. */
     private String target(long pid) {
         return setsid ? "-" + pid : Long.toString(pid);

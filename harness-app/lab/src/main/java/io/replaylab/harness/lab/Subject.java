@@ -29,7 +29,7 @@ public final class Subject {
             "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}");
 
     /** A variable whose name says it holds a secret: its value is never recorded. */
-    private static final java.util.regex.Pattern SECRET_NAME = java.util.regex.Pattern.compile("(?i).*(PASSWORD|PASSWD|SECRET|TOKEN|CREDENTIAL).*");
+    private static final java.util.regex.Pattern SECRET_NAME = java.util.regex.Pattern.compile("(?i).*(PASS|PWD|SECRET|TOKEN|CREDENTIAL|KEY|AUTH).*");
 
     private final String template;
     private final String description;
@@ -65,13 +65,18 @@ public final class Subject {
      * on none of the PATH's directories. (A template is a value: it is checked when a run uses it.)
      */
     void checkProgram() {
+        checkProgram("subject");
+    }
+
+    /** As {@link #checkProgram()}, the messages naming its role ({@code subject}, {@code producer}, {@code transform}). */
+    void checkProgram(String role) {
         if (directory != null && !java.nio.file.Files.isDirectory(directory)) {
-            throw new IllegalArgumentException("the subject's working directory '" + directory + "' is no directory");
+            throw new IllegalArgumentException("the " + role + "'s working directory '" + directory + "' is no directory");
         }
         if (executable.contains("/")) {
             java.nio.file.Path exe = resolved();
             if (!java.nio.file.Files.isRegularFile(exe) || !java.nio.file.Files.isExecutable(exe)) {
-                throw new IllegalArgumentException("the subject command's program '" + executable + "' is not an executable file"
+                throw new IllegalArgumentException("the " + role + " command's program '" + executable + "' is not an executable file"
                         + (exe.toString().equals(executable) ? "" : " (" + exe + ")"));
             }
             return;
@@ -83,7 +88,7 @@ public final class Subject {
                 return;
             }
         }
-        throw new IllegalArgumentException("the subject command's program '" + executable + "' is on none of the PATH's directories (" + path + ")");
+        throw new IllegalArgumentException("the " + role + " command's program '" + executable + "' is on none of the PATH's directories (" + path + ")");
     }
 
     /**
@@ -131,8 +136,13 @@ public final class Subject {
     /** The environment as the evidence may show it: templates, with a secret's value masked. */
     public Map<String, String> envForEvidence() {
         java.util.Map<String, String> shown = new java.util.TreeMap<>();
-        env.forEach((k, v) -> shown.put(k, SECRET_NAME.matcher(k).matches() || v.contains("{target-password}") ? "***" : v));
+        env.forEach((k, v) -> shown.put(k, SECRET_NAME.matcher(k).matches() || v.contains("{target-password}") ? "***" : redacted(v)));
         return shown;
+    }
+
+    /** A value with a URL's password ({@code //user:pw@host}) or a {@code password=} parameter masked. */
+    private static String redacted(String value) {
+        return value.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("(//[^/@:\\s]*:)[^/@\\s]*@", "$1***@");
     }
 
     /** The environment for one instance: the templates with {@code values} filled in. */

@@ -23,14 +23,16 @@ class SubjectTest {
     @Test
     void aConsumerConfiguredOnlyByItsEnvironmentGetsTheGroupThereAndTheEvidenceMasksSecrets() {
         Subject s = Subject.command("python3 consumer.py").env("KAFKA_GROUP", "{group}").env("KAFKA_BOOTSTRAP", "{bootstrap}")
-                .env("DB_PASSWORD", "{target-password}").env("API_TOKEN", "literal-secret");
+                .env("DB_PASSWORD", "{target-password}").env("API_TOKEN", "literal-secret").env("PGPASS", "pw1").env("API_KEY", "k1")
+                .env("DATABASE_URL", "postgres://lab:pw2@localhost/lab").env("JDBC", "jdbc:postgresql://h/lab?user=u&password=pw3");
         assertThat(s.uses("{group}")).isTrue();
         assertThat(LabSettings.custom().subject(s).build().subject()).isSameAs(s);
         assertThat(s.env(Map.of("group", "g1", "bootstrap", "127.0.0.1:9", "target-password", "pw")))
                 .containsEntry("KAFKA_GROUP", "g1").containsEntry("KAFKA_BOOTSTRAP", "127.0.0.1:9").containsEntry("DB_PASSWORD", "pw")
                 .containsEntry("API_TOKEN", "literal-secret");
         assertThat(s.envForEvidence()).containsEntry("KAFKA_GROUP", "{group}").containsEntry("DB_PASSWORD", "***").containsEntry("API_TOKEN", "***");
-        assertThat(s.description()).contains("KAFKA_GROUP={group}").doesNotContain("literal-secret");
+        assertThat(s.description()).contains("KAFKA_GROUP={group}").doesNotContain("literal-secret").doesNotContain("pw1").doesNotContain("k1")
+                .doesNotContain("pw2").doesNotContain("pw3").contains("postgres://lab:***@localhost/lab").contains("password=***");
     }
 
     @Test

@@ -76,6 +76,16 @@ class DurabilityExperimentTest {
     }
 
     @Test
+    void aRunWhoseConsumerHasItsOwnShapeIsNotRunBecauseDurabilityProducesTheReferenceShapeItself(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).experiments(Experiments.durability())
+                .source(io.replaylab.harness.lab.RecordSource.shaped("{id}", "{\"paymentId\":\"{id}\",\"amountCents\":{amount}}")
+                        .mapping(io.replaylab.oracle.SourceMapping.of("key", "json:/amountCents", 0))).build(), null);
+
+        assertThat(durability(r).outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(durability(r).outcome().reason()).startsWith("durability produces its own records in the reference shape");
+    }
+
+    @Test
     void anExternalClusterWithFewerThanThreeBrokersIsNotRun(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).experiments(Experiments.durability()).build(), null);
 

@@ -142,7 +142,7 @@ class HandbookConsumerTest {
     @Test
     void aWrapperScriptWithoutExecInItsOwnDirectoryIsCrashedWholeAndLeavesNothingRunning(LocalKafka kafka) throws Exception {
         Path bin = Files.createDirectories(dir.resolve(".venv/bin"));
-        Files.createSymbolicLink(bin.resolve("python"), Path.of(PythonConsumer.python()).toAbsolutePath());
+        Files.createSymbolicLink(bin.resolve("python"), onPath(PythonConsumer.python()));
         PythonConsumer.copy(dir, "handbook_consumer.py");
         Path wrapper = dir.resolve("run.sh");
         Files.writeString(wrapper, "#!/bin/sh\n# no exec: the shell stays the subject's pid, python its child\n.venv/bin/python handbook_consumer.py\n");
@@ -157,6 +157,15 @@ class HandbookConsumerTest {
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
                 .isEqualTo(Status.PASS));
         assertThat(leftInDirectory()).as("no consumer of this directory runs after the run").isEmpty();
+    }
+
+    /** The interpreter itself: an absolute path as it is, a bare name looked up on the PATH. */
+    private static Path onPath(String program) {
+        if (program.contains("/")) {
+            return Path.of(program).toAbsolutePath();
+        }
+        return java.util.Arrays.stream(System.getenv("PATH").split(java.io.File.pathSeparator)).map(d -> Path.of(d, program))
+                .filter(Files::isExecutable).findFirst().orElseThrow(() -> new IllegalStateException(program + " is on no PATH directory"));
     }
 
     /** Processes whose working directory is this test's: a consumer a crash or a stop did not reach. */

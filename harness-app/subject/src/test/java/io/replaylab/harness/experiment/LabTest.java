@@ -148,6 +148,17 @@ class LabTest {
                 .satisfies(c -> assertThat(c.actual()).contains("not witnessed: A never talked through the wire proxy").doesNotContain("refused by"));
     }
 
+    @Test
+    void aReplayThatNeverFetchedThroughTheProxyIsNotRunNotFailedBecauseTheRedeliveryCannotBeSeen(LocalKafka kafka) throws Exception {
+        String direct = ForeignSubjectMain.template().replace("{bootstrap}", kafka.bootstrapServers()); // past the proxy, to the broker itself
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(direct))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("never fetched").contains("through the wire proxy it was given as {bootstrap}");
+    }
+
     @ParameterizedTest(name = "{0} protocol")
     @EnumSource(GroupProtocol.class)
     void rebalancePassesWithTheWireBarrierInBothProtocols(GroupProtocol protocol, LocalKafka kafka) throws Exception {
