@@ -142,38 +142,30 @@ final class MappedParser implements RecordParser {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 p.nextToken();
-                JsonPointer[] next = new JsonPointer[tails.length];
-                boolean on = false;
-                for (int i = 0; i < tails.length; i++) {
-                    if (tails[i] != null && tails[i].matchesProperty(name)) {
-                        next[i] = tails[i].tail();
-                        on = true;
-                    }
-                }
-                if (on) {
-                    walk(p, next, found); // a later member of the same name wins, as in the reference reader
-                } else {
-                    p.skipChildren();
-                }
+                member(p, tails, found, x -> x.matchesProperty(name)); // a later member of the same name wins, as in the reference reader
             }
         } else {
-            int index = 0;
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-                JsonPointer[] next = new JsonPointer[tails.length];
-                boolean on = false;
-                for (int i = 0; i < tails.length; i++) {
-                    if (tails[i] != null && tails[i].matchesElement(index)) {
-                        next[i] = tails[i].tail();
-                        on = true;
-                    }
-                }
-                if (on) {
-                    walk(p, next, found);
-                } else {
-                    p.skipChildren();
-                }
-                index++;
+            for (int index = 0; p.nextToken() != JsonToken.END_ARRAY; index++) {
+                int i = index;
+                member(p, tails, found, x -> x.matchesElement(i));
             }
+        }
+    }
+
+    /** One member or element: walked into with the tails that lead through it, skipped when none does. */
+    private static void member(JsonParser p, JsonPointer[] tails, Leaf[] found, java.util.function.Predicate<JsonPointer> leadsHere) throws IOException {
+        JsonPointer[] next = new JsonPointer[tails.length];
+        boolean on = false;
+        for (int i = 0; i < tails.length; i++) {
+            if (tails[i] != null && leadsHere.test(tails[i])) {
+                next[i] = tails[i].tail();
+                on = true;
+            }
+        }
+        if (on) {
+            walk(p, next, found);
+        } else {
+            p.skipChildren();
         }
     }
 

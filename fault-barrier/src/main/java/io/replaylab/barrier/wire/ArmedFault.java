@@ -134,7 +134,7 @@ public final class ArmedFault {
                 return null;
             }
         }
-        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, request, c.proxyNewestConnection());
+        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, f.key().name, request, c.proxyNewestConnection());
         synchronized (this) {
             firings.add(firing);
             fired = true;
@@ -155,7 +155,7 @@ public final class ArmedFault {
         for (Firing x : mine) {
             if (x.clientId.equals(clientId == null ? "" : clientId)) {
                 x.newConnection(c);
-                x.after(f.key().name + " v" + f.version() + (f.commit() == null ? "" : " " + f.commit().offsetsText()));
+                x.after(new FaultFiring.Step.RequestSent(f.key().name, f.version(), f.commit() == null ? "" : f.commit().offsetsText(), 1));
             }
         }
     }
@@ -168,7 +168,7 @@ public final class ArmedFault {
         }
         for (Firing x : mine) {
             if (x.clientId.equals(clientId == null ? "" : clientId)) {
-                x.after((byProxy ? "the proxy closed " : "closed ") + connection);
+                x.after(new FaultFiring.Step.ConnectionClosed(connection, byProxy));
             }
         }
     }
@@ -240,29 +240,26 @@ public final class ArmedFault {
         }
     }
 
-    /** How a firing's record names a connection the client opened after it. */
-    static final String OPENED = "opened ";
-
     /** One firing while it is filled in. */
     static final class Firing {
         private final int match;
         private final Instant at;
         private final String connection;
         private final String clientId;
+        private final String api;
         private final String request;
-        private final List<String> after = new ArrayList<>();
+        private final List<FaultFiring.Step> after = new ArrayList<>();
         /** Connections with a higher id were opened after the firing. */
         private final int newestAtFiring;
         private final Set<Integer> opened = new HashSet<>();
         private String done = PENDING;
-        private String lastKind = "";
-        private int repeats;
 
-        Firing(int match, Instant at, String connection, String clientId, String request, int newestAtFiring) {
+        Firing(int match, Instant at, String connection, String clientId, String api, String request, int newestAtFiring) {
             this.match = match;
             this.at = at;
             this.connection = connection;
             this.clientId = clientId;
+            this.api = api;
             this.request = request;
             this.newestAtFiring = newestAtFiring;
         }
@@ -270,23 +267,20 @@ public final class ArmedFault {
         /** The client's first request on a connection opened after the firing. */
         synchronized void newConnection(Connection c) {
             if (c.id > newestAtFiring && opened.add(c.id)) {
-                after(OPENED + c);
+                after(new FaultFiring.Step.ConnectionOpened(c.toString()));
             }
         }
 
         /** The same request again right after itself is counted, not listed: a subject that commits per record sends hundreds. */
-        synchronized void after(String what) {
-            String kind = what.split(" ", 3).length >= 2 && !what.startsWith("closed") && !what.startsWith("the proxy") && !what.startsWith(OPENED)
-                    ? what.split(" ", 3)[0] + " " + what.split(" ", 3)[1] : what;
-            if (!after.isEmpty() && lastKind.equals(kind)) {
-                repeats++;
-                after.set(after.size() - 1, kind + " ×" + (repeats + 1));
+        synchronized void after(FaultFiring.Step step) {
+            int last = after.size() - 1;
+            if (last >= 0 && after.get(last) instanceof FaultFiring.Step.RequestSent prev && step instanceof FaultFiring.Step.RequestSent next
+                    && prev.repeats(next)) {
+                after.set(last, prev.again());
                 return;
             }
             if (after.size() < AFTER) {
-                after.add(what);
-                lastKind = kind;
-                repeats = 0;
+                after.add(step);
             }
         }
 
@@ -295,7 +289,7 @@ public final class ArmedFault {
         }
 
         synchronized FaultFiring snapshot() {
-            return new FaultFiring(match, at, connection, clientId, request, done, after);
+            return new FaultFiring(match, at, connection, clientId, api, request, done, after);
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.stream.Collectors;
 
 import io.replaylab.barrier.wire.ArmedFault;
 import io.replaylab.barrier.wire.FaultFiring;
+import io.replaylab.barrier.wire.FaultFiring.Step;
 import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
@@ -200,10 +201,10 @@ final class WireFaultsExperiment {
     /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */
     static String clientDid(FaultFiring f) {
         List<String> did = new ArrayList<>();
-        String api = f.request().split(" ")[0];
-        int clientClosed = indexOf(f.after(), "closed connection");
-        int closed = indexOf(f.after(), "closed connection", "the proxy closed connection");
-        int opened = indexOf(f.after(), "opened connection");
+        String api = f.api();
+        int clientClosed = f.indexOf(Step.ConnectionClosed.class, c -> !c.byProxy());
+        int closed = f.indexOf(Step.ConnectionClosed.class, c -> true);
+        int opened = f.indexOf(Step.ConnectionOpened.class, c -> true);
         if (closed >= 0 && opened > closed) {
             did.add("reconnected");
         } else {
@@ -214,34 +215,23 @@ final class WireFaultsExperiment {
                 did.add("opened a new connection");
             }
         }
-        if (f.after().stream().anyMatch(a -> a.startsWith("FindCoordinator")) && !api.equals("FindCoordinator")) {
+        if (f.sent("FindCoordinator") && !api.equals("FindCoordinator")) {
             did.add("looked up its coordinator again");
         }
-        if (f.after().stream().anyMatch(a -> a.startsWith(api + " "))) {
+        if (f.sent(api)) {
             did.add("sent " + api + " again");
         }
-        if (f.after().stream().anyMatch(a -> a.startsWith("OffsetFetch")) && !api.equals("OffsetFetch")) {
+        if (f.sent("OffsetFetch") && !api.equals("OffsetFetch")) {
             did.add("fetched its committed offsets again");
         }
-        if (f.after().stream().anyMatch(a -> a.startsWith("JoinGroup"))) {
+        if (f.sent("JoinGroup")) {
             did.add("joined the group again");
         }
         if (did.isEmpty()) {
-            List<String> own = f.after().stream().filter(a -> !a.startsWith("the proxy closed")).toList(); // the proxy's closing is no act of the client
+            // the proxy's closing is no act of the client
+            List<Step> own = f.steps().stream().filter(x -> !(x instanceof Step.ConnectionClosed c && c.byProxy())).toList();
             did.add(own.isEmpty() ? "sent nothing more the proxy saw" : "went on (" + own.get(0) + " next)");
         }
         return String.join(", ", did);
-    }
-
-    /** The position of the first entry that starts with one of {@code prefixes}, or -1. */
-    private static int indexOf(List<String> after, String... prefixes) {
-        for (int i = 0; i < after.size(); i++) {
-            for (String p : prefixes) {
-                if (after.get(i).startsWith(p)) {
-                    return i;
-                }
-            }
-        }
-        return -1;
     }
 }
