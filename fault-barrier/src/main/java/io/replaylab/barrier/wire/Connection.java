@@ -160,7 +160,8 @@ final class Connection {
                 if (!proxy.faults().isEmpty()) {
                     ArmedFault.Action fault = faultOn(proxy.faults(), this, f, clientId);
                     if (fault != null) {
-                        if (fault.effect() instanceof WireFault.Effect.Disconnect) {
+                        WireFault.AtRequest at = fault.effect().atRequest();
+                        if (at == WireFault.AtRequest.DISCONNECT) {
                             if (f.witnessed() != null) {
                                 f.witnessed().faulted(Map.of());
                             }
@@ -168,10 +169,12 @@ final class Connection {
                             closedByFault = true;
                             return;
                         }
-                        if (fault.effect() instanceof WireFault.Effect.Error e) {
+                        if (at == WireFault.AtRequest.ANSWER_IN_ITS_PLACE) {
                             if (f.witnessed() != null) {
+                                // the commit's answer is the fault's: its error for every partition
                                 Map<String, String> answers = new java.util.TreeMap<>();
-                                f.witnessed().request().offsets().forEach(o -> answers.put(o.partitionName(), e.error().name()));
+                                String error = fault.effect() instanceof WireFault.Effect.Error e ? e.error().name() : fault.effect().spec();
+                                f.witnessed().request().offsets().forEach(o -> answers.put(o.partitionName(), error));
                                 f.witnessed().faulted(answers);
                             }
                             substitute(f, fault);
@@ -481,7 +484,7 @@ final class Connection {
             log.warn("{}: fault {} could not act on a {} v{} answer; passed on as it came: {}", this, p.fault().fault().fault().spec(), p.key(),
                     p.version(), e.toString());
             p.fault().fault().done(p.fault().firing(), "could not act on the answer (" + e + "); it was passed on as it came");
-            if (!(p.fault().effect() instanceof WireFault.Effect.Error)) {
+            if (p.fault().effect().atRequest() == WireFault.AtRequest.FORWARD) { // the broker's answer is still the client's
                 FrameReader.writeFully(toClient, frame);
             }
         }
@@ -489,42 +492,56 @@ final class Connection {
 
     private void applyFault(Pending p, ByteBuffer frame) throws IOException {
         ArmedFault.Action a = p.fault();
-        WireFault.Effect effect = a.effect();
-        if (effect instanceof WireFault.Effect.Error e) {
-            FrameReader.writeFully(toClient, a.answer().duplicate());
-            a.fault().done(a.firing(), "answered " + e.error().name() + " without forwarding it (the broker never saw it)");
-        } else if (effect instanceof WireFault.Effect.LostAnswer) {
-            answer(p, frame); // the witness reads what the broker did with it
-            a.fault().done(a.firing(), "forwarded; the broker answered " + errorsIn(p, frame) + "; that answer was dropped and the client's "
-                    + "connection closed");
-            closedByFault = true;
-            close();
-        } else if (effect instanceof WireFault.Effect.Delay d) {
-            try {
-                Thread.sleep(d.by().toMillis());
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
+        a.effect().atAnswer(new FaultedAnswer() {
+            @Override
+            public ByteBuffer ownAnswer() {
+                return a.answer().duplicate();
             }
-            String errors = errorsIn(p, frame);
-            ByteBuffer rewritten = answer(p, frame);
-            FrameReader.writeFully(toClient, rewritten != null ? rewritten : frame);
-            a.fault().done(a.firing(), "the broker's answer " + errors + " held " + d.by().toMillis() + " ms, then sent");
-        } else if (effect instanceof WireFault.Effect.Rewind r) {
-            ByteBuffer body = frame.slice(4, frame.remaining() - 4);
-            ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
-            org.apache.kafka.common.message.OffsetFetchResponseData d =
-                    new org.apache.kafka.common.message.OffsetFetchResponseData(new ByteBufferAccessor(body), p.version());
-            List<String> moved = new ArrayList<>();
-            d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(t.name(), x.partitionIndex(), x.committedOffset(), r.by(),
-                    x::setCommittedOffset))));
-            d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(
-                    t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name(), x.partitionIndex(), x.committedOffset(),
-                    r.by(), x::setCommittedOffset)))));
-            FrameReader.writeFully(toClient, ArmedFault.frame(frame.getInt(4), p.key().responseHeaderVersion(p.version()), d, p.version()));
-            a.fault().done(a.firing(), "answered the committed offsets lower: " + String.join(", ", moved));
-        } else {
-            throw new IllegalStateException("a disconnect fault never forwards its request");
-        }
+
+            @Override
+            public ByteBuffer witnessed() {
+                ByteBuffer rewritten = answer(p, frame);
+                return rewritten != null ? rewritten : frame;
+            }
+
+            @Override
+            public String errors() {
+                return errorsIn(p, frame);
+            }
+
+            @Override
+            public void toClient(ByteBuffer out) throws IOException {
+                FrameReader.writeFully(Connection.this.toClient, out);
+            }
+
+            @Override
+            public void closeConnection() {
+                closedByFault = true;
+                close();
+            }
+
+            @Override
+            public List<String> rewindCommittedOffsets(long by) throws IOException {
+                ByteBuffer body = frame.slice(4, frame.remaining() - 4);
+                ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
+                org.apache.kafka.common.message.OffsetFetchResponseData d =
+                        new org.apache.kafka.common.message.OffsetFetchResponseData(new ByteBufferAccessor(body), p.version());
+                List<String> moved = new ArrayList<>();
+                d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(t.name(), x.partitionIndex(), x.committedOffset(), by,
+                        x::setCommittedOffset))));
+                d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(
+                        t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name(), x.partitionIndex(), x.committedOffset(),
+                        by, x::setCommittedOffset)))));
+                FrameReader.writeFully(Connection.this.toClient, ArmedFault.frame(frame.getInt(4), p.key().responseHeaderVersion(p.version()), d,
+                        p.version()));
+                return moved;
+            }
+
+            @Override
+            public void done(String what) {
+                a.fault().done(a.firing(), what);
+            }
+        });
     }
 
     /**

@@ -106,13 +106,33 @@ public record WireFault(Target target, Effect effect) {
         }
     }
 
-    /** What the proxy does with a matching request. */
+    /**
+     * What the proxy does with a matching request. Each effect says what happens at the request
+     * ({@link #atRequest()}) and at its answer ({@link #atAnswer}): a new effect is one new record
+     * with both, and one without them does not compile.
+     */
+    /** What a connection does with the request a fault fired on. */
+    public enum AtRequest {
+        /** Close the connection at it; the request is never forwarded. */
+        DISCONNECT,
+        /** Send the broker a harmless stand-in under its correlation id, and the client the fault's own answer in its place. */
+        ANSWER_IN_ITS_PLACE,
+        /** Forward it; the effect acts on the broker's answer. */
+        FORWARD
+    }
+
     public sealed interface Effect {
         /** As a spec: {@code error=NOT_COORDINATOR}. */
         String spec();
 
         /** One line for a person. */
         String meaning();
+
+        /** What the connection does with the request the fault fired on. */
+        AtRequest atRequest();
+
+        /** What the connection does with the broker's answer (for {@link AtRequest#ANSWER_IN_ITS_PLACE}: the answer to its stand-in). */
+        void atAnswer(FaultedAnswer answer) throws java.io.IOException;
 
         /** Answer with this error without forwarding (per partition for OffsetCommit), built with the API's own response class for the request's version. */
         record Error(Errors error) implements Effect {
@@ -132,6 +152,17 @@ public record WireFault(Target target, Effect effect) {
             public String meaning() {
                 return "answered " + error.name() + " by the proxy, never forwarded";
             }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.ANSWER_IN_ITS_PLACE;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                a.toClient(a.ownAnswer());
+                a.done("answered " + error.name() + " without forwarding it (the broker never saw it)");
+            }
         }
 
         /** Forward, let the broker act, drop its answer and close the client's connection (an OffsetCommit is stored, and the client does not know). */
@@ -144,6 +175,18 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String meaning() {
                 return "forwarded; the broker's answer dropped and the client's connection closed";
+            }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) {
+                a.witnessed(); // the witness reads what the broker did with it
+                a.done("forwarded; the broker answered " + a.errors() + "; that answer was dropped and the client's connection closed");
+                a.closeConnection();
             }
         }
 
@@ -164,6 +207,16 @@ public record WireFault(Target target, Effect effect) {
             public String meaning() {
                 return "the committed offsets answered " + by + " lower per partition";
             }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                a.done("answered the committed offsets lower: " + String.join(", ", a.rewindCommittedOffsets(by)));
+            }
         }
 
         /** The answer held for this long (everything behind it on that connection waits too). */
@@ -183,6 +236,23 @@ public record WireFault(Target target, Effect effect) {
             public String meaning() {
                 return "the answer held for " + by.toMillis() + " ms (with everything behind it on its connection)";
             }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                try {
+                    Thread.sleep(by.toMillis());
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+                String errors = a.errors();
+                a.toClient(a.witnessed());
+                a.done("the broker's answer " + errors + " held " + by.toMillis() + " ms, then sent");
+            }
         }
 
         /** The connection closed at the request, which is not forwarded. */
@@ -195,6 +265,16 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String meaning() {
                 return "the connection closed at the request, never forwarded";
+            }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.DISCONNECT;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) {
+                // never forwarded, so never answered: nothing comes back to act on
             }
         }
     }

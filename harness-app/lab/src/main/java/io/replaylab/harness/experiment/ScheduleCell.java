@@ -21,16 +21,30 @@ public record ScheduleCell(Point point, Fault fault) {
     /** Points of the commit protocol, defined by the protocol, not by the subject's code order. */
     public enum Point {
         /** The subject's DB transaction commit is about to run. */
-        BEFORE_DB_COMMIT("the subject's DB transaction is about to commit"),
+        BEFORE_DB_COMMIT("the subject's DB transaction is about to commit",
+                "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
+                "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
+                "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
+                        + "the effect is lost, a FAIL)"),
         /** The OffsetCommit is about to be sent. */
-        BEFORE_OFFSET_COMMIT("the OffsetCommit is about to be sent"),
+        BEFORE_OFFSET_COMMIT("the OffsetCommit is about to be sent",
+                "A's stale commit is refused after the handoff; B's redelivery is not applied again",
+                "the same with the whole process stopped",
+                "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)"),
         /** The broker has stored the offset; the subject has not yet seen the answer. */
-        AFTER_OFFSET_COMMIT("the broker has stored the offset; the subject has not yet seen the answer");
+        AFTER_OFFSET_COMMIT("the broker has stored the offset; the subject has not yet seen the answer",
+                "the commit stood; A goes on with records B also gets: one effect each",
+                "the same with the whole process stopped",
+                "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
+                        + "the message and the hole)");
 
         private final String description;
+        /** What each fault's cell at this point shows, and what it catches, in {@link Fault} order. */
+        private final String[] shows;
 
-        Point(String description) {
+        Point(String description, String... shows) {
             this.description = description;
+            this.shows = shows;
         }
 
         public String id() {
@@ -148,6 +162,16 @@ public record ScheduleCell(Point point, Fault fault) {
     /** {@code point.fault}: the cell's part of experiment and namespace names. */
     public String id() {
         return point.id() + "." + fault.id();
+    }
+
+    /** What the cell shows and the defect it catches, as the table in docs/how-a-run-works.md says (a test holds them equal). */
+    public String shows() {
+        return point.shows[fault.ordinal()];
+    }
+
+    /** The docs' table of every cell, as Markdown rows: {@code | point × fault | what it shows |}. */
+    public static List<String> table() {
+        return all().stream().map(c -> "| " + c.point().id() + " × " + c.fault().id() + " | " + c.shows() + " |").toList();
     }
 
     /** What the cell does and what a correct consumer shows, in one line. */
