@@ -17,6 +17,7 @@ import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -267,12 +268,16 @@ final class Connection {
                 case FETCH -> {
                     if (proxy.witness().watchingFetches()) {
                         FetchRequestData d = new FetchRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                        boolean watched = false;
                         for (FetchRequestData.FetchTopic t : d.topics()) {
                             String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
+                            watched |= proxy.witness().watching(topic);
                             for (FetchRequestData.FetchPartition p : t.partitions()) {
                                 proxy.witness().fetched(topic, p.partition(), p.fetchOffset());
                             }
                         }
+                        // the answer says what was delivered (an incremental fetch names only what changed: read it whenever a watch is open)
+                        return watched || d.sessionId() != 0 ? this::witnessFetchAnswer : null;
                     }
                 }
                 case CONSUMER_GROUP_HEARTBEAT -> {
@@ -293,6 +298,34 @@ final class Connection {
             log.debug("{}: the witness could not read a {} v{} request: {}", this, h.apiKey(), h.apiVersion(), e.toString());
         }
         return null;
+    }
+
+    /** The record batches a Fetch answer delivered, per watched partition: the wire's word on what a consumer read. */
+    private void witnessFetchAnswer(ApiMessage m) {
+        FetchResponseData r = (FetchResponseData) m;
+        for (FetchResponseData.FetchableTopicResponse t : r.responses()) {
+            String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
+            if (!proxy.witness().watching(topic)) {
+                continue;
+            }
+            for (FetchResponseData.PartitionData p : t.partitions()) {
+                try {
+                    if (p.records() instanceof org.apache.kafka.common.record.Records records) {
+                        long first = -1;
+                        long end = -1;
+                        for (org.apache.kafka.common.record.RecordBatch b : records.batches()) {
+                            first = first < 0 ? b.baseOffset() : Math.min(first, b.baseOffset());
+                            end = Math.max(end, b.lastOffset() + 1);
+                        }
+                        if (first >= 0) {
+                            proxy.witness().delivered(topic, p.partitionIndex(), first, end);
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    proxy.witness().fetchAnswerUnreadable(topic, "a Fetch answer of " + topic + "-" + p.partitionIndex() + ": " + e);
+                }
+            }
+        }
     }
 
     /**

@@ -74,6 +74,27 @@ public final class WireWitness {
         return !fetchWatches.isEmpty();
     }
 
+    /** A Fetch answer delivered the batches of {@code topic}-{@code partition} covering {@code [first, end)}. */
+    void delivered(String topic, int partition, long first, long end) {
+        List<FetchWatch> ws = fetchWatches.get(topic);
+        if (ws != null) {
+            ws.forEach(w -> w.delivered(partition, first, end));
+        }
+    }
+
+    /** A Fetch answer naming {@code topic} could not be read. */
+    void fetchAnswerUnreadable(String topic, String why) {
+        List<FetchWatch> ws = fetchWatches.get(topic);
+        if (ws != null) {
+            ws.forEach(w -> w.unreadable(why));
+        }
+    }
+
+    /** Whether a watch is open on {@code topic}. */
+    boolean watching(String topic) {
+        return fetchWatches.containsKey(topic);
+    }
+
     /** A Fetch request asked for {@code topic}-{@code partition} from {@code offset}. */
     void fetched(String topic, int partition, long offset) {
         List<FetchWatch> ws = fetchWatches.get(topic);

@@ -113,6 +113,8 @@ public final class ReplayLab implements Runnable {
             Map.entry("the producer command", "--producer-cmd"),
             Map.entry("the record value template", "--record-value"),
             Map.entry("(LabSettings.source)", ""),
+            Map.entry("(LabSettings.witness false)", "(--no-witness)"),
+            Map.entry("(LabSettings.barrier WIRE)", "(--barrier wire)"),
             Map.entry("the schedules experiment needs at least one cell", "--cells needs at least one point:fault"));
 
     /** A library message as the command line says it: API names become the flags that set them. */

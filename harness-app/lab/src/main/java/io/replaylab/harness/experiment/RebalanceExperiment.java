@@ -117,7 +117,7 @@ final class RebalanceExperiment {
                 }
                 barrier.release();
                 return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable + " and the barrier was "
-                        + (ctx.proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (--no-witness)")
+                        + (ctx.proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)")
                         + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
             }
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.

@@ -125,25 +125,30 @@ final class ReplayExperiment {
         // (a subject that jumps to the end commits the offsets without reading a single record).
         Optional<Map<String, Long>> log = ctx.processingCounts("replay-A2");
         long recommitted = reset.partitions().stream().mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
-        // without a processing log: the records of the partitions A2 fetched again from their reset offset (on the wire), or,
-        // with no witness, the offsets committed again (a weaker rule: a consumer that jumps to the end would pass it)
+        // without a processing log: the records the broker's Fetch answers delivered to A2 again, from each partition's reset offset to
+        // where it committed (on the wire), or, with no witness, the offsets committed again (a weaker rule: a consumer that jumps to
+        // the end would pass it)
         Map<Integer, Long> lowest = fetches == null ? Map.of() : fetches.lowestOffsets();
         if (log.isEmpty() && fetches != null && lowest.isEmpty() && recommitted > 0) {
             // offsets came back, yet not one Fetch of the topic crossed the proxy: A2 reads from somewhere the lab cannot see
             return e.finish(Outcome.notRun("replay-A2 committed " + recommitted + " offsets again but never fetched " + topic + " through the wire "
                     + "proxy it was given as {bootstrap}: the redelivery cannot be confirmed (does the consumer take its broker from {bootstrap}?)"));
         }
-        long refetched = reset.partitions().stream().filter(p -> lowest.containsKey(p.partition()) && lowest.get(p.partition()) <= p.actual())
+        // an answer the witness could not read says nothing of what was delivered: then the offsets alone, and the check says so
+        FetchWatch wire = fetches != null && fetches.unreadable() == null ? fetches : null;
+        long refetched = reset.partitions().stream()
+                .filter(p -> wire != null && wire.deliveredAll(p.partition(), p.actual(), LabContext.committed(after, p.topic(), p.partition())))
                 .mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))
-                .orElse(fetches != null ? refetched : recommitted);
+                .orElse(wire != null ? refetched : recommitted);
         Map<String, Long> counts = log.orElse(Map.of());
         Event delivered = e.record(Source.of("replay-A2", a2.pid(), log.isPresent() ? "processing log" : "committed offsets"),
                 new Payload.Delivered("replay-A2", counts.getOrDefault("applied", 0L), log.isPresent() ? counts.getOrDefault("duplicate", 0L) : recommitted,
                         counts.getOrDefault("quarantined", 0L)));
         long total = drained.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::committed).sum();
         String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
-                : fetches != null ? ", " + handled + " records fetched again from the reset offsets on the wire (lowest fetch offsets " + lowest + ")"
+                : wire != null ? ", " + handled + " records delivered again from the reset offsets on the wire (lowest fetch offsets " + lowest + ")"
+                : fetches != null ? " (the wire witness could not read a Fetch answer, " + fetches.unreadable() + ": offsets only)"
                 : " (no processing log and no wire witness: offsets only; a consumer that jumps to the log end would pass this check)");
         Optional<Outcome> none = Verdicts.redelivery(e, total, recommitted, handled, seen);
         if (none.isPresent()) {

@@ -94,7 +94,7 @@ class HandbookConsumerTest {
         ExperimentEvidence x = experiment(r.evidence(), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).contains("handled 0 of 60 records again").contains("fetched again from the reset offsets on the wire");
+        assertThat(x.outcome().reason()).contains("handled 0 of 60 records again").contains("delivered again from the reset offsets on the wire");
 
         assertThat(x.outcome().reason()).as("the committed offsets alone said redelivered").contains("60 offsets committed again");
     }

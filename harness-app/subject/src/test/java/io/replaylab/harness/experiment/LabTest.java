@@ -201,7 +201,7 @@ class LabTest {
                 .isEqualTo(Status.PASS));
         assertThat(experiment(r.evidence(), "replay").checks()).filteredOn(c -> c.name().equals("records delivered again")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).as("no processing log: the wire says it read the topic again")
-                        .contains("records fetched again from the reset offsets on the wire"));
+                        .contains("records delivered again from the reset offsets on the wire"));
     }
 
     @Test
