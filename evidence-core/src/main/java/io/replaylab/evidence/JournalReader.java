@@ -1,11 +1,5 @@
 package io.replaylab.evidence;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 
 /** Rebuilds a run from its journal: every valid line counts, every bad line is named, never a PASS by default. */
 final class JournalReader {
@@ -21,42 +14,15 @@ final class JournalReader {
     }
 
     static RunEvidence read(Path file) {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the journal " + file, e);
-        }
-        String text;
-        try {
-            text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-                    .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(java.nio.ByteBuffer.wrap(bytes)).toString();
-        } catch (CharacterCodingException e) {
-            throw new EvidenceFormatException(file + ": not text", e);
-        }
-        List<String> problems = new ArrayList<>();
+        JournalLines read = JournalLines.read(file);
+        List<String> problems = new ArrayList<>(read.problems());
         String runId = null;
         Instant runStarted = null;
         Instant runEnded = null;
         Map<String, Builder> experiments = new LinkedHashMap<>();
-        String[] lines = text.split("\n", -1);
-        boolean endsWithNewline = text.endsWith("\n");
-        int lastLine = endsWithNewline ? lines.length - 1 : lines.length;
-        for (int i = 0; i < lastLine; i++) {
-            String line = lines[i];
-            int no = i + 1;
-            if (line.isBlank()) {
-                continue;
-            }
-            JournalEntry e;
-            try {
-                e = Json.mapper().readValue(line, JournalEntry.class);
-            } catch (JsonProcessingException ex) {
-                boolean cut = i == lastLine - 1 && !endsWithNewline;
-                problems.add(file.getFileName() + " line " + no + (cut ? " is cut short (the run stopped while writing it)"
-                        : " is not valid evidence: " + ex.getOriginalMessage()));
-                continue;
-            }
+        for (JournalLines.Line line : read.entries()) {
+            int no = line.number();
+            JournalEntry e = line.entry();
             Builder b = e.experiment() == null ? null : experiments.get(e.experiment());
             if (e instanceof JournalEntry.Run r) {
                 runId = r.runId();

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 
 /**
  * A run's journal read back by someone other than the run: which process wrote it, whether that
@@ -84,12 +82,6 @@ public final class RunJournal {
     /** Reads the run-level lines of {@code runDir}'s journal; lines it cannot read are skipped (the protocol names them). */
     public static RunJournal read(Path runDir) {
         Path file = runDir.resolve(Journal.FILE_NAME);
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the journal " + file, e);
-        }
         String runId = runDir.getFileName().toString();
         Long pid = null;
         Instant processStarted = null;
@@ -99,16 +91,8 @@ public final class RunJournal {
         List<Resource> resources = new ArrayList<>();
         List<String> steps = new ArrayList<>();
         List<String> failed = new ArrayList<>();
-        for (String line : lines) {
-            if (line.isBlank()) {
-                continue;
-            }
-            JournalEntry e;
-            try {
-                e = Json.mapper().readValue(line, JournalEntry.class);
-            } catch (JsonProcessingException ex) {
-                continue;
-            }
+        for (JournalLines.Line line : JournalLines.read(file).entries()) { // the good lines: the protocol names the others
+            JournalEntry e = line.entry();
             if (e instanceof JournalEntry.Run r) {
                 runId = r.runId();
                 pid = r.pid();
