@@ -81,9 +81,9 @@ final class CleanupCommand implements Callable<Integer> {
         for (Leftovers.Run r : runs) {
             out.println("cleaning up " + r.runId() + " (" + r.status() + ")");
             try {
-                for (String step : Leftovers.remove(r, access)) {
+                for (Leftovers.Step step : Leftovers.remove(r, access)) {
                     out.println("  " + step);
-                    if (step.startsWith("FAILED")) {
+                    if (step.failed()) {
                         rc = Math.max(rc, ReplayLab.FAIL);
                     }
                 }

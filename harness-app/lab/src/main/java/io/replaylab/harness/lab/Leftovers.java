@@ -76,6 +76,33 @@ public final class Leftovers {
      * What the removal may reach: remote brokers and databases only when allowed; the database's
      * login where it needs one (a null user: the one the run journaled).
      */
+    /** One step of a cleanup and how it ended; {@link #toString()} says it as the console and the tests show it. */
+    public record Step(String what, Result result) {
+        /** How a step ended. */
+        public enum Result {
+            /** It removed what it names. */
+            DONE,
+            /** Nothing of it was replay-lab's to remove (left as it is), or nothing was left. */
+            LEFT_AS_IT_IS,
+            /** It could not: {@code what} says why; the run stays a leftover. */
+            FAILED
+        }
+
+        public Step {
+            java.util.Objects.requireNonNull(what, "what");
+            java.util.Objects.requireNonNull(result, "result");
+        }
+
+        public boolean failed() {
+            return result == Result.FAILED;
+        }
+
+        @Override
+        public String toString() {
+            return result == Result.FAILED ? "FAILED: " + what : what;
+        }
+    }
+
     public record Access(boolean allowRemote, String targetUser, String targetPassword) {
         public static Access local() {
             return new Access(false, null, null);
@@ -150,11 +177,11 @@ public final class Leftovers {
      * Removes the run's own things and journals each step, after saving what is left of its
      * protocol. Every refusal is checked before anything is removed.
      *
-     * @return what was done, one line per step
+     * @return what was done, one step each
      * @throws CleanupRefusedException when the run is alive, its broker is another cluster now, or a
      *     broker or database is remote and not allowed
      */
-    public static List<String> remove(Run run, Access access) {
+    public static List<Step> remove(Run run, Access access) {
         RunJournal j = run.journal();
         RunJournal.State state = j.state();
         if (state == RunJournal.State.RUNNING) {
@@ -165,14 +192,14 @@ public final class Leftovers {
         }
         List<Runnable> steps = new ArrayList<>();
         List<String> names = new ArrayList<>();
-        List<String> done = new ArrayList<>();
+        List<Step> done = new ArrayList<>();
         List<AutoCloseable> open = new ArrayList<>();
         try {
             for (Resource r : j.resources()) {
                 switch (r.kind()) {
                     case KAFKA_NAMESPACE -> {
                         if ("local".equals(r.at("broker"))) {
-                            done.add("namespace " + r.name() + ": nothing left on a broker, its broker was its own local one");
+                            done.add(new Step("namespace " + r.name() + ": nothing left on a broker, its broker was its own local one", Step.Result.LEFT_AS_IT_IS));
                             continue;
                         }
                         String bootstrap = r.at("bootstrap");
@@ -193,7 +220,8 @@ public final class Leftovers {
                         steps.add(() -> {
                             List<String> deleted = ops.deleteNamespace(ns);
                             List<String> kept = deleted.stream().filter(s -> s.contains("NOT deleted")).toList();
-                            done.add("namespace " + ns.prefix() + " on " + bootstrap + ": " + (deleted.isEmpty() ? "nothing was left" : String.join(", ", deleted)));
+                            done.add(new Step("namespace " + ns.prefix() + " on " + bootstrap + ": " + (deleted.isEmpty() ? "nothing was left"
+                                    : String.join(", ", deleted)), deleted.isEmpty() ? Step.Result.LEFT_AS_IT_IS : Step.Result.DONE));
                             if (!kept.isEmpty()) {
                                 throw new IllegalStateException(String.join("; ", kept) + " (try again once the dead members' sessions have timed out)");
                             }
@@ -216,7 +244,7 @@ public final class Leftovers {
                             try (Connection c = TargetDatabase.connect(TargetSpec.jdbc(url, "-").credentials(access.targetUser() != null ? access.targetUser() : r.at("user"), access.targetPassword()));
                                  Statement s = c.createStatement()) {
                                 s.execute("DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE");
-                                done.add("schema " + schema + " in " + url + ": dropped (if it was there)");
+                                done.add(new Step("schema " + schema + " in " + url + ": dropped (if it was there)", Step.Result.DONE));
                             } catch (SQLException e) {
                                 throw new IllegalStateException("cannot drop schema " + schema + " in " + url + ": " + e.getMessage(), e);
                             }
@@ -231,10 +259,11 @@ public final class Leftovers {
                         steps.add(() -> {
                             boolean was = Files.exists(broker.resolve("data"));
                             LocalKafka.deleteDataOf(broker);
-                            done.add("local broker data in " + broker + ": " + (was ? "deleted" : "nothing was left"));
+                            done.add(new Step("local broker data in " + broker + ": " + (was ? "deleted" : "nothing was left"),
+                                    was ? Step.Result.DONE : Step.Result.LEFT_AS_IT_IS));
                         });
                     }
-                    default -> done.add(r.kind() + " " + r.name() + ": not replay-lab's to remove, left as it is");
+                    default -> done.add(new Step(r.kind() + " " + r.name() + ": not replay-lab's to remove, left as it is", Step.Result.LEFT_AS_IT_IS));
                 }
             }
             j.cleanUp(protocol -> {
@@ -242,7 +271,7 @@ public final class Leftovers {
                     try {
                         protocol.cleanup(names.get(i), steps.get(i));
                     } catch (RuntimeException e) {
-                        done.add("FAILED: " + names.get(i) + ": " + e.getMessage());
+                        done.add(new Step(names.get(i) + ": " + e.getMessage(), Step.Result.FAILED));
                     }
                 }
             });

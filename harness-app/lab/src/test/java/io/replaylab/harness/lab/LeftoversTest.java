@@ -77,7 +77,7 @@ class LeftoversTest {
             });
             assertThat(runDir.resolve("evidence.json")).doesNotExist();
 
-            List<String> done = Leftovers.remove(found.runs().get(0), Leftovers.Access.local());
+            List<String> done = Leftovers.remove(found.runs().get(0), Leftovers.Access.local()).stream().map(Leftovers.Step::toString).toList();
 
             assertThat(done).singleElement().asString().contains("topic " + ns.prefix() + ".replay.source", "group " + ns.prefix() + ".replay.group");
             assertThat(topics(admin)).doesNotContain(ns.prefix() + ".replay.source")
@@ -136,7 +136,7 @@ class LeftoversTest {
         assertThat(r.status()).isEqualTo("died during its cleanup (its protocol is saved)");
         assertThat(r.left()).containsExactly("its local broker's data in broker/data", "nothing on a broker: its broker was its own local one (namespace rl-0000aaaa)");
 
-        assertThat(Leftovers.remove(r, Leftovers.Access.local()))
+        assertThat(Leftovers.remove(r, Leftovers.Access.local()).stream().map(Leftovers.Step::toString))
                 .containsExactlyInAnyOrder("local broker data in " + runDir.resolve("broker") + ": deleted", "namespace rl-0000aaaa: nothing left on a broker, its broker was its own local one");
         assertThat(runDir.resolve("broker/data")).doesNotExist();
         assertThat(runDir.resolve("broker/broker.log")).hasContent("the broker's log");
@@ -157,12 +157,13 @@ class LeftoversTest {
         Leftovers.Run r = Leftovers.of(work, "run-pg");
         assertThat(r.left()).containsExactly("schema rl_dead01 in " + url + " as " + LocalPostgres.USER);
 
-        List<String> wrongPassword = Leftovers.remove(r, new Leftovers.Access(false, null, "not-the-password"));
-        assertThat(wrongPassword).singleElement().asString().startsWith("FAILED: drop the dead run's schema rl_dead01").contains("password");
+        List<Leftovers.Step> wrongPassword = Leftovers.remove(r, new Leftovers.Access(false, null, "not-the-password"));
+        assertThat(wrongPassword).singleElement().satisfies(step -> assertThat(step.result()).isEqualTo(Leftovers.Step.Result.FAILED))
+                .asString().startsWith("FAILED: drop the dead run's schema rl_dead01").contains("password");
         assertThat(Leftovers.find(work).runs()).singleElement().extracting(Leftovers.Run::status).asString().startsWith("its cleanup failed: drop the dead run's schema");
 
-        assertThat(Leftovers.remove(Leftovers.of(work, "run-pg"), new Leftovers.Access(false, null, LocalPostgres.PASSWORD)))
-                .containsExactly("schema rl_dead01 in " + url + ": dropped (if it was there)");
+        assertThat(Leftovers.remove(Leftovers.of(work, "run-pg"), new Leftovers.Access(false, null, LocalPostgres.PASSWORD)).stream()
+                .map(Leftovers.Step::toString)).containsExactly("schema rl_dead01 in " + url + ": dropped (if it was there)");
         try (Connection c = pg.connect(url); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'rl_dead%' ORDER BY 1")) {
             assertThat(rs.next()).isTrue();
