@@ -64,6 +64,11 @@ public final class ReplayLab implements Runnable {
             return BAD_INPUT;
         });
         cli.setExecutionExceptionHandler((ex, c, parseResult) -> {
+            if (ex instanceof io.replaylab.harness.lab.InvalidSettingsException invalid) {
+                // one line per setting, each named by its flag
+                invalid.problems().forEach(p -> c.getErr().println("error: " + flagOf(p.setting()) + " " + inFlags(p.message())));
+                return BAD_INPUT;
+            }
             StringBuilder msg = new StringBuilder("error: " + inFlags(ex.getMessage()));
             for (Throwable t = ex.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
                 if (t.getMessage() != null && !msg.toString().contains(t.getMessage())) {
@@ -93,29 +98,37 @@ public final class ReplayLab implements Runnable {
             Map.entry("ResetScope.topics", "--topic"),
             Map.entry("bad bootstrap servers", "bad --bootstrap-server"),
             Map.entry("no namespace was given", "no --namespace was given"),
-            Map.entry("LabSettings.records", "--records"),
-            Map.entry("LabSettings.parallel", "--parallel"),
-            Map.entry("LabSettings.partitions", "--partitions"),
-            Map.entry("LabSettings.handoffTimeout", "--handoff-timeout"),
-            Map.entry("LabSettings.barrierTimeout", "--barrier-timeout"),
             Map.entry("LabSettings.drainTimeout", "--drain-timeout"),
-            Map.entry("LabSettings.target must", "--target-jdbc-url must"),
-            Map.entry("the target database's host(s)", "--target-jdbc-url host(s)"),
+            Map.entry("(Subject.env)", "(--subject-env, --transform-env)"),
             Map.entry("the bootstrap servers' host(s)", "--bootstrap-server host(s)"),
             Map.entry("allow remote brokers (LabSettings.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote ones (LabSettings.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote brokers (Leftovers.Access.allowRemote)", "pass --allow-remote"),
             Map.entry("allow remote databases (Leftovers.Access.allowRemote)", "pass --allow-remote"),
-            Map.entry("(LabSettings.subject, Subject.env)", "(--subject-cmd, --subject-env)"),
-            Map.entry("(LabSettings.transformSubject, Subject.env)", "(--transform-cmd, --transform-env)"),
             Map.entry("the subject command", "--subject-cmd"),
-            Map.entry("the transform command", "--transform-cmd"),
             Map.entry("the producer command", "--producer-cmd"),
-            Map.entry("the record value template", "--record-value"),
-            Map.entry("(LabSettings.source)", ""),
             Map.entry("(LabSettings.witness false)", "(--no-witness)"),
             Map.entry("(LabSettings.barrier WIRE)", "(--barrier wire)"),
             Map.entry("the schedules experiment needs at least one cell", "--cells needs at least one point:fault"));
+
+    /** The flag of each setting a {@code run} sets (a setting the CLI has no flag for keeps its API name). */
+    private static final Map<String, String> SETTING_FLAGS = Map.ofEntries(
+            Map.entry("experiments", "--experiment"),
+            Map.entry("records", "--records"),
+            Map.entry("partitions", "--partitions"),
+            Map.entry("parallel", "--parallel"),
+            Map.entry("handoffTimeout", "--handoff-timeout"),
+            Map.entry("barrierTimeout", "--barrier-timeout"),
+            Map.entry("drainTimeout", "--drain-timeout"),
+            Map.entry("target", "--target-jdbc-url"),
+            Map.entry("targetQuery", "--target-query"),
+            Map.entry("subject", "--subject-cmd"),
+            Map.entry("transformSubject", "--transform-cmd"),
+            Map.entry("source", "the source (--producer-cmd, --record-key/--record-value, --source-id/--source-amount)"));
+
+    static String flagOf(String setting) {
+        return SETTING_FLAGS.getOrDefault(setting, "LabSettings." + setting);
+    }
 
     /** A library message as the command line says it: API names become the flags that set them. */
     static String inFlags(String message) {

@@ -17,6 +17,7 @@ import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.RecordSource;
+import io.replaylab.harness.lab.InvalidSettingsException;
 import io.replaylab.harness.subject.ReferenceSubject;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -189,17 +190,40 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         usable(workDir);
-        LabSettings settings = LabSettings.custom()
-                .experiments(experiments())
-                .bootstrap(bootstrap).allowRemote(allowRemote).records(records).partitions(partitions).groupProtocol(groupProtocol)
-                .holdMode(holdMode).barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).workDir(workDir).keep(keep)
-                .subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume()))
-                .transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform()))
-                .source(recordSource())
-                .targetQuery(targetQuery).handoffTimeout(handoffTimeout).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).parallel(parallel).witness(!noWitness).target(targetJdbcUrl, login.user, login.password())
-                .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint))
-                .build();
+        // every setting is given, and every problem reported at once (each names its setting; the console names the flag)
+        LabSettings.Builder b = LabSettings.custom();
+        List<InvalidSettingsException.SettingProblem> problems = new java.util.ArrayList<>();
+        List<Runnable> given = List.of(
+                () -> b.experiments(experiments()),
+                () -> b.bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode).workDir(workDir).keep(keep)
+                        .barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).witness(!noWitness)
+                        .targetQuery(targetQuery).target(targetJdbcUrl, login.user, login.password())
+                        .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint)),
+                () -> b.records(records),
+                () -> b.partitions(partitions),
+                () -> b.subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume())),
+                () -> b.transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform())),
+                () -> b.source(recordSource()),
+                () -> b.handoffTimeout(handoffTimeout),
+                () -> b.barrierTimeout(barrierTimeout),
+                () -> b.drainTimeout(drainTimeout),
+                () -> b.parallel(parallel));
+        for (Runnable setting : given) {
+            try {
+                setting.run();
+            } catch (InvalidSettingsException e) {
+                problems.addAll(e.problems());
+            }
+        }
+        LabSettings settings = null;
+        try {
+            settings = b.build();
+        } catch (InvalidSettingsException e) {
+            problems.addAll(e.problems());
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
         PrintWriter out = spec.commandLine().getOut();
         LabStop stop = LabStop.create();
         Lab.LabResult r;

@@ -127,6 +127,13 @@ class RunCommandTest {
                     .as(String.join(" ", c)).isEqualTo(ReplayLab.BAD_INPUT);
             assertThat(e.toString()).contains(c[2]);
         }
+        StringWriter allErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(allErr), "run", "--records", "0", "--parallel", "0",
+                "--subject-cmd", "sh consumer.sh {topic}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(allErr.toString().lines()).as("every problem at once, each named by its flag").containsExactly(
+                "error: --records must be 1..10000000, was 0", "error: --parallel must be 1..64, was 0",
+                "error: --subject-cmd must get {group} through its command or its environment (--subject-env, --transform-env): each experiment "
+                        + "gives its instances a group of its own");
         StringWriter bothErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(bothErr), "run", "--producer-cmd", "sh p.sh {topic}",
                 "--record-value", "{\"id\":\"{id}\"}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);

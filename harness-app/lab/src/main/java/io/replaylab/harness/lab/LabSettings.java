@@ -4,6 +4,7 @@ import io.replaylab.evidence.process.Platform;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
@@ -329,12 +330,12 @@ public final class LabSettings {
         /** As {@link #experiments(Experiment...)}. */
         public Builder experiments(List<Experiment> experiments) {
             if (experiments.isEmpty()) {
-                throw new IllegalArgumentException("LabSettings.experiments needs at least one experiment");
+                throw InvalidSettingsException.of("experiments", "needs at least one experiment");
             }
             Set<String> names = new HashSet<>();
             for (Experiment x : experiments) {
                 if (!names.add(Objects.requireNonNull(x, "experiment").name())) {
-                    throw new IllegalArgumentException("LabSettings.experiments: an experiment named '" + x.name() + "' is already part of the run");
+                    throw InvalidSettingsException.of("experiments", "names '" + x.name() + "' twice: an experiment named '" + x.name() + "' is already part of the run");
                 }
             }
             this.experiments = List.copyOf(experiments);
@@ -343,7 +344,7 @@ public final class LabSettings {
 
         public Builder records(int n) {
             if (n < 1 || n > 10_000_000) {
-                throw new IllegalArgumentException("LabSettings.records must be 1..10000000, was " + n);
+                throw InvalidSettingsException.of("records", "must be 1..10000000, was " + n);
             }
             this.records = n;
             return this;
@@ -351,7 +352,7 @@ public final class LabSettings {
 
         public Builder partitions(int p) {
             if (p < 2 || p > 1000) {
-                throw new IllegalArgumentException("LabSettings.partitions must be 2..1000 (the rebalance needs two), was " + p);
+                throw InvalidSettingsException.of("partitions", "must be 2..1000 (the rebalance needs two), was " + p);
             }
             this.partitions = p;
             return this;
@@ -389,24 +390,24 @@ public final class LabSettings {
         }
 
         public Builder handoffTimeout(Duration d) {
-            this.handoffTimeout = positive(d, "LabSettings.handoffTimeout");
+            this.handoffTimeout = positive(d, "handoffTimeout");
             return this;
         }
 
         public Builder barrierTimeout(Duration d) {
-            this.barrierTimeout = positive(d, "LabSettings.barrierTimeout");
+            this.barrierTimeout = positive(d, "barrierTimeout");
             return this;
         }
 
         public Builder drainTimeout(Duration d) {
-            this.drainTimeout = positive(d, "LabSettings.drainTimeout");
+            this.drainTimeout = positive(d, "drainTimeout");
             return this;
         }
 
         /** {@code {max.poll.interval.ms}}: a thread hold hands the partition over after it. */
         public Builder maxPollIntervalMs(int ms) {
             if (ms < 1000 || ms > 300_000) {
-                throw new IllegalArgumentException("LabSettings.maxPollIntervalMs must be 1000..300000 ms, was " + ms);
+                throw InvalidSettingsException.of("maxPollIntervalMs", "must be 1000..300000 ms, was " + ms);
             }
             this.maxPollIntervalMs = ms;
             return this;
@@ -415,7 +416,7 @@ public final class LabSettings {
         /** {@code {session.timeout.ms}} (classic protocol): a frozen process is dropped after it. */
         public Builder sessionTimeoutMs(int ms) {
             if (ms < 1000 || ms > 300_000) {
-                throw new IllegalArgumentException("LabSettings.sessionTimeoutMs must be 1000..300000 ms, was " + ms);
+                throw InvalidSettingsException.of("sessionTimeoutMs", "must be 1000..300000 ms, was " + ms);
             }
             this.sessionTimeoutMs = ms;
             return this;
@@ -450,7 +451,7 @@ public final class LabSettings {
 
         /** How long a subject gets after SIGTERM before SIGKILL (default 20 s; a stopped run gives 3 s whatever this says). */
         public Builder stopGrace(Duration d) {
-            this.stopGrace = positive(d, "LabSettings.stopGrace");
+            this.stopGrace = positive(d, "stopGrace");
             return this;
         }
 
@@ -471,7 +472,7 @@ public final class LabSettings {
          */
         public Builder parallel(int n) {
             if (n < 1 || n > 64) {
-                throw new IllegalArgumentException("LabSettings.parallel must be 1..64, was " + n);
+                throw InvalidSettingsException.of("parallel", "must be 1..64, was " + n);
             }
             this.parallel = n;
             return this;
@@ -489,28 +490,50 @@ public final class LabSettings {
             return this;
         }
 
+        /**
+         * The settings; what depends on several setters is checked here, and every problem found is
+         * reported at once.
+         *
+         * @throws InvalidSettingsException naming each setting that is wrong
+         */
         public LabSettings build() {
-            source.check(); // a shape the mapping cannot read back is refused before anything starts
+            List<InvalidSettingsException.SettingProblem> problems = new ArrayList<>();
+            check(problems, "source", source::check); // a shape the mapping cannot read back is refused before anything starts
             if (targetQuery != null) {
-                io.replaylab.oracle.TargetSpec.sqlite(Path.of("target.db"), "-").query(targetQuery); // a quoted {namespace} is refused now
+                check(problems, "targetQuery", () -> io.replaylab.oracle.TargetSpec.sqlite(Path.of("target.db"), "-").query(targetQuery));
             }
             if (subject != null && !subject.uses("{group}")) {
-                throw new IllegalArgumentException("the subject command must get {group} through its command or its environment "
-                        + "(LabSettings.subject, Subject.env): each experiment gives its instances a group of its own");
+                problems.add(new InvalidSettingsException.SettingProblem("subject", "must get {group} through its command or its environment "
+                        + "(Subject.env): each experiment gives its instances a group of its own"));
             }
             if (transformSubject != null && !transformSubject.uses("{group}")) {
-                throw new IllegalArgumentException("the transform command must get {group} through its command or its environment "
-                        + "(LabSettings.transformSubject, Subject.env)");
+                problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "
+                        + "environment (Subject.env)"));
             }
             if (targetJdbcUrl != null) {
-                TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote); // refused here, before anything starts
+                // refused here, before anything starts
+                check(problems, "target", () -> TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote));
+            }
+            if (!problems.isEmpty()) {
+                throw new InvalidSettingsException(problems);
             }
             return new LabSettings(this);
         }
 
-        private static Duration positive(Duration d, String name) {
+        /** A check of another class, its refusal as a problem of {@code setting}. */
+        private static void check(List<InvalidSettingsException.SettingProblem> problems, String setting, Runnable check) {
+            try {
+                check.run();
+            } catch (InvalidSettingsException e) {
+                problems.addAll(e.problems());
+            } catch (IllegalArgumentException e) {
+                problems.add(new InvalidSettingsException.SettingProblem(setting, e.getMessage()));
+            }
+        }
+
+        private static Duration positive(Duration d, String setting) {
             if (d == null || d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+                throw InvalidSettingsException.of(setting, "must be a positive duration, was " + d);
             }
             return d;
         }

@@ -50,7 +50,7 @@ public final class RecordSource {
      */
     public static RecordSource shaped(String keyTemplate, String valueTemplate) {
         if (valueTemplate == null || valueTemplate.isBlank()) {
-            throw new IllegalArgumentException("the record value template must not be empty (LabSettings.source)");
+            throw InvalidSettingsException.of("source", "needs a record value template, was empty");
         }
         return new RecordSource(null, keyTemplate, valueTemplate, SourceMapping.REFERENCE);
     }
@@ -118,11 +118,11 @@ public final class RecordSource {
         RecordParser.Parsed p = parser().parse(kv.getKey() == null ? null : kv.getKey().getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 kv.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         if (!p.ok()) {
-            throw new IllegalArgumentException("the record shape does not read back with the source mapping (" + mapping + "): "
+            throw InvalidSettingsException.of("source", "has a record shape that does not read back with the source mapping (" + mapping + "): "
                     + p.malformedReason() + "; rendered key " + kv.getKey() + ", value " + kv.getValue());
         }
         if (!p.id().equals(id) || p.amount() != amount) {
-            throw new IllegalArgumentException("the record shape reads back as id " + p.id() + ", amount " + p.amount() + " instead of id " + id
+            throw InvalidSettingsException.of("source", "has a record shape that reads back as id " + p.id() + ", amount " + p.amount() + " instead of id " + id
                     + ", amount " + amount + " with the source mapping (" + mapping + "); rendered key " + kv.getKey() + ", value " + kv.getValue());
         }
     }

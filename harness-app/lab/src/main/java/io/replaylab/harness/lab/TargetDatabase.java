@@ -93,18 +93,19 @@ final class TargetDatabase implements AutoCloseable {
             spec = spec.credentials(user != null ? user : spec.user(), password != null ? password : spec.password());
         }
         if (!PG_HOSTS.matcher(spec.jdbcUrl()).find()) {
-            throw new IllegalArgumentException("LabSettings.target must be a jdbc:postgresql: URL (the default target is a SQLite file in the "
+            throw InvalidSettingsException.of("target", "must be a jdbc:postgresql: URL (the default target is a SQLite file in the "
                     + "run directory), was " + spec.displayUrl());
         }
         if (spec.jdbcUrl().toLowerCase().contains("currentschema=")) {
-            throw new IllegalArgumentException("LabSettings.target must not set currentSchema: the run creates a schema of its own and "
+            throw InvalidSettingsException.of("target", "must not set currentSchema: the run creates a schema of its own and "
                     + "drops it afterwards (" + spec.displayUrl() + ")");
         }
         String hosts = hosts(spec.jdbcUrl());
         if (!allowRemote) {
             List<String> remote = Bootstraps.nonLoopbackHosts(hosts);
             if (!remote.isEmpty()) {
-                throw new IllegalArgumentException("the target database's host(s) " + remote + " are not loopback; allow remote ones (LabSettings.allowRemote) to use that database");
+                throw InvalidSettingsException.of("target", "host(s) " + remote + " are not loopback; allow remote ones (LabSettings.allowRemote) "
+                        + "to use that database");
             }
         }
         return spec;

@@ -28,7 +28,7 @@ class LabApiTest {
                 "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
                 "io.replaylab.harness.lab.LabStop", "io.replaylab.harness.lab.LabStoppedException",
                 "io.replaylab.harness.lab.Leftovers", "io.replaylab.harness.lab.CleanupRefusedException",
-                "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource",
+                "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource", "io.replaylab.harness.lab.InvalidSettingsException",
                 "io.replaylab.harness.lab.SyntheticPayments", "io.replaylab.harness.lab.SyntheticProducer", "io.replaylab.harness.lab.Versions",
                 "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner");
     }

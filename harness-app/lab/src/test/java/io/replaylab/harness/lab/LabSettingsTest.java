@@ -70,7 +70,9 @@ class LabSettingsTest {
                 .contains("as lab (password given)").doesNotContain("s3cret");
 
         assertThatThrownBy(() -> LabSettings.custom().target("jdbc:postgresql://db.example.com:5432/lab", null, null).build())
-                .hasMessageContaining("the target database's host(s) [db.example.com] are not loopback; allow remote ones (LabSettings.allowRemote)");
+                .hasMessageContaining("LabSettings.target host(s) [db.example.com] are not loopback; allow remote ones (LabSettings.allowRemote)")
+                .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems()).extracting(InvalidSettingsException.SettingProblem::setting)
+                        .containsExactly("target"));
         assertThat(LabSettings.custom().allowRemote(true).target("jdbc:postgresql://db.example.com:5432/lab", null, null).build().targetJdbcUrl())
                 .isEqualTo("jdbc:postgresql://db.example.com:5432/lab");
         assertThatThrownBy(() -> LabSettings.custom().target("jdbc:mysql://localhost/lab?password=s3cret", null, null).build())

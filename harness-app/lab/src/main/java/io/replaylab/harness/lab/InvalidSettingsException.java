@@ -1,0 +1,43 @@
+package io.replaylab.harness.lab;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Settings a lab cannot run with, every problem named by the setting it is about: a CLI maps each
+ * {@link SettingProblem#setting()} to its own flag (it never reads the message for that), and reports
+ * them all at once. The message reads {@code LabSettings.records must be 1..10000000, was 0}.
+ */
+public final class InvalidSettingsException extends IllegalArgumentException {
+    private final List<SettingProblem> problems;
+
+    /** One problem: the {@link LabSettings.Builder} setter it is about, and what is wrong, without the setter's name. */
+    public record SettingProblem(String setting, String message) {
+        public SettingProblem {
+            Objects.requireNonNull(setting, "setting");
+            Objects.requireNonNull(message, "message");
+        }
+
+        @Override
+        public String toString() {
+            return "LabSettings." + setting + " " + message;
+        }
+    }
+
+    public InvalidSettingsException(List<SettingProblem> problems) {
+        super(String.join("; ", problems.stream().map(SettingProblem::toString).toList()));
+        if (problems.isEmpty()) {
+            throw new IllegalArgumentException("an InvalidSettingsException names at least one problem");
+        }
+        this.problems = List.copyOf(problems);
+    }
+
+    /** One problem of one setting. */
+    static InvalidSettingsException of(String setting, String message) {
+        return new InvalidSettingsException(List.of(new SettingProblem(setting, message)));
+    }
+
+    public List<SettingProblem> problems() {
+        return problems;
+    }
+}
