@@ -288,9 +288,10 @@ class NativeDebuggerTest {
     }
 
     private void awaitRows(long atLeast) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        // 30 s: a released program on a loaded 2-core machine (a full suite beside it) once took longer than 10 s for two rows
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (rowsUnlessBusy() < atLeast) {
-            assertThat(System.nanoTime()).as("at least " + atLeast + " rows within 10 s").isLessThan(deadline);
+            assertThat(System.nanoTime()).as("at least " + atLeast + " rows within 30 s").isLessThan(deadline);
             Thread.sleep(20);
         }
     }
