@@ -379,12 +379,22 @@ public final class ChildProcess implements AutoCloseable {
             Process k = new ProcessBuilder("/bin/sh", "-c", "kill -s " + sig + " -- \"$1\"", "sh", (group ? "-" : "") + pid())
                     .redirectErrorStream(true).start();
             String out = new String(k.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-            return k.waitFor() == 0 ? null : out.isEmpty() ? "exit " + k.exitValue() : out;
+            // waited for whatever the thread's interrupt flag says: a cleanup on an interrupted thread must still know the answer
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    k.waitFor();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return k.exitValue() == 0 ? null : out.isEmpty() ? "exit " + k.exitValue() : out;
         } catch (IOException e) {
             throw new ChildProcessException("cannot run /bin/sh to send SIG" + sig + ": " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ChildProcessException("interrupted while sending SIG" + sig, e);
         }
     }
 

@@ -617,14 +617,23 @@ final class Connection {
      * them: the rewritten frame, or null when the client gets the bytes as read.
      */
     private ByteBuffer answer(Pending p, ByteBuffer frame) {
-        try {
-            if (p.observer() != null) {
+        if (p.observer() != null) {
+            try {
                 ByteBuffer body = frame.slice(4, frame.remaining() - 4);
                 ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
                 ApiMessage response = ApiMessageType.fromApiKey(p.key().id).newResponse();
                 response.read(new ByteBufferAccessor(body), p.version());
                 p.observer().accept(response);
+            } catch (RuntimeException e) {
+                log.warn("{}: could not read a {} v{} response ({}); passed on unchanged", this, p.key(), p.version(), e.toString());
+                if (p.key() == ApiKeys.FETCH) {
+                    // what this answer delivered is unknown: no watch may judge a replay on what it did not see
+                    proxy.witness().fetchAnswersUnreadable("a Fetch v" + p.version() + " answer on " + this + ": " + e);
+                }
             }
+        }
+        try {
+            // apart from the observer: an answer it could not read still has its broker addresses rewritten
             return Addresses.mayCarryAddresses(p.key(), p.version()) ? Addresses.rewriteFrame(p.key(), p.version(), frame, proxy) : null;
         } catch (RuntimeException e) {
             log.warn("{}: could not read a {} v{} response ({}); passed on unchanged", this, p.key(), p.version(), e.toString());

@@ -90,6 +90,11 @@ public final class WireWitness {
         }
     }
 
+    /** A Fetch answer could not be read at all: every open watch may have missed what it delivered. */
+    void fetchAnswersUnreadable(String why) {
+        fetchWatches.values().forEach(ws -> ws.forEach(w -> w.unreadable(why)));
+    }
+
     /** Whether a watch is open on {@code topic}. */
     boolean watching(String topic) {
         return fetchWatches.containsKey(topic);

@@ -192,13 +192,13 @@ final class RunCommand implements Callable<Integer> {
         usable(workDir);
         // every setting is given, and every problem reported at once (each names its setting; the console names the flag)
         LabSettings.Builder b = LabSettings.custom();
-        List<InvalidSettingsException.SettingProblem> problems = new java.util.ArrayList<>();
+        List<String> problems = new java.util.ArrayList<>();
         List<Runnable> given = List.of(
                 () -> b.experiments(experiments()),
                 () -> b.bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode).workDir(workDir).keep(keep)
                         .barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).witness(!noWitness)
-                        .targetQuery(targetQuery).target(targetJdbcUrl, login.user, login.password())
-                        .dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint)),
+                        .targetQuery(targetQuery).target(targetJdbcUrl, login.user, login.password()),
+                () -> b.dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint)),
                 () -> b.records(records),
                 () -> b.partitions(partitions),
                 () -> b.subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume())),
@@ -212,17 +212,20 @@ final class RunCommand implements Callable<Integer> {
             try {
                 setting.run();
             } catch (InvalidSettingsException e) {
-                problems.addAll(e.problems());
+                e.problems().forEach(p -> problems.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
+            } catch (IllegalArgumentException e) { // the CLI's own refusals (a flag that needs another, a cell, a point) name their flags
+                problems.add(ReplayLab.inFlags(e.getMessage()));
             }
         }
         LabSettings settings = null;
         try {
             settings = b.build();
         } catch (InvalidSettingsException e) {
-            problems.addAll(e.problems());
+            e.problems().forEach(p -> problems.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
         }
         if (!problems.isEmpty()) {
-            throw new InvalidSettingsException(problems);
+            problems.forEach(p -> spec.commandLine().getErr().println("error: " + p));
+            return ReplayLab.BAD_INPUT;
         }
         PrintWriter out = spec.commandLine().getOut();
         LabStop stop = LabStop.create();

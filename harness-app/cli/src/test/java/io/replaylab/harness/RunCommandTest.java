@@ -134,6 +134,11 @@ class RunCommandTest {
                 "error: --records must be 1..10000000, was 0", "error: --parallel must be 1..64, was 0",
                 "error: --subject-cmd must get {group} through its command or its environment (--subject-env, --transform-env): each experiment "
                         + "gives its instances a group of its own");
+        StringWriter mixedErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(mixedErr), "run", "--records", "0", "--subject-env", "X=Y",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(mixedErr.toString().lines()).as("the CLI's own refusals beside the settings' ones").containsExactly(
+                "error: --records must be 1..10000000, was 0", "error: --subject-env and --subject-dir go with --subject-cmd (the reference program takes neither)");
         StringWriter bothErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(bothErr), "run", "--producer-cmd", "sh p.sh {topic}",
                 "--record-value", "{\"id\":\"{id}\"}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);

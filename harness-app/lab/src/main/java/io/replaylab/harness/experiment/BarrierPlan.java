@@ -52,6 +52,15 @@ final class BarrierPlan {
                 a.ctx.step("instance " + a.instance + " starts under the debugger barrier (" + holdMode(a.mode) + " hold)");
                 LabContext.Instance inst = a.ctx.start(a.e, a.instance, a.topic, a.group, a.inbox, true);
                 Held h = new Held(this, a, inst);
+                try {
+                    return armDebugger(a, h, inst);
+                } catch (RuntimeException | InterruptedException | Error x) {
+                    h.close(); // nothing of a try that did not arm stays: A stopped, the debugger gone
+                    throw x;
+                }
+            }
+
+            private Held armDebugger(Arming a, Held h, LabContext.Instance inst) throws InterruptedException {
                 h.debugger = DebuggerBarrier.attach(inst.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
                 BarrierEvidence evidence = BarrierEvidence.into(a.e, a.instance, inst::pid, a.mode.name().toLowerCase(Locale.ROOT));
                 MethodPoint at = switch (a.point) {
@@ -74,7 +83,6 @@ final class BarrierPlan {
                 try {
                     RebalanceExperiment.awaitArrival(a.ctx, warmUp, inst);
                 } catch (BarrierTimeoutException t) {
-                    h.close();
                     throw new PointNotReached("call KafkaConsumer#commitSync (the warm-up: its first offset commit)");
                 }
                 h.barrier = h.debugger.arm(a.pointName, at, a.mode, evidence, a.options);
@@ -389,8 +397,13 @@ final class BarrierPlan {
 
         @Override
         public void close() {
-            thaw();
-            Experiments.release(arming.ctx, arming.e, barrier, this::detach, running);
+            try {
+                thaw();
+            } catch (RuntimeException x) { // still stopped: it is stopped (SIGTERM, then SIGKILL) all the same below
+                log.warn("cannot thaw {}: {}", arming.instance, x.getMessage());
+            } finally {
+                Experiments.release(arming.ctx, arming.e, barrier, this::detach, running);
+            }
         }
 
         @Override

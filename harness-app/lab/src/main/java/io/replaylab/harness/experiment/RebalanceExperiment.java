@@ -70,7 +70,8 @@ final class RebalanceExperiment {
         }
         BarrierPlan wire = plan.onTheWire("fallback: the debugger could not read the offsets A commits; " + choice.why());
         e.environment("barrier", wire.display());
-        e.limitation(limitation(true));
+        e.limitation("The debugger could not read what A commits, so the wire barrier replaced it: the limitation about commitSync "
+                + "holds for that first try only. " + limitation(true));
         ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
         return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2), false);
     }
