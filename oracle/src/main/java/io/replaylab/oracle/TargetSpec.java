@@ -127,8 +127,8 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
                 + ", namespace=" + namespace + ", query=" + query + (amountScale == 0 ? "" : ", amountScale=" + amountScale) + "]";
     }
 
-    /** Masks {@code password=...} parameters and the password of a {@code user:password@host} authority. */
-    static String redact(String url) {
+    /** Masks {@code password=...} parameters and the password of a {@code user:password@host} authority, in a URL or any text holding one. */
+    public static String redact(String url) {
         return url.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@");
     }
 }

@@ -52,9 +52,8 @@ public final class ChildProcess implements AutoCloseable {
     private final Path stderr;
     private final int debugPort;
     private volatile boolean frozen;
-    /** Whether it leads a process group of its own, once seen (see groupLeader()). */
+    /** Whether it leads a process group of its own (the command runs it under setsid); set once, at the start. */
     private volatile boolean ownGroup;
-    private volatile boolean pgidKnown;
 
     private ChildProcess(String name, List<String> command, Process process, Path stdout, Path stderr, int debugPort) {
         this.name = name;
@@ -304,27 +303,9 @@ public final class ChildProcess implements AutoCloseable {
         }
     }
 
-    /**
-     * Whether it leads a process group of its own (Linux: its pid is the group id in
-     * /proc/PID/stat): then its signals go to the whole group, the program a wrapper started too.
-     * Read at each signal, as the group is made by the command itself ({@code setsid}) after the start.
-     */
+    /** Whether it leads a process group of its own (said at its start: {@link Builder#ownProcessGroup}): then its signals go to the group. */
     private boolean groupLeader() {
-        if (pgidKnown) { // told at the start, or seen once: a group id is never given back while a member lives
-            return ownGroup;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid()), "stat"), StandardCharsets.UTF_8);
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            boolean leader = Long.parseLong(f[2]) == pid() && Long.parseLong(f[2]) != ProcessHandle.current().pid();
-            if (leader) { // once a leader, always: a group id is never given back while the process lives
-                ownGroup = true;
-                pgidKnown = true;
-            }
-            return leader;
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+        return ownGroup;
     }
 
     /** Waits until no process of its group is left (a group's members may outlive the leader); true when none is. */
@@ -604,10 +585,7 @@ public final class ChildProcess implements AutoCloseable {
                 throw new ChildProcessException("cannot start " + name + " (" + command.get(0) + "): " + e.getMessage(), e);
             }
             ChildProcess child = new ChildProcess(name, command, p, stdout, stderr, port);
-            if (ownGroup) {
-                child.ownGroup = true;
-                child.pgidKnown = true;
-            }
+            child.ownGroup = ownGroup;
             log.debug("started {}: {}", child, command);
             if (agent) {
                 try {

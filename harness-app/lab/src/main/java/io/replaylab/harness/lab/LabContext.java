@@ -277,10 +277,10 @@ public final class LabContext {
      * @throws LabStoppedException the mapping reads none of the records: the whole run stops, as bad input
      */
     public Oracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
-        SyntheticProducer.ensureTopic(run.bootstrap, topic, settings.partitions());
         RecordSource source = settings.source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
+            SyntheticProducer.ensureTopic(run.bootstrap, topic, settings.partitions()); // before the user's producer (the lab's makes its own)
             runProducer(e, producer.get(), topic, namespace);
         } else {
             String manifest = "snapshots/" + namespace + "-manifest.json";

@@ -136,13 +136,8 @@ public final class Subject {
     /** The environment as the evidence may show it: templates, with a secret's value masked. */
     public Map<String, String> envForEvidence() {
         java.util.Map<String, String> shown = new java.util.TreeMap<>();
-        env.forEach((k, v) -> shown.put(k, SECRET_NAME.matcher(k).matches() || v.contains("{target-password}") ? "***" : redacted(v)));
+        env.forEach((k, v) -> shown.put(k, SECRET_NAME.matcher(k).matches() || v.contains("{target-password}") ? "***" : io.replaylab.oracle.TargetSpec.redact(v)));
         return shown;
-    }
-
-    /** A value with a URL's password ({@code //user:pw@host}) or a {@code password=} parameter masked. */
-    private static String redacted(String value) {
-        return value.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("(//[^/@:\\s]*:)[^/@\\s]*@", "$1***@");
     }
 
     /** The environment for one instance: the templates with {@code values} filled in. */
