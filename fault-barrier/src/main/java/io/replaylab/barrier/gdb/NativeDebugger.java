@@ -28,10 +28,12 @@ import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierSource;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.NativePoint;
 import io.replaylab.evidence.process.Poll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class NativeDebugger implements AutoCloseable {
+public final class NativeDebugger implements BarrierSource<NativePoint> {
     private static final Logger log = LoggerFactory.getLogger(NativeDebugger.class);
     /** What to run when gdb is missing. */
     public static final String INSTALL = "install it with: sudo apt-get install -y gdb";
@@ -78,10 +80,6 @@ public final class NativeDebugger implements AutoCloseable {
      * and attaches side by side on 2 cores stood a KafkaJS subject still past its 6 s session.
      */
     private static final Semaphore ATTACHING = new Semaphore(1, true);
-    private static final Map<Integer, String> SQLITE_CODES = Map.ofEntries(Map.entry(0, "SQLITE_OK"), Map.entry(1, "SQLITE_ERROR"),
-            Map.entry(5, "SQLITE_BUSY"), Map.entry(6, "SQLITE_LOCKED"), Map.entry(7, "SQLITE_NOMEM"), Map.entry(8, "SQLITE_READONLY"),
-            Map.entry(9, "SQLITE_INTERRUPT"), Map.entry(10, "SQLITE_IOERR"), Map.entry(11, "SQLITE_CORRUPT"), Map.entry(13, "SQLITE_FULL"),
-            Map.entry(19, "SQLITE_CONSTRAINT"), Map.entry(21, "SQLITE_MISUSE"), Map.entry(100, "SQLITE_ROW"), Map.entry(101, "SQLITE_DONE"));
 
     private final GdbSession gdb;
     private final long pid;
@@ -158,10 +156,10 @@ public final class NativeDebugger implements AutoCloseable {
         public NativeDebugger attach(NativePoint point) throws InterruptedException {
             String gdbPath = resolve(program);
             String[] registers = registers();
-            Found found = search(root, point.searched(), searchTimeout);
+            Found found = search(root, point.probes().get(0).function(), searchTimeout); // the first probe's function: the one looked for
             ATTACHING.acquire();
             try {
-                return start(gdbPath, registers, found, script());
+                return start(gdbPath, registers, found, script(point.helper()));
             } finally {
                 ATTACHING.release();
             }
@@ -184,7 +182,9 @@ public final class NativeDebugger implements AutoCloseable {
                 throw e;
             } finally {
                 try {
-                    Files.deleteIfExists(script);
+                    if (script != null) {
+                        Files.deleteIfExists(script);
+                    }
                 } catch (IOException ignored) {
                     // a temp file
                 }
@@ -248,13 +248,17 @@ public final class NativeDebugger implements AutoCloseable {
                 .append(ProcessTree.command(p)).append("): ").append(n).append(" mapped files"));
         throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "no " + function + " in pid " + root
                 + " or its descendants within " + timeout + ": searched the dynamic and static symbols of every file each has mapped ("
-                + what + "); is its SQLite loaded at all, or linked in stripped?");
+                + what + "); is the library that defines it loaded at all, or linked in stripped?");
     }
 
-    private static Path script() {
-        try (InputStream in = NativeDebugger.class.getResourceAsStream("sqlite_point.py")) {
+    /** The point's gdb helper as a file gdb can source, or null when it has none. */
+    private static Path script(String helper) {
+        if (helper == null) {
+            return null;
+        }
+        try (InputStream in = NativePoint.class.getResourceAsStream(helper)) {
             if (in == null) {
-                throw new IllegalStateException("sqlite_point.py is missing from fault-barrier's jar");
+                throw new IllegalStateException(helper + " is missing from the class path (the native point's gdb helper)");
             }
             Path tmp = Files.createTempFile("replaylab-native-point", ".py");
             Files.write(tmp, in.readAllBytes());
@@ -272,7 +276,9 @@ public final class NativeDebugger implements AutoCloseable {
             gdb.run("-gdb-set confirm off", ANSWER);
             // no debug info fetched: with it gdb would break after the function's prologue, where the argument registers may be reused
             gdb.send("-gdb-set debuginfod enabled off");
-            console("source " + script);
+            if (script != null) {
+                console("source " + script);
+            }
             long stoppedAt = System.nanoTime();
             try {
                 gdb.run("-target-attach " + pid, ANSWER);
@@ -360,6 +366,7 @@ public final class NativeDebugger implements AutoCloseable {
      * held (one thread, or the process with {@link HoldMode#PROCESS}); every breakpoint is then
      * removed, so later calls pass at full speed.
      */
+    @Override
     public synchronized Barrier arm(String point, NativePoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
         if (gone || closed) {
             throw new IllegalStateException("the native debugger of pid " + pid + " is " + (gone ? "gone: the program ended" : "closed"));
@@ -543,10 +550,12 @@ public final class NativeDebugger implements AutoCloseable {
         context.put("library", String.valueOf(frame.getOrDefault("from", library)));
         context.put("pid", Long.toString(pid));
         context.put("hold", a.mode == HoldMode.THREAD ? "thread (gdb non-stop: the program's other threads run)" : "process (every thread)");
-        String sql = evaluate(thread, "$_rl_last()");
-        if (sql != null && !sql.isEmpty() && function.startsWith("sqlite3_")) {
-            context.put("sql", sql);
-        }
+        a.target.context().forEach((name, expression) -> {
+            String value = evaluate(thread, expression);
+            if (value != null && !value.isEmpty()) {
+                context.put(name, value);
+            }
+        });
         String lwp = "";
         String name = "";
         try {
@@ -687,10 +696,7 @@ public final class NativeDebugger implements AutoCloseable {
             log.warn("native barrier {}: the call's result could not be read ({}); no outcome recorded", a.barrier.point(), rax);
             return; // unknown is not accepted
         }
-        String code = SQLITE_CODES.getOrDefault(rc & 0xff, "code " + rc);
-        boolean sqlite = a.target.probes().stream().anyMatch(p -> p.function().startsWith("sqlite3_"));
-        a.injector.recordOutcome(!sqlite || rc == 101 || rc == 0 ? CallOutcome.accepted(a.barrier.point())
-                : CallOutcome.rejected(a.barrier.point(), code, "the call returned " + code + " (" + rc + ")"));
+        a.injector.recordOutcome(a.target.returns().classify(a.barrier.point(), rc));
     }
 
     private void onProgramExit(String how) {

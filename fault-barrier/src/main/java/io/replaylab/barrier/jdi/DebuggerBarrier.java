@@ -65,6 +65,8 @@ import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierSource;
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.CommitOffset;
@@ -88,7 +90,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class DebuggerBarrier implements AutoCloseable {
+public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
     private static final Logger log = LoggerFactory.getLogger(DebuggerBarrier.class);
 
     private final VirtualMachine vm;
@@ -143,6 +145,7 @@ public final class DebuggerBarrier implements AutoCloseable {
      * (deferred until such a class is loaded if none is yet). A call whose first argument is a
      * {@code Map} read as empty (a commit of no offsets) passes, and the barrier stays armed.
      */
+    @Override
     public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
         Barrier barrier = Barrier.arm(point, listener, options);
         Armed a = new Armed(barrier, target, mode, options);
@@ -323,8 +326,9 @@ public final class DebuggerBarrier implements AutoCloseable {
                 context.put("edge", "returned normally");
             }
             List<Value> argv = top.getArgumentValues();
-            if (!argv.isEmpty() && argv.get(0) instanceof ObjectReference map && OffsetsReader.isMap(map)) {
-                String unreadable = OffsetsReader.knows(map) ? OffsetsReader.readFields(map, offsets) : readThroughMethods(map, thread, set, offsets);
+            OffsetsReader reader = a.target.offsetsArgument().map(OffsetsReader::new).orElse(null);
+            if (reader != null && !argv.isEmpty() && argv.get(0) instanceof ObjectReference map && OffsetsReader.isMap(map)) {
+                String unreadable = OffsetsReader.knows(map) ? reader.readFields(map, offsets) : readThroughMethods(reader, map, thread, set, offsets);
                 if (unreadable != null) {
                     offsets.clear(); // a part would pass for the whole
                     context.put("offsets", unreadable);
@@ -387,9 +391,9 @@ public final class DebuggerBarrier implements AutoCloseable {
      * thread (a class they load would otherwise stop it for good) and keeps other threads' events for later.
      * Null, or what could not be read.
      */
-    private String readThroughMethods(ObjectReference map, ThreadReference thread, EventSet set, List<CommitOffset> out) {
+    private String readThroughMethods(OffsetsReader reader, ObjectReference map, ThreadReference thread, EventSet set, List<CommitOffset> out) {
         String type = map.referenceType().name();
-        MapRead read = new MapRead(map, thread);
+        MapRead read = new MapRead(reader, map, thread);
         Future<List<CommitOffset>> result = mapReaders.submit(read::entries);
         long deadline = System.nanoTime() + MapRead.TIMEOUT.toNanos();
         String reason;
@@ -603,7 +607,8 @@ public final class DebuggerBarrier implements AutoCloseable {
     }
 
     /**
-     * Reads a {@code Map<TopicPartition, OffsetAndMetadata>} through fields (no code runs in the held
+     * Reads a map of offsets, its keys and values through the fields the point names
+     * ({@link MethodPoint.OffsetsArgument}), through the map's own fields (no code runs in the held
      * program) when it is a map whose fields it knows: {@code HashMap}, {@code LinkedHashMap},
      * {@code Map.of}. The keys and values are read through their fields whatever the map.
      */
@@ -611,7 +616,10 @@ public final class DebuggerBarrier implements AutoCloseable {
         private static final Set<String> KNOWN = Set.of("java.util.HashMap", "java.util.LinkedHashMap",
                 "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN");
 
-        private OffsetsReader() {
+        private final MethodPoint.OffsetsArgument fields;
+
+        OffsetsReader(MethodPoint.OffsetsArgument fields) {
+            this.fields = fields;
         }
 
         static boolean isMap(ObjectReference o) {
@@ -624,7 +632,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         }
 
         /** Reads a map of a {@link #knows known} type through its fields into {@code out}; null, or what could not be read. */
-        static String readFields(ObjectReference map, List<CommitOffset> out) {
+        String readFields(ObjectReference map, List<CommitOffset> out) {
             String type = map.referenceType().name();
             String bad = null;
             if (type.endsWith("ImmutableCollections$Map1")) {
@@ -646,11 +654,11 @@ public final class DebuggerBarrier implements AutoCloseable {
             return bad == null ? null : "(unreadable " + type + ": " + bad + ")";
         }
 
-        /** One entry into {@code out}; null, or why it is no {@code TopicPartition} to {@code OffsetAndMetadata} (never skipped: a map read as empty passes). */
-        static String put(List<CommitOffset> out, Value tp, Value om) {
+        /** One entry into {@code out}; null, or why it has not the fields the point names (never skipped: a map read as empty passes). */
+        String put(List<CommitOffset> out, Value tp, Value om) {
             if (tp instanceof ObjectReference t && om instanceof ObjectReference o
-                    && get(t, "topic") instanceof StringReference topic && get(t, "partition") instanceof IntegerValue p
-                    && get(o, "offset") instanceof LongValue off) {
+                    && get(t, fields.topicField()) instanceof StringReference topic && get(t, fields.partitionField()) instanceof IntegerValue p
+                    && get(o, fields.offsetField()) instanceof LongValue off) {
                 out.add(new CommitOffset(topic.value(), p.value(), off.value()));
                 return null;
             }
@@ -682,6 +690,7 @@ public final class DebuggerBarrier implements AutoCloseable {
         /** Long enough for any commit's map in a loaded program; a commit whose map takes longer is held unread. */
         static final Duration TIMEOUT = Duration.ofSeconds(6); // 3 s was tight for several JDWP calls on a loaded 2-core machine
 
+        private final OffsetsReader reader;
         private final ObjectReference map;
         private final ThreadReference thread;
         private final List<ObjectReference> pinned = new ArrayList<>();
@@ -690,7 +699,8 @@ public final class DebuggerBarrier implements AutoCloseable {
         private boolean resumed;
         private boolean resumeOwed;
 
-        MapRead(ObjectReference map, ThreadReference thread) {
+        MapRead(OffsetsReader reader, ObjectReference map, ThreadReference thread) {
+            this.reader = reader;
             this.map = map;
             this.thread = thread;
         }
@@ -710,7 +720,7 @@ public final class DebuggerBarrier implements AutoCloseable {
                     if (!(e instanceof ObjectReference entry)) {
                         throw new IllegalStateException("a null entry");
                     }
-                    String bad = OffsetsReader.put(out, call(entry, getKey), call(entry, getValue));
+                    String bad = reader.put(out, call(entry, getKey), call(entry, getValue));
                     if (bad != null) {
                         throw new IllegalStateException(bad);
                     }

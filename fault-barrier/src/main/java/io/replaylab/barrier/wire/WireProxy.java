@@ -29,6 +29,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierSource;
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.WirePoint;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -62,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class WireProxy implements AutoCloseable {
+public final class WireProxy implements BarrierSource<WirePoint> {
     private static final Logger log = LoggerFactory.getLogger(WireProxy.class);
 
     /** The broker's own default {@code socket.request.max.bytes}: a larger frame is no Kafka frame. */
@@ -174,32 +177,23 @@ public final class WireProxy implements AutoCloseable {
     }
 
     /**
-     * Arms a one-shot barrier for the OffsetCommits of {@code group}: the first one whose context
-     * passes {@code options.when()} is held (context keys: {@code group}, {@code member},
-     * {@code generation} (the generation or member epoch), {@code offsets} as {@code topic-p=offset,...},
-     * {@code client.id}, {@code api.version}, {@code connection}). Later commits of the same member
-     * are held with it until release. The safety hold timeout releases it anyway.
-     */
-    public Barrier arm(String point, String group, BarrierListener listener, BarrierOptions options) {
-        return arm(point, group, false, listener, options);
-    }
-
-    /**
-     * Arms a one-shot barrier on the broker's ANSWER to an OffsetCommit of {@code group}: the first
-     * commit the broker accepts (it has stored the offsets) has its answer held on the way back,
+     * Arms a one-shot barrier for the OffsetCommits of the point's group. {@link WirePoint.Edge#REQUEST}:
+     * the first one whose context passes {@code options.when()} is held (context keys: {@code group},
+     * {@code member}, {@code generation} (the generation or member epoch), {@code offsets} as
+     * {@code topic-p=offset,...}, {@code client.id}, {@code api.version}, {@code connection}); later
+     * commits of the same member are held with it until release. {@link WirePoint.Edge#ANSWER}: the
+     * first commit the broker accepts (it has stored the offsets) has its answer held on the way back,
      * with every later response on that connection, so the client has not seen it; the outcome is
-     * ACCEPTED. A refused commit's answer passes. The safety hold timeout releases it anyway.
+     * ACCEPTED, and a refused commit's answer passes. The hold is the connection's whatever
+     * {@code mode} says. The safety hold timeout releases it anyway.
      */
-    public Barrier armAnswer(String point, String group, BarrierListener listener, BarrierOptions options) {
-        return arm(point, group, true, listener, options);
-    }
-
-    private Barrier arm(String point, String group, boolean answers, BarrierListener listener, BarrierOptions options) {
-        Objects.requireNonNull(group, "group");
+    @Override
+    public Barrier arm(String point, WirePoint at, HoldMode mode, BarrierListener listener, BarrierOptions options) {
+        Objects.requireNonNull(at, "at");
         if (closed) {
             throw new IllegalStateException("the proxy is closed");
         }
-        CommitGate gate = new CommitGate(point, group, answers, listener, options, this);
+        CommitGate gate = new CommitGate(point, at.group(), at.edge() == WirePoint.Edge.ANSWER, listener, options, this);
         gates.add(gate);
         return gate.barrier();
     }

@@ -1,5 +1,6 @@
 package io.replaylab.barrier.gdb;
 
+import io.replaylab.barrier.NativePoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,5 +1,6 @@
 package io.replaylab.barrier.jdi;
 
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.barrier.HoldMode;
 
 import java.time.Duration;

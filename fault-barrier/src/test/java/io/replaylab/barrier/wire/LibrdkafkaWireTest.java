@@ -14,6 +14,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.WirePoint;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
@@ -74,7 +76,7 @@ class LibrdkafkaWireTest {
             }
         }
         try (WireProxy proxy = WireProxy.start(kafka.bootstrapServers())) {
-            Barrier barrier = proxy.arm("offset-commit", ns.group(), BarrierListener.NONE, BarrierOptions.ofDefaults());
+            Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, BarrierListener.NONE, BarrierOptions.ofDefaults());
             ChildProcess a = start(proxy, ns, "A");
 
             Arrival held = barrier.awaitArrival(Duration.ofSeconds(60));

@@ -17,6 +17,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.WirePoint;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierListener;
@@ -276,7 +278,7 @@ class WireProxyTest {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
-        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
         // the heartbeats queue behind the held commit on the coordinator connection: the broker drops A after its session (3 s classic, 6 s consumer)
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, protocol, "A", 3000);
 
@@ -327,7 +329,7 @@ class WireProxyTest {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
         barrier.awaitArrival(Duration.ofSeconds(60));
         Thread.sleep(1000);
@@ -347,7 +349,7 @@ class WireProxyTest {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        Barrier barrier = proxy.armAnswer("after-offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        Barrier barrier = proxy.arm("after-offset-commit", WirePoint.offsetCommitAnswer(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
 
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
@@ -371,7 +373,7 @@ class WireProxyTest {
     void aCommitWhoseClientGaveUpWhileHeldIsRecordedAsNotDelivered(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, Duration.ofSeconds(1));
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Barrier barrier = proxy.arm("offset-commit", ns.group(), listener, BarrierOptions.ofDefaults());
+        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
         TopicPartition tp = new TopicPartition(ns.topic(), 0);
         KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic",
                 Map.of(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1500, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 4000));

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 import io.replaylab.barrier.HoldMode;
-import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;
 import io.replaylab.harness.experiment.WireFaultCell;

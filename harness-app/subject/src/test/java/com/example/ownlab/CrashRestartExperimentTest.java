@@ -40,7 +40,7 @@ class CrashRestartExperimentTest {
     /** The whole experiment: a page of code. */
     static final Experiment CRASH_RESTART = new Experiment("crash-restart", List.of("R10", "R14"), (ctx, ns, e) -> {
         Experiments.produce(ctx, e, ns);
-        LabContext.Instance a = ctx.start(e, "crash-A", ns.topic(), ns.group(), ns.inbox(1), false);
+        LabContext.Instance a = ctx.start(e, ctx.consumer("crash-A", ns.topic(), ns.group(), ns.inbox(1)));
         boolean midStream = Poll.every(Duration.ofMillis(10)).upTo(ctx.settings().drainTimeout()).until(() -> {
             ctx.checkpoint(a);
             return processed(ctx, "crash-A") >= 20; // mid-stream: some records done, most still to come
@@ -51,7 +51,7 @@ class CrashRestartExperimentTest {
         }
         Event crashed = ctx.crash(e, a);
         ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
-        LabContext.Instance a2 = ctx.start(e, "crash-A2", ns.topic(), ns.group(), ns.inbox(1), false);
+        LabContext.Instance a2 = ctx.start(e, ctx.consumer("crash-A2", ns.topic(), ns.group(), ns.inbox(1)));
         OffsetSnapshot drained = ctx.awaitDrained(ns.group(), ns.topic(), ctx.settings().drainTimeout(), "after the crash", a2);
         ctx.stop(e, a2);
         if (drained == null) {

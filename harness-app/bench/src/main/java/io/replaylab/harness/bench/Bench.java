@@ -60,7 +60,7 @@ import org.apache.commons.math3.stat.descriptive.rank.Percentile;
 import io.replaylab.harness.TargetLogin;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.gdb.NativeDebugger;
-import io.replaylab.barrier.gdb.NativePoint;
+import io.replaylab.barrier.NativePoint;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.harness.lab.SyntheticProducer;
 import picocli.CommandLine;

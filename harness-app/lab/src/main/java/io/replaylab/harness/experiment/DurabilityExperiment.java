@@ -197,7 +197,7 @@ final class DurabilityExperiment {
         ctx.step(cfg.name() + ": the reference subject drains the topic into the target");
         String inbox = cns.inbox(1);
         String group = cns.group();
-        LabContext.Instance drain = ctx.start(e, "durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox, false);
+        LabContext.Instance drain = ctx.start(e, ctx.consumer("durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox));
         OffsetSnapshot drained = ops.awaitDrained(group, topic, ctx.settings().drainTimeout(), s -> ctx.checkpoint(drain)).orElse(null);
         ctx.stop(e, drain);
         Comparison target = null;

@@ -1,7 +1,6 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,9 +14,8 @@ import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.barrier.HoldMode;
-import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -26,6 +24,9 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
+import io.replaylab.harness.barrier.BarrierPlan;
+import io.replaylab.harness.barrier.Held;
+import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
@@ -88,19 +89,16 @@ final class EosExperiment {
         values.put("transaction.timeout.ms", Integer.toString(TRANSACTION_TIMEOUT_MS));
         SourceSpec outputSpec = ctx.source(output);
 
-        ctx.step("instance A starts under the debugger barrier at " + COMMIT_TRANSACTION);
-        List<LabContext.Instance> running = new ArrayList<>();
-        LabContext.Instance a = ctx.start(e, "eos-A", transform, values, true);
-        running.add(a);
-        DebuggerBarrier debugger = DebuggerBarrier.attach(a.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
-        BarrierEvidence evidence = BarrierEvidence.into(e, "eos-A", a::pid, "thread");
-        Barrier barrier = debugger.arm("transaction-commit", COMMIT_TRANSACTION, HoldMode.THREAD, evidence,
-                BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout())));
-        debugger.resumeProgram();
-        try {
+        Held at = BarrierPlan.debuggerAt(COMMIT_TRANSACTION).arm(ctx, e, "transaction-commit", InstanceSpec.of("eos-A", transform, values), group,
+                HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout())));
+        LabContext.Instance a = at.instance();
+        List<LabContext.Instance> running = at.running();
+        Barrier barrier = at.barrier();
+        BarrierEvidence evidence = at.evidence();
+        try (at) {
             Arrival held;
             try {
-                held = RebalanceExperiment.awaitArrival(ctx, barrier, a);
+                held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + COMMIT_TRANSACTION + " within "
                         + ctx.settings().barrierTimeout() + " (is it a transactional producer?)"));
@@ -124,7 +122,7 @@ final class EosExperiment {
             List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
 
             ctx.step("A held in its transaction (" + inFlightId + "); starting B");
-            LabContext.Instance b = ctx.start(e, "eos-B", transform, values, false);
+            LabContext.Instance b = ctx.start(e, InstanceSpec.of("eos-B", transform, values));
             running.add(b);
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
@@ -194,8 +192,6 @@ final class EosExperiment {
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",
                     fenced != null ? fenced : bCommitted), e.checks()));
-        } finally {
-            Experiments.release(ctx, e, barrier, debugger, running);
         }
     }
 

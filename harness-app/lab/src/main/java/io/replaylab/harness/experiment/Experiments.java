@@ -2,9 +2,6 @@ package io.replaylab.harness.experiment;
 
 import java.util.List;
 
-import io.replaylab.barrier.Barrier;
-import io.replaylab.barrier.BarrierState;
-import io.replaylab.barrier.jdi.DebuggerBarrier;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
@@ -136,25 +133,5 @@ public final class Experiments {
     /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null). */
     static Outcome notDrained(LabContext ctx, ExperimentRecorder e) {
         return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
-    }
-
-    /** Whatever an experiment ends with: a held barrier released (a program never stays frozen), its debugger gone, its instances stopped. */
-    static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, DebuggerBarrier debugger, List<LabContext.Instance> running) {
-        release(ctx, e, barrier, debugger == null ? null : debugger::close, running);
-    }
-
-    /** As above, with whatever debugger held A (a JVM's or a native one): detached before the instances stop. */
-    static void release(LabContext ctx, ExperimentRecorder e, Barrier barrier, Runnable detach, List<LabContext.Instance> running) {
-        if (barrier != null && barrier.state() == BarrierState.HELD) {
-            barrier.release();
-        }
-        if (detach != null) {
-            detach.run();
-        }
-        for (LabContext.Instance i : running) {
-            if (i.process().isAlive()) {
-                ctx.stop(e, i);
-            }
-        }
     }
 }

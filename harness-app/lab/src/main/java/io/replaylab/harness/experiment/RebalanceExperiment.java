@@ -13,16 +13,16 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.harness.barrier.BarrierPlan;
+import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.LabStoppedException;
-import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.IllegalBarrierMoveException;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.barrier.wire.WitnessedCommit;
@@ -57,10 +57,10 @@ final class RebalanceExperiment {
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrierChoice();
-        BarrierPlan plan = BarrierPlan.of(choice, ScheduleCell.Point.BEFORE_OFFSET_COMMIT);
+        BarrierPlan plan = BarrierPlan.of(choice, CommitPoint.BEFORE_OFFSET_COMMIT);
         e.environment("barrier", plan.display());
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
-        e.limitation(limitation(plan.technology() == BarrierPlan.Technology.WIRE));
+        e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
         // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy
         boolean mayFallBack = plan.readsArguments() && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.proxy().isPresent();
@@ -71,18 +71,9 @@ final class RebalanceExperiment {
         BarrierPlan wire = plan.onTheWire("fallback: the debugger could not read the offsets A commits; " + choice.why());
         e.environment("barrier", wire.display());
         e.limitation("The debugger could not read what A commits, so the wire barrier replaced it: the limitation about commitSync "
-                + "holds for that first try only. " + limitation(true));
+                + "holds for that first try only. " + wire.limitation());
         ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
         return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2), false);
-    }
-
-    private static String limitation(boolean wire) {
-        return wire
-                ? "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
-                        + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "
-                        + "connection would. A commit that never leaves the client is not held."
-                : "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
-                        + "another way (commitAsync, auto-commit) is not held.";
     }
 
     /**
@@ -92,11 +83,11 @@ final class RebalanceExperiment {
     private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox,
             boolean mayFallBack) throws Exception {
         HoldMode mode = ctx.settings().holdMode();
-        e.environment("hold mode", plan.technology().holdMode(mode));
+        e.environment("hold mode", plan.holdMode(mode));
         Source harness = Source.here("harness");
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
-        BarrierPlan.Held at = plan.arm(ctx, e, "offset-commit", "rebalance-A", topic, group, inbox, mode, options);
+        Held at = plan.arm(ctx, e, "offset-commit", ctx.consumer("rebalance-A", topic, group, inbox), group, mode, options);
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
@@ -159,7 +150,7 @@ final class RebalanceExperiment {
             Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.context().containsKey("member") ? held : null);
 
             ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
-            LabContext.Instance b = ctx.start(e, "rebalance-B", topic, group, inbox, false);
+            LabContext.Instance b = ctx.start(e, ctx.consumer("rebalance-B", topic, group, inbox));
             running.add(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
@@ -316,29 +307,6 @@ final class RebalanceExperiment {
     }
 
     /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */
-    static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
-            Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
-            if (got.isEmpty()) {
-                try {
-                    ctx.checkpoint(a);
-                } catch (SubjectExitedException | LabStoppedException ended) {
-                    try {
-                        barrier.expire(); // the evidence shows the point was never reached
-                    } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
-                        // held just before: the state says so
-                    }
-                    throw ended;
-                }
-            }
-            return got;
-        }, Optional::isPresent);
-        if (arrived.isPresent()) {
-            return arrived.get();
-        }
-        return barrier.awaitArrival(Duration.ofNanos(1));
-    }
-
     /**
      * Waits (kafka-ops) for a member that is not A to own {@code p}, recording each ownership change
      * (a member is named by the instance in {@code needed} whose name is its client id, else by its

@@ -41,7 +41,7 @@ final class RebuildExperiment {
         }
         ctx.step("generation 1 (" + g1 + ")");
         long sourceSet = Experiments.produce(ctx, e, ns).distinctIds(); // one effect per message: a payment sent twice is one
-        LabContext.Instance one = ctx.start(e, "rebuild-g1", topic, ns.group("g1"), g1, false);
+        LabContext.Instance one = ctx.start(e, ctx.consumer("rebuild-g1", topic, ns.group("g1"), g1));
         OffsetSnapshot d1;
         try {
             d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings().drainTimeout(), "generation 1", one);
@@ -60,7 +60,7 @@ final class RebuildExperiment {
         }
 
         ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
-        LabContext.Instance two = ctx.start(e, "rebuild-g2", topic, ns.group("g2"), g2, false);
+        LabContext.Instance two = ctx.start(e, ctx.consumer("rebuild-g2", topic, ns.group("g2"), g2));
         OffsetSnapshot d2;
         try {
             d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings().drainTimeout(), "generation 2", two);

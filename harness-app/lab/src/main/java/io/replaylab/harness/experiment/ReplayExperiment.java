@@ -50,7 +50,7 @@ final class ReplayExperiment {
         Experiments.produce(ctx, e, ns);
 
         ctx.step("consumer A drains the topic into the target (" + inbox + ")");
-        LabContext.Instance a = ctx.start(e, "replay-A", topic, group, inbox, false);
+        LabContext.Instance a = ctx.start(e, ctx.consumer("replay-A", topic, group, inbox));
         OffsetSnapshot drained;
         try {
             drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
@@ -103,7 +103,7 @@ final class ReplayExperiment {
         OffsetSnapshot after;
         try {
             fetches = ctx.witness().map(w -> w.watchFetches(topic)).orElse(null);
-            a2 = ctx.start(e, "replay-A2", topic, group, inbox, false);
+            a2 = ctx.start(e, ctx.consumer("replay-A2", topic, group, inbox));
             after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
         } finally {
             if (a2 != null) {

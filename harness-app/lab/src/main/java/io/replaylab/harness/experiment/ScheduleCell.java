@@ -5,11 +5,15 @@ import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.Held;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,44 +21,23 @@ import java.util.Objects;
  * on instance A processing a record, with B in the same group. Written {@code point:fault}, e.g.
  * {@code after-offset-commit:crash}.
  */
-public record ScheduleCell(Point point, Fault fault) {
-    /** Points of the commit protocol, defined by the protocol, not by the subject's code order. */
-    public enum Point {
-        /** The subject's DB transaction commit is about to run. */
-        BEFORE_DB_COMMIT("the subject's DB transaction is about to commit",
-                "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
-                "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
-                "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
-                        + "the effect is lost, a FAIL)"),
-        /** The OffsetCommit is about to be sent. */
-        BEFORE_OFFSET_COMMIT("the OffsetCommit is about to be sent",
-                "A's stale commit is refused after the handoff; B's redelivery is not applied again",
-                "the same with the whole process stopped",
-                "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)"),
-        /** The broker has stored the offset; the subject has not yet seen the answer. */
-        AFTER_OFFSET_COMMIT("the broker has stored the offset; the subject has not yet seen the answer",
-                "the commit stood; A goes on with records B also gets: one effect each",
-                "the same with the whole process stopped",
-                "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
-                        + "the message and the hole)");
-
-        private final String description;
-        /** What each fault's cell at this point shows, and what it catches, in {@link Fault} order. */
-        private final String[] shows;
-
-        Point(String description, String... shows) {
-            this.description = description;
-            this.shows = shows;
-        }
-
-        public String id() {
-            return name().toLowerCase(Locale.ROOT).replace('_', '-');
-        }
-
-        public String description() {
-            return description;
-        }
-    }
+public record ScheduleCell(CommitPoint point, Fault fault) {
+    /** What each fault's cell at a point shows, and what it catches, in {@link Fault} order. */
+    private static final Map<CommitPoint, List<String>> SHOWS = new EnumMap<>(Map.of(
+            CommitPoint.BEFORE_DB_COMMIT, List.of(
+                    "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
+                    "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
+                    "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
+                            + "the effect is lost, a FAIL)"),
+            CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
+                    "A's stale commit is refused after the handoff; B's redelivery is not applied again",
+                    "the same with the whole process stopped",
+                    "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)"),
+            CommitPoint.AFTER_OFFSET_COMMIT, List.of(
+                    "the commit stood; A goes on with records B also gets: one effect each",
+                    "the same with the whole process stopped",
+                    "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
+                            + "the message and the hole)")));
 
     /**
      * What happens to A at the point. Each fault injects itself ({@link #inject}): a new fault is one
@@ -64,7 +47,7 @@ public record ScheduleCell(Point point, Fault fault) {
         /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
         HOLD("A's thread is held past its poll interval, then resumed after the partition moved", "held") {
             @Override
-            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
                         + pointName + " by " + at.heldBy() + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
             }
@@ -72,7 +55,7 @@ public record ScheduleCell(Point point, Fault fault) {
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
         FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen") {
             @Override
-            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.freeze();
             }
 
@@ -85,7 +68,7 @@ public record ScheduleCell(Point point, Fault fault) {
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
         CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name", "killed") {
             @Override
-            Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.crash();
             }
 
@@ -104,7 +87,7 @@ public record ScheduleCell(Point point, Fault fault) {
         }
 
         /** Hits A where it is held, records it, and returns the event that shows it. */
-        abstract Event inject(BarrierPlan.Held at, Arrival arrival, ExperimentRecorder e, String pointName);
+        abstract Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName);
 
         /** Whether A's process lives on after the fault (to be resumed); a crashed A is restarted instead. */
         boolean leavesARunning() {
@@ -138,7 +121,7 @@ public record ScheduleCell(Point point, Fault fault) {
     /** Every cell, points × faults, in the matrix's order. */
     public static List<ScheduleCell> all() {
         List<ScheduleCell> all = new ArrayList<>();
-        for (Point p : Point.values()) {
+        for (CommitPoint p : CommitPoint.values()) {
             for (Fault f : Fault.values()) {
                 all.add(new ScheduleCell(p, f));
             }
@@ -152,8 +135,8 @@ public record ScheduleCell(Point point, Fault fault) {
         if (parts.length != 2) {
             throw new IllegalArgumentException("a schedule cell is point:fault, e.g. after-offset-commit:crash; was '" + text + "'");
         }
-        Point p = Arrays.stream(Point.values()).filter(x -> x.id().equals(parts[0])).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                "unknown point '" + parts[0] + "' in '" + text + "': use " + String.join(", ", Arrays.stream(Point.values()).map(Point::id).toList())));
+        CommitPoint p = Arrays.stream(CommitPoint.values()).filter(x -> x.id().equals(parts[0])).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "unknown point '" + parts[0] + "' in '" + text + "': use " + String.join(", ", Arrays.stream(CommitPoint.values()).map(CommitPoint::id).toList())));
         Fault f = Arrays.stream(Fault.values()).filter(x -> x.id().equals(parts[1])).findFirst().orElseThrow(() -> new IllegalArgumentException(
                 "unknown fault '" + parts[1] + "' in '" + text + "': use " + String.join(", ", Arrays.stream(Fault.values()).map(Fault::id).toList())));
         return new ScheduleCell(p, f);
@@ -166,7 +149,7 @@ public record ScheduleCell(Point point, Fault fault) {
 
     /** What the cell shows and the defect it catches, as the table in docs/how-a-run-works.md says (a test holds them equal). */
     public String shows() {
-        return point.shows[fault.ordinal()];
+        return SHOWS.get(point).get(fault.ordinal());
     }
 
     /** The docs' table of every cell, as Markdown rows: {@code | point × fault | what it shows |}. */

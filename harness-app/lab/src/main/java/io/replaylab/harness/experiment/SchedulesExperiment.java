@@ -25,7 +25,11 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.experiment.ScheduleCell.Fault;
-import io.replaylab.harness.experiment.ScheduleCell.Point;
+import io.replaylab.harness.barrier.BarrierPlan;
+import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.Held;
+import io.replaylab.harness.barrier.PointNotReached;
+import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.kafka.GroupMember;
@@ -74,7 +78,7 @@ final class SchedulesExperiment {
                     : new Payload.MatrixCell(cell.point().id(), cell.fault().id(), o.status().name(), partName(cell), cell.meaning(), o.reason()));
         }
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
-                Arrays.stream(Point.values()).map(Point::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
+                Arrays.stream(CommitPoint.values()).map(CommitPoint::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
         Map<String, Outcome> byName = new LinkedHashMap<>();
         outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
         return Verdicts.worstCell(e, byName, "every cell's fault was confirmed at its point");
@@ -105,12 +109,12 @@ final class SchedulesExperiment {
         Experiments.produce(ctx, e, ns);
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
-        BarrierPlan.Held at;
+        Held at;
         try {
-            at = plan.arm(ctx, e, cell.point().id(), aName, topic, group, inbox, HoldMode.THREAD, options);
-        } catch (BarrierPlan.PointNotReached x) {
+            at = plan.arm(ctx, e, cell.point().id(), ctx.consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
+        } catch (PointNotReached x) {
             return e.finish(neverReached(ctx, cell.point(), x.getMessage()));
-        } catch (BarrierPlan.PointUnreachable x) {
+        } catch (PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
         }
         try (at) {
@@ -135,11 +139,11 @@ final class SchedulesExperiment {
                 live.add(a);
             }
             ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
-            LabContext.Instance b = ctx.start(e, cell.id() + "-B", topic, group, inbox, false);
+            LabContext.Instance b = ctx.start(e, ctx.consumer(cell.id() + "-B", topic, group, inbox));
             at.running().add(b);
             live.add(b);
             if (!cell.fault().leavesARunning()) {
-                LabContext.Instance again = ctx.start(e, aName, topic, group, inbox, false); // the same instance name, a new process
+                LabContext.Instance again = ctx.start(e, ctx.consumer(aName, topic, group, inbox)); // the same instance name, a new process
                 at.running().add(again);
                 live.add(again);
             }
@@ -147,7 +151,7 @@ final class SchedulesExperiment {
             if (handoff == null) {
                 return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().handoffTimeout()
                         + " after A was " + cell.fault().done()
-                        + (cell.point() == Point.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
+                        + (cell.point() == CommitPoint.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
             }
             if (cell.fault().leavesARunning()) {
@@ -173,7 +177,7 @@ final class SchedulesExperiment {
         }
     }
 
-    private static Outcome neverReached(LabContext ctx, Point point, String what) {
+    private static Outcome neverReached(LabContext ctx, CommitPoint point, String what) {
         return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().barrierTimeout());
     }
 

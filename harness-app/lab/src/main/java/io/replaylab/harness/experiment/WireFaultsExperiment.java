@@ -91,7 +91,7 @@ final class WireFaultsExperiment {
         OffsetSnapshot beforeRewind = null;
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
-            LabContext.Instance first = ctx.start(e, aName, topic, group, inbox, false);
+            LabContext.Instance first = ctx.start(e, ctx.consumer(aName, topic, group, inbox));
             beforeRewind = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first);
             if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().drainTimeout()));
@@ -119,7 +119,7 @@ final class WireFaultsExperiment {
                 }
             });
             ctx.step("A starts; " + aimed.meaning());
-            LabContext.Instance a = ctx.start(e, aName, topic, group, inbox, false);
+            LabContext.Instance a = ctx.start(e, ctx.consumer(aName, topic, group, inbox));
             Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
                 ctx.checkpoint(a);
                 return armed.awaitFiring(Duration.ofMillis(250));

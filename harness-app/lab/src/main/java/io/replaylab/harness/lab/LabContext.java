@@ -18,7 +18,7 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaylab.barrier.gdb.NativeDebugger;
-import io.replaylab.barrier.gdb.NativePoint;
+import io.replaylab.barrier.NativePoint;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
@@ -373,39 +373,41 @@ public final class LabContext {
     }
 
     /**
-     * Starts an instance of the run's subject ({@link LabSettings#subject()}) on {@code topic}
-     * and {@code group}, projecting into the {@code inbox} namespace of the run's target; with
-     * {@code debuggable}, suspended under a debugger agent until a barrier resumes it.
+     * An instance of the run's subject ({@link LabSettings#subject()}) on {@code topic} and
+     * {@code group}, projecting into the {@code inbox} namespace of the run's target, connecting where
+     * subjects connect ({@link #subjectBootstrap()}).
+     *
+     * @throws NoSubjectException the run has no subject
      */
-    public Instance start(ExperimentRecorder e, String instance, String topic, String group, String inbox, boolean debuggable) {
-        return start(e, instance, subjectBootstrap(), topic, group, inbox, debuggable);
+    public InstanceSpec consumer(String instance, String topic, String group, String inbox) {
+        return consumer(instance, subjectBootstrap(), topic, group, inbox);
     }
 
-    /** As {@link #start(ExperimentRecorder, String, String, String, String, boolean)}, on another cluster (e.g. one the experiment started itself). */
-    public Instance start(ExperimentRecorder e, String instance, String bootstrap, String topic, String group, String inbox, boolean debuggable) {
+    /** As {@link #consumer(String, String, String, String)}, on another cluster (e.g. one the experiment started itself). */
+    public InstanceSpec consumer(String instance, String bootstrap, String topic, String group, String inbox) {
+        if (settings.subject() == null) {
+            throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
+                    + "or the reference subject's ReferenceSubject.consume())");
+        }
         Map<String, String> values = new HashMap<>();
         values.put("bootstrap", bootstrap);
         values.put("topic", topic);
         values.put("group", group);
         values.put("db", db.subjectDb());
         values.put("namespace", inbox);
-        if (firstInbox == null) {
-            firstInbox = inbox;
-        }
-        if (settings.subject() == null) {
-            throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
-                    + "or the reference subject's ReferenceSubject.consume())");
-        }
-        return start(e, instance, settings.subject(), values, debuggable);
+        return InstanceSpec.of(instance, settings.subject(), values);
     }
 
     /**
-     * Starts an instance from any template (e.g. a transform subject): {@code values} fill its
-     * placeholders; {@code {instance}} and {@code {logdir}} are added. Output goes to
-     * {@code logs/<instance>.out|err}, the start is recorded and the process is stopped with the run.
+     * Starts an instance: the spec's values fill its template's placeholders; {@code {instance}} and
+     * {@code {logdir}} are added. Output goes to {@code logs/<instance>.out|err}, the start is recorded
+     * and the process is stopped with the run.
      */
-    public Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable) {
-        return start(e, instance, template, values, debuggable, true);
+    public Instance start(ExperimentRecorder e, InstanceSpec spec) {
+        if (firstInbox == null && spec.subject() == settings.subject() && spec.values().containsKey("namespace")) {
+            firstInbox = spec.values().get("namespace");
+        }
+        return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true);
     }
 
     /** As above; {@code targetLogin}: whether the program gets the target's password (a consumer does, a producer never). */

@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.replaylab.barrier.HoldMode;
-import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 

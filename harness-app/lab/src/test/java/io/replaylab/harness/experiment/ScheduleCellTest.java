@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import io.replaylab.harness.barrier.CommitPoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -15,7 +16,7 @@ class ScheduleCellTest {
         for (ScheduleCell c : ScheduleCell.all()) {
             assertThat(c.shows()).as(c.toString()).isNotBlank();
         }
-        assertThat(ScheduleCell.all()).hasSize(ScheduleCell.Point.values().length * ScheduleCell.Fault.values().length);
+        assertThat(ScheduleCell.all()).hasSize(CommitPoint.values().length * ScheduleCell.Fault.values().length);
     }
 
     @Test

@@ -3,7 +3,10 @@ package io.replaylab.harness.lab;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaMethodCall;
+import io.replaylab.barrier.wire.WireProxy;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class LabApiTest {
     private static final JavaClasses LAB = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("io.replaylab.harness.lab", "io.replaylab.harness.experiment");
+            .importPackages("io.replaylab.harness.lab", "io.replaylab.harness.experiment", "io.replaylab.harness.barrier");
 
     @Test
     void theOnlyPublicTypesAreTheApi() {
@@ -30,7 +33,20 @@ class LabApiTest {
                 "io.replaylab.harness.lab.Leftovers", "io.replaylab.harness.lab.CleanupRefusedException",
                 "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource", "io.replaylab.harness.lab.InvalidSettingsException",
                 "io.replaylab.harness.lab.SyntheticPayments", "io.replaylab.harness.lab.SyntheticProducer", "io.replaylab.harness.lab.Versions",
-                "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner");
+                "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner", "io.replaylab.harness.lab.InstanceSpec",
+                "io.replaylab.harness.barrier.BarrierPlan", "io.replaylab.harness.barrier.Held", "io.replaylab.harness.barrier.CommitPoint",
+                "io.replaylab.harness.barrier.PointNotReached", "io.replaylab.harness.barrier.PointUnreachable");
+    }
+
+    @Test
+    void noExperimentNamesABarrierTechnologyOnlyTheBarrierRoomDoes() {
+        noClasses().that().resideInAPackage("io.replaylab.harness.experiment..").should().dependOnClassesThat()
+                .resideInAnyPackage("io.replaylab.barrier.jdi..", "io.replaylab.barrier.gdb..")
+                .because("an experiment holds A through harness.barrier's BarrierPlan, whatever holds it").check(LAB);
+        DescribedPredicate<JavaMethodCall> armsTheProxy = DescribedPredicate.describe("arm a point on the wire proxy",
+                call -> call.getTargetOwner().isAssignableTo(WireProxy.class) && call.getName().equals("arm"));
+        noClasses().that().resideInAPackage("io.replaylab.harness.experiment..").should().callMethodWhere(armsTheProxy).check(LAB);
+        noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").should().callMethodWhere(armsTheProxy).check(LAB);
     }
 
     @Test

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 
-import io.replaylab.barrier.jdi.MethodPoint;
+import io.replaylab.barrier.MethodPoint;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;
 import org.junit.jupiter.api.Test;

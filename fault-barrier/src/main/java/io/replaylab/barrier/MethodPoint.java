@@ -1,19 +1,35 @@
-package io.replaylab.barrier.jdi;
+package io.replaylab.barrier;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A method (every overload) whose entry, or normal return, is a barrier point. The class may be an
  * interface: then the point is that method in every class that implements it (e.g.
  * {@link #jdbcCommit()}), and the outermost call a thread makes is the one held.
  *
- * @param edge {@link Edge#ENTRY}: held before the method's first line; {@link Edge#RETURN}: held
- *             after its last, once it completed normally (a call that throws passes)
+ * @param edge    {@link Edge#ENTRY}: held before the method's first line; {@link Edge#RETURN}: held
+ *                after its last, once it completed normally (a call that throws passes)
+ * @param offsets how the call's first argument reads as the offsets it commits, or null: the
+ *                argument is not read
  */
-public record MethodPoint(String className, String methodName, Edge edge) {
+public record MethodPoint(String className, String methodName, Edge edge, OffsetsArgument offsets) implements Point {
     /** Where in the call the program is held. */
     public enum Edge {
         ENTRY, RETURN
+    }
+
+    /**
+     * A call's first argument read as committed offsets: a {@code Map} whose keys carry a text field
+     * {@code topicField} and an int field {@code partitionField}, and whose values a long field
+     * {@code offsetField}. A map read as empty (a commit of nothing) lets the call pass, unheld.
+     */
+    public record OffsetsArgument(String topicField, String partitionField, String offsetField) {
+        public OffsetsArgument {
+            Objects.requireNonNull(topicField, "topicField");
+            Objects.requireNonNull(partitionField, "partitionField");
+            Objects.requireNonNull(offsetField, "offsetField");
+        }
     }
 
     public MethodPoint {
@@ -22,9 +38,14 @@ public record MethodPoint(String className, String methodName, Edge edge) {
         Objects.requireNonNull(edge, "edge");
     }
 
-    /** At the method's entry. */
+    /** At the method's entry; its arguments are not read. */
     public MethodPoint(String className, String methodName) {
-        this(className, methodName, Edge.ENTRY);
+        this(className, methodName, Edge.ENTRY, null);
+    }
+
+    /** How the call's first argument reads as committed offsets, when it is read. */
+    public Optional<OffsetsArgument> offsetsArgument() {
+        return Optional.ofNullable(offsets);
     }
 
     /**
@@ -41,9 +62,14 @@ public record MethodPoint(String className, String methodName, Edge edge) {
         return new MethodPoint(text.substring(0, hash), text.substring(hash + 1));
     }
 
-    /** Every overload of {@code KafkaConsumer#commitSync}: after the DB commit, before the offset commit leaves. */
+    /**
+     * Every overload of {@code KafkaConsumer#commitSync}: after the DB commit, before the offset
+     * commit leaves. A {@code Map<TopicPartition, OffsetAndMetadata>} argument is read as the offsets
+     * it commits (Kafka's field names live here, not in the debugger).
+     */
     public static MethodPoint kafkaCommitSync() {
-        return new MethodPoint("org.apache.kafka.clients.consumer.KafkaConsumer", "commitSync");
+        return new MethodPoint("org.apache.kafka.clients.consumer.KafkaConsumer", "commitSync", Edge.ENTRY,
+                new OffsetsArgument("topic", "partition", "offset"));
     }
 
     /**
@@ -57,11 +83,16 @@ public record MethodPoint(String className, String methodName, Edge edge) {
 
     /** The same method, held when it returns normally instead of at its entry. */
     public MethodPoint onReturn() {
-        return new MethodPoint(className, methodName, Edge.RETURN);
+        return new MethodPoint(className, methodName, Edge.RETURN, offsets);
+    }
+
+    @Override
+    public String describe() {
+        return className + "#" + methodName + (edge == Edge.RETURN ? " (on return)" : "");
     }
 
     @Override
     public String toString() {
-        return className + "#" + methodName + (edge == Edge.RETURN ? " (on return)" : "");
+        return describe();
     }
 }
