@@ -40,31 +40,31 @@ class CrashRestartExperimentTest {
     /** The whole experiment: a page of code. */
     static final Experiment CRASH_RESTART = new Experiment("crash-restart", List.of("R10", "R14"), (ctx, ns, e) -> {
         Experiments.produce(ctx, e, ns);
-        LabContext.Instance a = ctx.start(e, ctx.consumer("crash-A", ns.topic(), ns.group(), ns.inbox(1)));
+        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("crash-A", ns.topic(), ns.group(), ns.inbox(1)));
         boolean midStream = Poll.every(Duration.ofMillis(10)).upTo(ctx.settings().drainTimeout()).until(() -> {
-            ctx.checkpoint(a);
+            ctx.subjects().checkpoint(a);
             return processed(ctx, "crash-A") >= 20; // mid-stream: some records done, most still to come
         });
         if (!midStream) {
-            ctx.stop(e, a);
+            ctx.subjects().stop(e, a);
             return e.finish(Outcome.notRun("crash-A processed fewer than 20 records within " + ctx.settings().drainTimeout()));
         }
-        Event crashed = ctx.crash(e, a);
+        Event crashed = ctx.subjects().crash(e, a);
         ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
-        LabContext.Instance a2 = ctx.start(e, ctx.consumer("crash-A2", ns.topic(), ns.group(), ns.inbox(1)));
-        OffsetSnapshot drained = ctx.awaitDrained(ns.group(), ns.topic(), ctx.settings().drainTimeout(), "after the crash", a2);
-        ctx.stop(e, a2);
+        LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().consumer("crash-A2", ns.topic(), ns.group(), ns.inbox(1)));
+        OffsetSnapshot drained = ctx.kafka().awaitDrained(ns.group(), ns.topic(), ctx.settings().drainTimeout(), "after the crash", a2);
+        ctx.subjects().stop(e, a2);
         if (drained == null) {
             return e.finish(Outcome.notRun("the group did not drain after the restart"));
         }
-        Comparison c = ctx.compare(ns.topic(), ns.inbox(1), ns.group());
+        Comparison c = ctx.target().compare(ns.topic(), ns.inbox(1), ns.group());
         e.record(io.replaylab.evidence.Source.here("crash-restart"), c.toPayload());
         c.toChecks().forEach(e::check);
         return e.finish(Outcome.judge(e.confirmFault("crash-A was killed with SIGKILL in mid-stream", crashed), e.checks()));
     });
 
     private static long processed(LabContext ctx, String instance) {
-        return ctx.processingCounts(instance).map(m -> m.values().stream().mapToLong(Long::longValue).sum()).orElse(0L);
+        return ctx.subjects().processingCounts(instance).map(m -> m.values().stream().mapToLong(Long::longValue).sum()).orElse(0L);
     }
 
     @Test

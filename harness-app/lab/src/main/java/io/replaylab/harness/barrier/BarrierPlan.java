@@ -37,7 +37,7 @@ import io.replaylab.harness.lab.LabContext;
  *
  * <pre>{@code
  * BarrierPlan plan = BarrierPlan.of(ctx.settings().barrierChoice(), CommitPoint.BEFORE_OFFSET_COMMIT);
- * try (Held at = plan.arm(ctx, e, "offset-commit", ctx.consumer("A", topic, group, inbox), group, HoldMode.THREAD, options)) {
+ * try (Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("A", topic, group, inbox), group, HoldMode.THREAD, options)) {
  *     Arrival arrival = at.awaitArrival();
  *     ...
  * }
@@ -51,7 +51,7 @@ public final class BarrierPlan {
             @Override
             Held arm(Arming a) throws InterruptedException {
                 a.ctx.step("instance " + a.spec.name() + " starts under the debugger barrier (" + holdMode(a.mode) + " hold)");
-                LabContext.Instance inst = a.ctx.start(a.e, a.spec.underDebugger());
+                LabContext.Instance inst = a.ctx.subjects().start(a.e, a.spec.underDebugger());
                 Held h = new Held(this, a.ctx, a.e, a.pointName, a.spec.name(), inst);
                 try {
                     return armDebugger(a, h, inst);
@@ -103,7 +103,7 @@ public final class BarrierPlan {
         WIRE {
             @Override
             Held arm(Arming a) {
-                WireProxy proxy = a.ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+                WireProxy proxy = a.ctx.kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
                 long[] pid = {0};
                 BarrierEvidence evidence = BarrierEvidence.into(a.e, a.spec.name(), () -> pid[0], "wire");
                 boolean request = a.point != CommitPoint.AFTER_OFFSET_COMMIT;
@@ -112,7 +112,7 @@ public final class BarrierPlan {
                         evidence, a.options);
                 a.ctx.step("wire barrier armed on group " + a.group + "'s OffsetCommit; instance " + a.spec.name() + " starts through the proxy at "
                         + proxy.bootstrapServers());
-                LabContext.Instance inst = a.ctx.start(a.e, a.spec);
+                LabContext.Instance inst = a.ctx.subjects().start(a.e, a.spec);
                 pid[0] = inst.pid();
                 Held h = new Held(this, a.ctx, a.e, a.pointName, a.spec.name(), inst);
                 h.barrier = barrier;
@@ -141,18 +141,18 @@ public final class BarrierPlan {
                 NativePoint at = NativePoint.sqliteCommit();
                 // the warm-up, as for a JVM: A's first OffsetCommit is held on the wire while the DB point is armed, so that the
                 // transactions A runs while it starts (its schema) do not count and its next record's COMMIT cannot slip by
-                WireProxy proxy = a.ctx.proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+                WireProxy proxy = a.ctx.kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
                 long[] pid = {0};
                 Barrier warmUp = proxy.arm("warm-up", WirePoint.offsetCommit(a.group), HoldMode.THREAD,
                         BarrierEvidence.into(a.e, a.spec.name(), () -> pid[0], "wire"), a.options);
-                LabContext.Instance inst = a.ctx.start(a.e, a.spec);
+                LabContext.Instance inst = a.ctx.subjects().start(a.e, a.spec);
                 pid[0] = inst.pid();
                 Held h = new Held(this, a.ctx, a.e, a.pointName, a.spec.name(), inst);
                 h.heldBy = "a native debugger (gdb) breakpoint at " + at;
                 h.unreached = "reach " + at + " (" + at.unreached() + ")";
                 boolean armed = false;
                 try {
-                    NativeDebugger gdb = a.ctx.attachNative(inst, at);
+                    NativeDebugger gdb = a.ctx.subjects().attachNative(inst, at);
                     h.source = gdb;
                     h.gdb = gdb;
                     a.e.record(Source.here("harness"), new Payload.Note("gdb attached to " + a.spec.name() + " (pid " + gdb.pid() + ": "
@@ -173,7 +173,7 @@ public final class BarrierPlan {
                         // gdb can see the pid gone before this JVM has reaped it: wait for the exit code, so the cell says it
                         Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(2)).until(() -> !inst.process().isAlive());
                     }
-                    a.ctx.checkpoint(inst); // a subject that exited says so, with its exit code
+                    a.ctx.subjects().checkpoint(inst); // a subject that exited says so, with its exit code
                     throw new PointUnreachable("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")");
                 } finally {
                     if (warmUp.state() == BarrierState.HELD) {

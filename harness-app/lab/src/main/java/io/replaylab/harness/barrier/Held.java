@@ -103,7 +103,7 @@ public final class Held implements AutoCloseable {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty()) {
                 try {
-                    ctx.checkpoint(a);
+                    ctx.subjects().checkpoint(a);
                 } catch (SubjectExitedException | LabStoppedException ended) {
                     try {
                         barrier.expire(); // the evidence shows the point was never reached
@@ -144,7 +144,7 @@ public final class Held implements AutoCloseable {
             gdb.killProgram(); // gone in /proc before the crash is recorded
         }
         running.remove(instance);
-        return ctx.crash(e, instance);
+        return ctx.subjects().crash(e, instance);
     }
 
     /** A frozen A runs again (a program never stays frozen; a debugger cannot talk to a stopped JVM). */
@@ -190,7 +190,7 @@ public final class Held implements AutoCloseable {
             detach();
             for (LabContext.Instance i : running) {
                 if (i.process().isAlive()) {
-                    ctx.stop(e, i);
+                    ctx.subjects().stop(e, i);
                 }
             }
         }

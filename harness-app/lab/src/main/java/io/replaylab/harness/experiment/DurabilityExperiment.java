@@ -92,8 +92,8 @@ final class DurabilityExperiment {
                     + "POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm it"));
         }
         if (ctx.settings().bootstrap() != null) {
-            int n = brokersOf(ctx.bootstrap());
-            return e.finish(Outcome.notRun(n < BROKERS ? "needs " + BROKERS + " brokers: the cluster at " + ctx.bootstrap() + " has " + n
+            int n = brokersOf(ctx.kafka().bootstrap());
+            return e.finish(Outcome.notRun(n < BROKERS ? "needs " + BROKERS + " brokers: the cluster at " + ctx.kafka().bootstrap() + " has " + n
                     : "replay-lab kills and freezes only brokers it starts: run durability without a bootstrap server (it starts a "
                             + BROKERS + "-node cluster of its own)"));
         }
@@ -101,9 +101,9 @@ final class DurabilityExperiment {
         try (LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(BROKERS).workDir(ctx.runDir().resolve("cluster")).build().start();
              KafkaOps ops = KafkaOps.connect(cluster.bootstrapServers())) {
             e.environment("cluster", cluster.bootstrapServers());
-            ctx.watch(cluster.pid(LocalKafkaCluster.CONTROLLER_ID)); // a frozen follower never reads its pipe: the watchdog kills by pid
-            cluster.brokerIds().forEach(id -> ctx.watch(cluster.pid(id)));
-            ctx.witness().ifPresent(w -> e.limitation("durability's subjects connect to its own cluster directly: the run's wire witness does not "
+            ctx.subjects().watch(cluster.pid(LocalKafkaCluster.CONTROLLER_ID)); // a frozen follower never reads its pipe: the watchdog kills by pid
+            cluster.brokerIds().forEach(id -> ctx.subjects().watch(cluster.pid(id)));
+            ctx.kafka().witness().ifPresent(w -> e.limitation("durability's subjects connect to its own cluster directly: the run's wire witness does not "
                     + "see their commits (the experiment judges the records the cluster kept, not the commits)."));
             e.environment("pid.controller", cluster.pid(LocalKafkaCluster.CONTROLLER_ID) + " (node " + LocalKafkaCluster.CONTROLLER_ID + ")");
             for (int id : cluster.brokerIds()) {
@@ -170,7 +170,7 @@ final class DurabilityExperiment {
             int elected = cluster.awaitLeaderOtherThan(tp, leader, Duration.ofSeconds(60));
             e.record(harness, new Payload.Note(cfg.name() + ": broker " + elected + " elected leader; " + placement(cluster, tp)));
             cluster.restart(leader);
-            ctx.watch(cluster.pid(leader));
+            ctx.subjects().watch(cluster.pid(leader));
             cluster.awaitInIsr(tp, leader, Duration.ofSeconds(60));
             e.record(harness, new Payload.Note(cfg.name() + ": broker " + leader + " restarted on its data and back in the ISR; "
                     + placement(cluster, tp)));
@@ -197,15 +197,15 @@ final class DurabilityExperiment {
         ctx.step(cfg.name() + ": the reference subject drains the topic into the target");
         String inbox = cns.inbox(1);
         String group = cns.group();
-        LabContext.Instance drain = ctx.start(e, ctx.consumer("durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox));
-        OffsetSnapshot drained = ops.awaitDrained(group, topic, ctx.settings().drainTimeout(), s -> ctx.checkpoint(drain)).orElse(null);
-        ctx.stop(e, drain);
+        LabContext.Instance drain = ctx.subjects().start(e, ctx.subjects().consumer("durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox));
+        OffsetSnapshot drained = ops.awaitDrained(group, topic, ctx.settings().drainTimeout(), s -> ctx.subjects().checkpoint(drain)).orElse(null);
+        ctx.subjects().stop(e, drain);
         Comparison target = null;
         if (drained == null) {
             e.check(Check.notRun(cfg.name() + ": drained into the target", "R12", "lag 0", "the group did not drain within "
                     + ctx.settings().drainTimeout()));
         } else {
-            target = Oracle.compare(SourceSpec.topic(cluster.bootstrapServers(), topic), ctx.target(inbox), ops.describe(group));
+            target = Oracle.compare(SourceSpec.topic(cluster.bootstrapServers(), topic), ctx.target().inbox(inbox), ops.describe(group));
             e.record(harness, target.toPayload());
         }
         return new Result(cfg, records.size(), acked.size(), lost, duplicated, count.records(), target);

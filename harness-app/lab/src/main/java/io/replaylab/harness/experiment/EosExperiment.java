@@ -28,6 +28,7 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
@@ -76,18 +77,18 @@ final class EosExperiment {
         e.limitation(Limitations.EOS_ONE_ZOMBIE_ONE_BROKER);
         e.limitation("The in-flight point is the entry of KafkaProducer#commitTransaction in A (a breakpoint; A's other threads run on), "
                 + "after its output was sent and its offsets were sent to the transaction. A custom program that commits another way is not held.");
-        ctx.proxy().ifPresent(p -> e.limitation("eos runs its subjects straight to the broker: the wire barrier does not hold EndTxn, and the "
+        ctx.kafka().proxy().ifPresent(p -> e.limitation("eos runs its subjects straight to the broker: the wire barrier does not hold EndTxn, and the "
                 + "witness does not see their offsets, which go to the transaction (TxnOffsetCommit), not in an OffsetCommit."));
 
         Experiments.produce(ctx, e, ns);
-        ctx.ops().createTopic(ctx.namespace(), output, ctx.settings().partitions());
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), output, ctx.settings().partitions());
         Map<String, String> values = new HashMap<>();
-        values.put("bootstrap", ctx.bootstrap());
+        values.put("bootstrap", ctx.kafka().bootstrap());
         values.put("topic", topic);
         values.put("output", output);
         values.put("group", group);
         values.put("transaction.timeout.ms", Integer.toString(TRANSACTION_TIMEOUT_MS));
-        SourceSpec outputSpec = ctx.source(output);
+        SourceSpec outputSpec = ctx.kafka().source(output);
 
         Held at = BarrierPlan.debuggerAt(COMMIT_TRANSACTION).arm(ctx, e, "transaction-commit", InstanceSpec.of("eos-A", transform, values), group,
                 HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout())));
@@ -116,13 +117,13 @@ final class EosExperiment {
                     + "read_committed, on " + output));
             e.check(Check.pass("held inside an open transaction, before its commit", "R8", "output written, not committed",
                     inFlightId + " visible to read_uncommitted only"));
-            OffsetSnapshot atHold = ctx.ops().describe(group);
+            OffsetSnapshot atHold = ctx.kafka().ops().describe(group);
             e.record(harness, atHold.toPayload("while A is held"));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
 
             ctx.step("A held in its transaction (" + inFlightId + "); starting B");
-            LabContext.Instance b = ctx.start(e, InstanceSpec.of("eos-B", transform, values));
+            LabContext.Instance b = ctx.subjects().start(e, InstanceSpec.of("eos-B", transform, values));
             running.add(b);
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
@@ -140,7 +141,7 @@ final class EosExperiment {
 
             // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
             // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).
-            List<Oracle.Position> inputs = Oracle.positionsOf(ctx.source(topic), inFlightId);
+            List<Oracle.Position> inputs = Oracle.positionsOf(ctx.kafka().source(topic), inFlightId);
             if (inputs.size() != 1) {
                 barrier.release();
                 return e.finish(Outcome.notRun("the injection point was not confirmed: A's open transaction holds " + inFlightId + ", which is at "
@@ -150,8 +151,8 @@ final class EosExperiment {
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
             boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().handoffTimeout()).until(() -> {
-                ctx.checkpoint(b);
-                return LabContext.committed(ctx.ops().describe(group), topic, input.partition()) > input.offset();
+                ctx.subjects().checkpoint(b);
+                return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition()) > input.offset();
             });
             if (!past) {
                 barrier.release();
@@ -160,7 +161,7 @@ final class EosExperiment {
                 return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within "
                         + ctx.settings().handoffTimeout()));
             }
-            OffsetSnapshot afterB = ctx.ops().describe(group);
+            OffsetSnapshot afterB = ctx.kafka().ops().describe(group);
             e.record(harness, afterB.toPayload("after B committed past A's point"));
             Event bCommitted = e.record(harness, new Payload.Note("B committed past A's input " + topic + "-" + input + " (" + inFlightId
                     + ") while A was still held"));
@@ -187,7 +188,7 @@ final class EosExperiment {
                 return Experiments.notDrained(ctx, e);
             }
             e.record(harness, settled.toPayload("after recovery"));
-            Comparison c = Oracle.compareTopics(ctx.source(topic), outputSpec, settled);
+            Comparison c = Oracle.compareTopics(ctx.kafka().source(topic), outputSpec, settled);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",
@@ -198,7 +199,7 @@ final class EosExperiment {
     /** The ids of records in A's open transaction, once its producer has sent them (within 10 s of the hold). */
     private static List<String> awaitOpenTransaction(LabContext ctx, SourceSpec output, LabContext.Instance a) throws InterruptedException {
         return Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(10)).until(() -> {
-            ctx.checkpoint(a);
+            ctx.subjects().checkpoint(a);
             return Oracle.notCommitted(output);
         }, open -> !open.isEmpty());
     }

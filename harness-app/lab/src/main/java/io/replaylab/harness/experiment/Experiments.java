@@ -85,19 +85,19 @@ public final class Experiments {
         e.environment("replay-lab", Versions.replayLab())
                 .environment("java", Versions.java())
                 .environment("kafka-clients", Versions.kafkaClients())
-                .environment("broker", ctx.brokerVersion())
+                .environment("broker", ctx.kafka().brokerVersion())
                 .environment("sqlite", Versions.sqlite())
-                .environment("bootstrap", ctx.bootstrap())
+                .environment("bootstrap", ctx.kafka().bootstrap())
                 .environment("namespace", ns.prefix())
                 .environment("topic", ns.topic())
                 .environment("group", ns.group())
-                .environment("target db", ctx.targetDescription())
+                .environment("target db", ctx.target().describe())
                 .environment("group protocol", ctx.settings().groupProtocol().name)
                 .environment("subject", ctx.settings().subject() == null ? "none given" : ctx.settings().subject().description())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
-        ctx.proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
-                + ctx.bootstrap() + ")"));
-        e.environment("wire witness", ctx.witness().isPresent() ? "on: every OffsetCommit of the subjects and the broker's answer are recorded"
+        ctx.kafka().proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
+                + ctx.kafka().bootstrap() + ")"));
+        e.environment("wire witness", ctx.kafka().witness().isPresent() ? "on: every OffsetCommit of the subjects and the broker's answer are recorded"
                 : "off: the evidence cannot tell a commit the broker rejected from one the client never sent");
     }
 
@@ -106,7 +106,7 @@ public final class Experiments {
      * payments, in the reference or the user's shape, or the user's producer) and returns what it holds: the source set.
      */
     public static Oracle.SourceSummary produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
-        return ctx.fillSource(e, ns.topic(), ns.prefix());
+        return ctx.kafka().fillSource(e, ns.topic(), ns.prefix());
     }
 
     /**
@@ -117,12 +117,12 @@ public final class Experiments {
      */
     static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, List<LabContext.Instance> running,
             LabContext.Instance needed) throws InterruptedException {
-        OffsetSnapshot settled = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", needed);
+        OffsetSnapshot settled = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", needed);
         for (LabContext.Instance i : running) {
-            ctx.stop(e, i);
+            ctx.subjects().stop(e, i);
         }
         for (LabContext.Instance i : running) {
-            ctx.recordAssignmentLog(e, i);
+            ctx.subjects().recordAssignmentLog(e, i);
         }
         if (settled == null) {
             e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));

@@ -18,6 +18,7 @@ import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierOptions;
@@ -59,11 +60,11 @@ final class RebalanceExperiment {
         BarrierKind.Choice choice = ctx.settings().barrierChoice();
         BarrierPlan plan = BarrierPlan.of(choice, CommitPoint.BEFORE_OFFSET_COMMIT);
         e.environment("barrier", plan.display());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
         // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy
-        boolean mayFallBack = plan.readsArguments() && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.proxy().isPresent();
+        boolean mayFallBack = plan.readsArguments() && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.kafka().proxy().isPresent();
         Outcome o = attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1), mayFallBack);
         if (o != null) {
             return o;
@@ -87,7 +88,7 @@ final class RebalanceExperiment {
         Source harness = Source.here("harness");
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
-        Held at = plan.arm(ctx, e, "offset-commit", ctx.consumer("rebalance-A", topic, group, inbox), group, mode, options);
+        Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("rebalance-A", topic, group, inbox), group, mode, options);
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
@@ -109,13 +110,13 @@ final class RebalanceExperiment {
                 }
                 barrier.release();
                 return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable + " and the barrier was "
-                        + (ctx.proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)")
+                        + (ctx.kafka().proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)")
                         + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
             }
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
             Map<PartitionRef, Long> committing = new TreeMap<>();
             held.offsets().forEach(o -> committing.put(new PartitionRef(o.topic(), o.partition()), o.offset()));
-            OffsetSnapshot atHold = ctx.ops().describe(group);
+            OffsetSnapshot atHold = ctx.kafka().ops().describe(group);
             e.record(harness, atHold.toPayload("while A is held"));
             List<String> missing = new ArrayList<>();
             Event dbSeen = null;
@@ -123,10 +124,10 @@ final class RebalanceExperiment {
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
                 // the last record the commit covers: below a transactional producer's marker, not simply the offset before
-                Oracle.RecordEffects applied = Oracle.effectsBefore(ctx.source(topic), ctx.target(inbox), c.getKey().partition(), c.getValue())
+                Oracle.RecordEffects applied = Oracle.effectsBefore(ctx.kafka().source(topic), ctx.target().inbox(inbox), c.getKey().partition(), c.getValue())
                         .orElse(new Oracle.RecordEffects(c.getKey().partition(), c.getValue() - 1, null, 0));
                 long recordOffset = applied.offset();
-                long groupCommitted = LabContext.committed(atHold, topic, c.getKey().partition());
+                long groupCommitted = LabKafka.committed(atHold, topic, c.getKey().partition());
                 if (applied.appliedOnce() && groupCommitted < c.getValue()) {
                     dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, applied.messageId(), topic, c.getKey().partition(), recordOffset,
                             "rebalance-A"));
@@ -143,14 +144,14 @@ final class RebalanceExperiment {
                         + " (does the subject commit offsets before its DB commit?)"));
             }
             e.check(Check.pass("held after the DB commit, before the offset commit", "R8", "effect in the DB, offset not committed",
-                    inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabContext.committed(atHold, topic, inFlight.partition()))
+                    inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabKafka.committed(atHold, topic, inFlight.partition()))
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             // the wire's arrival names the held request's member and generation; a debugger's does not
             Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.context().containsKey("member") ? held : null);
 
             ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
-            LabContext.Instance b = ctx.start(e, ctx.consumer("rebalance-B", topic, group, inbox));
+            LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer("rebalance-B", topic, group, inbox));
             running.add(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
@@ -172,13 +173,13 @@ final class RebalanceExperiment {
             long target = committing.get(inFlight);
             int partition = inFlight.partition();
             Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().drainTimeout()).until(() -> {
-                boolean past = LabContext.committed(ctx.ops().describe(group), topic, partition) >= target;
+                boolean past = LabKafka.committed(ctx.kafka().ops().describe(group), topic, partition) >= target;
                 if (!past) {
-                    ctx.checkpoint(b); // B must still run while it is behind; once past, its exit is the next step's business
+                    ctx.subjects().checkpoint(b); // B must still run while it is behind; once past, its exit is the next step's business
                 }
                 return past;
             });
-            long effectsAfterB = Oracle.effectsOf(ctx.target(inbox), inFlightId);
+            long effectsAfterB = Oracle.effectsOf(ctx.target().inbox(inbox), inFlightId);
             e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));
             e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
                     effectsAfterB + " effect(s)", effectsAfterB == 1));
@@ -187,10 +188,10 @@ final class RebalanceExperiment {
             barrier.release();
             ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
             Optional<CallOutcome> outcome = Poll.every(Duration.ZERO).upTo(Duration.ofSeconds(60)).until(() -> {
-                ctx.checkpoint();
+                ctx.subjects().checkpoint();
                 return barrier.awaitOutcome(Duration.ofMillis(250));
             }, Optional::isPresent);
-            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.witness(), group, heldAs, held.time(), a.name(),
+            StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.kafka().witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
             Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, onWire);
             if (ended.isPresent()) {
@@ -209,7 +210,7 @@ final class RebalanceExperiment {
                 e.check(Check.pass("the new owner replayed; nothing skipped by hand", "R10", "lag 0 with no offset altered by the harness",
                         "lag " + settled.totalLag() + "; the harness made no offset change in this experiment"));
             }
-            Comparison c = ctx.compare(topic, inbox, group);
+            Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()));
@@ -227,7 +228,7 @@ final class RebalanceExperiment {
             return out;
         }
         for (String m : aMembers) {
-            out.put(m, ctx.witness().map(w -> w.generation(group, m).orElse(-1)).orElse(-1));
+            out.put(m, ctx.kafka().witness().map(w -> w.generation(group, m).orElse(-1)).orElse(-1));
         }
         return out;
     }
@@ -326,8 +327,8 @@ final class RebalanceExperiment {
         boolean sameProcess = needed.contains(a);
         Event[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
-        ctx.ops().awaitOwnerChange(group, p, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
-            ctx.checkpoint(live);
+        ctx.kafka().ops().awaitOwnerChange(group, p, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
+            ctx.subjects().checkpoint(live);
             s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
             for (GroupMember m : s.members()) {
                 if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {

@@ -28,7 +28,7 @@ final class RebuildExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         String topic = ns.topic();
         Source harness = Source.here("harness");
         String g1 = ns.inbox(1);
@@ -41,17 +41,17 @@ final class RebuildExperiment {
         }
         ctx.step("generation 1 (" + g1 + ")");
         long sourceSet = Experiments.produce(ctx, e, ns).distinctIds(); // one effect per message: a payment sent twice is one
-        LabContext.Instance one = ctx.start(e, ctx.consumer("rebuild-g1", topic, ns.group("g1"), g1));
+        LabContext.Instance one = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1));
         OffsetSnapshot d1;
         try {
-            d1 = ctx.awaitDrained(ns.group("g1"), topic, ctx.settings().drainTimeout(), "generation 1", one);
+            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, ctx.settings().drainTimeout(), "generation 1", one);
         } finally {
-            ctx.stop(e, one);
+            ctx.subjects().stop(e, one);
         }
         if (d1 == null) {
             return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings().drainTimeout()));
         }
-        TargetSnapshot g1Before = ctx.snapshot(g1, "rebuild-g1-before");
+        TargetSnapshot g1Before = ctx.target().snapshot(g1, "rebuild-g1-before");
         e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
         // The hazard: an inbox that already holds every id. With a global marker it would suppress the rebuild.
         Event marker = e.record(harness, new Payload.Note("generation 1's inbox holds " + g1Before.rows() + " effects of the topic before g2 starts"));
@@ -60,21 +60,21 @@ final class RebuildExperiment {
         }
 
         ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
-        LabContext.Instance two = ctx.start(e, ctx.consumer("rebuild-g2", topic, ns.group("g2"), g2));
+        LabContext.Instance two = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2));
         OffsetSnapshot d2;
         try {
-            d2 = ctx.awaitDrained(ns.group("g2"), topic, ctx.settings().drainTimeout(), "generation 2", two);
+            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, ctx.settings().drainTimeout(), "generation 2", two);
         } finally {
-            ctx.stop(e, two);
+            ctx.subjects().stop(e, two);
         }
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().drainTimeout()));
         }
-        Comparison c = ctx.compare(topic, g2, ns.group("g2"));
+        Comparison c = ctx.target().compare(topic, g2, ns.group("g2"));
         e.record(harness, c.toPayload());
         e.check(Verdicts.rebuilt(sourceSet, g2, c.targetEffects(), c.missing().count()));
         c.toChecks().forEach(e::check);
-        TargetSnapshot g1After = ctx.snapshot(g1, "rebuild-g1-after");
+        TargetSnapshot g1After = ctx.target().snapshot(g1, "rebuild-g1-after");
         Check untouched = g1Before.equalityCheck(g1After);
         e.check(new Check("generation 1 untouched", "R16", untouched.expected(), untouched.actual(), untouched.status()));
         return e.finish(Outcome.judge(e.confirmFault("an old inbox already held every id", marker), e.checks()));

@@ -5,6 +5,7 @@ import java.util.Optional;
 
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -40,7 +41,7 @@ final class ReplayExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
@@ -50,23 +51,23 @@ final class ReplayExperiment {
         Experiments.produce(ctx, e, ns);
 
         ctx.step("consumer A drains the topic into the target (" + inbox + ")");
-        LabContext.Instance a = ctx.start(e, ctx.consumer("replay-A", topic, group, inbox));
+        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("replay-A", topic, group, inbox));
         OffsetSnapshot drained;
         try {
-            drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
+            drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
         } finally {
-            ctx.stop(e, a);
+            ctx.subjects().stop(e, a);
         }
         if (drained == null) {
             return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().drainTimeout()
                     + " (see logs/replay-A.err)"));
         }
-        ctx.recordAssignmentLog(e, a);
+        ctx.subjects().recordAssignmentLog(e, a);
 
-        OffsetSnapshot before = ctx.awaitInactive(group, ctx.settings().handoffTimeout());
+        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().handoffTimeout());
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
-        TargetSnapshot targetBefore = ctx.snapshot(inbox, "replay-target-before");
+        TargetSnapshot targetBefore = ctx.target().snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
             return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().handoffTimeout()
@@ -74,12 +75,12 @@ final class ReplayExperiment {
         }
 
         ctx.step("dry run of the reset to earliest");
-        ResetPlan plan = ctx.ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
+        ResetPlan plan = ctx.kafka().ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(harness, plan.toPayload(true, null));
         ctx.step("executing the reset (group " + before.state().display() + ", plan saved first)");
         ResetResult reset;
         try {
-            reset = ctx.ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.namespace().prefix()).allowRemote(ctx.settings().allowRemote())
+            reset = ctx.kafka().ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.kafka().namespace().prefix()).allowRemote(ctx.settings().allowRemote())
                     .planDir(ctx.runDir().resolve("plans")).build());
         } catch (ResetRefusedException refused) {
             e.record(harness, new Payload.ResetRefused(group, refused.failedGuards()));
@@ -90,8 +91,8 @@ final class ReplayExperiment {
         e.artifact(planFile, "the executed plan with the previous offsets (restore it with KafkaOps, or replay-lab offsets restore)");
         e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
                 planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
-        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.namespace().prefix(),
-                before.state().display() + ", " + group, before.state().isInactive() && ctx.namespace().owns(group)));
+        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.kafka().namespace().prefix(),
+                before.state().display() + ", " + group, before.state().isInactive() && ctx.kafka().namespace().owns(group)));
         e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()
                 .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
                 .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
@@ -102,18 +103,18 @@ final class ReplayExperiment {
         LabContext.Instance a2 = null;
         OffsetSnapshot after;
         try {
-            fetches = ctx.witness().map(w -> w.watchFetches(topic)).orElse(null);
-            a2 = ctx.start(e, ctx.consumer("replay-A2", topic, group, inbox));
-            after = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
+            fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
+            a2 = ctx.subjects().start(e, ctx.subjects().consumer("replay-A2", topic, group, inbox));
+            after = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
         } finally {
             if (a2 != null) {
-                ctx.stop(e, a2);
+                ctx.subjects().stop(e, a2);
             }
             if (fetches != null) {
                 fetches.close();
             }
         }
-        ctx.recordAssignmentLog(e, a2);
+        ctx.subjects().recordAssignmentLog(e, a2);
         if (after == null) {
             return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().drainTimeout()));
         }
@@ -123,8 +124,8 @@ final class ReplayExperiment {
         // The fault: every record was delivered again. Evidence: offsets went back to the start and the group
         // committed them again; and, when the subject keeps a processing log, that it handled each record again
         // (a subject that jumps to the end commits the offsets without reading a single record).
-        Optional<Map<String, Long>> log = ctx.processingCounts("replay-A2");
-        long recommitted = reset.partitions().stream().mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
+        Optional<Map<String, Long>> log = ctx.subjects().processingCounts("replay-A2");
+        long recommitted = reset.partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         // without a processing log: the records the broker's Fetch answers delivered to A2 again, from each partition's reset offset to
         // where it committed (on the wire), or, with no witness, the offsets committed again (a weaker rule: a consumer that jumps to
         // the end would pass it)
@@ -137,8 +138,8 @@ final class ReplayExperiment {
         // an answer the witness could not read says nothing of what was delivered: then the offsets alone, and the check says so
         FetchWatch wire = fetches != null && fetches.unreadable() == null ? fetches : null;
         long refetched = reset.partitions().stream()
-                .filter(p -> wire != null && wire.deliveredAll(p.partition(), p.actual(), LabContext.committed(after, p.topic(), p.partition())))
-                .mapToLong(p -> LabContext.committed(after, p.topic(), p.partition()) - p.actual()).sum();
+                .filter(p -> wire != null && wire.deliveredAll(p.partition(), p.actual(), LabKafka.committed(after, p.topic(), p.partition())))
+                .mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))
                 .orElse(wire != null ? refetched : recommitted);
         Map<String, Long> counts = log.orElse(Map.of());
@@ -156,10 +157,10 @@ final class ReplayExperiment {
         }
 
         ctx.step("checks (snapshot equality, oracle, frontier)");
-        TargetSnapshot targetAfter = ctx.snapshot(inbox, "replay-target-after");
+        TargetSnapshot targetAfter = ctx.target().snapshot(inbox, "replay-target-after");
         e.artifact("snapshots/replay-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
         e.check(targetBefore.equalityCheck(targetAfter));
-        Comparison c = ctx.compare(topic, inbox, group);
+        Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(harness, c.toPayload());
         c.toChecks().forEach(e::check);
         return e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", delivered), e.checks()));

@@ -32,6 +32,7 @@ import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -59,7 +60,7 @@ final class SchedulesExperiment {
         e.environment("barrier", choice.display() + (choice.kind() == BarrierKind.WIRE
                 ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("One fault per cell, at the first record A processes at that point; a fault between other instructions, or two faults "
                 + "at once, is not shown.");
         ctx.step(selected.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
@@ -95,7 +96,7 @@ final class SchedulesExperiment {
         e.environment("barrier", plan.display());
         e.environment("point", cell.point().id() + ": " + cell.point().description());
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("This cell: " + cell.meaning() + ".");
         String topic = ns.topic();
         String group = ns.group();
@@ -111,7 +112,7 @@ final class SchedulesExperiment {
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
         Held at;
         try {
-            at = plan.arm(ctx, e, cell.point().id(), ctx.consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
+            at = plan.arm(ctx, e, cell.point().id(), ctx.subjects().consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
         } catch (PointNotReached x) {
             return e.finish(neverReached(ctx, cell.point(), x.getMessage()));
         } catch (PointUnreachable x) {
@@ -125,7 +126,7 @@ final class SchedulesExperiment {
             } catch (BarrierTimeoutException t) {
                 return e.finish(neverReached(ctx, cell.point(), at.unreached()));
             }
-            OffsetSnapshot atPoint = ctx.ops().describe(group);
+            OffsetSnapshot atPoint = ctx.kafka().ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
@@ -139,11 +140,11 @@ final class SchedulesExperiment {
                 live.add(a);
             }
             ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
-            LabContext.Instance b = ctx.start(e, ctx.consumer(cell.id() + "-B", topic, group, inbox));
+            LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer(cell.id() + "-B", topic, group, inbox));
             at.running().add(b);
             live.add(b);
             if (!cell.fault().leavesARunning()) {
-                LabContext.Instance again = ctx.start(e, ctx.consumer(aName, topic, group, inbox)); // the same instance name, a new process
+                LabContext.Instance again = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox)); // the same instance name, a new process
                 at.running().add(again);
                 live.add(again);
             }
@@ -169,7 +170,7 @@ final class SchedulesExperiment {
                 return Experiments.notDrained(ctx, e);
             }
             e.record(Source.here("harness"), settled.toPayload("after recovery"));
-            Comparison c = ctx.compare(topic, inbox, group);
+            Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(Source.here("harness"), c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault(cell.fault().id() + " at " + cell.point().id() + " (event " + fault.seq()
@@ -189,11 +190,11 @@ final class SchedulesExperiment {
             return;
         }
         for (CommitOffset o : arrival.offsets()) {
-            Oracle.RecordEffects r = Oracle.effectsBefore(ctx.source(topic), ctx.target(inbox), o.partition(), o.offset())
+            Oracle.RecordEffects r = Oracle.effectsBefore(ctx.kafka().source(topic), ctx.target().inbox(inbox), o.partition(), o.offset())
                     .orElse(new Oracle.RecordEffects(o.partition(), o.offset() - 1, null, 0));
             e.record(Source.here("harness"), new Payload.Note("in flight: " + o.topic() + "-" + o.partition() + "@" + r.offset() + " ("
                     + r.messageId() + "): " + r.effects() + " effect(s) in the target; the group has committed "
-                    + LabContext.committed(atPoint, topic, o.partition()) + ", A is committing " + o.offset()));
+                    + LabKafka.committed(atPoint, topic, o.partition()) + ", A is committing " + o.offset()));
         }
     }
 }

@@ -22,6 +22,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -45,10 +46,10 @@ final class WireFaultsExperiment {
         Experiments.environment(ctx, e, ns);
         List<WireFaultCell> cells = asked != null ? asked : WireFaultCell.defaults(ctx.settings().groupProtocol());
         e.environment("cells", cells.stream().map(WireFaultCell::toString).collect(Collectors.joining(", ")));
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("One fault per cell, aimed at A's requests by the proxy; the broker itself never fails. A client's retry of the same request "
                 + "counts as a new request for @N.");
-        if (ctx.proxy().isEmpty()) {
+        if (ctx.kafka().proxy().isEmpty()) {
             return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
                     + "(the witness was turned off and the barrier is not the wire barrier)"));
         }
@@ -80,8 +81,8 @@ final class WireFaultsExperiment {
         Experiments.environment(ctx, e, ns);
         WireFault fault = cell.fault();
         e.environment("fault", fault.spec() + ": " + fault.meaning());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.targetKind()));
-        WireProxy proxy = ctx.proxy().orElseThrow();
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        WireProxy proxy = ctx.kafka().proxy().orElseThrow();
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
@@ -91,15 +92,15 @@ final class WireFaultsExperiment {
         OffsetSnapshot beforeRewind = null;
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
-            LabContext.Instance first = ctx.start(e, ctx.consumer(aName, topic, group, inbox));
-            beforeRewind = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first);
+            LabContext.Instance first = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+            beforeRewind = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first);
             if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().drainTimeout()));
             }
-            ctx.stop(e, first);
+            ctx.subjects().stop(e, first);
             // an empty group before the restart: a first instance still in it would make A's restart rebalance, and fetch its offsets
             // again (the rewind hits every OffsetFetch, so that is not fatal: the note says so)
-            if (!ctx.awaitInactive(group, ctx.settings().drainTimeout()).state().isInactive()) {
+            if (!ctx.kafka().awaitInactive(group, ctx.settings().drainTimeout()).state().isInactive()) {
                 e.record(harness, new Payload.Note("the group still had a member " + ctx.settings().drainTimeout() + " after A's first instance "
                         + "stopped; A restarts beside it"));
             }
@@ -119,9 +120,9 @@ final class WireFaultsExperiment {
                 }
             });
             ctx.step("A starts; " + aimed.meaning());
-            LabContext.Instance a = ctx.start(e, ctx.consumer(aName, topic, group, inbox));
+            LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
             Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
-                ctx.checkpoint(a);
+                ctx.subjects().checkpoint(a);
                 return armed.awaitFiring(Duration.ofMillis(250));
             }, Optional::isPresent);
             if (fired.isEmpty()) {
@@ -142,11 +143,11 @@ final class WireFaultsExperiment {
                     FaultFiring first = fired.get();
                     OffsetSnapshot drainedBefore = beforeRewind;
                     wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().drainTimeout()).until(() -> {
-                        ctx.checkpoint(a);
+                        ctx.subjects().checkpoint(a);
                         return wentBack(proxy, group, topic, first, drainedBefore);
                     }, Optional::isPresent);
                 }
-                drained = ctx.awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
+                drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
                 e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));
@@ -167,11 +168,11 @@ final class WireFaultsExperiment {
                             + ctx.settings().drainTimeout() + " after it is below the offsets stored before"));
                 }
                 e.record(harness, new Payload.Note("A went back on the wire: " + wentBack.get()));
-                Optional<Map<String, Long>> handled = ctx.processingCounts(aName);
+                Optional<Map<String, Long>> handled = ctx.subjects().processingCounts(aName);
                 handled.ifPresent(h -> e.check(Check.of("records delivered again with no reset by anyone", "R13", "some ids handled twice by A",
                         h.values().stream().filter(n -> n > 1).count() + " id(s) handled more than once", h.values().stream().anyMatch(n -> n > 1))));
             }
-            Comparison c = ctx.compare(topic, inbox, group);
+            Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault(fault.spec() + " fired on the wire (" + f.done() + "); after it A " + did, firedEvent),
@@ -188,8 +189,8 @@ final class WireFaultsExperiment {
     private static Optional<String> wentBack(WireProxy proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
         return proxy.witness().commits(group).stream().filter(c -> !c.sent().isBefore(f.at()) && c.accepted())
                 .flatMap(c -> c.offsets().stream())
-                .filter(o -> o.offset() < LabContext.committed(before, topic, o.partition()))
-                .findFirst().map(o -> o.partitionName() + "=" + o.offset() + " committed after " + LabContext.committed(before, topic, o.partition())
+                .filter(o -> o.offset() < LabKafka.committed(before, topic, o.partition()))
+                .findFirst().map(o -> o.partitionName() + "=" + o.offset() + " committed after " + LabKafka.committed(before, topic, o.partition())
                         + " was stored");
     }
 

@@ -58,8 +58,8 @@ class SideBySideTest {
             mostAtOnce.accumulateAndGet(now, Math::max);
             besideWhenStarted.put(name, now - 1);
             threads.add(Thread.currentThread().getName());
-            clients.add(ctx.ops());
-            targets.add(ctx.targetDescription());
+            clients.add(ctx.kafka().ops());
+            targets.add(ctx.target().describe());
             try {
                 together.countDown();
                 boolean all = together.await(wait.toMillis(), TimeUnit.MILLISECONDS);
@@ -135,7 +135,7 @@ class SideBySideTest {
             ctx.step("waiting for the stop");
             both.countDown();
             while (true) {
-                ctx.checkpoint();
+                ctx.subjects().checkpoint();
                 Thread.sleep(50);
             }
         };

@@ -1,0 +1,204 @@
+package io.replaylab.harness.lab;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+import io.micrometer.core.instrument.Timer;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.barrier.wire.WireWitness;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.SourceSpec;
+
+/**
+ * An experiment's Kafka: the broker as the harness and the subjects reach it, its own Admin client,
+ * the run's namespace, the wire proxy and witness, the source topics (filled and read back with the
+ * run's mapping) and the waits on a group ({@link LabContext#kafka()}).
+ */
+public final class LabKafka {
+    private final LabContext ctx;
+    private final KafkaOps ops;
+
+    LabKafka(LabContext ctx, KafkaOps ops) {
+        this.ctx = ctx;
+        this.ops = ops;
+    }
+
+    /** The broker, as the harness reaches it (subjects may go through the wire proxy: {@link #subjectBootstrap()}). */
+    public String bootstrap() {
+        return ctx.run().bootstrap;
+    }
+
+    /** The run's namespace; each experiment runs in a child of it. */
+    public LabNamespace namespace() {
+        return ctx.run().ns;
+    }
+
+    /** This experiment's Admin client: its request count is this experiment's alone. */
+    public KafkaOps ops() {
+        return ops;
+    }
+
+    public String brokerVersion() {
+        return ctx.run().brokerVersion;
+    }
+
+    /** The wire proxy every subject talks through: when the run's barrier is the wire barrier, or the run has a witness. */
+    public Optional<WireProxy> proxy() {
+        return Optional.ofNullable(ctx.run().proxy);
+    }
+
+    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link LabSettings#witness()}, or the wire barrier). */
+    public Optional<WireWitness> witness() {
+        return proxy().map(WireProxy::witness);
+    }
+
+    /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
+    public String subjectBootstrap() {
+        return ctx.run().proxy == null ? ctx.run().bootstrap : ctx.run().proxy.bootstrapServers();
+    }
+
+    /** One of the run's topics as the oracle reads it: with the run's source mapping ({@link LabSettings#source()}). */
+    public SourceSpec source(String topic) {
+        return SourceSpec.topic(ctx.run().bootstrap, topic).parser(ctx.settings().source().parser());
+    }
+
+    /**
+     * Fills an experiment's source topic and says what it then holds: the topic is created with the
+     * run's partitions, then filled by the user's producer (run like a subject: watchdog, logs, the
+     * drain timeout) or by the lab's own in the run's record shape, then read back with the run's
+     * mapping. What it holds IS the source set (recorded as a note and {@code snapshots/<topic>-source.json}).
+     *
+     * @throws SubjectExitedException the producer failed, hung, or left the topic empty (the experiment is NOT_RUN)
+     * @throws LabStoppedException the mapping reads none of the records: the whole run stops, as bad input
+     */
+    public Oracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
+        RecordSource source = ctx.settings().source();
+        Optional<Subject> producer = source.producer();
+        if (producer.isPresent()) {
+            SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().partitions()); // before the user's producer (the lab's makes its own)
+            runProducer(e, producer.get(), topic, namespace);
+        } else {
+            String manifest = "snapshots/" + namespace + "-manifest.json";
+            String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, topic, ctx.settings().partitions(), namespace,
+                    ctx.settings().records(), 7, 10, 0, ctx.runDir().resolve(manifest), null, source));
+            e.record(Source.here("harness"), new Payload.Note(summary));
+            e.artifact(manifest, "what was produced (count, sums, end offsets)");
+        }
+        Oracle.SourceSummary s = Oracle.summarize(source(topic));
+        String file = "snapshots/" + topic + "-source.json";
+        io.replaylab.evidence.Evidence.writeJson(ctx.runDir().resolve(file), s);
+        e.artifact(file, "the source set as read back with " + source.mapping());
+        e.record(Source.here("harness"), new Payload.Note("the source set: " + topic + " holds " + s.records() + " record(s), " + s.parsed()
+                + " read with " + source.mapping() + " (" + s.distinctIds() + " distinct ids, sum of amounts " + s.sumOfAmounts() + "), "
+                + (s.records() - s.parsed())
+                + " malformed (quarantined: no effect expected)" + (s.malformedExamples().isEmpty() ? "" : " e.g. " + s.malformedExamples())
+                + "; end offsets " + s.endOffsets()));
+        if (s.records() == 0) {
+            throw new SubjectExitedException("the producer command " + producer.map(Subject::template).orElse("") + " wrote no record to topic "
+                    + topic + " (the lab created it with " + ctx.settings().partitions() + " partitions before the producer ran; does the producer take "
+                    + "its topic from {topic}?)");
+        }
+        if (s.parsed() == 0) {
+            String why = "the source mapping (" + source.mapping() + ") read 0 of " + s.records() + " records of " + topic + "; record "
+                    + s.firstRecord() + (s.malformedExamples().isEmpty() ? "" : "; " + s.malformedExamples().get(0));
+            ctx.run().refuse(why, true);
+            ctx.step(why);
+            throw new LabStoppedException(why);
+        }
+        return s;
+    }
+
+    /** The user's producer into {@code topic}: started like a subject, waited for (drain timeout); its failure is named with its stderr. */
+    private void runProducer(ExperimentRecorder e, Subject producer, String topic, String namespace) throws InterruptedException {
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", ctx.run().bootstrap); // straight to the broker: the witness is for the subjects' commits
+        values.put("topic", topic);
+        values.put("count", Integer.toString(ctx.settings().records()));
+        values.put("namespace", namespace);
+        ctx.step("producing to " + topic + " with the producer command");
+        LabContext.Instance p = ctx.subjects().start(e, ctx.name() + "-producer", producer, values, false, false);
+        long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
+        while (p.process().isAlive()) {
+            ctx.subjects().checkpoint();
+            if (System.nanoTime() > deadline) {
+                ctx.subjects().crash(e, p);
+                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + ctx.settings().drainTimeout()
+                        + " (LabSettings.drainTimeout); last lines of logs/" + p.name() + ".err: " + p.process().stderrTail(5));
+            }
+            p.process().process().waitFor(200, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        ctx.subjects().stop(e, p);
+        int code = p.process().exitCode().orElseThrow();
+        if (code != 0) {
+            throw new SubjectExitedException("the producer command " + producer.template() + " exited with code " + code + "; last lines of logs/"
+                    + p.name() + ".err: " + p.process().stderrTail(5));
+        }
+    }
+
+    /**
+     * Waits until the group's committed offsets reach the topic's end on every partition, with a
+     * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
+     * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
+     * on its own ends the wait at once ({@link #checkpoint}).
+     */
+    public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, LabContext.Instance... needed) throws InterruptedException {
+        long[] lastReport = {System.nanoTime()};
+        long[] first = {-1};
+        Timer.Sample t = Timer.start(ctx.meters());
+        OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
+            ctx.subjects().checkpoint(needed);
+            long committed = committedSum(s, topic);
+            if (committed > 0 && ctx.subjects().firstInbox() != null) {
+                ctx.target().checkTargetQuery(ctx.subjects().firstInbox());
+            }
+            if (first[0] < 0) {
+                first[0] = committed;
+            }
+            if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
+                long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
+                ctx.step("  … " + group + " committed " + committed + " of " + end);
+                lastReport[0] = System.nanoTime();
+            }
+        }).orElse(null);
+        if (done != null) {
+            t.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
+            ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
+        }
+        return done;
+    }
+
+    private static long committedSum(OffsetSnapshot s, String topic) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
+    }
+
+    /** Waits until the group has no member (its consumers left or timed out); metered as {@code replaylab.group.inactive}. */
+    public OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException {
+        Timer.Sample t = Timer.start(ctx.meters());
+        OffsetSnapshot s = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
+            OffsetSnapshot look = ops.describe(group);
+            if (!look.state().isInactive()) {
+                ctx.subjects().checkpoint();
+            }
+            return look;
+        }, x -> x.state().isInactive());
+        if (s.state().isInactive()) {
+            t.stop(ctx.meters().timer("replaylab.group.inactive"));
+        }
+        return s;
+    }
+
+    public static long committed(OffsetSnapshot s, String topic, int partition) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.partition() == partition).mapToLong(PartitionOffsets::committed)
+                .findFirst().orElse(PartitionOffsets.NONE);
+    }
+}

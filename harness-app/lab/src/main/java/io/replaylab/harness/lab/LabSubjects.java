@@ -1,0 +1,240 @@
+package io.replaylab.harness.lab;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaylab.barrier.NativePoint;
+import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.ChildProcess;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The subject processes an experiment starts ({@link LabContext#subjects()}): from the run's template
+ * or any other, under the run's watchdog, with their logs; stopped, crashed or checked on the way of
+ * a wait; every one stopped by pid when the experiment ends.
+ */
+public final class LabSubjects {
+    /** A subject's own JSON-lines logs are plain JSON, not evidence: read with a plain mapper. */
+    private static final ObjectMapper SUBJECT_LOGS = new ObjectMapper();
+    private static final Logger log = LoggerFactory.getLogger(LabSubjects.class);
+    private final LabContext ctx;
+    private final TargetDatabase db;
+    private final List<LabContext.Instance> started = new ArrayList<>();
+    /** The inbox namespace of the first subject this experiment started: where the custom target query is first tried. */
+    private volatile String firstInbox;
+
+    LabSubjects(LabContext ctx, TargetDatabase db) {
+        this.ctx = ctx;
+        this.db = db;
+    }
+
+    String firstInbox() {
+        return firstInbox;
+    }
+
+    /**
+     * An instance of the run's subject ({@link LabSettings#subject()}) on {@code topic} and
+     * {@code group}, projecting into the {@code inbox} namespace of the run's target, connecting where
+     * subjects connect ({@link #ctx.kafka().subjectBootstrap()}).
+     *
+     * @throws NoSubjectException the run has no subject
+     */
+    public InstanceSpec consumer(String instance, String topic, String group, String inbox) {
+        return consumer(instance, ctx.kafka().subjectBootstrap(), topic, group, inbox);
+    }
+
+    /** As {@link #consumer(String, String, String, String)}, on another cluster (e.g. one the experiment started itself). */
+    public InstanceSpec consumer(String instance, String bootstrap, String topic, String group, String inbox) {
+        if (ctx.settings().subject() == null) {
+            throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
+                    + "or the reference subject's ReferenceSubject.consume())");
+        }
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", bootstrap);
+        values.put("topic", topic);
+        values.put("group", group);
+        values.put("db", db.subjectDb());
+        values.put("namespace", inbox);
+        return InstanceSpec.of(instance, ctx.settings().subject(), values);
+    }
+
+    /**
+     * Starts an instance: the spec's values fill its template's placeholders; {@code {instance}} and
+     * {@code {logdir}} are added. Output goes to {@code logs/<instance>.out|err}, the start is recorded
+     * and the process is stopped with the ctx.run().
+     */
+    public LabContext.Instance start(ExperimentRecorder e, InstanceSpec spec) {
+        if (firstInbox == null && spec.subject() == ctx.settings().subject() && spec.values().containsKey("namespace")) {
+            firstInbox = spec.values().get("namespace");
+        }
+        return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true);
+    }
+
+    /** As above; {@code targetLogin}: whether the program gets the target's password (a consumer does, a producer never). */
+    LabContext.Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable,
+            boolean targetLogin) {
+        values = new HashMap<>(values);
+        values.put("instance", instance);
+        values.put("logdir", ctx.runDir().resolve("logs").toAbsolutePath().toString());
+        values.putIfAbsent("group.protocol", ctx.settings().groupProtocol().name);
+        values.putIfAbsent("max.poll.interval.ms", Integer.toString(ctx.settings().maxPollIntervalMs()));
+        values.putIfAbsent("session.timeout.ms", Integer.toString(ctx.settings().sessionTimeoutMs()));
+        List<String> cmd = ctx.run().guard.wrap(template.command(values));
+        Path out = ctx.runDir().resolve("logs").resolve(instance + ".out");
+        Path err = ctx.runDir().resolve("logs").resolve(instance + ".err");
+        ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err).ownProcessGroup(ctx.run().guard.ownGroups());
+        Map<String, String> envValues = new HashMap<>(values);
+        if (targetLogin && db.password() != null) {
+            // the target's password reaches the subject in its environment: never on a command line the evidence records
+            b.env(Subject.TARGET_PASSWORD_ENV, db.password());
+            envValues.put("target-password", db.password());
+        }
+        b.env(template.env(envValues));
+        if (template.directory() != null) {
+            b.directory(template.directory());
+        }
+        if (debuggable) {
+            // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by
+            b.debuggerAgent(true, Duration.ofSeconds(60));
+        }
+        LabContext.Instance inst = new LabContext.Instance(instance, b.start());
+        ctx.run().guard.watch(inst.process().process());
+        ctx.run().started(inst.process());
+        synchronized (started) {
+            started.add(inst);
+        }
+        ctx.meters().counter("replaylab.subject.processes").increment();
+        e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
+        e.environment("pid." + instance, Long.toString(inst.pid()));
+        e.artifact(ctx.runDir().relativize(out).toString(), "stdout of " + instance);
+        e.artifact(ctx.runDir().relativize(err).toString(), "stderr of " + instance);
+        return inst;
+    }
+
+    /**
+     * Puts a process this experiment started itself (e.g. a node of its own cluster) under the run's
+     * watchdog: if the harness is killed, even with SIGKILL, the process is killed too, frozen or not.
+     */
+    public void watch(long pid) {
+        ctx.run().guard.watchPid(pid);
+    }
+
+    /**
+     * Attaches the native debugger (gdb) to an instance that is not a JVM, searching it and its
+     * descendants for {@code point}'s function for up to the barrier timeout. gdb runs in a process
+     * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
+     */
+    public NativeDebugger attachNative(LabContext.Instance i, NativePoint point) throws InterruptedException {
+        return NativeDebugger.to(i.pid()).launcher(ctx.run().guard::wrap).onStart(ctx.run().guard::watch).searchTimeout(ctx.settings().barrierTimeout())
+                .attach(point);
+    }
+
+    /**
+     * Called on every look of a wait, so that the wait ends within a poll interval instead of at its
+     * timeout: throws {@link LabStoppedException} when the run was asked to stop, and
+     * {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these instances,
+     * which the experiment needs running, has exited on its own (its exit code and the last lines of
+     * its stderr say why).
+     */
+    public void checkpoint(LabContext.Instance... instances) {
+        if (ctx.run().refused() != null) {
+            throw new LabStoppedException(ctx.run().refused());
+        }
+        if (ctx.run().stop.requested()) {
+            throw new LabStoppedException(ctx.run().stop.reason());
+        }
+        for (LabContext.Instance i : instances) {
+            if (!i.process().isAlive()) {
+                throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
+                        + i.process().exitCode().orElseThrow() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
+                        + i.process().stderrTail(5));
+            }
+        }
+    }
+
+    /**
+     * SIGTERM, then SIGKILL after a grace period; recorded, unless the experiment has finished already
+     * (its evidence is sealed: an instance stopped on the way out of an experiment that ended early is
+     * logged instead, and the returned event is null).
+     */
+    public Event stop(ExperimentRecorder e, LabContext.Instance i) {
+        ChildProcess.Stopped s = i.process().stop(ctx.run().grace());
+        if (e.finished()) {
+            log.info("{} (pid {}) stopped by {} after experiment {} had finished", i.name(), i.pid(), s.how(), e.name());
+            return null;
+        }
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), s.exitCode(), s.how()));
+    }
+
+    /** SIGKILL, as a crash would: the subject gets no chance to finish its record, commit or leave the group; recorded. */
+    public Event crash(ExperimentRecorder e, LabContext.Instance i) {
+        i.process().kill();
+        return e.record(Source.here("harness"), new Payload.ProcessStopped(i.name(), i.pid(), i.process().exitCode().isPresent()
+                ? i.process().exitCode().getAsInt() : null, "SIGKILL (crash)"));
+    }
+
+    /** Every process this experiment started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
+    void stopStarted() {
+        List<ChildProcess> mine;
+        synchronized (started) {
+            mine = started.stream().map(LabContext.Instance::process).toList();
+        }
+        ChildProcess.stopAll(mine, ctx.run().grace());
+    }
+
+    /** Counts of the processing log lines by result, when the subject writes one (the reference subject does); empty when it writes none. */
+    public Optional<Map<String, Long>> processingCounts(String instance) {
+        Path log = ctx.runDir().resolve("logs").resolve(instance + ".processing.jsonl");
+        Map<String, Long> out = new HashMap<>();
+        if (!Files.exists(log)) {
+            return Optional.empty();
+        }
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = SUBJECT_LOGS.readTree(line);
+                out.merge(n.path("result").asText("?"), 1L, Long::sum);
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return Optional.of(out);
+    }
+
+    /** Replays a subject's assignment log (if it writes one) into the timeline. */
+    public void recordAssignmentLog(ExperimentRecorder e, LabContext.Instance i) {
+        Path log = ctx.runDir().resolve("logs").resolve(i.name() + ".assignments.jsonl");
+        if (!Files.exists(log)) {
+            return;
+        }
+        e.artifact(ctx.runDir().relativize(log).toString(), "assignment log of " + i.name());
+        try {
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                JsonNode n = SUBJECT_LOGS.readTree(line);
+                List<String> parts = new ArrayList<>();
+                n.path("partitions").forEach(p -> parts.add(p.asText()));
+                Instant at = Instant.parse(n.path("time").asText());
+                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(),
+                        n.path("event").asText(), parts, n.path("generation").asText(null), "assignment log"));
+            }
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

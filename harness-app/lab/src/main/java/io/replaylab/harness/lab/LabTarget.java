@@ -1,0 +1,81 @@
+package io.replaylab.harness.lab;
+
+import io.micrometer.core.instrument.Timer;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.Target;
+import io.replaylab.oracle.TargetSnapshot;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An experiment's target database as the oracle reads it: its own SQLite file or the run's
+ * PostgreSQL schema, one inbox namespace at a time ({@link LabContext#target()}).
+ */
+public final class LabTarget {
+    private static final Logger log = LoggerFactory.getLogger(LabTarget.class);
+    private final LabContext ctx;
+    private final TargetDatabase db;
+
+    LabTarget(LabContext ctx, TargetDatabase db) {
+        this.ctx = ctx;
+        this.db = db;
+    }
+
+    /** {@code sqlite} or {@code postgresql}. */
+    public String kind() {
+        return db.kind();
+    }
+
+    /** The target database in words for the evidence (never with a password). */
+    public String describe() {
+        return db.describe();
+    }
+
+    /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
+    public Comparison compare(String topic, String inbox, String group) {
+        Timer.Sample t = Timer.start(ctx.meters());
+        Comparison c = Oracle.compare(ctx.kafka().source(topic), inbox(inbox), ctx.kafka().ops().describe(group));
+        t.stop(ctx.meters().timer("replaylab.oracle.compare"));
+        return c;
+    }
+
+    /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
+    public TargetSnapshot snapshot(String inbox, String name) {
+        Timer.Sample t = Timer.start(ctx.meters());
+        TargetSnapshot s = Oracle.snapshot(inbox(inbox), ctx.runDir().resolve("snapshots").resolve(name + ".tsv"));
+        t.stop(ctx.meters().timer("replaylab.oracle.snapshot"));
+        return s;
+    }
+
+    /**
+     * The oracle's view of one inbox namespace; every view shares one pool. A custom target query
+     * is tried first if no experiment has tried it yet ({@link #checkTargetQuery}).
+     */
+    public Target inbox(String inboxNamespace) {
+        checkTargetQuery(inboxNamespace);
+        return db.target(inboxNamespace);
+    }
+
+    /**
+     * A custom target query is tried as soon as a subject has committed an offset (its schema
+     * exists by then), and before any experiment's first read of the target: one the database
+     * refuses ends the run at once, every experiment NOT_RUN naming the query and the database's
+     * message, instead of each failing at its verdict.
+     */
+    void checkTargetQuery(String inbox) {
+        if (ctx.settings().targetQuery() == null || ctx.run().queryChecked()) {
+            return;
+        }
+        try {
+            Oracle.checkQuery(db.target(inbox));
+            ctx.run().queryChecked(true);
+        } catch (IllegalArgumentException ex) {
+            ctx.run().refuse("the database refused the target query at the first offset commit: " + ex.getMessage());
+            ctx.step(ctx.run().refused());
+            throw new LabStoppedException(ctx.run().refused());
+        } catch (io.replaylab.oracle.OracleReadException ex) {
+            log.debug("target query not tried yet, the target cannot be read now: {}", ex.getMessage()); // the verdict's read names it
+        }
+    }
+}
