@@ -2,7 +2,6 @@ package io.replaylab.harness.lab;
 
 import java.sql.SQLException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -15,7 +14,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.RunEvidence;
@@ -25,9 +23,6 @@ import io.replaylab.kafka.BrokerUnreachableException;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
-import io.replaylab.kafka.broker.LocalKafkaConfig;
-import io.replaylab.oracle.OracleReadException;
-import io.replaylab.oracle.TargetSpec;
 
 /**
  * One lab run: a fresh synthetic namespace, the chosen experiments, the protocol saved, then
@@ -79,128 +74,89 @@ public final class Lab {
                 throw new IllegalArgumentException("the bootstrap servers' host(s) " + remote + " are not loopback; allow remote brokers (LabSettings.allowRemote) to use that cluster");
             }
         }
-        LocalKafka broker = null;
         List<String> cleaned = new ArrayList<>();
         try (RunRecorder run = RunRecorder.start(runDir, runId)) {
             Progress p = new Progress(progress);
             p.step("run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
-            String bootstrap = settings.bootstrap();
-            String brokerVersion = "external (not known)";
-            if (bootstrap == null) {
-                p.step("starting a local Kafka broker");
-                run.owns(Leftovers.brokerData("broker"));
-                broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
-                bootstrap = broker.bootstrapServers();
-                brokerVersion = broker.brokerVersion().orElse("unknown");
-                p.step("broker ready at " + bootstrap);
-            }
-            BarrierKind.Choice barrier = settings.barrierChoice();
-            String targetRefused = null;
-            TargetDatabase db;
-            if (settings.targetJdbcUrl() == null) {
-                db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
-            } else {
-                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
-                p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
-                TargetDatabase pg = null;
-                try {
-                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery(), settings.source().mapping().amountScale());
-                    run.owns(Leftovers.schema(pg.schema(), base));
-                    pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
-                    p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
-                    db = pg;
-                } catch (SQLException | OracleReadException e) {
-                    if (pg != null) {
-                        pg.dropQuietly();
-                    }
-                    targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
-                            + "): " + e.getMessage();
-                    db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale()); // never used: every experiment is NOT_RUN
-                    p.step(targetRefused);
-                }
-            }
-            try (TargetDatabase target = db;
-                 KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15)); // the run's own: the probe and the cleanup
-                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
-                 ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform())) {
-                if (proxy != null) {
-                    p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers()
-                            + ", the witness of every offset commit");
-                } else {
-                    p.step("barrier: " + barrier.display() + "; subjects connect straight to the broker (no witness)");
-                }
-                LabRun labRun = new LabRun(settings, bootstrap, brokerVersion, ns, run, proxy, stop, guard, target, p);
+            try (RunFixture f = RunFixture.open(settings, runDir, ns, run, p)) {
+                LabRun labRun = new LabRun(settings, f.bootstrap(), f.brokerVersion(), ns, run, f.proxy(), stop, f.guard(), f.target(), p);
                 String unreachable = null;
                 try {
-                    ops.describe(ns.group("probe"));
+                    f.ops().describe(ns.group("probe"));
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
                 }
                 if (unreachable == null) {
                     // journaled before any topic exists: a run killed from here on names what it left, and where
-                    run.owns(Leftovers.namespace(ns, bootstrap, clusterId(ops), broker != null));
+                    run.owns(Leftovers.namespace(ns, f.bootstrap(), clusterId(f.ops()), f.localBroker()));
                 }
                 // registered in the given order before any starts: the evidence lists them so, whichever ends first
                 List<ExperimentRecorder> recorders = new ArrayList<>();
                 for (Experiment experiment : settings.experiments()) {
                     recorders.add(run.experiment(experiment.name(), experiment.requirements().toArray(String[]::new)));
                 }
-                if (unreachable != null || targetRefused != null) {
-                    String why = "prerequisite missing: " + (unreachable != null ? unreachable : targetRefused);
+                if (unreachable != null || f.targetRefused() != null) {
+                    String why = "prerequisite missing: " + (unreachable != null ? unreachable : f.targetRefused());
                     recorders.forEach(e -> e.finish(Outcome.notRun(why)));
                 } else {
                     runExperiments(labRun, settings.experiments(), recorders);
                 }
                 SavedProtocol saved = run.save();
                 p.step("protocol saved: " + saved.evidenceFile());
-                saved.cleanup("stop every process the run started", labRun::stopAll);
-                if (proxy != null) {
-                    saved.cleanup("close the wire proxy", proxy::close);
-                }
-                if (settings.keep()) {
-                    saved.cleanup("keep the run's own topics, groups and schema, as asked (they stay until removed as its leftovers)", () -> { });
-                }
-                if (!settings.keep() && target.schema() != null) {
-                    try {
-                        saved.cleanup("drop the run's own target schema " + target.schema(), () -> {
-                            try {
-                                target.dropSchema();
-                            } catch (SQLException ex) {
-                                throw new IllegalStateException("cannot drop schema " + target.schema() + ": " + ex.getMessage(), ex);
-                            }
-                        });
-                    } catch (RuntimeException ex) {
-                        p.step("cleanup incomplete: " + ex.getMessage());
-                    }
-                }
-                if (!settings.keep() && unreachable == null) {
-                    try {
-                        saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(ops.deleteNamespace(ns)));
-                    } catch (RuntimeException ex) {
-                        // the protocol is saved; a failed cleanup is journaled and reported, never fatal
-                        p.step("cleanup incomplete: " + ex.getMessage());
-                    }
-                }
-                if (broker != null) {
-                    LocalKafka b = broker;
-                    saved.cleanup("stop the local broker (pid " + b.pid() + "), keep broker.log", () -> {
-                        if (settings.keep()) {
-                            b.stop();
-                        } else {
-                            b.stopAndDeleteData();
-                        }
-                    });
-                    broker = null;
-                }
-                saved.cleanupDone();
+                cleanUp(settings, saved, f, labRun, ns, unreachable == null, cleaned, p);
                 p.step("done: " + saved.evidence().outcome());
                 return new LabResult(saved.evidence(), runDir, saved.reportMarkdown(), cleaned, labRun.refusedInput());
             }
-        } finally {
-            if (broker != null) {
-                broker.stop();
+        }
+    }
+
+    /**
+     * The run's own things, in the saved protocol's journal one by one: its processes stopped, the
+     * proxy closed, its schema, topics and groups removed (unless kept), the local broker stopped. A
+     * failed step is journaled and reported, never fatal: the protocol is saved.
+     */
+    private static void cleanUp(LabSettings settings, SavedProtocol saved, RunFixture f, LabRun labRun, LabNamespace ns, boolean reachable,
+            List<String> cleaned, Progress p) {
+        saved.cleanup("stop every process the run started", labRun::stopAll);
+        if (f.proxy() != null) {
+            saved.cleanup("close the wire proxy", f.proxy()::close);
+        }
+        if (settings.keep()) {
+            saved.cleanup("keep the run's own topics, groups and schema, as asked (they stay until removed as its leftovers)", () -> { });
+        }
+        TargetDatabase target = f.target();
+        if (!settings.keep() && target.schema() != null) {
+            try {
+                saved.cleanup("drop the run's own target schema " + target.schema(), () -> {
+                    try {
+                        target.dropSchema();
+                    } catch (SQLException ex) {
+                        throw new IllegalStateException("cannot drop schema " + target.schema() + ": " + ex.getMessage(), ex);
+                    }
+                });
+            } catch (RuntimeException ex) {
+                p.step("cleanup incomplete: " + ex.getMessage());
             }
         }
+        if (!settings.keep() && reachable) {
+            try {
+                saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(f.ops().deleteNamespace(ns)));
+            } catch (RuntimeException ex) {
+                p.step("cleanup incomplete: " + ex.getMessage());
+            }
+        }
+        LocalKafka b = f.broker();
+        if (b != null) {
+            saved.cleanup("stop the local broker (pid " + b.pid() + "), keep broker.log", () -> {
+                if (settings.keep()) {
+                    b.stop();
+                } else {
+                    b.stopAndDeleteData();
+                }
+            });
+            f.brokerStopped();
+        }
+        saved.cleanupDone();
     }
 
     /** The cluster's id for the journal, or null if the broker will not say (the cleanup of a dead run then cannot compare it). */

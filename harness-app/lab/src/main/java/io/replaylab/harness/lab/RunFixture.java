@@ -1,0 +1,158 @@
+package io.replaylab.harness.lab;
+
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.kafka.KafkaOps;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaConfig;
+import io.replaylab.oracle.OracleReadException;
+import io.replaylab.oracle.TargetSpec;
+
+/**
+ * What a run stands on, opened in order and closed in reverse: the broker (a local one started for
+ * the run, or the one given), the target database, the run's own Admin client (the probe and the
+ * cleanup), the wire proxy when subjects talk through one, and the process guard. A target the run
+ * cannot use is not an exception: {@link #targetRefused()} says why, and every experiment is then
+ * NOT_RUN with it. Closing stops a local broker the cleanup did not take ({@link #takeBroker()}).
+ */
+final class RunFixture implements AutoCloseable {
+    private LocalKafka broker;
+    private final String bootstrap;
+    private final String brokerVersion;
+    private final TargetDatabase target;
+    private final String targetRefused;
+    private KafkaOps ops;
+    private WireProxy proxy;
+    private ProcessGuard guard;
+
+    private RunFixture(LocalKafka broker, String bootstrap, String brokerVersion, TargetDatabase target, String targetRefused) {
+        this.broker = broker;
+        this.bootstrap = bootstrap;
+        this.brokerVersion = brokerVersion;
+        this.target = target;
+        this.targetRefused = targetRefused;
+    }
+
+    /** Opens everything; what was opened before a failure is closed again before it is thrown. */
+    static RunFixture open(LabSettings settings, Path runDir, LabNamespace ns, RunRecorder run, Progress p) throws Exception {
+        LocalKafka broker = null;
+        String bootstrap = settings.bootstrap();
+        String brokerVersion = "external (not known)";
+        RunFixture f = null;
+        try {
+            if (bootstrap == null) {
+                p.step("starting a local Kafka broker");
+                run.owns(Leftovers.brokerData("broker"));
+                broker = LocalKafka.create(LocalKafkaConfig.custom().workDir(runDir.resolve("broker")).build()).start();
+                bootstrap = broker.bootstrapServers();
+                brokerVersion = broker.brokerVersion().orElse("unknown");
+                p.step("broker ready at " + bootstrap);
+            }
+            String targetRefused = null;
+            TargetDatabase db;
+            if (settings.targetJdbcUrl() == null) {
+                db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
+            } else {
+                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
+                p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
+                TargetDatabase pg = null;
+                try {
+                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery(), settings.source().mapping().amountScale());
+                    run.owns(Leftovers.schema(pg.schema(), base));
+                    pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
+                    p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
+                    db = pg;
+                } catch (SQLException | OracleReadException e) {
+                    if (pg != null) {
+                        pg.dropQuietly();
+                    }
+                    targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
+                            + "): " + e.getMessage();
+                    // never used: every experiment is NOT_RUN
+                    db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
+                    p.step(targetRefused);
+                }
+            }
+            f = new RunFixture(broker, bootstrap, brokerVersion, db, targetRefused);
+            f.ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+            BarrierKind.Choice barrier = settings.barrierChoice();
+            f.proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
+            f.guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform());
+            if (f.proxy != null) {
+                p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + f.proxy.bootstrapServers()
+                        + ", the witness of every offset commit");
+            } else {
+                p.step("barrier: " + barrier.display() + "; subjects connect straight to the broker (no witness)");
+            }
+            return f;
+        } catch (Exception | Error e) {
+            if (f != null) {
+                f.close();
+            } else if (broker != null) {
+                broker.stop();
+            }
+            throw e;
+        }
+    }
+
+    String bootstrap() {
+        return bootstrap;
+    }
+
+    String brokerVersion() {
+        return brokerVersion;
+    }
+
+    TargetDatabase target() {
+        return target;
+    }
+
+    /** Why the target database cannot be used, or null. */
+    String targetRefused() {
+        return targetRefused;
+    }
+
+    KafkaOps ops() {
+        return ops;
+    }
+
+    /** The wire proxy, or null when subjects connect straight to the broker. */
+    WireProxy proxy() {
+        return proxy;
+    }
+
+    ProcessGuard guard() {
+        return guard;
+    }
+
+    /** Whether the run started its own broker. */
+    boolean localBroker() {
+        return broker != null;
+    }
+
+    /** The local broker the run started, or null. */
+    LocalKafka broker() {
+        return broker;
+    }
+
+    /** The saved protocol's cleanup stopped the local broker: closing no longer stops it. */
+    void brokerStopped() {
+        broker = null;
+    }
+
+    @Override
+    public void close() {
+        try (TargetDatabase t = target; KafkaOps o = ops; WireProxy w = proxy; ProcessGuard g = guard) {
+            // closed in reverse: the guard, the proxy, the Admin client, the target
+        } finally {
+            if (broker != null) {
+                broker.stop();
+            }
+        }
+    }
+}
