@@ -5,28 +5,25 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.ReplayLab;
 import io.replaylab.harness.lab.LabSettings;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench run}: whole runs as a user starts them (a fresh JVM, the local broker's start
- * included), one after another ({@code --parallel 1}) against side by side, alternating A B B A so
- * that a machine getting warmer or busier weighs on both alike; the median wall time of each and
- * their ratio, for the default experiments and for {@code schedules}.
+ * included), one after another ({@code --parallel 1}) against side by side, taking turns by the
+ * {@link Alternation} (A B B A) so that a machine getting warmer or busier weighs on both alike; the
+ * median wall time of each and their ratio, for the default experiments and for {@code schedules}.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = "Whole runs (broker start included) with --parallel 1 against --parallel P, alternating A B B A: median wall time and ratio.")
-final class RunBench implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
+final class RunBench implements BenchCase {
+    /** The alternation's variants: A, one run after another, and B, side by side. */
+    private static final int ONE_AFTER_ANOTHER = 0;
 
     @Option(names = "--runs", defaultValue = "3", description = "runs of each kind per experiment set (default ${DEFAULT-VALUE})")
     int runs;
@@ -40,8 +37,8 @@ final class RunBench implements Callable<Integer> {
     List<String> sets;
 
     @Override
-    public Integer call() throws Exception {
-        PrintWriter out = spec.commandLine().getOut();
+    public int run(BenchContext bench) throws Exception {
+        PrintWriter out = bench.out();
         if (runs < 1) {
             throw new IllegalArgumentException("--runs must be at least 1, was " + runs);
         }
@@ -60,11 +57,10 @@ final class RunBench implements Callable<Integer> {
         boolean allPassed = true;
         for (String set : sets) {
             List<String> experiment = set.equals("schedules") ? List.of("--experiment", "schedules") : List.of();
-            List<Long> serial = new ArrayList<>();
-            List<Long> sideBySide = new ArrayList<>();
-            int passed = 0;
-            for (int i = 0; i < 2 * runs; i++) {
-                boolean a = i % 4 == 0 || i % 4 == 3; // A B B A
+            List<WholeRun> timed = new ArrayList<>();
+            List<Integer> turns = Alternation.of(2).turns(0, runs);
+            for (int i = 0; i < turns.size(); i++) {
+                boolean a = turns.get(i) == ONE_AFTER_ANOTHER;
                 int p = a ? 1 : parallel;
                 List<String> args = new ArrayList<>(List.of("run", "--quiet", "--parallel", "" + p, "--workdir", dir.resolve(set).toString()));
                 args.addAll(experiment);
@@ -73,18 +69,22 @@ final class RunBench implements Callable<Integer> {
                 long t0 = System.nanoTime();
                 int rc = wholeRun(dir, args, name);
                 long ms = (System.nanoTime() - t0) / 1_000_000;
-                passed += rc == ReplayLab.OK ? 1 : 0;
-                (a ? serial : sideBySide).add(ms);
+                timed.add(new WholeRun(a, ms, rc == ReplayLab.OK));
                 out.printf("  %-9s --parallel %d: %6.1f s, exit %d%s%n", set, p, ms / 1000.0, rc, rc == ReplayLab.OK ? " (PASS)" : "; see " + log);
                 out.flush();
             }
-            long ms1 = Bench.median(serial);
-            long msP = Bench.median(sideBySide);
+            long ms1 = Samples.of(timed.stream().filter(WholeRun::oneAfterAnother).toList(), WholeRun::ms).roundedMedian();
+            long msP = Samples.of(timed.stream().filter(r -> !r.oneAfterAnother()).toList(), WholeRun::ms).roundedMedian();
+            long passed = timed.stream().filter(WholeRun::passed).count();
             out.printf("%s: median %.1f s with --parallel 1, %.1f s with --parallel %d: ratio %.2f; %d of %d runs PASS%n", set, ms1 / 1000.0,
                     msP / 1000.0, parallel, (double) msP / ms1, passed, 2 * runs);
             allPassed &= passed == 2 * runs;
         }
         return allPassed ? ReplayLab.OK : ReplayLab.FAIL;
+    }
+
+    /** One timed whole run: which kind, its wall time, and whether it passed. */
+    record WholeRun(boolean oneAfterAnother, long ms, boolean passed) {
     }
 
     /** One whole run of the CLI in a JVM of its own, as a user starts it; its exit code. Its output is {@code NAME.out} / {@code .err} in {@code dir}. */

@@ -20,7 +20,11 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The benchmarks stay runnable: a small oracle bench against the shared broker, cleaning up after itself. */
+/**
+ * The benchmarks stay runnable: each bench in its smallest configuration (against the shared broker where it takes one,
+ * cleaning up after itself), and the command line that lists them. Not here: {@code subject} (40 s: five CLI JVMs and
+ * their idle waits) and {@code run} (whole runs, minutes), beyond the run bench's refusals.
+ */
 @LocalKafkaTest
 class BenchTest {
     @Test
@@ -94,16 +98,18 @@ class BenchTest {
 
     @Test
     void theWireGoalIsJudgedOnTheIntervalOfThePerRoundRatiosNotOnOneMean() {
-        String met = Bench.WireBench.againstGoal("drain", List.of(1010L, 1020L, 1015L, 1012L, 1018L), 1.05);
-        String missed = Bench.WireBench.againstGoal("produce", List.of(1100L, 1120L, 1090L, 1110L), 1.05);
-        String open = Bench.WireBench.againstGoal("drain", List.of(1000L, 1100L, 1050L, 1020L, 1080L), 1.05);
-        String lowMeanWideSpread = Bench.WireBench.againstGoal("drain", List.of(960L, 1120L), 1.05);
+        String met = WireBench.againstGoal("drain", Samples.of(1.010, 1.020, 1.015, 1.012, 1.018), 1.05);
+        String missed = WireBench.againstGoal("produce", Samples.of(1.100, 1.120, 1.090, 1.110), 1.05);
+        String open = WireBench.againstGoal("drain", Samples.of(1.000, 1.100, 1.050, 1.020, 1.080), 1.05);
+        String lowMeanWideSpread = WireBench.againstGoal("drain", Samples.of(0.960, 1.120), 1.05);
+        String oneRound = WireBench.againstGoal("drain", Samples.of(1.010), 1.05);
 
         assertThat(met).isEqualTo("drain: mean per-round ratio 1.015x, 95% interval 1.010-1.020x over 5 rounds, goal <= 1.05x: meets the goal");
         assertThat(missed).startsWith("produce: mean per-round ratio 1.105x, 95% interval 1.084-1.126x over 4 rounds").endsWith("misses the goal");
         assertThat(open).startsWith("drain: mean per-round ratio 1.050x, 95% interval 0.999-1.101x")
                 .endsWith("undecided: the interval holds the goal, and more rounds (--runs) narrow it");
         assertThat(lowMeanWideSpread).as("a mean of 1.04x from two far-apart rounds is not a met goal").contains("undecided");
+        assertThat(oneRound).isEqualTo("drain: 1 round, no interval: more rounds (--runs) judge the 1.05x goal");
     }
 
     @Test
@@ -130,6 +136,41 @@ class BenchTest {
     }
 
     @Test
+    void brokerBenchStartsTheBrokerAndReadsItsRss() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "broker", "--runs", "1", "--idle-seconds", "0");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("(?m)^run 1: start-to-ready [1-9]\\d* ms \\(format included\\), idle RSS [1-9]\\d* MB$")
+                .containsPattern("median: start-to-ready [1-9]\\d* ms, idle RSS [1-9]\\d* MB \\(1 runs\\)");
+    }
+
+    @Test
+    void offsetsBenchDescribesAndPlansEveryPartitionAsConsumerGroupCommandDoes() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "offsets", "--partitions", "12", "--runs", "1");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString())
+                .containsPattern("topic \\S+ with 12 partitions, group \\S+ with 12 committed offsets")
+                .containsPattern("replay-lab describe: median \\d+ ms, [1-9]\\d* Admin requests")
+                .containsPattern("replay-lab planReset --to-earliest --all-topics: median \\d+ ms, [1-9]\\d* Admin requests")
+                .containsPattern("ConsumerGroupCommand --describe \\(in-process\\): median \\d+ ms, 12 partition rows");
+    }
+
+    @Test
+    void benchListsEveryCaseUnderItsNameInTheOrderOfItsHelp() {
+        assertThat(Bench.command().subcommands().keySet()).containsExactly("broker", "cluster", "offsets", "subject", "oracle", "wire", "native", "run");
+        assertThat(Bench.cases()).allSatisfy(c -> assertThat(c.getClass().getModifiers() & java.lang.reflect.Modifier.PUBLIC)
+                .as(c.name() + " is package-private").isZero());
+    }
+
+    @Test
     void clusterBenchStartsTheClusterAndReadsTheRssOfEveryNode() {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
@@ -152,7 +193,7 @@ class BenchTest {
     @Test
     void everyOptionOfEveryBenchSaysWhatItIsInHelp() {
         List<String> bare = new java.util.ArrayList<>();
-        undescribed(new picocli.CommandLine(new Bench()).getCommandSpec(), bare);
+        undescribed(Bench.command(), bare);
         assertThat(bare).as("options with no description in --help").isEmpty();
     }
 
