@@ -40,7 +40,7 @@ class OldEvidenceTest {
 
         String md = Reports.markdown(run);
         assertThat(md).contains("| 3 | 300 | consumer-A (pid 201, main) | barrier-reached | {context={offsets=t-0=1}, point=commitSync, stack=[], thread=main} |")
-                .contains("| 7 | 500 | consumer-A (pid 201, main) | commit-rejected |");
+                .contains("| 7 | 700 | consumer-A (pid 201, main) | commit-rejected |");
         assertThat(Reports.html(run)).contains("<td>barrier-released</td><td>{by=controller, heldMillis=700, point=commitSync}</td>")
                 .as("a kind nobody knows is drawn as any other").contains("fill=\"#757575\"");
     }

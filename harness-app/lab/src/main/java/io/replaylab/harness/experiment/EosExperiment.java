@@ -30,6 +30,7 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
@@ -137,7 +138,7 @@ final class EosExperiment {
                 handoff = moved;
             }
             e.check(Check.pass("A's partitions moved to B while A was held", "R8", aOwns + " owned by another member",
-                    ((Payload.AssignmentChanged) handoff.payload()).summary()));
+                    ((OffsetsEvent.AssignmentChanged) handoff.payload()).summary()));
 
             // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
             // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).

@@ -14,6 +14,7 @@ import io.replaylab.evidence.Source;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.ResetPlan;
 import io.replaylab.kafka.ResetPlans;
@@ -81,7 +82,7 @@ final class ReplayExperiment {
             reset = ctx.ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.namespace().prefix()).allowRemote(ctx.settings().allowRemote())
                     .planDir(ctx.runDir().resolve("plans")).build());
         } catch (ResetRefusedException refused) {
-            e.record(harness, new Payload.ResetRefused(group, refused.failedGuards()));
+            e.record(harness, new OffsetsEvent.ResetRefused(group, refused.failedGuards()));
             return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
         }
         String planFile = ctx.runDir().relativize(reset.saved().file()).toString();

@@ -31,6 +31,7 @@ import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionOffsets;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -637,7 +638,7 @@ public final class LabContext {
                 List<String> parts = new ArrayList<>();
                 n.path("partitions").forEach(p -> parts.add(p.asText()));
                 Instant at = Instant.parse(n.path("time").asText());
-                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(),
+                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new OffsetsEvent.AssignmentChanged(i.name(),
                         n.path("event").asText(), parts, n.path("generation").asText(null), "assignment log"));
             }
         } catch (IOException ex) {
