@@ -26,8 +26,8 @@ import com.fasterxml.jackson.databind.jsontype.NamedType;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 
 /**
- * The one JSON mapping of evidence (journal lines and evidence.json). replay-lab's payload kinds
- * are found from the sealed {@link Payload}'s permitted records; a lab's own from its
+ * The one JSON mapping of evidence (journal lines and evidence.json). evidence-core's payload kinds
+ * are found from the sealed {@link Payload}'s permitted records; every other module's own (replay-lab's included) from its
  * {@link PayloadTypes} services.
  */
 public final class Json {

@@ -19,8 +19,8 @@ class EvidenceApiTest {
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
                 .containsExactlyInAnyOrder(
                 "Artifact", "AtomicFiles", "Check", "Event", "Evidence", "EvidenceFormatException",
-                "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json", "Limitations",
-                "LogTail", "MetricValue", "Outcome", "Payload", "Reports", "RunEvidence",
+                "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json",
+                "LogTail", "MetricValue", "Outcome", "Payload", "Report", "ReportSection", "Reports", "RunEvidence",
                 "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "ChildProcess", "ChildProcessException", "Platform", "Poll");
     }
 }

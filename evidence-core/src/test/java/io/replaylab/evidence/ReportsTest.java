@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 
 import javax.xml.parsers.DocumentBuilderFactory;
 
@@ -57,10 +56,11 @@ class ReportsTest {
         assertThat(((Element) groups.item(0)).getAttribute("data-instance")).isEqualTo("consumer-A");
         assertThat(doc.getElementsByTagName("circle").getLength()).isEqualTo(run.experiments().get(0).events().size());
         NodeList rects = doc.getElementsByTagName("rect");
-        assertThat(rects.getLength()).as("one barrier hold bar").isEqualTo(1);
+        assertThat(rects.getLength()).as("one pause bar, from the lab's own section").isEqualTo(1);
         assertThat(rects.item(0).getTextContent()).contains("700 ms");
         assertThat(html).containsPattern("id=\"outcome\">Outcome: <span class=\"badge PASS\">");
-        assertThat(html).contains(Limitations.SINGLE_BROKER_SINGLE_DB).contains("logs/A.assignments.jsonl");
+        assertThat(html).contains(SampleRuns.LIMITATION).contains("logs/A.assignments.jsonl")
+                .as("the lab's own section, as in the Markdown").contains("<h3>Pauses</h3>\n<table class=\"pauses\"><tr><th>point</th><th>ms</th></tr>\n<tr><td>write</td><td>700</td></tr>");
     }
 
     @Test
@@ -87,39 +87,7 @@ class ReportsTest {
                 .contains("<a id=\"exp-schedules.p1.crash\"></a>")
                 .contains("- **p1 × crash**: killed at p1 — FAIL: check failed: oracle");
         String html = Reports.html(run);
-        assertThat(html).contains("<td class=\"FAIL\" title=\"check failed: oracle\"><a href=\"#exp-schedules.p1.crash\">FAIL</a></td>")
+        assertThat(html).contains("<td class=\"FAIL\" title=\"check failed: oracle\"><a href=\"#exp-schedules.p1.crash\"><strong>FAIL</strong></a></td>")
                 .contains("<section id=\"exp-schedules.p1.crash\">").contains("<td class=\"NOT_SELECTED\" title=\"\">NOT_SELECTED</td>");
-    }
-
-    @Test
-    void theWitnessedCommitsAreATableOfRunsThatSaysWhatBecameOfEach() throws Exception {
-        RunEvidence run;
-        try (RunRecorder r = RunRecorder.start(dir, "run-wire")) {
-            ExperimentRecorder e = r.experiment("rebalance");
-            Source wire = Source.here("wire witness");
-            for (long i = 1; i <= 3; i++) { // a subject that commits after each record: one row
-                e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-0", i), false, "ANSWERED", Map.of("t-0", "NONE")));
-            }
-            e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "ANSWERED", Map.of("t-0", "ILLEGAL_GENERATION")));
-            e.record(wire, new Payload.CommitWitnessed("A", "g", "m-a", 3, Map.of("t-0", 2L), true, "NOT_SENT", Map.of()));
-            e.record(wire, new Payload.CommitWitnessed("B", "g", "m-b", 4, Map.of("t-1", 9L), false, "ANSWERED", Map.of("t-1", "NONE")));
-            e.finish(Outcome.notRun("only the commit table is looked at"));
-            run = r.save().evidence();
-        }
-
-        String md = Reports.markdown(run);
-        String table = md.substring(md.indexOf("### Offset commits on the wire"), md.indexOf("### Checks"));
-        assertThat(table.lines().filter(l -> l.startsWith("| ") && !l.startsWith("| #"))
-                .map(l -> l.replaceFirst("^(\\| [^|]+ \\| )[0-9]+(–[0-9]+)? ", "$1T "))).as("t+ms shown as T").containsExactly(
-                "| 1–3 | T | B | m-b | 4 | 3 | {t-0=3} |  | stored by the broker |",
-                "| 4 | T | A | m-a | 3 | 1 | {t-0=2} | yes | rejected by the broker: ILLEGAL_GENERATION |",
-                "| 5 | T | A | m-a | 3 | 1 | {t-0=2} | yes | never sent (the client closed the connection while it was held) |",
-                "| 6 | T | B | m-b | 4 | 1 | {t-1=9} |  | stored by the broker |");
-        String timeline = md.substring(md.indexOf("### Timeline"), md.indexOf("### Environment"));
-        assertThat(timeline).as("a stored commit is in the wire table only; a refused one in the timeline too")
-                .contains("rejected by the broker: ILLEGAL_GENERATION").contains("never sent").doesNotContain("stored by the broker");
-        String html = Reports.html(run);
-        assertThat(html).contains("<table class=\"wire-commits\">").contains("<td class=\"refused\">rejected by the broker: ILLEGAL_GENERATION</td>")
-                .contains("<td>1–3</td>").contains("<td class=\"stored\">stored by the broker</td>");
     }
 }

@@ -44,10 +44,10 @@ public final class BarrierEvidence implements BarrierListener {
     public void onTransition(BarrierTransition t) {
         String thread = t.arrival() == null ? "" : t.arrival().thread();
         Payload p = switch (t.to()) {
-            case ARMED -> new Payload.BarrierArmed(t.point(), mode, "");
-            case HELD -> new Payload.BarrierReached(t.point(), thread, t.arrival().context(), t.arrival().stack());
-            case RELEASED -> new Payload.BarrierReleased(t.point(), t.by(), t.heldMillis());
-            case EXPIRED -> new Payload.BarrierExpired(t.point(), t.waitedMillis());
+            case ARMED -> new BarrierEvent.BarrierArmed(t.point(), mode, "");
+            case HELD -> new BarrierEvent.BarrierReached(t.point(), thread, t.arrival().context(), t.arrival().stack());
+            case RELEASED -> new BarrierEvent.BarrierReleased(t.point(), t.by(), t.heldMillis());
+            case EXPIRED -> new BarrierEvent.BarrierExpired(t.point(), t.waitedMillis());
         };
         Source src = t.to() == BarrierState.ARMED || t.to() == BarrierState.EXPIRED ? Source.here("harness")
                 : Source.of(instance, pid.getAsLong(), thread);
@@ -65,9 +65,9 @@ public final class BarrierEvidence implements BarrierListener {
             lastArrival.offsets().forEach(c -> offsets.put(c.partitionName(), c.offset()));
         }
         Payload p = switch (o.verdict()) {
-            case ACCEPTED -> new Payload.CommitAccepted(instance, offsets);
-            case REJECTED -> new Payload.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
-            case NOT_DELIVERED -> new Payload.CommitNotDelivered(instance, offsets, o.message());
+            case ACCEPTED -> new BarrierEvent.CommitAccepted(instance, offsets);
+            case REJECTED -> new BarrierEvent.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
+            case NOT_DELIVERED -> new BarrierEvent.CommitNotDelivered(instance, offsets, o.message());
         };
         lastOutcome = recorder.record(Source.of(instance, pid.getAsLong(), ""), p);
     }

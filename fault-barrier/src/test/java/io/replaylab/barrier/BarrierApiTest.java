@@ -18,7 +18,7 @@ class BarrierApiTest {
         assertThat(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.replaylab.barrier").stream()
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
                 .containsExactlyInAnyOrder(
-                "Arrival", "Barrier", "BarrierEvidence", "BarrierListener", "BarrierOptions", "BarrierState",
+                "Arrival", "Barrier", "BarrierEvent", "BarrierEvidence", "BarrierReportSection", "BarrierListener", "BarrierOptions", "BarrierState",
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy", "WireWitness", "WitnessedCommit", "FetchWatch", "WireFault", "ArmedFault", "FaultFiring",

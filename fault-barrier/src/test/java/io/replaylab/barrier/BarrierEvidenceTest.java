@@ -42,9 +42,9 @@ class BarrierEvidenceTest {
                     .containsExactly("barrier-armed", "barrier-reached", "barrier-released", "commit-rejected");
             assertThat(e.events().get(1).source().instance()).isEqualTo("consumer-A");
             assertThat(e.events().get(1).source().pid()).isEqualTo(42);
-            Payload.BarrierReached reached = (Payload.BarrierReached) e.events().get(1).payload();
+            BarrierEvent.BarrierReached reached = (BarrierEvent.BarrierReached) e.events().get(1).payload();
             assertThat(reached.context()).containsEntry("offsets", "t-0=5,t-1=7").containsEntry("method", "commitSync");
-            Payload.CommitRejected rejected = (Payload.CommitRejected) e.events().get(3).payload();
+            BarrierEvent.CommitRejected rejected = (BarrierEvent.CommitRejected) e.events().get(3).payload();
             assertThat(rejected.offsets()).containsExactly(Map.entry("t-0", 5L), Map.entry("t-1", 7L));
             assertThat(rejected.message()).isEqualTo("stale");
             assertThat(evidence.reachedEvent().seq()).isEqualTo(2);
@@ -60,7 +60,7 @@ class BarrierEvidenceTest {
 
             assertThatThrownBy(() -> b.awaitArrival(Duration.ofMillis(300))).isInstanceOf(BarrierTimeoutException.class);
 
-            Payload.BarrierExpired expired = (Payload.BarrierExpired) e.events().get(1).payload();
+            BarrierEvent.BarrierExpired expired = (BarrierEvent.BarrierExpired) e.events().get(1).payload();
             assertThat(expired.waitedMillis()).isBetween(300L, 10_000L);
         }
     }

@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-import io.replaylab.evidence.Payload;
 
 /**
  * A group's offsets at one moment, what {@code kafka-consumer-groups --describe} shows (SPEC R1):
@@ -37,9 +36,9 @@ public record OffsetSnapshot(Instant takenAt, String bootstrap, String group, Gr
     }
 
     /** As an evidence event payload. */
-    public Payload.OffsetsSnapshot toPayload(String label) {
-        return new Payload.OffsetsSnapshot(label, group, state.display(), members.size(), partitions.stream()
-                .map(p -> new Payload.PartitionPosition(p.topic(), p.partition(), p.committed(), p.logStart(), p.logEnd(), p.owner()))
+    public OffsetsEvent.OffsetsSnapshot toPayload(String label) {
+        return new OffsetsEvent.OffsetsSnapshot(label, group, state.display(), members.size(), partitions.stream()
+                .map(p -> new OffsetsEvent.PartitionPosition(p.topic(), p.partition(), p.committed(), p.logStart(), p.logEnd(), p.owner()))
                 .toList());
     }
 }

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
-import io.replaylab.evidence.Payload;
 
 /**
  * A computed reset: what each partition of the group was and what it will be, with the snapshot it
@@ -36,8 +35,8 @@ public record ResetPlan(String planId, Instant createdAt, String bootstrap, Stri
     }
 
     /** As an evidence event payload. */
-    public Payload.ResetPlanned toPayload(boolean dryRun, String savedAt) {
-        return new Payload.ResetPlanned(planId, group, target, dryRun, savedAt,
-                rows.stream().map(r -> new Payload.PlannedOffset(r.topic(), r.partition(), r.previous(), r.next(), r.note())).toList());
+    public OffsetsEvent.ResetPlanned toPayload(boolean dryRun, String savedAt) {
+        return new OffsetsEvent.ResetPlanned(planId, group, target, dryRun, savedAt,
+                rows.stream().map(r -> new OffsetsEvent.PlannedOffset(r.topic(), r.partition(), r.previous(), r.next(), r.note())).toList());
     }
 }

@@ -19,7 +19,7 @@ class KafkaOpsApiTest {
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
                 .containsExactlyInAnyOrder(
                 "Bootstraps", "BrokerUnreachableException", "ExecuteResetOptions", "GroupMember", "GroupState", "KafkaOps",
-                "KafkaOpsException", "LabNamespace", "OffsetLookup", "OffsetSnapshot", "PartitionOffsets", "PartitionRef",
+                "KafkaOpsException", "LabNamespace", "OffsetLookup", "OffsetSnapshot", "OffsetsEvent", "PartitionOffsets", "PartitionRef",
                 "PlanRow", "ResetPlan", "ResetPlans", "ResetRefusedException", "ResetResult", "ResetScope",
                 "ResetTarget", "ResetTargets", "SavedPlan", "LocalKafka", "LocalKafkaConfig", "LocalKafkaCluster",
                 "LocalKafkaException", "LocalKafkaTest");

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.Check;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 
 /**
@@ -52,10 +51,10 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
         return checks;
     }
 
-    public Payload.OracleVerdict toPayload() {
+    public TargetEvent.OracleVerdict toPayload() {
         Map<String, Long> ends = new LinkedHashMap<>();
         cut.endOffsets().forEach((p, end) -> ends.put(cut.topic() + "-" + p, end));
-        return new Payload.OracleVerdict(status.name(), counts(), reason, cut.takenAt(), ends);
+        return new TargetEvent.OracleVerdict(status.name(), counts(), reason, cut.takenAt(), ends);
     }
 
     private static Check zero(String name, String req, Finding f) {

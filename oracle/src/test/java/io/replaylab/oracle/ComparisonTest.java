@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.Check;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +40,7 @@ class ComparisonTest {
 
     @Test
     void theVerdictPayloadCarriesTheCountsOfEveryFindingAndTheCutPerPartition() {
-        Payload.OracleVerdict v = comparison(new Finding("holes", 0, List.of()), 1, 0).toPayload();
+        TargetEvent.OracleVerdict v = comparison(new Finding("holes", 0, List.of()), 1, 0).toPayload();
         assertThat(v.status()).isEqualTo("FAIL");
         assertThat(v.detail()).isEqualTo("why");
         assertThat(v.cutAt()).isEqualTo(CUT.takenAt());

@@ -7,7 +7,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 
 import io.replaylab.barrier.CommitOffset;
-import io.replaylab.evidence.Payload;
+import io.replaylab.barrier.BarrierEvent;
 
 /**
  * One OffsetCommit as the proxy saw it on the wire, with what became of it: who sent it (client
@@ -66,16 +66,16 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
         return CommitOffset.text(offsets);
     }
 
-    /** What became of it, for a person, in the evidence's words ({@link Payload.CommitWitnessed#fateText()}): {@code stored by the broker}, ... */
+    /** What became of it, for a person, in the evidence's words ({@link BarrierEvent.CommitWitnessed#fateText()}): {@code stored by the broker}, ... */
     public String fateText() {
         return fate == Fate.IN_FLIGHT ? "on its way: " + (held ? "held" : "the broker's answer is not back yet") : toPayload(clientId).fateText();
     }
 
     /** As evidence, with the instance the lab knows the client as (its client id when the lab has no better name). */
-    public Payload.CommitWitnessed toPayload(String instance) {
+    public BarrierEvent.CommitWitnessed toPayload(String instance) {
         Map<String, Long> asked = new TreeMap<>();
         offsets.forEach(o -> asked.put(o.partitionName(), o.offset()));
-        return new Payload.CommitWitnessed(instance, group, memberId, generation, asked, held, fate.name(), answers);
+        return new BarrierEvent.CommitWitnessed(instance, group, memberId, generation, asked, held, fate.name(), answers);
     }
 
     /** One line: {@code #3 client A member m-1 generation 2 OffsetCommit t-0=5: rejected by the broker: ILLEGAL_GENERATION}. */

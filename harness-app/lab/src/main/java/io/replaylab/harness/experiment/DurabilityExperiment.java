@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;

@@ -19,7 +19,6 @@ import io.replaylab.barrier.MethodPoint;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
@@ -33,6 +32,7 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
@@ -137,7 +137,7 @@ final class EosExperiment {
                 handoff = moved;
             }
             e.check(Check.pass("A's partitions moved to B while A was held", "R8", aOwns + " owned by another member",
-                    ((Payload.AssignmentChanged) handoff.payload()).summary()));
+                    ((OffsetsEvent.AssignmentChanged) handoff.payload()).summary()));
 
             // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
             // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).

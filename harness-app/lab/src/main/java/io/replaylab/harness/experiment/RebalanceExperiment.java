@@ -30,7 +30,6 @@ import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
@@ -38,9 +37,11 @@ import io.replaylab.evidence.process.Poll;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.TargetEvent;
 
 /**
  * Experiment 2 (SPEC R7–R12): instance A is held by a debugger after its DB commit and before its
@@ -129,7 +130,7 @@ final class RebalanceExperiment {
                 long recordOffset = applied.offset();
                 long groupCommitted = LabKafka.committed(atHold, topic, c.getKey().partition());
                 if (applied.appliedOnce() && groupCommitted < c.getValue()) {
-                    dbSeen = e.record(harness, new Payload.DbCommitSeen(inbox, applied.messageId(), topic, c.getKey().partition(), recordOffset,
+                    dbSeen = e.record(harness, new TargetEvent.DbCommitSeen(inbox, applied.messageId(), topic, c.getKey().partition(), recordOffset,
                             "rebalance-A"));
                     inFlightId = applied.messageId();
                     inFlight = c.getKey();
@@ -166,7 +167,7 @@ final class RebalanceExperiment {
             }
             handoffTime.stop(ctx.meters().timer("replaylab.handoff"));
             e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",
-                    ((Payload.AssignmentChanged) handoff.payload()).summary()));
+                    ((OffsetsEvent.AssignmentChanged) handoff.payload()).summary()));
 
             // B redelivers A's in-flight record: its commit passes A's, and the DB must not gain a second effect.
             ctx.step("B redelivers the in-flight record " + inFlightId);
@@ -344,7 +345,7 @@ final class RebalanceExperiment {
                             .orElse(needed.get(needed.size() - 1));
                     String name = isA ? a.name() : m.clientId();
                     Event ev = e.record(Source.of(who.name(), who.pid(), "group description"),
-                            new Payload.AssignmentChanged(name, "owns", parts,
+                            new OffsetsEvent.AssignmentChanged(name, "owns", parts,
                                     m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
                     if (!isA && m.assignment().contains(p)) {

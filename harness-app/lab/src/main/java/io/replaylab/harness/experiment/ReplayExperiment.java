@@ -9,13 +9,13 @@ import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.ResetPlan;
 import io.replaylab.kafka.ResetPlans;
@@ -83,7 +83,7 @@ final class ReplayExperiment {
             reset = ctx.kafka().ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.kafka().namespace().prefix()).allowRemote(ctx.settings().allowRemote())
                     .planDir(ctx.runDir().resolve("plans")).build());
         } catch (ResetRefusedException refused) {
-            e.record(harness, new Payload.ResetRefused(group, refused.failedGuards()));
+            e.record(harness, new OffsetsEvent.ResetRefused(group, refused.failedGuards()));
             return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
         }
         String planFile = ctx.runDir().relativize(reset.saved().file()).toString();

@@ -20,7 +20,6 @@ import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;

@@ -22,6 +22,7 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.kafka.OffsetsEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -230,7 +231,7 @@ public final class LabSubjects {
                 List<String> parts = new ArrayList<>();
                 n.path("partitions").forEach(p -> parts.add(p.asText()));
                 Instant at = Instant.parse(n.path("time").asText());
-                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new Payload.AssignmentChanged(i.name(),
+                e.recordObserved(at, Source.of(i.name(), i.pid(), "assignment log"), new OffsetsEvent.AssignmentChanged(i.name(),
                         n.path("event").asText(), parts, n.path("generation").asText(null), "assignment log"));
             }
         } catch (IOException ex) {

@@ -16,6 +16,7 @@ import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.Test;
@@ -65,8 +66,8 @@ class DefectiveSubjectTest {
         assertThat(x.events()).filteredOn(ev -> ev.payload() instanceof Payload.Note n && n.text().contains("joined again as a new member"))
                 .singleElement().satisfies(ev -> assertThat(ev.source().instance()).isEqualTo("rebalance-A"));
         Set<String> aMembersOwning = new HashSet<>();
-        x.events().stream().filter(ev -> ev.payload() instanceof Payload.AssignmentChanged c && c.instance().equals("rebalance-A") && !c.partitions().isEmpty())
-                .forEach(ev -> aMembersOwning.add(((Payload.AssignmentChanged) ev.payload()).seenBy().replaceAll(".*member ([^)]+)\\).*", "$1")));
+        x.events().stream().filter(ev -> ev.payload() instanceof OffsetsEvent.AssignmentChanged c && c.instance().equals("rebalance-A") && !c.partitions().isEmpty())
+                .forEach(ev -> aMembersOwning.add(((OffsetsEvent.AssignmentChanged) ev.payload()).seenBy().replaceAll(".*member ([^)]+)\\).*", "$1")));
         assertThat(aMembersOwning).as("A owned its partition as two members: before and after it joined again").hasSize(2);
     }
 

@@ -16,7 +16,6 @@ import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.FailKind;
-import io.replaylab.evidence.Limitations;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Status;

@@ -5,6 +5,7 @@ import static io.replaylab.harness.experiment.Runs.metric;
 import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
@@ -16,7 +17,6 @@ import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.process.Platform;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -106,7 +106,7 @@ class LabTest {
                 .hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("on"));
         // the debugger holds A; the witness says whether its client refused the stale commit or sent it and the broker refused it
         String said = x.checks().stream().filter(c -> c.name().equals("stale commit rejected")).findFirst().orElseThrow().actual();
-        List<Payload.CommitWitnessed> aOnWire = witnessed(x, "rebalance-A");
+        List<BarrierEvent.CommitWitnessed> aOnWire = witnessed(x, "rebalance-A");
         if (said.startsWith("refused by the client before sending")) {
             assertThat(said).contains("no OffsetCommit from A (member ").contains("after its hold; the client said ");
         } else {
@@ -114,12 +114,12 @@ class LabTest {
             assertThat(aOnWire).as("the refused commit is in the evidence").anyMatch(c -> !c.accepted() && c.fate().equals("ANSWERED"));
         }
         assertThat(x.outcome().confirmation().toString()).containsPattern("was (refused by the client before sending|rejected by the broker: [A-Z_]+)");
-        assertThat(witnessed(x, "rebalance-B")).as("B's commits, stored").isNotEmpty().anyMatch(Payload.CommitWitnessed::accepted);
+        assertThat(witnessed(x, "rebalance-B")).as("B's commits, stored").isNotEmpty().anyMatch(BarrierEvent.CommitWitnessed::accepted);
         assertThat(Files.readString(r.report())).contains("### Offset commits on the wire");
     }
 
-    private static List<Payload.CommitWitnessed> witnessed(ExperimentEvidence x, String instance) {
-        return x.events().stream().map(e -> e.payload()).filter(Payload.CommitWitnessed.class::isInstance).map(Payload.CommitWitnessed.class::cast)
+    private static List<BarrierEvent.CommitWitnessed> witnessed(ExperimentEvidence x, String instance) {
+        return x.events().stream().map(e -> e.payload()).filter(BarrierEvent.CommitWitnessed.class::isInstance).map(BarrierEvent.CommitWitnessed.class::cast)
                 .filter(c -> c.instance().equals(instance)).toList();
     }
 
@@ -168,8 +168,8 @@ class LabTest {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.environment()).containsEntry("barrier", "wire (asked for)").containsEntry("hold mode", "connection")
                 .containsKey("subject bootstrap");
-        Payload.CommitRejected rejected = x.events().stream().map(e -> e.payload()).filter(Payload.CommitRejected.class::isInstance)
-                .map(Payload.CommitRejected.class::cast).findFirst().orElseThrow();
+        BarrierEvent.CommitRejected rejected = x.events().stream().map(e -> e.payload()).filter(BarrierEvent.CommitRejected.class::isInstance)
+                .map(BarrierEvent.CommitRejected.class::cast).findFirst().orElseThrow();
         assertThat(rejected.exception()).as("the broker's error, read from the OffsetCommit answer").isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION",
                 "STALE_MEMBER_EPOCH", "FENCED_MEMBER_EPOCH", "REBALANCE_IN_PROGRESS");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()

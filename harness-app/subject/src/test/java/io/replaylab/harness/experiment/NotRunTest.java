@@ -16,12 +16,12 @@ import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabProgress;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PollingConsumerMain;
+import io.replaylab.oracle.TargetEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -174,7 +174,7 @@ class NotRunTest {
             assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
             assertThat(x.outcome().reason()).contains("the database refused the target query at the first offset commit: cannot read the target (")
                     .contains("with query [" + query + "]").contains(databaseSays).doesNotContain("Exception");
-            assertThat(x.events()).as("no experiment got as far as its verdict").noneMatch(ev -> ev.payload() instanceof Payload.OracleVerdict);
+            assertThat(x.events()).as("no experiment got as far as its verdict").noneMatch(ev -> ev.payload() instanceof TargetEvent.OracleVerdict);
         });
     }
 }

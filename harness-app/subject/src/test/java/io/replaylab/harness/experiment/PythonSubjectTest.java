@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
@@ -12,7 +13,6 @@ import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -41,11 +41,11 @@ class PythonSubjectTest {
                 .isEqualTo(Status.PASS));
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
         assertThat(rebalance.environment().get("barrier")).isEqualTo("wire (the subject's program 'python3' is not java: the JVM debugger cannot hold it)");
-        Payload.BarrierReached reached = rebalance.events().stream().map(e -> e.payload()).filter(Payload.BarrierReached.class::isInstance)
-                .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
+        BarrierEvent.BarrierReached reached = rebalance.events().stream().map(e -> e.payload()).filter(BarrierEvent.BarrierReached.class::isInstance)
+                .map(BarrierEvent.BarrierReached.class::cast).findFirst().orElseThrow();
         assertThat(reached.context()).containsEntry("api.version", "7").containsEntry("client.id", "rebalance-A"); // librdkafka 2.0's OffsetCommit
-        Payload.CommitRejected rejected = rebalance.events().stream().map(e -> e.payload()).filter(Payload.CommitRejected.class::isInstance)
-                .map(Payload.CommitRejected.class::cast).findFirst().orElseThrow();
+        BarrierEvent.CommitRejected rejected = rebalance.events().stream().map(e -> e.payload()).filter(BarrierEvent.CommitRejected.class::isInstance)
+                .map(BarrierEvent.CommitRejected.class::cast).findFirst().orElseThrow();
         assertThat(rejected.exception()).isIn("UNKNOWN_MEMBER_ID", "ILLEGAL_GENERATION", "REBALANCE_IN_PROGRESS");
         assertThat(Files.readString(r.runDir().resolve("logs/rebalance-A.out"))).as("librdkafka gave the program the broker's answer")
                 .contains("commit failed");
@@ -64,8 +64,8 @@ class PythonSubjectTest {
                 .isEqualTo(Status.PASS));
         ExperimentEvidence lost = experiment(r.evidence(), "wire-faults.offset-commit.lost-answer");
         assertThat(lost.outcome().confirmation().toString()).contains("the broker answered {NONE=1}; that answer was dropped");
-        assertThat(lost.events().stream().map(e -> e.payload()).filter(Payload.CommitWitnessed.class::isInstance).map(Payload.CommitWitnessed.class::cast))
-                .as("librdkafka's commits on the wire, stored").anyMatch(Payload.CommitWitnessed::accepted);
+        assertThat(lost.events().stream().map(e -> e.payload()).filter(BarrierEvent.CommitWitnessed.class::isInstance).map(BarrierEvent.CommitWitnessed.class::cast))
+                .as("librdkafka's commits on the wire, stored").anyMatch(BarrierEvent.CommitWitnessed::accepted);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
@@ -70,7 +71,7 @@ class SchedulesExperimentTest {
             assertThat(c.status()).as(c.row() + " × " + c.column() + ": " + c.reason()).isEqualTo("PASS");
             ExperimentEvidence part = experiment(ev, c.experiment());
             assertThat(part.outcome().confirmation()).isNotNull();
-            assertThat(payloads(part)).as("held at its own point").anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals(c.row()));
+            assertThat(payloads(part)).as("held at its own point").anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals(c.row()));
             assertThat(part.checks()).extracting(Check::name).contains("no missing effect", "no second effect",
                     "no committed offset beyond a missing effect");
         });
@@ -81,8 +82,8 @@ class SchedulesExperimentTest {
         assertThat(payloads(crashed)).filteredOn(p -> p instanceof Payload.ProcessStarted s && s.instance().equals("after-offset-commit.crash-A"))
                 .as("A restarted as a new process with the same instance name").hasSize(2);
         ExperimentEvidence db = experiment(ev, "schedules.before-db-commit.hold");
-        Payload.BarrierReached atDb = payloads(db).stream().filter(p -> p instanceof Payload.BarrierReached b && b.point().equals("before-db-commit"))
-                .map(Payload.BarrierReached.class::cast).findFirst().orElseThrow();
+        BarrierEvent.BarrierReached atDb = payloads(db).stream().filter(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("before-db-commit"))
+                .map(BarrierEvent.BarrierReached.class::cast).findFirst().orElseThrow();
         assertThat(atDb.stack()).as("held in the JDBC commit the subject calls").anyMatch(f -> f.contains(".commit("))
                 .anyMatch(f -> f.startsWith("io.replaylab.harness.subject.InboxProjection.apply"));
         String md = Files.readString(r.report());
@@ -243,7 +244,7 @@ class SchedulesExperimentTest {
         for (String fault : List.of("hold", "freeze", "crash")) {
             ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
             assertThat(x.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
-            Payload.BarrierReached at = payloads(x).stream().filter(Payload.BarrierReached.class::isInstance).map(Payload.BarrierReached.class::cast)
+            BarrierEvent.BarrierReached at = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance).map(BarrierEvent.BarrierReached.class::cast)
                     .filter(b -> b.point().equals("before-db-commit")).findFirst().orElseThrow(); // after the warm-up's, on the wire
             assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
             assertThat(at.context().get("library")).contains("libsqlite3");
@@ -256,8 +257,8 @@ class SchedulesExperimentTest {
                 .startsWith("wire (the subject's program 'python3' is not java").endsWith("; before-db-commit: native (gdb at the SQLite commit), "
                         + "which the wire barrier cannot see");
         assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
-                .anyMatch(p -> p instanceof Payload.BarrierReached b && b.point().equals("after-offset-commit"))
-                .anyMatch(p -> p instanceof Payload.CommitAccepted);
+                .anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("after-offset-commit"))
+                .anyMatch(p -> p instanceof BarrierEvent.CommitAccepted);
     }
 
     @Test
@@ -270,7 +271,7 @@ class SchedulesExperimentTest {
         for (String fault : List.of("hold", "freeze", "crash")) {
             ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
             assertThat(x.outcome().status()).as(fault + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
-            Payload.BarrierReached at = payloads(x).stream().filter(Payload.BarrierReached.class::isInstance).map(Payload.BarrierReached.class::cast)
+            BarrierEvent.BarrierReached at = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance).map(BarrierEvent.BarrierReached.class::cast)
                     .filter(b -> b.point().equals("before-db-commit")).findFirst().orElseThrow(); // after the warm-up's, on the wire
             assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
             assertThat(at.context().get("library")).as("SQLite compiled into the addon, found in its static symbols").endsWith("better_sqlite3.node");

@@ -1,25 +1,25 @@
-package io.replaylab.evidence;
+package io.replaylab.harness.experiment;
 
-/** Limitations that a lab run states rather than hides (SPEC R15). */
-public final class Limitations {
+/** Limitations that replay-lab's experiments state rather than hide (SPEC R15); a report shows them as the experiment's own. */
+final class Limitations {
     private Limitations() {
     }
 
-    public static final String SINGLE_BROKER_SINGLE_DB = singleBrokerAndDatabase("SQLite DB");
+    static final String SINGLE_BROKER_SINGLE_DB = singleBrokerAndDatabase("SQLite DB");
 
     /** R15 for a run on one broker and one target database, named as it was (e.g. "SQLite DB", "PostgreSQL database"). */
-    public static String singleBrokerAndDatabase(String database) {
+    static String singleBrokerAndDatabase(String database) {
         return "One broker and one " + database + ": this says nothing about replicated durability or Kafka transactions (EOS).";
     }
 
     /** R15 for the eos experiment: what one fenced zombie on one broker shows, and what it does not. */
-    public static final String EOS_ONE_ZOMBIE_ONE_BROKER = "Kafka transactions on one broker: this run shows one zombie instance, held "
+    static final String EOS_ONE_ZOMBIE_ONE_BROKER = "Kafka transactions on one broker: this run shows one zombie instance, held "
             + "inside an open transaction while its partitions moved, whose transaction was aborted and whose late commit was refused, and that "
             + "read_committed readers saw every input exactly once. It says nothing about replicated transaction state (a coordinator or "
             + "leader failover), about many concurrent zombies, or about readers using read_uncommitted, which do see the aborted records.";
 
     /** R15 for the durability experiment: what one deterministic leader crash on a 3-broker cluster shows, and what it does not. */
-    public static final String DURABILITY_ONE_SCHEDULE = "Replicated durability on a local 3-broker cluster with one KRaft controller: this run "
+    static final String DURABILITY_ONE_SCHEDULE = "Replicated durability on a local 3-broker cluster with one KRaft controller: this run "
             + "shows one fault schedule (both followers of a partition frozen while a batch is produced, its leader killed, the followers thawed "
             + "and one elected, the old leader restarted on its data) and which producer and topic settings lost acknowledged records under it. "
             + "It says nothing about disk loss (an fsync that never happened, a page cache lost with the machine), network partitions, "

@@ -1,0 +1,186 @@
+package io.replaylab.barrier;
+
+import java.util.List;
+import java.util.Map;
+
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.PayloadTypes;
+import io.replaylab.evidence.Report;
+
+/**
+ * A barrier's moves and the held call's outcome, as fault-barrier records them ({@link BarrierEvidence},
+ * {@link io.replaylab.barrier.wire.WitnessedCommit#toPayload}): evidence kinds of this module, named in
+ * JSON by their simple names as when they were evidence-core's (old evidence reads typed). Listed by
+ * {@link Types}; their report section is {@link BarrierReportSection}.
+ */
+public sealed interface BarrierEvent extends Payload.Extension {
+    /** How the HTML timeline draws a barrier's moves. */
+    Report.Mark HOLD = new Report.Mark("barrier", "#ef6c00");
+    Report.Mark ACCEPTED = new Report.Mark("commit accepted", "#2e7d32");
+    Report.Mark REJECTED = new Report.Mark("commit rejected", "#c62828");
+    Report.Mark NOT_DELIVERED = new Report.Mark("commit not delivered", "#6d4c41");
+
+    /** A barrier point was armed. */
+    record BarrierArmed(String point, String mode, String detail) implements BarrierEvent {
+        @Override
+        public Report.Mark mark() {
+            return HOLD;
+        }
+
+        @Override
+        public String summary() {
+            return "barrier " + point + " armed (" + mode + ")" + (detail == null || detail.isEmpty() ? "" : ": " + detail);
+        }
+    }
+
+    /** A thread reached an armed barrier and is held there. */
+    record BarrierReached(String point, String thread, Map<String, String> context, List<String> stack) implements BarrierEvent {
+        public BarrierReached {
+            context = Payload.inKeyOrder(context);
+            stack = List.copyOf(stack);
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return HOLD;
+        }
+
+        @Override
+        public String summary() {
+            return "barrier " + point + " reached by " + thread + (context.isEmpty() ? "" : " " + context);
+        }
+    }
+
+    /** A held barrier was released: by the controller, or by the safety hold timeout. */
+    record BarrierReleased(String point, String by, long heldMillis) implements BarrierEvent {
+        @Override
+        public Report.Mark mark() {
+            return HOLD;
+        }
+
+        @Override
+        public String summary() {
+            return "barrier " + point + " released by " + by + " after " + heldMillis + " ms";
+        }
+    }
+
+    /** An armed barrier was never reached. */
+    record BarrierExpired(String point, long waitedMillis) implements BarrierEvent {
+        @Override
+        public Report.Mark mark() {
+            return HOLD;
+        }
+
+        @Override
+        public String summary() {
+            return "barrier " + point + " never reached in " + waitedMillis + " ms";
+        }
+    }
+
+    /** An offset commit returned normally. */
+    record CommitAccepted(String instance, Map<String, Long> offsets) implements BarrierEvent {
+        public CommitAccepted {
+            offsets = Payload.inKeyOrder(offsets);
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return ACCEPTED;
+        }
+
+        @Override
+        public String summary() {
+            return "commit by " + instance + " ACCEPTED " + offsets;
+        }
+    }
+
+    /** An offset commit threw. */
+    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements BarrierEvent {
+        public CommitRejected {
+            offsets = Payload.inKeyOrder(offsets);
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return REJECTED;
+        }
+
+        @Override
+        public String summary() {
+            // the exception's simple name for people (CommitFailedException, or the broker's UNKNOWN_MEMBER_ID); its field keeps the whole class
+            return "commit by " + instance + " REJECTED " + offsets + ": " + (exception == null ? "" : exception.substring(exception.lastIndexOf('.') + 1))
+                    + ": " + message;
+        }
+    }
+
+    /**
+     * An offset commit that never reached the broker: the connection carrying it closed while it
+     * was held (the client timed out) and no retry arrived. Neither accepted nor rejected.
+     */
+    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements BarrierEvent {
+        public CommitNotDelivered {
+            offsets = Payload.inKeyOrder(offsets);
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return NOT_DELIVERED;
+        }
+
+        @Override
+        public String summary() {
+            return "commit by " + instance + " NOT DELIVERED " + offsets + ": " + reason;
+        }
+    }
+
+    /**
+     * An OffsetCommit as the wire proxy saw it (the witness), with what became of it: the broker's
+     * answer per partition ({@code NONE}: stored), or that it was never sent ({@code NOT_SENT}: the
+     * client closed the connection while a barrier held it), never answered ({@code UNANSWERED}), or
+     * answered by a fault in the proxy ({@code FAULTED}: the broker never saw it).
+     */
+    record CommitWitnessed(String instance, String group, String member, int generation, Map<String, Long> offsets, boolean held,
+            String fate, Map<String, String> answers) implements BarrierEvent {
+        public CommitWitnessed {
+            offsets = Payload.inKeyOrder(offsets);
+            answers = Payload.inKeyOrder(answers);
+        }
+
+        /** The broker stored every partition's offset. */
+        public boolean accepted() {
+            return "ANSWERED".equals(fate) && !answers.isEmpty() && answers.values().stream().allMatch("NONE"::equals);
+        }
+
+        /** What became of it, for a person. */
+        public String fateText() {
+            return switch (fate) {
+                case "ANSWERED" -> accepted() ? "stored by the broker"
+                        : "rejected by the broker: " + String.join(",", answers.values().stream().filter(e -> !"NONE".equals(e)).distinct().toList());
+                case "NOT_SENT" -> "never sent (the client closed the connection while it was held)";
+                case "UNANSWERED" -> "sent, never answered (the connection closed first)";
+                case "FAULTED" -> answers.isEmpty() ? "never sent: a fault closed the connection at it"
+                        : "answered " + String.join(",", answers.values().stream().distinct().toList()) + " by a fault in the proxy (the broker never saw it)";
+                default -> fate;
+            };
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return accepted() ? ACCEPTED : REJECTED;
+        }
+
+        @Override
+        public String summary() {
+            return "OffsetCommit on the wire from " + instance + " (member " + (member.isEmpty() ? "none" : member) + ", generation " + generation
+                    + ") " + offsets + (held ? ", held by the barrier" : "") + ": " + fateText();
+        }
+    }
+
+    /** This module's kinds, for the {@link PayloadTypes} service. */
+    final class Types implements PayloadTypes {
+        @Override
+        public List<Class<? extends Payload.Extension>> types() {
+            return List.copyOf(PayloadTypes.recordsOf(BarrierEvent.class));
+        }
+    }
+}
