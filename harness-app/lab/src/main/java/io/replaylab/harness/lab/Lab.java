@@ -69,12 +69,12 @@ public final class Lab {
         LabNamespace ns = LabNamespace.random("rl");
         runId = runId + "-" + ns.prefix().substring(3);
         Path runDir = settings.workDir().resolve(runId);
-        if (settings.subject() != null) {
-            settings.subject().checkProgram(); // a program that is not there is named now, before a broker starts
+        if (settings.subject().isPresent()) {
+            settings.subject().orElseThrow().checkProgram(); // a program that is not there is named now, before a broker starts
         }
         settings.source().producer().ifPresent(producer -> producer.checkProgram("producer"));
-        if (settings.bootstrap() != null && !settings.allowRemote()) {
-            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
+        if (settings.broker().bootstrap().isPresent() && !settings.allowRemote()) {
+            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.broker().bootstrap().orElseThrow());
             if (!remote.isEmpty()) {
                 throw new IllegalArgumentException("the bootstrap servers' host(s) " + remote + " are not loopback; allow remote brokers (LabSettings.allowRemote) to use that cluster");
             }
@@ -84,7 +84,7 @@ public final class Lab {
         try (RunRecorder run = RunRecorder.start(runDir, runId)) {
             Progress p = new Progress(progress);
             p.step("run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
-            String bootstrap = settings.bootstrap();
+            String bootstrap = settings.broker().bootstrap().orElse(null);
             String brokerVersion = "external (not known)";
             if (bootstrap == null) {
                 p.step("starting a local Kafka broker");
@@ -94,17 +94,17 @@ public final class Lab {
                 brokerVersion = broker.brokerVersion().orElse("unknown");
                 p.step("broker ready at " + bootstrap);
             }
-            BarrierKind.Choice barrier = settings.barrierChoice();
+            BarrierKind.Choice barrier = settings.barrier().choice();
             String targetRefused = null;
             TargetDatabase db;
-            if (settings.targetJdbcUrl() == null) {
-                db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
+            if (settings.target().isSqlite()) {
+                db = TargetDatabase.sqlite(runDir, settings.target().query(), settings.source().mapping().amountScale());
             } else {
-                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
+                TargetSpec base = TargetDatabase.check(settings.target(), settings.allowRemote());
                 p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
                 TargetDatabase pg = null;
                 try {
-                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery(), settings.source().mapping().amountScale());
+                    pg = TargetDatabase.postgres(base, ns, settings.target().query(), settings.source().mapping().amountScale());
                     run.owns(Leftovers.schema(pg.schema(), base));
                     pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
                     p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
@@ -115,13 +115,13 @@ public final class Lab {
                     }
                     targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
                             + "): " + e.getMessage();
-                    db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale()); // never used: every experiment is NOT_RUN
+                    db = TargetDatabase.sqlite(runDir, settings.target().query(), settings.source().mapping().amountScale()); // never used: every experiment is NOT_RUN
                     p.step(targetRefused);
                 }
             }
             try (TargetDatabase target = db;
                  KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15)); // the run's own: the probe and the cleanup
-                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
+                 WireProxy proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap) : null;
                  ProcessGuard guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform())) {
                 if (proxy != null) {
                     p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + proxy.bootstrapServers()

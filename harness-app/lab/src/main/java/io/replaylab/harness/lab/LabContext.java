@@ -117,7 +117,7 @@ public final class LabContext {
         return Optional.ofNullable(run.proxy);
     }
 
-    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link LabSettings#witness()}, or the wire barrier). */
+    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link BrokerSettings#witness()}, or the wire barrier). */
     public Optional<WireWitness> witness() {
         return proxy().map(WireProxy::witness);
     }
@@ -280,11 +280,11 @@ public final class LabContext {
         RecordSource source = settings.source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
-            SyntheticProducer.ensureTopic(run.bootstrap, topic, settings.partitions()); // before the user's producer (the lab's makes its own)
+            SyntheticProducer.ensureTopic(run.bootstrap, topic, settings.broker().partitions()); // before the user's producer (the lab's makes its own)
             runProducer(e, producer.get(), topic, namespace);
         } else {
             String manifest = "snapshots/" + namespace + "-manifest.json";
-            String summary = SyntheticProducer.summary(SyntheticProducer.produce(run.bootstrap, topic, settings.partitions(), namespace,
+            String summary = SyntheticProducer.summary(SyntheticProducer.produce(run.bootstrap, topic, settings.broker().partitions(), namespace,
                     settings.records(), 7, 10, 0, runDir.resolve(manifest), null, source));
             e.record(Source.here("harness"), new Payload.Note(summary));
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
@@ -300,7 +300,7 @@ public final class LabContext {
                 + "; end offsets " + s.endOffsets()));
         if (s.records() == 0) {
             throw new SubjectExitedException("the producer command " + producer.map(Subject::template).orElse("") + " wrote no record to topic "
-                    + topic + " (the lab created it with " + settings.partitions() + " partitions before the producer ran; does the producer take "
+                    + topic + " (the lab created it with " + settings.broker().partitions() + " partitions before the producer ran; does the producer take "
                     + "its topic from {topic}?)");
         }
         if (s.parsed() == 0) {
@@ -322,12 +322,12 @@ public final class LabContext {
         values.put("namespace", namespace);
         step("producing to " + topic + " with the producer command");
         Instance p = start(e, name + "-producer", producer, values, false, false);
-        long deadline = System.nanoTime() + settings.drainTimeout().toNanos();
+        long deadline = System.nanoTime() + settings.timeouts().drain().toNanos();
         while (p.process().isAlive()) {
             checkpoint();
             if (System.nanoTime() > deadline) {
                 crash(e, p);
-                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + settings.drainTimeout()
+                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + settings.timeouts().drain()
                         + " (LabSettings.drainTimeout); last lines of logs/" + p.name() + ".err: " + p.process().stderrTail(5));
             }
             p.process().process().waitFor(200, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -385,7 +385,7 @@ public final class LabContext {
 
     /** As {@link #consumer(String, String, String, String)}, on another cluster (e.g. one the experiment started itself). */
     public InstanceSpec consumer(String instance, String bootstrap, String topic, String group, String inbox) {
-        if (settings.subject() == null) {
+        if (settings.subject().isEmpty()) {
             throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
                     + "or the reference subject's ReferenceSubject.consume())");
         }
@@ -395,7 +395,7 @@ public final class LabContext {
         values.put("group", group);
         values.put("db", db.subjectDb());
         values.put("namespace", inbox);
-        return InstanceSpec.of(instance, settings.subject(), values);
+        return InstanceSpec.of(instance, settings.subject().orElseThrow(), values);
     }
 
     /**
@@ -404,7 +404,7 @@ public final class LabContext {
      * and the process is stopped with the run.
      */
     public Instance start(ExperimentRecorder e, InstanceSpec spec) {
-        if (firstInbox == null && spec.subject() == settings.subject() && spec.values().containsKey("namespace")) {
+        if (firstInbox == null && spec.subject() == settings.subject().orElse(null) && spec.values().containsKey("namespace")) {
             firstInbox = spec.values().get("namespace");
         }
         return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true);
@@ -416,9 +416,9 @@ public final class LabContext {
         values = new HashMap<>(values);
         values.put("instance", instance);
         values.put("logdir", runDir.resolve("logs").toAbsolutePath().toString());
-        values.putIfAbsent("group.protocol", settings.groupProtocol().name);
-        values.putIfAbsent("max.poll.interval.ms", Integer.toString(settings.maxPollIntervalMs()));
-        values.putIfAbsent("session.timeout.ms", Integer.toString(settings.sessionTimeoutMs()));
+        values.putIfAbsent("group.protocol", settings.broker().groupProtocol().name);
+        values.putIfAbsent("max.poll.interval.ms", Integer.toString(settings.timeouts().maxPollIntervalMs()));
+        values.putIfAbsent("session.timeout.ms", Integer.toString(settings.timeouts().sessionTimeoutMs()));
         List<String> cmd = run.guard.wrap(template.command(values));
         Path out = runDir.resolve("logs").resolve(instance + ".out");
         Path err = runDir.resolve("logs").resolve(instance + ".err");
@@ -465,7 +465,7 @@ public final class LabContext {
      * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
      */
     public NativeDebugger attachNative(Instance i, NativePoint point) throws InterruptedException {
-        return NativeDebugger.to(i.pid()).launcher(run.guard::wrap).onStart(run.guard::watch).searchTimeout(settings.barrierTimeout())
+        return NativeDebugger.to(i.pid()).launcher(run.guard::wrap).onStart(run.guard::watch).searchTimeout(settings.timeouts().barrier())
                 .attach(point);
     }
 
@@ -566,7 +566,7 @@ public final class LabContext {
      * message, instead of each failing at its verdict.
      */
     private void checkTargetQuery(String inbox) {
-        if (settings.targetQuery() == null || run.queryChecked()) {
+        if (settings.target().query().isEmpty() || run.queryChecked()) {
             return;
         }
         try {
