@@ -41,18 +41,18 @@ class CrashRestartExperimentTest {
     static final Experiment CRASH_RESTART = new Experiment("crash-restart", List.of("R10", "R14"), (ctx, ns, e) -> {
         Experiments.produce(ctx, e, ns);
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("crash-A", ns.topic(), ns.group(), ns.inbox(1)));
-        boolean midStream = Poll.every(Duration.ofMillis(10)).upTo(ctx.settings().drainTimeout()).until(() -> {
+        boolean midStream = Poll.every(Duration.ofMillis(10)).upTo(ctx.settings().timeouts().drain()).until(() -> {
             ctx.subjects().checkpoint(a);
             return processed(ctx, "crash-A") >= 20; // mid-stream: some records done, most still to come
         });
         if (!midStream) {
             ctx.subjects().stop(e, a);
-            return e.finish(Outcome.notRun("crash-A processed fewer than 20 records within " + ctx.settings().drainTimeout()));
+            return e.finish(Outcome.notRun("crash-A processed fewer than 20 records within " + ctx.settings().timeouts().drain()));
         }
         Event crashed = ctx.subjects().crash(e, a);
         ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
         LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().consumer("crash-A2", ns.topic(), ns.group(), ns.inbox(1)));
-        OffsetSnapshot drained = ctx.kafka().awaitDrained(ns.group(), ns.topic(), ctx.settings().drainTimeout(), "after the crash", a2);
+        OffsetSnapshot drained = ctx.kafka().awaitDrained(ns.group(), ns.topic(), ctx.settings().timeouts().drain(), "after the crash", a2);
         ctx.subjects().stop(e, a2);
         if (drained == null) {
             return e.finish(Outcome.notRun("the group did not drain after the restart"));

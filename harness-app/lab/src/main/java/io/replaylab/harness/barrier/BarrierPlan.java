@@ -36,7 +36,7 @@ import io.replaylab.harness.lab.LabContext;
  * own methods, so a missing one does not compile.
  *
  * <pre>{@code
- * BarrierPlan plan = BarrierPlan.of(ctx.settings().barrierChoice(), CommitPoint.BEFORE_OFFSET_COMMIT);
+ * BarrierPlan plan = BarrierPlan.of(ctx.settings().barrier().choice(), CommitPoint.BEFORE_OFFSET_COMMIT);
  * try (Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("A", topic, group, inbox), group, HoldMode.THREAD, options)) {
  *     Arrival arrival = at.awaitArrival();
  *     ...
@@ -291,7 +291,7 @@ public final class BarrierPlan {
     public Held arm(LabContext ctx, ExperimentRecorder e, String pointName, InstanceSpec spec, String group, HoldMode mode, BarrierOptions options)
             throws InterruptedException {
         MethodPoint at = method != null ? method : switch (point) {
-            case BEFORE_DB_COMMIT -> ctx.settings().dbCommitPoint();
+            case BEFORE_DB_COMMIT -> ctx.settings().barrier().dbCommitPoint();
             case BEFORE_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync();
             case AFTER_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync().onReturn();
         };

@@ -99,7 +99,7 @@ public final class Held implements AutoCloseable {
     }
 
     static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty()) {
                 try {

@@ -90,7 +90,7 @@ final class DurabilityExperiment {
             return e.finish(Outcome.notRun("not available on " + platform.describe() + ": the fault freezes a follower broker, which needs "
                     + "POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm it"));
         }
-        if (ctx.settings().bootstrap() != null) {
+        if (ctx.settings().broker().bootstrap().isPresent()) {
             int n = brokersOf(ctx.kafka().bootstrap());
             return e.finish(Outcome.notRun(n < BROKERS ? "needs " + BROKERS + " brokers: the cluster at " + ctx.kafka().bootstrap() + " has " + n
                     : "replay-lab kills and freezes only brokers it starts: run durability without a bootstrap server (it starts a "
@@ -197,12 +197,12 @@ final class DurabilityExperiment {
         String inbox = cns.inbox(1);
         String group = cns.group();
         LabContext.Instance drain = ctx.subjects().start(e, ctx.subjects().consumer("durability-" + cfg.name(), cluster.bootstrapServers(), topic, group, inbox));
-        OffsetSnapshot drained = ops.awaitDrained(group, topic, ctx.settings().drainTimeout(), s -> ctx.subjects().checkpoint(drain)).orElse(null);
+        OffsetSnapshot drained = ops.awaitDrained(group, topic, ctx.settings().timeouts().drain(), s -> ctx.subjects().checkpoint(drain)).orElse(null);
         ctx.subjects().stop(e, drain);
         Comparison target = null;
         if (drained == null) {
             e.check(Check.notRun(cfg.name() + ": drained into the target", "R12", "lag 0", "the group did not drain within "
-                    + ctx.settings().drainTimeout()));
+                    + ctx.settings().timeouts().drain()));
         } else {
             target = Oracle.compare(SourceSpec.topic(cluster.bootstrapServers(), topic), ctx.target().inbox(inbox), ops.describe(group));
             e.record(harness, target.toPayload());

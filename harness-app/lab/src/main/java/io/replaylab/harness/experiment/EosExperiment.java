@@ -65,7 +65,7 @@ final class EosExperiment {
         String output = ns.topic("output");
         String group = ns.group();
         Source harness = Source.here("harness");
-        Subject transform = ctx.settings().transformSubject();
+        Subject transform = ctx.settings().transformSubject().orElse(null);
         if (transform == null) {
             return e.finish(Outcome.notRun("no consume-transform-produce subject to test: give the lab one (LabSettings.transformSubject, "
                     + "e.g. the reference subject's ReferenceSubject.transform())"));
@@ -81,7 +81,7 @@ final class EosExperiment {
                 + "witness does not see their offsets, which go to the transaction (TxnOffsetCommit), not in an OffsetCommit."));
 
         Experiments.produce(ctx, e, ns);
-        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), output, ctx.settings().partitions());
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), output, ctx.settings().broker().partitions());
         Map<String, String> values = new HashMap<>();
         values.put("bootstrap", ctx.kafka().bootstrap());
         values.put("topic", topic);
@@ -91,7 +91,7 @@ final class EosExperiment {
         SourceSpec outputSpec = ctx.kafka().source(output);
 
         Held at = BarrierPlan.debuggerAt(COMMIT_TRANSACTION).arm(ctx, e, "transaction-commit", InstanceSpec.of("eos-A", transform, values), group,
-                HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout())));
+                HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain())));
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
@@ -102,7 +102,7 @@ final class EosExperiment {
                 held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + COMMIT_TRANSACTION + " within "
-                        + ctx.settings().barrierTimeout() + " (is it a transactional producer?)"));
+                        + ctx.settings().timeouts().barrier() + " (is it a transactional producer?)"));
             }
 
             // R8: A is inside an open transaction — its output is written but visible only to read_uncommitted readers.
@@ -128,11 +128,11 @@ final class EosExperiment {
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
             for (PartitionRef p : aOwns) {
-                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
+                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), ctx.settings().timeouts().handoff());
                 if (moved == null) {
                     barrier.release();
                     e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));
-                    return e.finish(Outcome.faultNotObserved("no handoff: " + p + " stayed with A for " + ctx.settings().handoffTimeout()));
+                    return e.finish(Outcome.faultNotObserved("no handoff: " + p + " stayed with A for " + ctx.settings().timeouts().handoff()));
                 }
                 handoff = moved;
             }
@@ -150,16 +150,16 @@ final class EosExperiment {
             Oracle.Position input = inputs.get(0);
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
-            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().handoffTimeout()).until(() -> {
+            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().handoff()).until(() -> {
                 ctx.subjects().checkpoint(b);
                 return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition()) > input.offset();
             });
             if (!past) {
                 barrier.release();
                 e.check(Check.fail("B committed A's input while A was held", "R10", topic + "-" + input + " committed past",
-                        "not within " + ctx.settings().handoffTimeout()));
+                        "not within " + ctx.settings().timeouts().handoff()));
                 return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within "
-                        + ctx.settings().handoffTimeout()));
+                        + ctx.settings().timeouts().handoff()));
             }
             OffsetSnapshot afterB = ctx.kafka().ops().describe(group);
             e.record(harness, afterB.toPayload("after B committed past A's point"));

@@ -92,8 +92,8 @@ public final class Experiments {
                 .environment("topic", ns.topic())
                 .environment("group", ns.group())
                 .environment("target db", ctx.target().describe())
-                .environment("group protocol", ctx.settings().groupProtocol().name)
-                .environment("subject", ctx.settings().subject() == null ? "none given" : ctx.settings().subject().description())
+                .environment("group protocol", ctx.settings().broker().groupProtocol().name)
+                .environment("subject", ctx.settings().subject().isEmpty() ? "none given" : ctx.settings().subject().orElseThrow().description())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
         ctx.kafka().proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
                 + ctx.kafka().bootstrap() + ")"));
@@ -117,7 +117,7 @@ public final class Experiments {
      */
     static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, List<LabContext.Instance> running,
             LabContext.Instance needed) throws InterruptedException {
-        OffsetSnapshot settled = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "recovery", needed);
+        OffsetSnapshot settled = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "recovery", needed);
         for (LabContext.Instance i : running) {
             ctx.subjects().stop(e, i);
         }
@@ -125,13 +125,13 @@ public final class Experiments {
             ctx.subjects().recordAssignmentLog(e, i);
         }
         if (settled == null) {
-            e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().drainTimeout()));
+            e.check(Check.notRun("drained after recovery", "R10", "lag 0", "the group did not drain within " + ctx.settings().timeouts().drain()));
         }
         return settled;
     }
 
     /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null). */
     static Outcome notDrained(LabContext ctx, ExperimentRecorder e) {
-        return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().drainTimeout()));
+        return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().timeouts().drain()));
     }
 }

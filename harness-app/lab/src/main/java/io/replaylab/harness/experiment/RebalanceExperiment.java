@@ -58,7 +58,7 @@ final class RebalanceExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.environment(ctx, e, ns);
-        BarrierKind.Choice choice = ctx.settings().barrierChoice();
+        BarrierKind.Choice choice = ctx.settings().barrier().choice();
         BarrierPlan plan = BarrierPlan.of(choice, CommitPoint.BEFORE_OFFSET_COMMIT);
         e.environment("barrier", plan.display());
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
@@ -84,11 +84,11 @@ final class RebalanceExperiment {
      */
     private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox,
             boolean mayFallBack) throws Exception {
-        HoldMode mode = ctx.settings().holdMode();
+        HoldMode mode = ctx.settings().barrier().holdMode();
         e.environment("hold mode", plan.holdMode(mode));
         Source harness = Source.here("harness");
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
         Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("rebalance-A", topic, group, inbox), group, mode, options);
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
@@ -99,7 +99,7 @@ final class RebalanceExperiment {
                 held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached() + " within "
-                        + ctx.settings().barrierTimeout()));
+                        + ctx.settings().timeouts().barrier()));
             }
 
             String unreadable = held.offsets().isEmpty() ? held.context().getOrDefault("offsets", "") : "";
@@ -158,12 +158,12 @@ final class RebalanceExperiment {
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
-            ctx.step("waiting for " + inFlight + " to move to B (up to " + ctx.settings().handoffTimeout().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), ctx.settings().handoffTimeout());
+            ctx.step("waiting for " + inFlight + " to move to B (up to " + ctx.settings().timeouts().handoff().toSeconds() + " s)");
+            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), ctx.settings().timeouts().handoff());
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
-                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings().handoffTimeout()));
+                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings().timeouts().handoff()));
             }
             handoffTime.stop(ctx.meters().timer("replaylab.handoff"));
             e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",
@@ -173,7 +173,7 @@ final class RebalanceExperiment {
             ctx.step("B redelivers the in-flight record " + inFlightId);
             long target = committing.get(inFlight);
             int partition = inFlight.partition();
-            Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().drainTimeout()).until(() -> {
+            Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().drain()).until(() -> {
                 boolean past = LabKafka.committed(ctx.kafka().ops().describe(group), topic, partition) >= target;
                 if (!past) {
                     ctx.subjects().checkpoint(b); // B must still run while it is behind; once past, its exit is the next step's business

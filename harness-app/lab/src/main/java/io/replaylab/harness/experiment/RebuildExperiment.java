@@ -33,7 +33,7 @@ final class RebuildExperiment {
         String g1 = ns.inbox(1);
         String g2 = ns.inbox(2);
 
-        String query = ctx.settings().targetQuery();
+        String query = ctx.settings().target().query().orElse(null);
         if (query != null && !query.contains("{namespace}")) {
             return e.finish(Outcome.notRun("the target query has no {namespace}: generation 1 and generation 2 would read the same rows, so "
                     + "what generation 2 rebuilt cannot be told from what generation 1 left (give the query a {namespace} its consumer writes)"));
@@ -43,12 +43,12 @@ final class RebuildExperiment {
         LabContext.Instance one = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1));
         OffsetSnapshot d1;
         try {
-            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, ctx.settings().drainTimeout(), "generation 1", one);
+            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, ctx.settings().timeouts().drain(), "generation 1", one);
         } finally {
             ctx.subjects().stop(e, one);
         }
         if (d1 == null) {
-            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings().drainTimeout()));
+            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings().timeouts().drain()));
         }
         TargetSnapshot g1Before = ctx.target().snapshot(g1, "rebuild-g1-before");
         e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
@@ -62,12 +62,12 @@ final class RebuildExperiment {
         LabContext.Instance two = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2));
         OffsetSnapshot d2;
         try {
-            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, ctx.settings().drainTimeout(), "generation 2", two);
+            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, ctx.settings().timeouts().drain(), "generation 2", two);
         } finally {
             ctx.subjects().stop(e, two);
         }
         if (d2 == null) {
-            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().drainTimeout()));
+            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().timeouts().drain()));
         }
         Comparison c = ctx.target().compare(topic, g2, ns.group("g2"));
         e.record(harness, c.toPayload());

@@ -54,23 +54,23 @@ final class ReplayExperiment {
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("replay-A", topic, group, inbox));
         OffsetSnapshot drained;
         try {
-            drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "first pass", a);
+            drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "first pass", a);
         } finally {
             ctx.subjects().stop(e, a);
         }
         if (drained == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().drainTimeout()
+            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().timeouts().drain()
                     + " (see logs/replay-A.err)"));
         }
         ctx.subjects().recordAssignmentLog(e, a);
 
-        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().handoffTimeout());
+        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().timeouts().handoff());
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
         TargetSnapshot targetBefore = ctx.target().snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
-            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().handoffTimeout()
+            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().timeouts().handoff()
                     + " after its consumer stopped (" + before.state().display() + ")"));
         }
 
@@ -105,7 +105,7 @@ final class ReplayExperiment {
         try {
             fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
             a2 = ctx.subjects().start(e, ctx.subjects().consumer("replay-A2", topic, group, inbox));
-            after = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "replay", a2);
+            after = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "replay", a2);
         } finally {
             if (a2 != null) {
                 ctx.subjects().stop(e, a2);
@@ -116,7 +116,7 @@ final class ReplayExperiment {
         }
         ctx.subjects().recordAssignmentLog(e, a2);
         if (after == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().drainTimeout()));
+            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().timeouts().drain()));
         }
         e.record(harness, after.toPayload("after replay"));
         e.artifact(ctx.save("replay-offsets-after", after), "offsets after the replay");

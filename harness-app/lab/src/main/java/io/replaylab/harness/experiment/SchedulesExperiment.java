@@ -55,7 +55,7 @@ final class SchedulesExperiment {
 
     static Outcome run(List<ScheduleCell> selected, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
         Experiments.environment(ctx, e, ns);
-        BarrierKind.Choice choice = ctx.settings().barrierChoice();
+        BarrierKind.Choice choice = ctx.settings().barrier().choice();
         e.environment("barrier", choice.display() + (choice.kind() == BarrierKind.WIRE
                 ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
@@ -108,7 +108,7 @@ final class SchedulesExperiment {
         }
         Experiments.produce(ctx, e, ns);
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().handoffTimeout().plus(ctx.settings().drainTimeout()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
             at = plan.arm(ctx, e, cell.point().id(), ctx.subjects().consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
@@ -147,9 +147,9 @@ final class SchedulesExperiment {
                 at.running().add(again);
                 live.add(again);
             }
-            Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().handoffTimeout());
+            Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().timeouts().handoff());
             if (handoff == null) {
-                return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().handoffTimeout()
+                return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().timeouts().handoff()
                         + " after A was " + cell.fault().done()
                         + (cell.point() == CommitPoint.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
@@ -178,7 +178,7 @@ final class SchedulesExperiment {
     }
 
     private static Outcome neverReached(LabContext ctx, CommitPoint point, String what) {
-        return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().barrierTimeout());
+        return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().timeouts().barrier());
     }
 
     /** What the target and the group say about the record(s) A holds at the point: the evidence of where the fault hit. */

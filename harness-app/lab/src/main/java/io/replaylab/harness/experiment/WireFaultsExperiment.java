@@ -43,7 +43,7 @@ final class WireFaultsExperiment {
 
     static Outcome run(List<WireFaultCell> asked, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
         Experiments.environment(ctx, e, ns);
-        List<WireFaultCell> cells = asked != null ? asked : WireFaultCell.defaults(ctx.settings().groupProtocol());
+        List<WireFaultCell> cells = asked != null ? asked : WireFaultCell.defaults(ctx.settings().broker().groupProtocol());
         e.environment("cells", cells.stream().map(WireFaultCell::toString).collect(Collectors.joining(", ")));
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("One fault per cell, aimed at A's requests by the proxy; the broker itself never fails. A client's retry of the same request "
@@ -60,7 +60,7 @@ final class WireFaultsExperiment {
         for (int i = 0; i < cells.size(); i++) {
             outcomes.put(cells.get(i), done.get(i));
         }
-        String protocol = ctx.settings().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
+        String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
         outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),
                 cell.fault().meaning(), o.reason())));
@@ -92,15 +92,15 @@ final class WireFaultsExperiment {
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
             LabContext.Instance first = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
-            beforeRewind = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "before the fault", first);
+            beforeRewind = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "before the fault", first);
             if (beforeRewind == null) {
-                return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().drainTimeout()));
+                return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().timeouts().drain()));
             }
             ctx.subjects().stop(e, first);
             // an empty group before the restart: a first instance still in it would make A's restart rebalance, and fetch its offsets
             // again (the rewind hits every OffsetFetch, so that is not fatal: the note says so)
-            if (!ctx.kafka().awaitInactive(group, ctx.settings().drainTimeout()).state().isInactive()) {
-                e.record(harness, new Payload.Note("the group still had a member " + ctx.settings().drainTimeout() + " after A's first instance "
+            if (!ctx.kafka().awaitInactive(group, ctx.settings().timeouts().drain()).state().isInactive()) {
+                e.record(harness, new Payload.Note("the group still had a member " + ctx.settings().timeouts().drain() + " after A's first instance "
                         + "stopped; A restarts beside it"));
             }
         }
@@ -120,7 +120,7 @@ final class WireFaultsExperiment {
             });
             ctx.step("A starts; " + aimed.meaning());
             LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
-            Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().barrierTimeout()).until(() -> {
+            Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
                 ctx.subjects().checkpoint(a);
                 return armed.awaitFiring(Duration.ofMillis(250));
             }, Optional::isPresent);
@@ -129,7 +129,7 @@ final class WireFaultsExperiment {
                 return e.finish(Outcome.notRun("the fault never fired: A sent " + (armed.matched() == 0 ? "no " + fault.target().api().display()
                         : armed.matched() + " matching " + fault.target().api().display() + " request(s), not the " + fault.target().which())
                         + (fault.target().api().namesGroup() ? " for group " + group : " as client " + aName) + " within "
-                        + ctx.settings().barrierTimeout() + (armed.firings().isEmpty() ? ""
+                        + ctx.settings().timeouts().barrier() + (armed.firings().isEmpty() ? ""
                                 : " (it hit " + armed.firings().get(0).request() + ", but its effect never completed: the connection closed first)")));
             }
             Event firedEvent = e.record(harness, new Payload.Note("the fault fired at A's " + fired.get().request()));
@@ -141,12 +141,12 @@ final class WireFaultsExperiment {
                     // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
                     FaultFiring first = fired.get();
                     OffsetSnapshot drainedBefore = beforeRewind;
-                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().drainTimeout()).until(() -> {
+                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().drain()).until(() -> {
                         ctx.subjects().checkpoint(a);
                         return wentBack(proxy, group, topic, first, drainedBefore);
                     }, Optional::isPresent);
                 }
-                drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().drainTimeout(), "after the fault", a);
+                drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
                 e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));
@@ -157,14 +157,14 @@ final class WireFaultsExperiment {
             String did = clientDid(f);
             e.record(harness, whatADid(f, ""));
             if (drained == null) {
-                return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + " within " + ctx.settings().drainTimeout()
+                return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + " within " + ctx.settings().timeouts().drain()
                         + ": after the fault it " + did));
             }
             e.record(harness, drained.toPayload("after the fault"));
             if (cell.afterARestart()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
                 if (wentBack.isEmpty()) {
                     return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits within "
-                            + ctx.settings().drainTimeout() + " after it is below the offsets stored before"));
+                            + ctx.settings().timeouts().drain() + " after it is below the offsets stored before"));
                 }
                 e.record(harness, new Payload.Note("A went back on the wire: " + wentBack.get()));
                 Optional<Map<String, Long>> handled = ctx.subjects().processingCounts(aName);

@@ -64,12 +64,12 @@ public final class Lab {
         LabNamespace ns = LabNamespace.random("rl");
         runId = runId + "-" + ns.prefix().substring(3);
         Path runDir = settings.workDir().resolve(runId);
-        if (settings.subject() != null) {
-            settings.subject().checkProgram(); // a program that is not there is named now, before a broker starts
+        if (settings.subject().isPresent()) {
+            settings.subject().orElseThrow().checkProgram(); // a program that is not there is named now, before a broker starts
         }
         settings.source().producer().ifPresent(producer -> producer.checkProgram("producer"));
-        if (settings.bootstrap() != null && !settings.allowRemote()) {
-            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.bootstrap());
+        if (settings.broker().bootstrap().isPresent() && !settings.allowRemote()) {
+            List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.broker().bootstrap().orElseThrow());
             if (!remote.isEmpty()) {
                 throw new IllegalArgumentException("the bootstrap servers' host(s) " + remote + " are not loopback; allow remote brokers (LabSettings.allowRemote) to use that cluster");
             }

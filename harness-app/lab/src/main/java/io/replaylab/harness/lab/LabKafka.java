@@ -57,7 +57,7 @@ public final class LabKafka {
         return Optional.ofNullable(ctx.run().proxy);
     }
 
-    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link LabSettings#witness()}, or the wire barrier). */
+    /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link BrokerSettings#witness()}, or the wire barrier). */
     public Optional<WireWitness> witness() {
         return proxy().map(WireProxy::witness);
     }
@@ -85,11 +85,11 @@ public final class LabKafka {
         RecordSource source = ctx.settings().source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
-            SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().partitions()); // before the user's producer (the lab's makes its own)
+            SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions()); // before the user's producer (the lab's makes its own)
             runProducer(e, producer.get(), topic, namespace);
         } else {
             String manifest = "snapshots/" + namespace + "-manifest.json";
-            String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, topic, ctx.settings().partitions(), namespace,
+            String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, topic, ctx.settings().broker().partitions(), namespace,
                     ctx.settings().records(), 7, 10, 0, ctx.runDir().resolve(manifest), null, source));
             e.record(Source.here("harness"), new Payload.Note(summary));
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
@@ -105,7 +105,7 @@ public final class LabKafka {
                 + "; end offsets " + s.endOffsets()));
         if (s.records() == 0) {
             throw new SubjectExitedException("the producer command " + producer.map(Subject::template).orElse("") + " wrote no record to topic "
-                    + topic + " (the lab created it with " + ctx.settings().partitions() + " partitions before the producer ran; does the producer take "
+                    + topic + " (the lab created it with " + ctx.settings().broker().partitions() + " partitions before the producer ran; does the producer take "
                     + "its topic from {topic}?)");
         }
         if (s.parsed() == 0) {
@@ -127,12 +127,12 @@ public final class LabKafka {
         values.put("namespace", namespace);
         ctx.step("producing to " + topic + " with the producer command");
         LabContext.Instance p = ctx.subjects().start(e, ctx.name() + "-producer", producer, values, false, false);
-        long deadline = System.nanoTime() + ctx.settings().drainTimeout().toNanos();
+        long deadline = System.nanoTime() + ctx.settings().timeouts().drain().toNanos();
         while (p.process().isAlive()) {
             ctx.subjects().checkpoint();
             if (System.nanoTime() > deadline) {
                 ctx.subjects().crash(e, p);
-                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + ctx.settings().drainTimeout()
+                throw new SubjectExitedException("the producer command " + producer.template() + " did not finish within " + ctx.settings().timeouts().drain()
                         + " (LabSettings.drainTimeout); last lines of logs/" + p.name() + ".err: " + p.process().stderrTail(5));
             }
             p.process().process().waitFor(200, java.util.concurrent.TimeUnit.MILLISECONDS);

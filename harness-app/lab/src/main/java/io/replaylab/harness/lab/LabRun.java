@@ -142,6 +142,6 @@ final class LabRun {
     /** The settings' grace (20 s) for a subject to finish its record and leave the group; 3 s when the run was asked to stop. */
     Duration grace() {
         Duration stopping = Duration.ofSeconds(3);
-        return stop.requested() && settings.stopGrace().compareTo(stopping) > 0 ? stopping : settings.stopGrace();
+        return stop.requested() && settings.timeouts().stopGrace().compareTo(stopping) > 0 ? stopping : settings.timeouts().stopGrace();
     }
 }

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Objects;
 import java.util.Set;
 
@@ -20,6 +21,10 @@ import org.apache.kafka.clients.consumer.GroupProtocol;
  * {@link #custom()}: every setter checks its argument, and {@link Builder#build()} what depends on
  * several. Messages name the builder's setters ({@code LabSettings.records}); a CLI translates
  * them into its own flags.
+ *
+ * <p>Read in parts: {@link #broker()}, {@link #target()}, {@link #timeouts()}, {@link #barrier()}, beside
+ * the run's own settings; what may be absent (a bootstrap, a subject, a JDBC URL, a query) is an
+ * {@code Optional}, never null.
  *
  * <pre>{@code
  * LabSettings s = LabSettings.custom()
@@ -38,72 +43,36 @@ public final class LabSettings {
      */
     public static final int DEFAULT_PARALLEL = 5;
 
-    private final String bootstrap;
-    private final boolean allowRemote;
     private final List<Experiment> experiments;
+    private final RecordSource source;
     private final int records;
-    private final int partitions;
-    private final GroupProtocol groupProtocol;
-    private final HoldMode holdMode;
+    private final Optional<Subject> subject;
+    private final Optional<Subject> transformSubject;
+    private final BrokerSettings broker;
+    private final TargetSettings target;
+    private final Timeouts timeouts;
+    private final BarrierSettings barrier;
+    private final boolean allowRemote;
     private final Path workDir;
     private final boolean keep;
-    private final Subject subject;
-    private final String targetQuery;
-    private final Duration handoffTimeout;
-    private final Duration barrierTimeout;
-    private final Duration drainTimeout;
-    private final int maxPollIntervalMs;
-    private final int sessionTimeoutMs;
-    private final BarrierKind barrier;
-    private final String targetJdbcUrl;
-    private final String targetUser;
-    private final String targetPassword;
-    private final Subject transformSubject;
-    private final Duration stopGrace;
-    private final MethodPoint dbCommitPoint;
     private final int parallel;
-    private final boolean witness;
     private final Platform platform;
-    private final RecordSource source;
 
     private LabSettings(Builder b) {
-        this.source = b.source;
-        this.parallel = b.parallel;
-        this.witness = b.witness;
-        this.platform = b.platform;
-        this.bootstrap = b.bootstrap;
-        this.allowRemote = b.allowRemote;
         this.experiments = b.experiments;
+        this.source = b.source;
         this.records = b.records;
-        this.partitions = b.partitions;
-        this.groupProtocol = b.groupProtocol;
-        this.holdMode = b.holdMode;
+        this.subject = Optional.ofNullable(b.subject);
+        this.transformSubject = Optional.ofNullable(b.transformSubject);
+        this.broker = b.broker();
+        this.target = b.target();
+        this.timeouts = new Timeouts(b.handoffTimeout, b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs);
+        this.barrier = new BarrierSettings(b.barrierChoice(), b.holdMode, b.dbCommitPoint);
+        this.allowRemote = b.allowRemote;
         this.workDir = b.workDir;
         this.keep = b.keep;
-        this.subject = b.subject;
-        this.targetQuery = b.targetQuery;
-        this.handoffTimeout = b.handoffTimeout;
-        this.barrierTimeout = b.barrierTimeout;
-        this.drainTimeout = b.drainTimeout;
-        this.maxPollIntervalMs = b.maxPollIntervalMs;
-        this.sessionTimeoutMs = b.sessionTimeoutMs;
-        this.barrier = b.barrier;
-        this.targetJdbcUrl = b.targetJdbcUrl;
-        this.targetUser = b.targetUser;
-        this.targetPassword = b.targetPassword;
-        this.transformSubject = b.transformSubject;
-        this.stopGrace = b.stopGrace;
-        this.dbCommitPoint = b.dbCommitPoint;
-    }
-
-    /** Null: start a local broker for the run. */
-    public String bootstrap() {
-        return bootstrap;
-    }
-
-    /** Whether a non-loopback broker or database may be used. */
-    public boolean allowRemote() {
-        return allowRemote;
+        this.parallel = b.parallel;
+        this.platform = b.platform;
     }
 
     /** What the run takes, in this order. */
@@ -121,19 +90,39 @@ public final class LabSettings {
         return records;
     }
 
-    /** Partitions of each source topic. */
-    public int partitions() {
-        return partitions;
+    /** The consumer under test; empty: every experiment that starts a subject is NOT_RUN. */
+    public Optional<Subject> subject() {
+        return subject;
     }
 
-    /** The consumer group protocol the subjects use. */
-    public GroupProtocol groupProtocol() {
-        return groupProtocol;
+    /** The eos experiment's consume-transform-produce program; empty: eos is NOT_RUN. */
+    public Optional<Subject> transformSubject() {
+        return transformSubject;
     }
 
-    /** How the debugger barrier holds (one thread or the whole JVM). */
-    public HoldMode holdMode() {
-        return holdMode;
+    /** The broker (a local one unless a bootstrap is given), the topics' partitions, the group protocol and the witness. */
+    public BrokerSettings broker() {
+        return broker;
+    }
+
+    /** The target database (SQLite in the run directory unless a JDBC URL is given) and its query. */
+    public TargetSettings target() {
+        return target;
+    }
+
+    /** How long the lab waits for what, and the consumer timeouts the subjects get. */
+    public Timeouts timeouts() {
+        return timeouts;
+    }
+
+    /** The barrier the run uses (asked for or chosen from the subject), how it holds and where a JVM's DB commit is. */
+    public BarrierSettings barrier() {
+        return barrier;
+    }
+
+    /** Whether a non-loopback broker or database may be used (both: it is about where the run reaches, not one part). */
+    public boolean allowRemote() {
+        return allowRemote;
     }
 
     /** Where run directories go. */
@@ -146,89 +135,9 @@ public final class LabSettings {
         return keep;
     }
 
-    /** The consumer under test; null: experiments that need one are NOT_RUN. */
-    public Subject subject() {
-        return subject;
-    }
-
-    /** Null: the reference schema's query. */
-    public String targetQuery() {
-        return targetQuery;
-    }
-
-    /** How long a partition may take to move. */
-    public Duration handoffTimeout() {
-        return handoffTimeout;
-    }
-
-    /** How long a barrier waits for its point. */
-    public Duration barrierTimeout() {
-        return barrierTimeout;
-    }
-
-    /** How long a group may take to drain. */
-    public Duration drainTimeout() {
-        return drainTimeout;
-    }
-
-    /** {max.poll.interval.ms} for the subject. */
-    public int maxPollIntervalMs() {
-        return maxPollIntervalMs;
-    }
-
-    /** {session.timeout.ms} for the subject (classic protocol). */
-    public int sessionTimeoutMs() {
-        return sessionTimeoutMs;
-    }
-
-    /** Null: chosen from the subject (see barrierChoice()). */
-    public BarrierKind barrier() {
-        return barrier;
-    }
-
-    /** Null: a SQLite file in the run directory; else a PostgreSQL URL. */
-    public String targetJdbcUrl() {
-        return targetJdbcUrl;
-    }
-
-    /** The target database's user, or null. */
-    public String targetUser() {
-        return targetUser;
-    }
-
-    /** Never shown by toString(). */
-    public String targetPassword() {
-        return targetPassword;
-    }
-
-    /** The eos experiment's consume-transform-produce program; null: eos is NOT_RUN. */
-    public Subject transformSubject() {
-        return transformSubject;
-    }
-
-    /** How long a subject may take to leave after SIGTERM, before SIGKILL. */
-    public Duration stopGrace() {
-        return stopGrace;
-    }
-
-    /** Where the debugger holds a JVM subject before its DB commit. */
-    public MethodPoint dbCommitPoint() {
-        return dbCommitPoint;
-    }
-
     /** How many experiments, and how many cells of a matrix, run at once (1: one after another). */
     public int parallel() {
         return parallel;
-    }
-
-    /**
-     * Whether subjects talk to the broker through the wire proxy as a witness of every OffsetCommit
-     * and its answer, whatever the barrier (default true). Off, they connect straight to the broker
-     * and the evidence cannot say who rejected a commit; the wire barrier needs the proxy, so under
-     * it the witness stays.
-     */
-    public boolean witness() {
-        return witness;
     }
 
     /**
@@ -242,33 +151,14 @@ public final class LabSettings {
 
     @Override
     public String toString() {
-        return "LabSettings[bootstrap=" + bootstrap + ", experiments=" + experiments.stream().map(Experiment::name).toList() + ", records=" + records
-                + ", partitions=" + partitions + ", groupProtocol=" + groupProtocol + ", holdMode=" + holdMode + ", barrier=" + barrier
-                + ", subject=" + subject + ", source=" + source
-                + ", target=" + (targetJdbcUrl == null ? "SQLite in the run directory" : io.replaylab.oracle.TargetSpec.jdbc(targetJdbcUrl, "-").displayUrl())
-                + (targetUser != null ? " as " + targetUser : "") + (targetPassword != null ? " (password given)" : "") + "]";
+        return "LabSettings[bootstrap=" + broker.bootstrap().orElse("a local broker") + ", experiments=" + experiments.stream().map(Experiment::name).toList()
+                + ", records=" + records + ", partitions=" + broker.partitions() + ", groupProtocol=" + broker.groupProtocol()
+                + ", holdMode=" + barrier.holdMode() + ", barrier=" + barrier.choice().display()
+                + ", subject=" + subject.map(Subject::toString).orElse("none") + ", source=" + source + ", target=" + target + "]";
     }
 
     public static Builder custom() {
         return new Builder();
-    }
-
-    /**
-     * The barrier this run uses: the one asked for, else the debugger for a subject that is a JVM,
-     * the wire barrier for any other program (a debugger needs a JVM; the wire barrier reaches every
-     * Kafka client).
-     */
-    public BarrierKind.Choice barrierChoice() {
-        if (barrier != null) {
-            return new BarrierKind.Choice(barrier, BarrierKind.ASKED_FOR);
-        }
-        if (subject == null) {
-            return new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given");
-        }
-        if (subject.jvm()) {
-            return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM");
-        }
-        return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: the JVM debugger cannot hold it");
     }
 
     public static final class Builder {
@@ -309,6 +199,7 @@ public final class LabSettings {
             return this;
         }
 
+        /** The cluster to use (see {@link BrokerSettings#bootstrap()}); null, the default: the run starts a local broker. */
         public Builder bootstrap(String b) {
             this.bootstrap = b;
             return this;
@@ -351,10 +242,7 @@ public final class LabSettings {
         }
 
         public Builder partitions(int p) {
-            if (p < 2 || p > 1000) {
-                throw InvalidSettingsException.of("partitions", "must be 2..1000 (the rebalance needs two), was " + p);
-            }
-            this.partitions = p;
+            this.partitions = BrokerSettings.checkPartitions(p);
             return this;
         }
 
@@ -384,45 +272,40 @@ public final class LabSettings {
             return this;
         }
 
+        /** How the oracle reads the target (see {@link TargetSettings#query()}); null, the default: the reference schema's query. */
         public Builder targetQuery(String q) {
             this.targetQuery = q;
             return this;
         }
 
         public Builder handoffTimeout(Duration d) {
-            this.handoffTimeout = positive(d, "handoffTimeout");
+            this.handoffTimeout = Timeouts.positive(d, "handoffTimeout");
             return this;
         }
 
         public Builder barrierTimeout(Duration d) {
-            this.barrierTimeout = positive(d, "barrierTimeout");
+            this.barrierTimeout = Timeouts.positive(d, "barrierTimeout");
             return this;
         }
 
         public Builder drainTimeout(Duration d) {
-            this.drainTimeout = positive(d, "drainTimeout");
+            this.drainTimeout = Timeouts.positive(d, "drainTimeout");
             return this;
         }
 
         /** {@code {max.poll.interval.ms}}: a thread hold hands the partition over after it. */
         public Builder maxPollIntervalMs(int ms) {
-            if (ms < 1000 || ms > 300_000) {
-                throw InvalidSettingsException.of("maxPollIntervalMs", "must be 1000..300000 ms, was " + ms);
-            }
-            this.maxPollIntervalMs = ms;
+            this.maxPollIntervalMs = Timeouts.consumerMs(ms, "maxPollIntervalMs");
             return this;
         }
 
         /** {@code {session.timeout.ms}} (classic protocol): a frozen process is dropped after it. */
         public Builder sessionTimeoutMs(int ms) {
-            if (ms < 1000 || ms > 300_000) {
-                throw InvalidSettingsException.of("sessionTimeoutMs", "must be 1000..300000 ms, was " + ms);
-            }
-            this.sessionTimeoutMs = ms;
+            this.sessionTimeoutMs = Timeouts.consumerMs(ms, "sessionTimeoutMs");
             return this;
         }
 
-        /** The barrier; null chooses from the subject ({@link LabSettings#barrierChoice()}). */
+        /** The barrier; null (the default) chooses from the subject ({@link BarrierSettings#choice()}). */
         public Builder barrier(BarrierKind kind) {
             this.barrier = kind;
             return this;
@@ -451,7 +334,7 @@ public final class LabSettings {
 
         /** How long a subject gets after SIGTERM before SIGKILL (default 20 s; a stopped run gives 3 s whatever this says). */
         public Builder stopGrace(Duration d) {
-            this.stopGrace = positive(d, "stopGrace");
+            this.stopGrace = Timeouts.positive(d, "stopGrace");
             return this;
         }
 
@@ -510,14 +393,42 @@ public final class LabSettings {
                 problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "
                         + "environment (Subject.env)"));
             }
-            if (targetJdbcUrl != null) {
+            TargetSettings target = target();
+            if (!target.isSqlite()) {
                 // refused here, before anything starts
-                check(problems, "target", () -> TargetDatabase.check(targetJdbcUrl, targetUser, targetPassword, allowRemote));
+                check(problems, "target", () -> TargetDatabase.check(target, allowRemote));
             }
             if (!problems.isEmpty()) {
                 throw new InvalidSettingsException(problems);
             }
             return new LabSettings(this);
+        }
+
+        private BrokerSettings broker() {
+            return new BrokerSettings(Optional.ofNullable(bootstrap), partitions, groupProtocol, witness);
+        }
+
+        private TargetSettings target() {
+            return new TargetSettings(Optional.ofNullable(targetJdbcUrl), Optional.ofNullable(targetUser), Optional.ofNullable(targetPassword),
+                    Optional.ofNullable(targetQuery));
+        }
+
+        /**
+         * The barrier this run uses: the one asked for, else the debugger for a subject that is a JVM,
+         * the wire barrier for any other program (a debugger needs a JVM; the wire barrier reaches every
+         * Kafka client).
+         */
+        private BarrierKind.Choice barrierChoice() {
+            if (barrier != null) {
+                return new BarrierKind.Choice(barrier, BarrierKind.ASKED_FOR);
+            }
+            if (subject == null) {
+                return new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given");
+            }
+            if (subject.jvm()) {
+                return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM");
+            }
+            return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: the JVM debugger cannot hold it");
         }
 
         /** A check of another class, its refusal as a problem of {@code setting}. */
@@ -529,13 +440,6 @@ public final class LabSettings {
             } catch (IllegalArgumentException e) {
                 problems.add(new InvalidSettingsException.SettingProblem(setting, e.getMessage()));
             }
-        }
-
-        private static Duration positive(Duration d, String setting) {
-            if (d == null || d.isNegative() || d.isZero()) {
-                throw InvalidSettingsException.of(setting, "must be a positive duration, was " + d);
-            }
-            return d;
         }
     }
 }

@@ -63,7 +63,7 @@ public final class LabSubjects {
 
     /** As {@link #consumer(String, String, String, String)}, on another cluster (e.g. one the experiment started itself). */
     public InstanceSpec consumer(String instance, String bootstrap, String topic, String group, String inbox) {
-        if (ctx.settings().subject() == null) {
+        if (ctx.settings().subject().isEmpty()) {
             throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
                     + "or the reference subject's ReferenceSubject.consume())");
         }
@@ -73,7 +73,7 @@ public final class LabSubjects {
         values.put("group", group);
         values.put("db", db.subjectDb());
         values.put("namespace", inbox);
-        return InstanceSpec.of(instance, ctx.settings().subject(), values);
+        return InstanceSpec.of(instance, ctx.settings().subject().orElseThrow(), values);
     }
 
     /**
@@ -82,7 +82,7 @@ public final class LabSubjects {
      * and the process is stopped with the ctx.run().
      */
     public LabContext.Instance start(ExperimentRecorder e, InstanceSpec spec) {
-        if (firstInbox == null && spec.subject() == ctx.settings().subject() && spec.values().containsKey("namespace")) {
+        if (firstInbox == null && spec.subject() == ctx.settings().subject().orElse(null) && spec.values().containsKey("namespace")) {
             firstInbox = spec.values().get("namespace");
         }
         return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true);
@@ -94,9 +94,9 @@ public final class LabSubjects {
         values = new HashMap<>(values);
         values.put("instance", instance);
         values.put("logdir", ctx.runDir().resolve("logs").toAbsolutePath().toString());
-        values.putIfAbsent("group.protocol", ctx.settings().groupProtocol().name);
-        values.putIfAbsent("max.poll.interval.ms", Integer.toString(ctx.settings().maxPollIntervalMs()));
-        values.putIfAbsent("session.timeout.ms", Integer.toString(ctx.settings().sessionTimeoutMs()));
+        values.putIfAbsent("group.protocol", ctx.settings().broker().groupProtocol().name);
+        values.putIfAbsent("max.poll.interval.ms", Integer.toString(ctx.settings().timeouts().maxPollIntervalMs()));
+        values.putIfAbsent("session.timeout.ms", Integer.toString(ctx.settings().timeouts().sessionTimeoutMs()));
         List<String> cmd = ctx.run().guard.wrap(template.command(values));
         Path out = ctx.runDir().resolve("logs").resolve(instance + ".out");
         Path err = ctx.runDir().resolve("logs").resolve(instance + ".err");
@@ -143,7 +143,7 @@ public final class LabSubjects {
      * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
      */
     public NativeDebugger attachNative(LabContext.Instance i, NativePoint point) throws InterruptedException {
-        return NativeDebugger.to(i.pid()).launcher(ctx.run().guard::wrap).onStart(ctx.run().guard::watch).searchTimeout(ctx.settings().barrierTimeout())
+        return NativeDebugger.to(i.pid()).launcher(ctx.run().guard::wrap).onStart(ctx.run().guard::watch).searchTimeout(ctx.settings().timeouts().barrier())
                 .attach(point);
     }
 

@@ -64,7 +64,7 @@ public final class LabTarget {
      * message, instead of each failing at its verdict.
      */
     void checkTargetQuery(String inbox) {
-        if (ctx.settings().targetQuery() == null || ctx.run().queryChecked()) {
+        if (ctx.settings().target().query().isEmpty() || ctx.run().queryChecked()) {
             return;
         }
         try {

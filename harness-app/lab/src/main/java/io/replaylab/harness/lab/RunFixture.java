@@ -41,7 +41,7 @@ final class RunFixture implements AutoCloseable {
     /** Opens everything; what was opened before a failure is closed again before it is thrown. */
     static RunFixture open(LabSettings settings, Path runDir, LabNamespace ns, RunRecorder run, Progress p) throws Exception {
         LocalKafka broker = null;
-        String bootstrap = settings.bootstrap();
+        String bootstrap = settings.broker().bootstrap().orElse(null);
         String brokerVersion = "external (not known)";
         RunFixture f = null;
         try {
@@ -55,14 +55,14 @@ final class RunFixture implements AutoCloseable {
             }
             String targetRefused = null;
             TargetDatabase db;
-            if (settings.targetJdbcUrl() == null) {
-                db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
+            if (settings.target().isSqlite()) {
+                db = TargetDatabase.sqlite(runDir, settings.target().query(), settings.source().mapping().amountScale());
             } else {
-                TargetSpec base = TargetDatabase.check(settings.targetJdbcUrl(), settings.targetUser(), settings.targetPassword(), settings.allowRemote());
+                TargetSpec base = TargetDatabase.check(settings.target(), settings.allowRemote());
                 p.step("target: " + base.displayUrl() + (base.user() != null ? " as " + base.user() : ""));
                 TargetDatabase pg = null;
                 try {
-                    pg = TargetDatabase.postgres(base, ns, settings.targetQuery(), settings.source().mapping().amountScale());
+                    pg = TargetDatabase.postgres(base, ns, settings.target().query(), settings.source().mapping().amountScale());
                     run.owns(Leftovers.schema(pg.schema(), base));
                     pg.target(ns.prefix()); // the oracle's pool, opened now: a refusal is named before any experiment starts
                     p.step("target schema " + pg.schema() + " created (dropped at cleanup unless the run keeps its things)");
@@ -74,14 +74,14 @@ final class RunFixture implements AutoCloseable {
                     targetRefused = "cannot use the target database (" + base.displayUrl() + (base.user() != null ? " as " + base.user() : "")
                             + "): " + e.getMessage();
                     // never used: every experiment is NOT_RUN
-                    db = TargetDatabase.sqlite(runDir, settings.targetQuery(), settings.source().mapping().amountScale());
+                    db = TargetDatabase.sqlite(runDir, settings.target().query(), settings.source().mapping().amountScale());
                     p.step(targetRefused);
                 }
             }
             f = new RunFixture(broker, bootstrap, brokerVersion, db, targetRefused);
             f.ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
-            BarrierKind.Choice barrier = settings.barrierChoice();
-            f.proxy = barrier.kind() == BarrierKind.WIRE || settings.witness() ? WireProxy.start(bootstrap) : null;
+            BarrierKind.Choice barrier = settings.barrier().choice();
+            f.proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap) : null;
             f.guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform());
             if (f.proxy != null) {
                 p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + f.proxy.bootstrapServers()

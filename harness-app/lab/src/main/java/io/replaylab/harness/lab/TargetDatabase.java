@@ -9,6 +9,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -39,16 +40,16 @@ final class TargetDatabase implements AutoCloseable {
     private final String shown;
     /** SQLite: the run directory, where each experiment gets a file of its own; null for PostgreSQL and for an experiment's file. */
     private final Path runDir;
-    private final String query;
+    private final Optional<String> query;
     /** Decimal digits of the target's amounts turned into minor units (the source mapping's scale). */
     private final int amountScale;
     private Target target;
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, String query) {
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query) {
         this(spec, subjectDb, schema, shown, runDir, query, spec == null ? 0 : spec.amountScale());
     }
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, String query, int amountScale) {
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query, int amountScale) {
         this.amountScale = amountScale;
         this.runDir = runDir;
         this.query = query;
@@ -59,7 +60,7 @@ final class TargetDatabase implements AutoCloseable {
     }
 
     /** SQLite files in the run directory: {@link #experiment} names each experiment's. */
-    static TargetDatabase sqlite(Path runDir, String query, int amountScale) {
+    static TargetDatabase sqlite(Path runDir, Optional<String> query, int amountScale) {
         return new TargetDatabase(null, null, null, "targets/<experiment>.db (SQLite, in the run directory)", runDir, query, amountScale);
     }
 
@@ -78,19 +79,20 @@ final class TargetDatabase implements AutoCloseable {
             throw new UncheckedIOException("cannot create " + db.getParent(), e);
         }
         TargetSpec spec = TargetSpec.sqlite(db, "-").amountScale(amountScale);
-        return new TargetDatabase(query == null ? spec : spec.query(query), db.toString(), null,
-                "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, null);
+        return new TargetDatabase(query.map(spec::query).orElse(spec), db.toString(), null,
+                "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, Optional.empty());
     }
 
 
     /**
-     * Checks a JDBC URL as the run would use it (a PostgreSQL URL, a loopback host unless
-     * {@code allowRemote}, no {@code currentSchema} of its own), without connecting.
+     * Checks a target's JDBC URL as the run would use it (a PostgreSQL URL, a loopback host unless
+     * {@code allowRemote}, no {@code currentSchema} of its own), without connecting; a user or password
+     * given beside the URL wins over one in it.
      */
-    static TargetSpec check(String jdbcUrl, String user, String password, boolean allowRemote) {
-        TargetSpec spec = TargetSpec.jdbc(jdbcUrl, "-");
-        if (user != null || password != null) {
-            spec = spec.credentials(user != null ? user : spec.user(), password != null ? password : spec.password());
+    static TargetSpec check(TargetSettings target, boolean allowRemote) {
+        TargetSpec spec = TargetSpec.jdbc(target.jdbcUrl().orElseThrow(() -> new IllegalArgumentException("the SQLite target has no JDBC URL to check")), "-");
+        if (target.user().isPresent() || target.password().isPresent()) {
+            spec = spec.credentials(target.user().orElse(spec.user()), target.password().orElse(spec.password()));
         }
         if (!PG_HOSTS.matcher(spec.jdbcUrl()).find()) {
             throw InvalidSettingsException.of("target", "must be a jdbc:postgresql: URL (the default target is a SQLite file in the "
@@ -116,7 +118,7 @@ final class TargetDatabase implements AutoCloseable {
      *
      * @throws SQLException the server refused the login or the schema (the caller names it, without the password)
      */
-    static TargetDatabase postgres(TargetSpec base, LabNamespace ns, String query, int amountScale) throws SQLException {
+    static TargetDatabase postgres(TargetSpec base, LabNamespace ns, Optional<String> query, int amountScale) throws SQLException {
         String schema = ns.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
         String version;
         try (Connection c = connect(base); Statement s = c.createStatement()) {
@@ -128,7 +130,7 @@ final class TargetDatabase implements AutoCloseable {
         String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
         String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
                 + version;
-        return new TargetDatabase(query == null ? spec : spec.query(query), subjectDb, schema, shown, null, null);
+        return new TargetDatabase(query.map(spec::query).orElse(spec), subjectDb, schema, shown, null, Optional.empty());
     }
 
     /** The host(s) of a {@code jdbc:postgresql:} URL, {@code localhost} when it names none. */

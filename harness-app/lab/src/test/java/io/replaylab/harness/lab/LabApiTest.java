@@ -29,6 +29,8 @@ class LabApiTest {
                 "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.ScheduleCell", "io.replaylab.harness.experiment.WireFaultCell",
                 "io.replaylab.harness.lab.BarrierKind", "io.replaylab.harness.lab.Experiment", "io.replaylab.harness.lab.Lab",
                 "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
+                "io.replaylab.harness.lab.BrokerSettings", "io.replaylab.harness.lab.TargetSettings", "io.replaylab.harness.lab.Timeouts",
+                "io.replaylab.harness.lab.BarrierSettings",
                 "io.replaylab.harness.lab.LabStop", "io.replaylab.harness.lab.LabStoppedException",
                 "io.replaylab.harness.lab.Leftovers", "io.replaylab.harness.lab.CleanupRefusedException",
                 "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource", "io.replaylab.harness.lab.InvalidSettingsException",

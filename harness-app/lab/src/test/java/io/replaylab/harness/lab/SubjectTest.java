@@ -26,7 +26,7 @@ class SubjectTest {
                 .env("DB_PASSWORD", "{target-password}").env("API_TOKEN", "literal-secret").env("PGPASS", "pw1").env("API_KEY", "k1")
                 .env("DATABASE_URL", "postgres://lab:pw2@localhost/lab").env("JDBC", "jdbc:postgresql://h/lab?user=u&password=pw3");
         assertThat(s.uses("{group}")).isTrue();
-        assertThat(LabSettings.custom().subject(s).build().subject()).isSameAs(s);
+        assertThat(LabSettings.custom().subject(s).build().subject()).containsSame(s);
         assertThat(s.env(Map.of("group", "g1", "bootstrap", "127.0.0.1:9", "target-password", "pw")))
                 .containsEntry("KAFKA_GROUP", "g1").containsEntry("KAFKA_BOOTSTRAP", "127.0.0.1:9").containsEntry("DB_PASSWORD", "pw")
                 .containsEntry("API_TOKEN", "literal-secret");

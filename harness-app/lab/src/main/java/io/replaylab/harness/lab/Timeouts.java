@@ -1,0 +1,41 @@
+package io.replaylab.harness.lab;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long the lab waits, and the consumer timeouts it gives the subjects (part of {@link LabSettings};
+ * the lab's defaults are short, for a local broker).
+ *
+ * @param handoff   how long a partition may take to move
+ * @param barrier   how long a barrier waits for its point
+ * @param drain     how long a group may take to drain
+ * @param stopGrace how long a subject may take to leave after SIGTERM, before SIGKILL (a stopped run gives 3 s whatever this says)
+ * @param maxPollIntervalMs {@code {max.poll.interval.ms}} for the subject: a thread hold hands the partition over after it
+ * @param sessionTimeoutMs  {@code {session.timeout.ms}} for the subject (classic protocol): a frozen process is dropped after it
+ */
+public record Timeouts(Duration handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs) {
+    public Timeouts {
+        positive(handoff, "handoffTimeout");
+        positive(barrier, "barrierTimeout");
+        positive(drain, "drainTimeout");
+        positive(stopGrace, "stopGrace");
+        consumerMs(maxPollIntervalMs, "maxPollIntervalMs");
+        consumerMs(sessionTimeoutMs, "sessionTimeoutMs");
+    }
+
+    /** The builder's checks, in its setters' words ({@code setting} is the setter), here so a value made by hand is held to them too. */
+    static Duration positive(Duration d, String setting) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw InvalidSettingsException.of(setting, "must be a positive duration, was " + d);
+        }
+        return d;
+    }
+
+    static int consumerMs(int ms, String setting) {
+        if (ms < 1000 || ms > 300_000) {
+            throw InvalidSettingsException.of(setting, "must be 1000..300000 ms, was " + ms);
+        }
+        return ms;
+    }
+}
