@@ -41,6 +41,7 @@ import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TargetSnapshot;
 import io.replaylab.oracle.Target;
+import io.replaylab.oracle.TopicOracle;
 
 /**
  * One experiment's view of its run, and what an experiment is composed of: the broker and an
@@ -276,7 +277,7 @@ public final class LabContext {
      * @throws SubjectExitedException the producer failed, hung, or left the topic empty (the experiment is NOT_RUN)
      * @throws LabStoppedException the mapping reads none of the records: the whole run stops, as bad input
      */
-    public Oracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
+    public TopicOracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
         RecordSource source = settings.source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
@@ -289,7 +290,7 @@ public final class LabContext {
             e.record(Source.here("harness"), new Payload.Note(summary));
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
         }
-        Oracle.SourceSummary s = Oracle.summarize(source(topic));
+        TopicOracle.SourceSummary s = TopicOracle.of(source(topic)).summarize();
         String file = "snapshots/" + topic + "-source.json";
         io.replaylab.evidence.Evidence.writeJson(runDir.resolve(file), s);
         e.artifact(file, "the source set as read back with " + source.mapping());
@@ -343,7 +344,7 @@ public final class LabContext {
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
     public Comparison compare(String topic, String inbox, String group) {
         Timer.Sample t = Timer.start(meters);
-        Comparison c = Oracle.compare(source(topic), target(inbox), ops.describe(group));
+        Comparison c = Oracle.of(source(topic), target(inbox)).compare(ops.describe(group));
         t.stop(meters.timer("replaylab.oracle.compare"));
         return c;
     }
@@ -351,7 +352,7 @@ public final class LabContext {
     /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
     public TargetSnapshot snapshot(String inbox, String name) {
         Timer.Sample t = Timer.start(meters);
-        TargetSnapshot s = Oracle.snapshot(target(inbox), runDir.resolve("snapshots").resolve(name + ".tsv"));
+        TargetSnapshot s = target(inbox).snapshot(runDir.resolve("snapshots").resolve(name + ".tsv"));
         t.stop(meters.timer("replaylab.oracle.snapshot"));
         return s;
     }
@@ -568,7 +569,7 @@ public final class LabContext {
             return;
         }
         try {
-            Oracle.checkQuery(db.target(inbox));
+            db.target(inbox).checkQuery();
             run.queryChecked(true);
         } catch (IllegalArgumentException ex) {
             run.refuse("the database refused the target query at the first offset commit: " + ex.getMessage());
