@@ -18,8 +18,8 @@ import com.zaxxer.hikari.pool.HikariPool;
  *
  * <pre>{@code
  * try (Target target = Target.open(TargetSpec.jdbc(url, "lab-x/g1").credentials(user, password))) {
- *     Oracle.compare(source, target, committed);
- *     Oracle.snapshot(target.namespace("lab-x/g2"), Path.of("g2.tsv")); // same pool
+ *     Oracle.of(source, target).compare(committed);
+ *     target.namespace("lab-x/g2").snapshot(Path.of("g2.tsv")); // same pool
  * }
  * }</pre>
  */
@@ -67,7 +67,7 @@ public final class Target implements AutoCloseable {
             return new Target(new HikariDataSource(cfg), spec, true);
         } catch (HikariPool.PoolInitializationException e) {
             SQLException cause = e.getCause() instanceof SQLException s ? s : new SQLException(String.valueOf(e.getCause()), "08001", e);
-            throw Oracle.targetError(spec, cause);
+            throw TargetReader.targetError(spec, cause);
         }
     }
 
@@ -83,6 +83,33 @@ public final class Target implements AutoCloseable {
     /** The same database and pool, read with another query. */
     public Target query(String sql) {
         return new Target(pool, spec.query(sql), false);
+    }
+
+    /**
+     * Saves the target's (identity, amount) rows to {@code file} in the database's own order and
+     * returns their count and digest (SPEC R6). The digest is the sum of each row's SHA-256 (mod
+     * 2^256): it depends on the rows as a multiset only, never on a collation or ORDER BY, so the
+     * same rows give the same digest on SQLite and on PostgreSQL.
+     */
+    public TargetSnapshot snapshot(Path file) {
+        return TargetReader.snapshot(this, file);
+    }
+
+    /** How many effects the target holds for one identity (its query, its namespace). */
+    public long effectsOf(String messageId) {
+        return TargetReader.effectsOf(this, messageId);
+    }
+
+    /**
+     * Runs the target's query once without reading a row: it must parse and return
+     * {@code message_id} and {@code amount}. Cheap enough to run as soon as the target has a schema,
+     * so that a query the database refuses is named before an experiment waits on it.
+     *
+     * @throws IllegalArgumentException naming the query and the database's message
+     * @throws OracleReadException the target cannot be reached at all
+     */
+    public void checkQuery() {
+        TargetReader.checkQuery(this);
     }
 
     Connection connection() throws SQLException {

@@ -35,7 +35,7 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
         if (amountScale < 0 || amountScale > 18) {
             throw new IllegalArgumentException("the amount scale must be 0..18 decimal digits, was " + amountScale);
         }
-        // a query with {namespace} and no namespace is refused when it is read (Oracle), so that a spec
+        // a query with {namespace} and no namespace is refused when it is read (TargetReader), so that a spec
         // built with the reference query can still take a user's query that needs none
     }
 

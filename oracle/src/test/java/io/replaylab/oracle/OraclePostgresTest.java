@@ -68,8 +68,8 @@ class OraclePostgresTest extends OracleTest {
         TargetSnapshot a;
         TargetSnapshot b;
         try (Target s = Target.open(onSqlite); Target p = Target.open(onPostgres)) {
-            a = Oracle.snapshot(s, dir.resolve("sqlite.tsv"));
-            b = Oracle.snapshot(p, dir.resolve("postgres.tsv"));
+            a = s.snapshot(dir.resolve("sqlite.tsv"));
+            b = p.snapshot(dir.resolve("postgres.tsv"));
         }
         assertThat(java.nio.file.Files.readAllLines(a.file())).as("the databases really order differently")
                 .isNotEqualTo(java.nio.file.Files.readAllLines(b.file()));
@@ -86,7 +86,7 @@ class OraclePostgresTest extends OracleTest {
         }
         for (TargetSpec t : List.of(onSqlite, onPostgres)) {
             try (Target target = Target.open(t.query(TargetSpec.REFERENCE_QUERY))) {
-                Comparison c = Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), target);
+                Comparison c = Oracle.of(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), target).compare();
                 assertThat(c.status()).as(t.displayUrl() + ": " + c.reason()).isEqualTo(Status.PASS);
                 assertThat(c.targetEffects()).isEqualTo(IDS.size());
             }
@@ -146,10 +146,10 @@ class OraclePostgresTest extends OracleTest {
         try (Target target = Target.open(spec(url, "g1"))) {
             Set<Integer> before = sessions(database);
             for (int i = 0; i < 5; i++) {
-                assertThat(Oracle.compare(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), target.namespace("g" + (i % 2 + 1))).status())
+                assertThat(Oracle.of(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), target.namespace("g" + (i % 2 + 1))).compare().status())
                         .isEqualTo(Status.PASS);
-                assertThat(Oracle.effectsOf(target.namespace("g2"), "m-1")).isEqualTo(1);
-                Oracle.snapshot(target, dir.resolve("s" + i + ".tsv"));
+                assertThat(target.namespace("g2").effectsOf("m-1")).isEqualTo(1);
+                target.snapshot(dir.resolve("s" + i + ".tsv"));
             }
             Set<Integer> after = sessions(database);
             assertThat(after).as("the pool's sessions, the same ones before and after 15 reads").hasSizeBetween(1, 2).containsAll(before);

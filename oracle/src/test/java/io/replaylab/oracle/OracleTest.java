@@ -15,6 +15,7 @@ import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Status;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.PartitionRef;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -120,13 +121,13 @@ class OracleTest {
 
     private static Comparison compare(SourceSpec source, TargetSpec target, io.replaylab.kafka.OffsetSnapshot committed) {
         try (Target t = Target.open(target)) {
-            return Oracle.compare(source, t, committed);
+            return Oracle.of(source, t).compare(committed);
         }
     }
 
     private static TargetSnapshot snapshot(TargetSpec target, Path file) {
         try (Target t = Target.open(target)) {
-            return Oracle.snapshot(t, file);
+            return t.snapshot(file);
         }
     }
 
@@ -255,14 +256,17 @@ class OracleTest {
         rows.add(sent.get(0)); // a second effect of offset 0
         String db = ledger(ns.inbox(1), rows);
         SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), ns.topic());
+        PartitionRef p0 = PartitionRef.of(ns.topic(), 0);
         try (Target t = Target.open(spec(db, ns.inbox(1)))) {
-            assertThat(Oracle.effectsAt(source, t, 0, 1)).isEqualTo(new Oracle.RecordEffects(0, 1, ns.prefix() + "-1", 1))
+            assertThat(Oracle.of(source, t).effectsAt(p0, 1)).isEqualTo(new Oracle.RecordEffects(p0, 1, ns.prefix() + "-1", 1))
                     .satisfies(r -> assertThat(r.appliedOnce()).isTrue());
-            assertThat(Oracle.effectsAt(source, t, 0, 0).effects()).isEqualTo(2);
-            assertThat(Oracle.effectsAt(source, t, 0, 0).appliedOnce()).isFalse();
-            assertThat(Oracle.effectsAt(source, t, 0, 2).appliedOnce()).as("not applied yet").isFalse();
-            assertThat(Oracle.effectsAt(source, t, 0, 3)).as("a malformed record has no identity").isEqualTo(new Oracle.RecordEffects(0, 3, null, 0));
-            assertThat(Oracle.effectsAt(source.timeout(java.time.Duration.ofSeconds(2)), t, 0, 99).messageId()).as("beyond the end").isNull();
+            assertThat(Oracle.of(source, t).effectsAt(p0, 0).effects()).isEqualTo(2);
+            assertThat(Oracle.of(source, t).effectsAt(p0, 0).appliedOnce()).isFalse();
+            assertThat(Oracle.of(source, t).effectsAt(p0, 2).appliedOnce()).as("not applied yet").isFalse();
+            assertThat(Oracle.of(source, t).effectsAt(p0, 3)).as("a malformed record has no identity").isEqualTo(new Oracle.RecordEffects(p0, 3, null, 0));
+            assertThat(Oracle.of(source.timeout(java.time.Duration.ofSeconds(2)), t).effectsAt(p0, 99).messageId()).as("beyond the end").isNull();
+            assertThatThrownBy(() -> Oracle.of(source, t).effectsAt(PartitionRef.of(ns.topic("other"), 0), 1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not of the source topic " + ns.topic());
         }
     }
 
@@ -285,12 +289,13 @@ class OracleTest {
         }
         String db = ledger(ns.inbox(1), List.of(new Sent(ns.prefix() + "-1", 0, 2, 11)));
         SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), ns.topic());
+        PartitionRef p0 = PartitionRef.of(ns.topic(), 0);
         try (Target t = Target.open(spec(db, ns.inbox(1)))) {
-            assertThat(Oracle.effectsAt(source.timeout(java.time.Duration.ofSeconds(2)), t, 0, 3).messageId())
+            assertThat(Oracle.of(source.timeout(java.time.Duration.ofSeconds(2)), t).effectsAt(p0, 3).messageId())
                     .as("the offset before a commit of 4 is a marker: no record there").isNull();
-            assertThat(Oracle.effectsBefore(source, t, 0, 4)).contains(new Oracle.RecordEffects(0, 2, ns.prefix() + "-1", 1));
-            assertThat(Oracle.effectsBefore(source, t, 0, 2)).contains(new Oracle.RecordEffects(0, 0, ns.prefix() + "-0", 0));
-            assertThat(Oracle.effectsBefore(source, t, 0, 0)).as("nothing below the log start").isEmpty();
+            assertThat(Oracle.of(source, t).effectsBefore(p0, 4)).contains(new Oracle.RecordEffects(p0, 2, ns.prefix() + "-1", 1));
+            assertThat(Oracle.of(source, t).effectsBefore(p0, 2)).contains(new Oracle.RecordEffects(p0, 0, ns.prefix() + "-0", 0));
+            assertThat(Oracle.of(source, t).effectsBefore(p0, 0)).as("nothing below the log start").isEmpty();
         }
     }
 
@@ -344,13 +349,13 @@ class OracleTest {
         sql(db, "UPDATE ledger SET message_id = 'x', amount = NULL");
         assertThatThrownBy(() -> compare(kafka, ns, db, "n")).hasMessageContaining("target row with message_id x has a NULL amount");
         assertThatThrownBy(() -> compare(kafka, ns, absentDatabase(), "n")).hasMessageContaining("does not exist");
-        assertThatThrownBy(() -> Oracle.cut(kafka.bootstrapServers(), ns.topic("absent"))).hasMessageContaining("does not exist");
+        assertThatThrownBy(() -> TopicOracle.of(SourceSpec.topic(kafka.bootstrapServers(), ns.topic("absent"))).cut()).hasMessageContaining("does not exist");
     }
 
     @Test
     void recordsAfterTheCutAreNotJudged(LocalKafka kafka, LabNamespace ns) throws Exception {
         List<Sent> sent = produce(kafka, ns, 4);
-        Cut cut = Oracle.cut(kafka.bootstrapServers(), ns.topic());
+        Cut cut = TopicOracle.of(SourceSpec.topic(kafka.bootstrapServers(), ns.topic())).cut();
         try (KafkaProducer<String, String> p = Clients.producer(kafka.bootstrapServers())) {
             p.send(new ProducerRecord<>(ns.topic(), 0, "acc", "{\"id\": \"late\", \"amount\": 1}")).get();
         }

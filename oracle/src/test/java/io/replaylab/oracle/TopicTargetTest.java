@@ -8,14 +8,15 @@ import java.util.Properties;
 import java.util.Set;
 
 import io.replaylab.evidence.Status;
+import io.replaylab.oracle.TopicOracle.Isolation;
 import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.PartitionRef;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Clients;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 
@@ -71,19 +72,19 @@ class TopicTargetTest {
             inTransaction(p, out, true, payment(ns, 2), payment(ns, 3));
         }
 
-        Comparison c = Oracle.compareTopics(SourceSpec.topic(b, ns.topic()), SourceSpec.topic(b, out), null);
+        Comparison c = TopicOracle.of(SourceSpec.topic(b, ns.topic())).compare(SourceSpec.topic(b, out), null);
 
         assertThat(c.status()).as(c.reason()).isEqualTo(Status.PASS);
         assertThat(c.targetEffects()).isEqualTo(4);
-        assertThat(Oracle.notCommitted(SourceSpec.topic(b, out))).containsExactly(ns.prefix() + "-2");
-        assertThat(Oracle.positionsOf(SourceSpec.topic(b, out), ns.prefix() + "-2")).as("the aborted copy is not read_committed")
-                .containsExactly(new Oracle.Position(0, 5));
-        assertThat(Oracle.positionsOf(SourceSpec.topic(b, ns.topic()), ns.prefix() + "-3")).containsExactly(new Oracle.Position(0, 3));
-        assertThat(Oracle.positionsOf(SourceSpec.topic(b, ns.topic()), "nowhere")).isEmpty();
-        assertThat(Oracle.count(SourceSpec.topic(b, out), IsolationLevel.READ_UNCOMMITTED, Set.of(ns.prefix() + "-2")))
-                .isEqualTo(new Oracle.TopicCount(IsolationLevel.READ_UNCOMMITTED, 5, Map.of(ns.prefix() + "-2", 2L)));
-        assertThat(Oracle.count(SourceSpec.topic(b, out), IsolationLevel.READ_COMMITTED, Set.of(ns.prefix() + "-2")))
-                .isEqualTo(new Oracle.TopicCount(IsolationLevel.READ_COMMITTED, 4, Map.of(ns.prefix() + "-2", 1L)));
+        assertThat(TopicOracle.of(SourceSpec.topic(b, out)).notCommitted()).containsExactly(ns.prefix() + "-2");
+        assertThat(TopicOracle.of(SourceSpec.topic(b, out)).positionsOf(ns.prefix() + "-2")).as("the aborted copy is not read_committed")
+                .containsExactly(new TopicOracle.Position(PartitionRef.of(out, 0), 5));
+        assertThat(TopicOracle.of(SourceSpec.topic(b, ns.topic())).positionsOf(ns.prefix() + "-3")).containsExactly(new TopicOracle.Position(PartitionRef.of(ns.topic(), 0), 3));
+        assertThat(TopicOracle.of(SourceSpec.topic(b, ns.topic())).positionsOf("nowhere")).isEmpty();
+        assertThat(TopicOracle.of(SourceSpec.topic(b, out)).count(Isolation.READ_UNCOMMITTED, Set.of(ns.prefix() + "-2")))
+                .isEqualTo(new TopicOracle.TopicCount(Isolation.READ_UNCOMMITTED, 5, Map.of(ns.prefix() + "-2", 2L)));
+        assertThat(TopicOracle.of(SourceSpec.topic(b, out)).count(Isolation.READ_COMMITTED, Set.of(ns.prefix() + "-2")))
+                .isEqualTo(new TopicOracle.TopicCount(Isolation.READ_COMMITTED, 4, Map.of(ns.prefix() + "-2", 1L)));
     }
 
     @Test
@@ -98,14 +99,14 @@ class TopicTargetTest {
             inTransaction(successor, out, true, payment(ns, 0), payment(ns, 1)); // record 2 never written
         }
 
-        Comparison c = Oracle.compareTopics(SourceSpec.topic(b, ns.topic()), SourceSpec.topic(b, out), null);
+        Comparison c = TopicOracle.of(SourceSpec.topic(b, ns.topic())).compare(SourceSpec.topic(b, out), null);
 
         assertThat(c.status()).isEqualTo(Status.FAIL);
         assertThat(c.duplicated().count()).isEqualTo(1);
         assertThat(c.missing().count()).isEqualTo(1);
         assertThat(c.unexpected().count()).isZero();
         assertThat(c.namespace()).isEqualTo("topic " + out + " (read_committed)");
-        assertThat(Oracle.notCommitted(SourceSpec.topic(b, out))).isEmpty();
+        assertThat(TopicOracle.of(SourceSpec.topic(b, out)).notCommitted()).isEmpty();
     }
 
     @Test
@@ -117,8 +118,8 @@ class TopicTargetTest {
             p.beginTransaction();
             p.send(new ProducerRecord<>(out, 0, "acc", payment(ns, 7))).get();
             // still open: read_committed stops at the last stable offset, before it
-            assertThat(Oracle.notCommitted(SourceSpec.topic(b, out))).containsExactly(ns.prefix() + "-7");
-            assertThat(Oracle.count(SourceSpec.topic(b, out), IsolationLevel.READ_COMMITTED, Set.of()).records()).isZero();
+            assertThat(TopicOracle.of(SourceSpec.topic(b, out)).notCommitted()).containsExactly(ns.prefix() + "-7");
+            assertThat(TopicOracle.of(SourceSpec.topic(b, out)).count(Isolation.READ_COMMITTED, Set.of()).records()).isZero();
             p.abortTransaction();
         }
     }
@@ -132,7 +133,7 @@ class TopicTargetTest {
         try (KafkaProducer<String, String> p = Clients.producer(b)) {
             p.send(new ProducerRecord<>(out, 0, "acc", "not json")).get();
         }
-        assertThatThrownBy(() -> Oracle.compareTopics(SourceSpec.topic(b, ns.topic()), SourceSpec.topic(b, out), null))
+        assertThatThrownBy(() -> TopicOracle.of(SourceSpec.topic(b, ns.topic())).compare(SourceSpec.topic(b, out), null))
                 .hasMessageContaining("the output record " + out + "-0@0 cannot be read as an effect");
     }
 }

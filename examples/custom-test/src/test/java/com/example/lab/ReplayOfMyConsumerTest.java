@@ -61,7 +61,7 @@ class ReplayOfMyConsumerTest {
         e.check(Check.of("reset landed on every partition", "R5", "all landed", reset.allLanded() ? "all landed" : "not all", reset.allLanded()));
         e.check(Check.of("records delivered again", "R5", "40", Long.toString(again), again == 40));
         try (Target target = Target.open(TargetSpec.sqlite(db, "my-consumer").query(MyConsumer.TARGET_QUERY))) {
-            Oracle.compare(SourceSpec.topic(bootstrap, ns.topic()), target, ops.describe(ns.group())).toChecks().forEach(e::check);
+            Oracle.of(SourceSpec.topic(bootstrap, ns.topic()), target).compare(ops.describe(ns.group())).toChecks().forEach(e::check);
         }
         e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", redelivered), e.checks()));
     }

@@ -88,7 +88,7 @@ final class OracleCommand implements Callable<Integer> {
         }
         Comparison c;
         try (Target t = Target.open(target)) {
-            c = Oracle.compare(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()), t, committed);
+            c = Oracle.of(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()), t).compare(committed);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

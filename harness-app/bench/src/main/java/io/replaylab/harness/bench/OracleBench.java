@@ -128,7 +128,7 @@ final class OracleBench implements BenchCase {
             long r2 = System.nanoTime();
             Comparison cmp;
             try (Target target = Target.open(db)) {
-                cmp = Oracle.compare(SourceSpec.topic(b, ns.topic()), target);
+                cmp = Oracle.of(SourceSpec.topic(b, ns.topic()), target).compare();
             }
             long r3 = System.nanoTime();
             if (drained != records || selected != records || cmp.status() != Status.PASS) {

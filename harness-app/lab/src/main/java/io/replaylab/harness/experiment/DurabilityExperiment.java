@@ -27,12 +27,13 @@ import io.replaylab.kafka.broker.LocalKafkaCluster;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TopicOracle;
+import io.replaylab.oracle.TopicOracle.Isolation;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -186,7 +187,7 @@ final class DurabilityExperiment {
         cluster.awaitHighWatermark(tp, end, Duration.ofSeconds(60));
         e.record(harness, new Payload.Note(cfg.name() + ": the leader, broker " + holder + ", holds the log up to offset " + end
                 + " (read from its files) and the high watermark reached it: a reader sees every record the log holds"));
-        Oracle.TopicCount count = Oracle.count(SourceSpec.topic(cluster.bootstrapServers(), topic), IsolationLevel.READ_UNCOMMITTED, acked.keySet());
+        TopicOracle.TopicCount count = TopicOracle.of(SourceSpec.topic(cluster.bootstrapServers(), topic)).count(Isolation.READ_UNCOMMITTED, acked.keySet());
         List<String> lost = new ArrayList<>(new TreeMap<>(acked).entrySet().stream().filter(x -> count.ofIds().get(x.getKey()) == 0)
                 .map(x -> x.getKey() + " (acknowledged at offset " + x.getValue() + ")").toList());
         long duplicated = count.ofIds().values().stream().mapToLong(c -> Math.max(0, c - 1)).sum();
@@ -204,7 +205,7 @@ final class DurabilityExperiment {
             e.check(Check.notRun(cfg.name() + ": drained into the target", "R12", "lag 0", "the group did not drain within "
                     + ctx.settings().timeouts().drain()));
         } else {
-            target = Oracle.compare(SourceSpec.topic(cluster.bootstrapServers(), topic), ctx.target().inbox(inbox), ops.describe(group));
+            target = Oracle.of(SourceSpec.topic(cluster.bootstrapServers(), topic), ctx.target().inbox(inbox)).compare(ops.describe(group));
             e.record(harness, target.toPayload());
         }
         return new Result(cfg, records.size(), acked.size(), lost, duplicated, count.records(), target);

@@ -35,9 +35,9 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
-import org.apache.kafka.common.IsolationLevel;
+import io.replaylab.oracle.TopicOracle;
+import io.replaylab.oracle.TopicOracle.Isolation;
 
 /**
  * Experiment eos (R15's other half): a consume-transform-produce instance A is held by a debugger
@@ -141,18 +141,18 @@ final class EosExperiment {
 
             // B must process the same input and commit it: with KIP-447 it can read A's offsets only once A's transaction is over.
             // Watched through the group's committed offsets (the output's last stable offset stays behind A's open transaction).
-            List<Oracle.Position> inputs = Oracle.positionsOf(ctx.kafka().source(topic), inFlightId);
+            List<TopicOracle.Position> inputs = TopicOracle.of(ctx.kafka().source(topic)).positionsOf(inFlightId);
             if (inputs.size() != 1) {
                 barrier.release();
                 return e.finish(Outcome.notRun("the injection point was not confirmed: A's open transaction holds " + inFlightId + ", which is at "
                         + inputs + " in " + topic + " instead of exactly one input record"));
             }
-            Oracle.Position input = inputs.get(0);
+            TopicOracle.Position input = inputs.get(0);
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
             boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().handoff()).until(() -> {
                 ctx.subjects().checkpoint(b);
-                return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition()) > input.offset();
+                return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition().partition()) > input.offset();
             });
             if (!past) {
                 barrier.release();
@@ -174,8 +174,8 @@ final class EosExperiment {
                 return ended.get();
             }
             Event fenced = outcome.get().verdict() == CallOutcome.Verdict.ACCEPTED ? null : evidence.outcomeEvent();
-            Oracle.TopicCount uncommitted = Oracle.count(outputSpec, IsolationLevel.READ_UNCOMMITTED, Set.of(inFlightId));
-            Oracle.TopicCount committed = Oracle.count(outputSpec, IsolationLevel.READ_COMMITTED, Set.of(inFlightId));
+            TopicOracle.TopicCount uncommitted = TopicOracle.of(outputSpec).count(Isolation.READ_UNCOMMITTED, Set.of(inFlightId));
+            TopicOracle.TopicCount committed = TopicOracle.of(outputSpec).count(Isolation.READ_COMMITTED, Set.of(inFlightId));
             e.record(harness, new Payload.Note("copies of " + inFlightId + ": " + uncommitted.ofIds().get(inFlightId) + " read_uncommitted, "
                     + committed.ofIds().get(inFlightId) + " read_committed"));
             e.check(Check.of("the zombie's output aborted", "R9", "visible to read_uncommitted only (1 committed copy, more uncommitted)",
@@ -188,7 +188,7 @@ final class EosExperiment {
                 return Experiments.notDrained(ctx, e);
             }
             e.record(harness, settled.toPayload("after recovery"));
-            Comparison c = Oracle.compareTopics(ctx.kafka().source(topic), outputSpec, settled);
+            Comparison c = TopicOracle.of(ctx.kafka().source(topic)).compare(outputSpec, settled);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Outcome.judge(e.confirmFault("A was held inside its transaction while B took its partitions and committed its input",
@@ -200,7 +200,7 @@ final class EosExperiment {
     private static List<String> awaitOpenTransaction(LabContext ctx, SourceSpec output, LabContext.Instance a) throws InterruptedException {
         return Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(10)).until(() -> {
             ctx.subjects().checkpoint(a);
-            return Oracle.notCommitted(output);
+            return TopicOracle.of(output).notCommitted();
         }, open -> !open.isEmpty());
     }
 }

@@ -5,7 +5,7 @@ import java.util.List;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
-import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.TopicOracle;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
@@ -105,7 +105,7 @@ public final class Experiments {
      * Fills the experiment's source topic as the run says ({@link io.replaylab.harness.lab.LabSettings#source()}: the lab's
      * payments, in the reference or the user's shape, or the user's producer) and returns what it holds: the source set.
      */
-    public static Oracle.SourceSummary produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
+    public static TopicOracle.SourceSummary produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns) throws Exception {
         return ctx.kafka().fillSource(e, ns.topic(), ns.prefix());
     }
 

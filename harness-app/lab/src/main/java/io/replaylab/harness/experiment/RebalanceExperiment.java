@@ -125,8 +125,9 @@ final class RebalanceExperiment {
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
                 // the last record the commit covers: below a transactional producer's marker, not simply the offset before
-                Oracle.RecordEffects applied = Oracle.effectsBefore(ctx.kafka().source(topic), ctx.target().inbox(inbox), c.getKey().partition(), c.getValue())
-                        .orElse(new Oracle.RecordEffects(c.getKey().partition(), c.getValue() - 1, null, 0));
+                PartitionRef source = PartitionRef.of(topic, c.getKey().partition());
+                Oracle.RecordEffects applied = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox)).effectsBefore(source, c.getValue())
+                        .orElse(new Oracle.RecordEffects(source, c.getValue() - 1, null, 0));
                 long recordOffset = applied.offset();
                 long groupCommitted = LabKafka.committed(atHold, topic, c.getKey().partition());
                 if (applied.appliedOnce() && groupCommitted < c.getValue()) {
@@ -180,7 +181,7 @@ final class RebalanceExperiment {
                 }
                 return past;
             });
-            long effectsAfterB = Oracle.effectsOf(ctx.target().inbox(inbox), inFlightId);
+            long effectsAfterB = ctx.target().inbox(inbox).effectsOf(inFlightId);
             e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));
             e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
                     effectsAfterB + " effect(s)", effectsAfterB == 1));

@@ -189,8 +189,9 @@ final class SchedulesExperiment {
             return;
         }
         for (CommitOffset o : arrival.offsets()) {
-            Oracle.RecordEffects r = Oracle.effectsBefore(ctx.kafka().source(topic), ctx.target().inbox(inbox), o.partition(), o.offset())
-                    .orElse(new Oracle.RecordEffects(o.partition(), o.offset() - 1, null, 0));
+            PartitionRef p = PartitionRef.of(topic, o.partition()); // the source topic's partition, as the oracle reads it
+            Oracle.RecordEffects r = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox)).effectsBefore(p, o.offset())
+                    .orElse(new Oracle.RecordEffects(p, o.offset() - 1, null, 0));
             e.record(Source.here("harness"), new Payload.Note("in flight: " + o.topic() + "-" + o.partition() + "@" + r.offset() + " ("
                     + r.messageId() + "): " + r.effects() + " effect(s) in the target; the group has committed "
                     + LabKafka.committed(atPoint, topic, o.partition()) + ", A is committing " + o.offset()));

@@ -16,7 +16,7 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
-import io.replaylab.oracle.Oracle;
+import io.replaylab.oracle.TopicOracle;
 import io.replaylab.oracle.SourceSpec;
 
 /**
@@ -81,7 +81,7 @@ public final class LabKafka {
      * @throws SubjectExitedException the producer failed, hung, or left the topic empty (the experiment is NOT_RUN)
      * @throws LabStoppedException the mapping reads none of the records: the whole run stops, as bad input
      */
-    public Oracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
+    public TopicOracle.SourceSummary fillSource(ExperimentRecorder e, String topic, String namespace) throws Exception {
         RecordSource source = ctx.settings().source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
@@ -94,7 +94,7 @@ public final class LabKafka {
             e.record(Source.here("harness"), new Payload.Note(summary));
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
         }
-        Oracle.SourceSummary s = Oracle.summarize(source(topic));
+        TopicOracle.SourceSummary s = TopicOracle.of(source(topic)).summarize();
         String file = "snapshots/" + topic + "-source.json";
         io.replaylab.evidence.Evidence.writeJson(ctx.runDir().resolve(file), s);
         e.artifact(file, "the source set as read back with " + source.mapping());

@@ -35,7 +35,7 @@ public final class LabTarget {
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
     public Comparison compare(String topic, String inbox, String group) {
         Timer.Sample t = Timer.start(ctx.meters());
-        Comparison c = Oracle.compare(ctx.kafka().source(topic), inbox(inbox), ctx.kafka().ops().describe(group));
+        Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(ctx.kafka().ops().describe(group));
         t.stop(ctx.meters().timer("replaylab.oracle.compare"));
         return c;
     }
@@ -43,7 +43,7 @@ public final class LabTarget {
     /** The target's (identity, amount) rows of an inbox namespace, saved as {@code snapshots/<name>.tsv}. */
     public TargetSnapshot snapshot(String inbox, String name) {
         Timer.Sample t = Timer.start(ctx.meters());
-        TargetSnapshot s = Oracle.snapshot(inbox(inbox), ctx.runDir().resolve("snapshots").resolve(name + ".tsv"));
+        TargetSnapshot s = inbox(inbox).snapshot(ctx.runDir().resolve("snapshots").resolve(name + ".tsv"));
         t.stop(ctx.meters().timer("replaylab.oracle.snapshot"));
         return s;
     }
@@ -68,7 +68,7 @@ public final class LabTarget {
             return;
         }
         try {
-            Oracle.checkQuery(db.target(inbox));
+            db.target(inbox).checkQuery();
             ctx.run().queryChecked(true);
         } catch (IllegalArgumentException ex) {
             ctx.run().refuse("the database refused the target query at the first offset commit: " + ex.getMessage());

@@ -1,7 +1,6 @@
 package io.replaylab.harness.lab;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How long the lab waits, and the consumer timeouts it gives the subjects (part of {@link LabSettings};
