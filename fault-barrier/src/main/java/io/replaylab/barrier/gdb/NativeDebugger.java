@@ -70,6 +70,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  */
 public final class NativeDebugger implements BarrierSource<NativePoint> {
+    /** The gdb helper sourced at the attach (the attached point's), or null. */
+    private String helper;
     private static final Logger log = LoggerFactory.getLogger(NativeDebugger.class);
     /** What to run when gdb is missing. */
     public static final String INSTALL = "install it with: sudo apt-get install -y gdb";
@@ -159,13 +161,14 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             Found found = search(root, point.probes().get(0).function(), searchTimeout); // the first probe's function: the one looked for
             ATTACHING.acquire();
             try {
-                return start(gdbPath, registers, found, script(point.helper()));
+                return start(gdbPath, registers, found, point.helper());
             } finally {
                 ATTACHING.release();
             }
         }
 
-        private NativeDebugger start(String gdbPath, String[] registers, Found found, Path script) {
+        private NativeDebugger start(String gdbPath, String[] registers, Found found, String helper) {
+            Path script = script(helper);
             Process p;
             try {
                 List<String> cmd = launcher.apply(List.of(gdbPath, "--interpreter=mi3", "-q", "-nx", "-iex", "set auto-load off"));
@@ -175,6 +178,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             }
             started.accept(p);
             NativeDebugger d = new NativeDebugger(p, found.pid, found.file, registers);
+            d.helper = helper;
             try {
                 d.start(script);
             } catch (RuntimeException e) {
@@ -368,6 +372,11 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
      */
     @Override
     public synchronized Barrier arm(String point, NativePoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
+        if (target.helper() != null && !target.helper().equals(helper)) {
+            // its conditions call the helper's functions, which gdb only has when it sourced them at the attach
+            throw new IllegalArgumentException("point '" + target + "' needs its gdb helper " + target.helper() + ", which this debugger did not load: "
+                    + "attach with that point (NativeDebugger.to(pid).attach(point))");
+        }
         if (gone || closed) {
             throw new IllegalStateException("the native debugger of pid " + pid + " is " + (gone ? "gone: the program ended" : "closed"));
         }

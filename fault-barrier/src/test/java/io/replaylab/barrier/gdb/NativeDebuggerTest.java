@@ -192,6 +192,15 @@ class NativeDebuggerTest {
     }
 
     @Test
+    void aPointWhoseHelperWasNotLoadedAtTheAttachIsRefusedByName() throws Exception {
+        Process p = start("transaction", "--beat");
+        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.function("sqlite3_step"))) {
+            assertThatThrownBy(() -> gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults()))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sqlite_point.py").hasMessageContaining("attach with that point");
+        }
+    }
+
+    @Test
     void aProgramWithoutSqliteIsNotFoundAndTheErrorNamesWhatWasSearched() throws Exception {
         Process p = start("none");
         assertThatThrownBy(() -> NativeDebugger.to(p.pid()).gdb(Gdb.require()).searchTimeout(Duration.ofMillis(500)).attach(NativePoint.sqliteCommit()))

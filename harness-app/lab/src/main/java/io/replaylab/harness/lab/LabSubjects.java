@@ -53,7 +53,7 @@ public final class LabSubjects {
     /**
      * An instance of the run's subject ({@link LabSettings#subject()}) on {@code topic} and
      * {@code group}, projecting into the {@code inbox} namespace of the run's target, connecting where
-     * subjects connect ({@link #ctx.kafka().subjectBootstrap()}).
+     * subjects connect ({@link LabKafka#subjectBootstrap()}).
      *
      * @throws NoSubjectException the run has no subject
      */

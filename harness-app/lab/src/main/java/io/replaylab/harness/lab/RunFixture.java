@@ -18,7 +18,7 @@ import io.replaylab.oracle.TargetSpec;
  * the run, or the one given), the target database, the run's own Admin client (the probe and the
  * cleanup), the wire proxy when subjects talk through one, and the process guard. A target the run
  * cannot use is not an exception: {@link #targetRefused()} says why, and every experiment is then
- * NOT_RUN with it. Closing stops a local broker the cleanup did not take ({@link #takeBroker()}).
+ * NOT_RUN with it. Closing stops a local broker the cleanup did not take ({@link #brokerStopped()}).
  */
 final class RunFixture implements AutoCloseable {
     private LocalKafka broker;
