@@ -91,7 +91,7 @@ class SchedulesExperimentTest {
                 .contains("<a id=\"exp-schedules.after-offset-commit.hold\"></a>")
                 .contains("- **after-offset-commit × crash**: at after-offset-commit (the broker has stored the offset;");
         assertThat(Files.readString(r.runDir().resolve("report.html")))
-                .contains("<td class=\"PASS\" title=\"").contains("<a href=\"#exp-schedules.before-db-commit.freeze\">PASS</a>");
+                .contains("<td class=\"PASS\" title=\"").contains("<a href=\"#exp-schedules.before-db-commit.freeze\"><strong>PASS</strong></a>");
     }
 
     @Test
