@@ -21,6 +21,6 @@ class EvidenceApiTest {
                 "Artifact", "AtomicFiles", "Check", "Event", "Evidence", "EvidenceFormatException",
                 "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json",
                 "LogTail", "MetricValue", "Outcome", "Payload", "Report", "ReportSection", "Reports", "RunEvidence",
-                "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "ChildProcess", "ChildProcessException", "Platform", "Poll");
+                "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "Prerequisite", "ChildProcess", "ChildProcessException", "Platform", "Poll");
     }
 }

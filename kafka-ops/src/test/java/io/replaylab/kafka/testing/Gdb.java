@@ -3,6 +3,8 @@ package io.replaylab.kafka.testing;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.replaylab.evidence.junit.Prerequisite;
+
 /**
  * gdb, for the tests of the native barrier. Under CI ({@code CI=true}) a missing gdb fails the
  * test: {@code .ci/run} installs it. Elsewhere the test is skipped with the install command.

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
+import io.replaylab.evidence.junit.Prerequisite;
+
 /**
  * The Node subject for tests: {@code inbox_consumer.js} (a serial inbox consumer on KafkaJS and
  * better-sqlite3, which bundles SQLite in its addon) beside the {@code node_modules} that

@@ -9,6 +9,8 @@ import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.replaylab.evidence.junit.Prerequisite;
+
 
 /**
  * The librdkafka subject for tests: {@code inbox_consumer.py} (a serial inbox consumer on Debian's

@@ -26,9 +26,4 @@ public record InstanceSpec(String name, Subject subject, Map<String, String> val
     public InstanceSpec underDebugger() {
         return new InstanceSpec(name, subject, values, true);
     }
-
-    /** The same program under another name (e.g. a crashed instance restarted as a new process). */
-    public InstanceSpec named(String other) {
-        return new InstanceSpec(other, subject, values, debuggable);
-    }
 }

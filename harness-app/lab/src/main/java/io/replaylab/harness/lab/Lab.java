@@ -88,7 +88,7 @@ public final class Lab {
                 }
                 if (unreachable == null) {
                     // journaled before any topic exists: a run killed from here on names what it left, and where
-                    run.owns(Leftovers.namespace(ns, f.bootstrap(), clusterId(f.ops()), f.localBroker()));
+                    run.owns(Leftovers.namespace(ns, f.bootstrap(), clusterId(f.ops()), f.broker() != null));
                 }
                 // registered in the given order before any starts: the evidence lists them so, whichever ends first
                 List<ExperimentRecorder> recorders = new ArrayList<>();

@@ -130,11 +130,6 @@ final class RunFixture implements AutoCloseable {
         return guard;
     }
 
-    /** Whether the run started its own broker. */
-    boolean localBroker() {
-        return broker != null;
-    }
-
     /** The local broker the run started, or null. */
     LocalKafka broker() {
         return broker;

@@ -1,4 +1,4 @@
-package io.replaylab.kafka.testing;
+package io.replaylab.evidence.junit;
 
 import org.junit.jupiter.api.Assumptions;
 
@@ -7,11 +7,12 @@ import org.junit.jupiter.api.Assumptions;
  * {@code .ci/run} installs every such tool, and CI skips nothing. Elsewhere it is skipped with
  * {@code why}, which says how to install it.
  */
-final class Prerequisite {
+public final class Prerequisite {
     private Prerequisite() {
     }
 
-    static void missing(String why) {
+    /** Fails the test under CI, skips it elsewhere; {@code why} names the tool and how to install it. */
+    public static void missing(String why) {
         if ("true".equalsIgnoreCase(System.getenv("CI"))) {
             throw new AssertionError(why + " (CI must run this test: .ci/run installs it)");
         }
