@@ -6,7 +6,15 @@ brings unchanged.
 Environment: KAFKA_BOOTSTRAP, KAFKA_TOPIC, KAFKA_GROUP, CLIENT_ID (optional), DB_PATH, LEDGER_NS
 (optional, default "main": which ledger the rows belong to), DEDUPE ("0": apply every delivery, the
 bug the lab must catch), SKIP_TO_END ("1": once its ledger has rows, every assignment jumps to the log
-end and commits it, so a reset is never read again: the other bug the lab must not pass).
+end and commits it, so a reset is never read again: the other bug the lab must not pass), and one switch
+per defect class of the lab's catalogue (README, "What catches what"):
+- AUTO_COMMIT ("1"): librdkafka's defaults, enable.auto.commit and enable.auto.offset.store: the offset
+  is stored when poll returns and committed by a timer (AUTO_COMMIT_INTERVAL_MS, default 5000) whatever
+  the handler did: a commit can run ahead of the database.
+- INBOX_KEY ("position"): the inbox is keyed by partition and offset, not by the payment id: a message
+  published twice (a producer's retry) is applied twice.
+- BUSY_TIMEOUT (seconds, default 10) with SWALLOW_BUSY ("1"): a write still busy after the timeout is
+  logged and skipped, and its offset committed: an error swallowed under contention loses the effect.
 Message: key = payment id, value {"paymentId": "...", "amountCents": 1250, "currency": "EUR"}.
 Per record, in ONE SQLite transaction: the payment id into payment_inbox and, only when new, the
 effect into payment_ledger; THEN the offset commit.
@@ -27,19 +35,24 @@ def main():
     env = os.environ
     ns = env.get("LEDGER_NS", "main")
     dedupe = env.get("DEDUPE", "1") != "0"
+    auto_commit = env.get("AUTO_COMMIT") == "1"
+    by_position = env.get("INBOX_KEY", "id") == "position"
+    swallow_busy = env.get("SWALLOW_BUSY") == "1"
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 
-    db = sqlite3.connect(env["DB_PATH"], timeout=10, isolation_level=None)
+    db = sqlite3.connect(env["DB_PATH"], timeout=float(env.get("BUSY_TIMEOUT", "10")), isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("CREATE TABLE IF NOT EXISTS payment_inbox (ns TEXT, payment_id TEXT, PRIMARY KEY (ns, payment_id))")
+    db.execute("CREATE TABLE IF NOT EXISTS payment_inbox_by_position (ns TEXT, part INTEGER, off INTEGER, PRIMARY KEY (ns, part, off))")
     db.execute("CREATE TABLE IF NOT EXISTS payment_ledger (ns TEXT, payment_id TEXT, amount_cents INTEGER, currency TEXT)")
 
     consumer = Consumer({
         "bootstrap.servers": env["KAFKA_BOOTSTRAP"],
         "group.id": env["KAFKA_GROUP"],
         "client.id": env.get("CLIENT_ID", "payments"),
-        "enable.auto.commit": False,
+        "enable.auto.commit": auto_commit,
+        "auto.commit.interval.ms": int(env.get("AUTO_COMMIT_INTERVAL_MS", "5000")),
         "auto.offset.reset": "earliest",
         "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 1500,
@@ -71,21 +84,32 @@ def main():
                 payment_id, cents = payment["paymentId"], int(payment["amountCents"])
             except (ValueError, KeyError, TypeError) as e:
                 print(f"skipping {msg.topic()}-{msg.partition()}@{msg.offset()}: {e}", flush=True)
-                commit(consumer, msg)
+                commit(consumer, msg, auto_commit)
                 continue
-            new = apply(db, ns, dedupe, payment_id, cents, payment.get("currency"))
+            inbox = ("payment_inbox_by_position", (ns, msg.partition(), msg.offset())) if by_position else ("payment_inbox", (ns, payment_id))
+            try:
+                new = apply(db, ns, dedupe, inbox, payment_id, cents, payment.get("currency"), swallow_busy)
+            except Busy as e:
+                print(f"db busy, skipping {msg.topic()}-{msg.partition()}@{msg.offset()} {payment_id}: {e}", flush=True)
+                commit(consumer, msg, auto_commit)
+                continue
             print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment_id} new={new}", flush=True)
-            commit(consumer, msg)
+            commit(consumer, msg, auto_commit)
     finally:
         consumer.close()
         db.close()
 
 
-def apply(db, ns, dedupe, payment_id, cents, currency):
+class Busy(Exception):
+    pass
+
+
+def apply(db, ns, dedupe, inbox, payment_id, cents, currency, swallow_busy):
+    table, key = inbox
     for _ in range(30):
         try:
             db.execute("BEGIN IMMEDIATE")
-            new = db.execute("INSERT OR IGNORE INTO payment_inbox VALUES (?, ?)", (ns, payment_id)).rowcount == 1
+            new = db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({', '.join('?' * len(key))})", key).rowcount == 1
             if new or not dedupe:
                 db.execute("INSERT INTO payment_ledger VALUES (?, ?, ?, ?)", (ns, payment_id, cents, currency))
             db.execute("COMMIT")
@@ -93,12 +117,16 @@ def apply(db, ns, dedupe, payment_id, cents, currency):
         except sqlite3.OperationalError as e:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if swallow_busy:
+                raise Busy(str(e))
             print("db busy, retrying:", e, flush=True)
             time.sleep(0.2)
     raise RuntimeError("the database stayed locked")
 
 
-def commit(consumer, msg):
+def commit(consumer, msg, auto_commit):
+    if auto_commit:
+        return  # librdkafka stored the offset when poll returned; its timer commits it
     try:
         consumer.commit(message=msg, asynchronous=False)
     except KafkaException as e:
