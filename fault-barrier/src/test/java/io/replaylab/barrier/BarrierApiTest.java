@@ -22,7 +22,7 @@ class BarrierApiTest {
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy", "WireWitness", "WitnessedCommit", "FetchWatch", "WireFault", "ArmedFault", "FaultFiring",
-                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource");
+                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck");
     }
 
     @Test

@@ -100,6 +100,20 @@ public final class Target implements AutoCloseable {
         return TargetReader.effectsOf(this, messageId);
     }
 
+    /** Which of {@code messageIds} have at least one effect in the target now (its query, its namespace). */
+    public java.util.Set<String> withEffects(java.util.Collection<String> messageIds) {
+        return TargetReader.withEffects(this, messageIds);
+    }
+
+    /**
+     * Why a read of this target could block the subject's writes, or empty when it cannot: a SQLite
+     * file outside WAL mode takes a shared lock per read (a live check would make the subject's COMMIT
+     * busy: the very defect it looks for); a SQLite file in WAL mode and PostgreSQL never block a writer.
+     */
+    public java.util.Optional<String> readsMayBlockWriters() {
+        return TargetReader.readsMayBlockWriters(this);
+    }
+
     /**
      * Runs the target's query once without reading a row: it must parse and return
      * {@code message_id} and {@code amount}. Cheap enough to run as soon as the target has a schema,

@@ -16,6 +16,12 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.HexFormat;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -125,6 +131,48 @@ final class TargetReader {
                 rs.next();
                 return rs.getLong(1);
             }
+        } catch (SQLException e) {
+            throw targetError(spec, e);
+        }
+    }
+
+    /** See {@link Target#withEffects(Collection)}: one query per 500 ids, by the target's own query. */
+    static Set<String> withEffects(Target target, Collection<String> messageIds) {
+        TargetSpec spec = target.spec();
+        Set<String> out = new HashSet<>();
+        List<String> all = List.copyOf(new LinkedHashSet<>(messageIds));
+        try (Connection c = target.connection()) {
+            for (int from = 0; from < all.size(); from += 500) {
+                List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
+                String in = String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"));
+                try (PreparedStatement q = prepare(c, "SELECT DISTINCT message_id FROM (" + spec.query() + ") effects WHERE message_id IN (" + in + ")", spec)) {
+                    int n = q.getParameterMetaData().getParameterCount() - chunk.size();
+                    for (int i = 0; i < chunk.size(); i++) {
+                        q.setString(n + i + 1, chunk.get(i));
+                    }
+                    try (ResultSet rs = q.executeQuery()) {
+                        while (rs.next()) {
+                            out.add(rs.getString(1));
+                        }
+                    }
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw targetError(spec, e);
+        }
+    }
+
+    /** See {@link Target#readsMayBlockWriters()}. */
+    static Optional<String> readsMayBlockWriters(Target target) {
+        TargetSpec spec = target.spec();
+        if (!spec.isSqlite()) {
+            return Optional.empty(); // PostgreSQL: a read takes no lock a writer waits for (MVCC)
+        }
+        try (Connection c = target.connection(); java.sql.Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+            String mode = rs.next() ? rs.getString(1) : "unknown";
+            return "wal".equalsIgnoreCase(mode) ? Optional.empty() : Optional.of("the SQLite target is in journal mode '" + mode
+                    + "', not WAL: a read holds a shared lock while it runs, which can make the subject's COMMIT wait or fail busy");
         } catch (SQLException e) {
             throw targetError(spec, e);
         }

@@ -172,6 +172,11 @@ public final class TopicOracle {
         return out;
     }
 
+    /** The identity at each offset, read now and again when asked beyond what was read (see {@link SourceIndex}). */
+    public SourceIndex index() {
+        return new SourceIndex(spec);
+    }
+
     /** Where a record is: partition and offset; shown as {@code partition@offset} (the topic is the reader's). */
     public record Position(PartitionRef partition, long offset) {
         public Position {

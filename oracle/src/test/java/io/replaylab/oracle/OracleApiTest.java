@@ -19,6 +19,6 @@ class OracleApiTest {
                 .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
                 .containsExactlyInAnyOrder(
                 "Comparison", "Cut", "Finding", "Oracle", "OracleReadException", "RecordParser",
-                "RecordParsers", "SnapshotDiff", "SourceMapping", "SourceSpec", "Target", "TargetEvent", "TargetSnapshot", "TargetSpec", "TopicOracle");
+                "RecordParsers", "SnapshotDiff", "SourceIndex", "SourceMapping", "SourceSpec", "Target", "TargetEvent", "TargetSnapshot", "TargetSpec", "TopicOracle");
     }
 }

@@ -137,6 +137,53 @@ public final class ChildProcess implements AutoCloseable {
         return java.util.OptionalLong.empty();
     }
 
+    /**
+     * Whether this program, or a process it started, holds the TCP socket whose local port is
+     * {@code localPort} (the client side of a connection to this machine): which program sent what
+     * a proxy read on that connection. Linux only ({@code /proc/net/tcp[6]} and the processes' file
+     * descriptors); false where there is no {@code /proc} or the socket is gone.
+     */
+    public boolean ownsTcpPort(int localPort) {
+        java.util.Set<String> inodes = socketInodes(localPort);
+        if (inodes.isEmpty()) {
+            return false;
+        }
+        return java.util.stream.Stream.concat(java.util.stream.Stream.of(process.toHandle()), process.descendants())
+                .anyMatch(h -> holdsAny(h.pid(), inodes));
+    }
+
+    private static java.util.Set<String> socketInodes(int localPort) {
+        java.util.Set<String> out = new java.util.HashSet<>();
+        String hex = String.format(":%04X", localPort);
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of(table), StandardCharsets.US_ASCII)) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 9 && f[1].endsWith(hex) && !"0".equals(f[9])) {
+                        out.add("socket:[" + f[9] + "]");
+                    }
+                }
+            } catch (IOException | UncheckedIOException e) {
+                // no such table (no IPv6, no /proc)
+            }
+        }
+        return out;
+    }
+
+    private static boolean holdsAny(long pid, java.util.Set<String> inodes) {
+        try (java.util.stream.Stream<Path> fds = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
+            return fds.anyMatch(fd -> {
+                try {
+                    return inodes.contains(Files.readSymbolicLink(fd).toString());
+                } catch (IOException e) {
+                    return false; // closed meanwhile
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            return false; // gone, or not ours to read
+        }
+    }
+
     /** A loopback port that was free a moment ago (a program told to listen on it will most likely get it). */
     public static int freeLoopbackPort() {
         // the kernel may hand the same ephemeral port to two binds in a row once the first socket is closed: a port given

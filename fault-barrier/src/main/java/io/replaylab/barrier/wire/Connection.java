@@ -187,6 +187,11 @@ final class Connection {
                 }
                 Consumer<OffsetCommitResponseData> observer = null;
                 if (f.commit() != null) {
+                    if (proxy.checkingCommits()) {
+                        CommitRequest r = f.commit();
+                        proxy.check(new CommitCheck.Pending(r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
+                                client.socket().getPort(), toString(), r.offsets()));
+                    }
                     CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);
                     if (d.hold() != null) {
                         continue;

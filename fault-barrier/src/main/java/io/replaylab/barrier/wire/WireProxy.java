@@ -79,6 +79,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     private final List<CommitGate> gates = new CopyOnWriteArrayList<>();
     private final List<ArmedFault> faults = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<String, CommitCheck>> checks = new CopyOnWriteArrayList<>();
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicLong requests = new AtomicLong();
     private final AtomicLong upstreamConnects = new AtomicLong();
@@ -212,6 +213,42 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         f[0] = new ArmedFault(fault, () -> faults.remove(f[0]));
         faults.add(f[0]);
         return f[0];
+    }
+
+    /** A check on a group's commits until closed. */
+    public interface Checking extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * From now on every OffsetCommit of {@code group} is shown to {@code check} on its way, before
+     * the broker gets it (a commit a barrier holds is shown when it arrives, before the hold; one a
+     * fault answers in the broker's place is not shown). Checks of one group run in the order added.
+     */
+    public Checking checkCommits(String group, CommitCheck check) {
+        Objects.requireNonNull(group, "group");
+        Objects.requireNonNull(check, "check");
+        Map.Entry<String, CommitCheck> e = Map.entry(group, check);
+        checks.add(e);
+        return () -> checks.remove(e);
+    }
+
+    /** Shows a commit to the checks of its group; on the commit's connection thread. */
+    void check(CommitCheck.Pending commit) {
+        for (Map.Entry<String, CommitCheck> e : checks) {
+            if (e.getKey().equals(commit.group())) {
+                try {
+                    e.getValue().check(commit);
+                } catch (RuntimeException x) {
+                    log.warn("wire proxy: a commit check failed on {}; the commit goes on: {}", commit.connection(), x.toString(), x);
+                }
+            }
+        }
+    }
+
+    boolean checkingCommits() {
+        return !checks.isEmpty();
     }
 
     /** Releases every held commit (forwarding it), then closes all listeners and connections. */

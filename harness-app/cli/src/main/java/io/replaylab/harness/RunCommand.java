@@ -44,7 +44,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, DURABILITY;
+        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DURABILITY;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -67,7 +67,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     @Option(names = "--experiment", defaultValue = "all", converter = ExperimentName.class, description = "replay, rebalance, rebuild, eos, "
-            + "schedules, wire-faults, durability, or all (default: replay, rebalance and rebuild; the others only when named)")
+            + "schedules, wire-faults, commit-ahead, durability, or all (default: replay, rebalance and rebuild; the others only when named)")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
@@ -342,6 +342,7 @@ final class RunCommand implements Callable<Integer> {
             case EOS -> List.of(Experiments.eos());
             case SCHEDULES -> List.of(Experiments.schedules(selected));
             case WIRE_FAULTS -> throw new IllegalStateException("handled above");
+            case COMMIT_AHEAD -> List.of(Experiments.commitAhead());
             case DURABILITY -> List.of(Experiments.durability());
         };
     }

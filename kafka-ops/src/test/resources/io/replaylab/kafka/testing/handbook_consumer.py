@@ -15,6 +15,8 @@ per defect class of the lab's catalogue (README, "What catches what"):
   published twice (a producer's retry) is applied twice.
 - BUSY_TIMEOUT (seconds, default 10) with SWALLOW_BUSY ("1"): a write still busy after the timeout is
   logged and skipped, and its offset committed: an error swallowed under contention loses the effect.
+- JOURNAL_MODE (default WAL): SQLite's journal mode; another (DELETE) makes every reader take a shared
+  lock that a writer's COMMIT waits for.
 Message: key = payment id, value {"paymentId": "...", "amountCents": 1250, "currency": "EUR"}.
 Per record, in ONE SQLite transaction: the payment id into payment_inbox and, only when new, the
 effect into payment_ledger; THEN the offset commit.
@@ -42,7 +44,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 
     db = sqlite3.connect(env["DB_PATH"], timeout=float(env.get("BUSY_TIMEOUT", "10")), isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(f"PRAGMA journal_mode={env.get('JOURNAL_MODE', 'WAL')}")
     db.execute("CREATE TABLE IF NOT EXISTS payment_inbox (ns TEXT, payment_id TEXT, PRIMARY KEY (ns, payment_id))")
     db.execute("CREATE TABLE IF NOT EXISTS payment_inbox_by_position (ns TEXT, part INTEGER, off INTEGER, PRIMARY KEY (ns, part, off))")
     db.execute("CREATE TABLE IF NOT EXISTS payment_ledger (ns TEXT, payment_id TEXT, amount_cents INTEGER, currency TEXT)")

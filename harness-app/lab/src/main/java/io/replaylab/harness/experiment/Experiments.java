@@ -76,6 +76,14 @@ public final class Experiments {
                 (ctx, ns, e) -> WireFaultsExperiment.run(selected, ctx, ns, e));
     }
 
+    /**
+     * Commit-ahead (R11 as it happens, R12): every OffsetCommit checked on the wire against the target as it is sent; A killed at
+     * its first commit that covers a record with no effect yet, then the oracle judges the loss. Needs the wire proxy (the witness).
+     */
+    public static Experiment commitAhead() {
+        return new Experiment(CommitAheadExperiment.NAME, List.of(CommitAheadExperiment.REQUIREMENTS), CommitAheadExperiment::run);
+    }
+
     /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. Its four JVMs need the CPU: it runs alone. */
     public static Experiment durability() {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();

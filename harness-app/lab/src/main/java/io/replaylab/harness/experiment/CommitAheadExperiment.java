@@ -1,0 +1,177 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
+import io.replaylab.harness.barrier.BarrierPlan;
+import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.Held;
+import io.replaylab.harness.barrier.PointNotReached;
+import io.replaylab.harness.barrier.PointUnreachable;
+import io.replaylab.harness.lab.InstanceSpec;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.TopicOracle;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Commit-ahead (R11 as it happens, R12): every OffsetCommit of the group is checked on the wire
+ * the moment it is sent against the target ({@link FrontierCheck}); instance A is killed at its
+ * first commit that covers a record with no effect yet, and the group then drains as usual: a
+ * record whose offset was stored before its effect is lost (missing effect, a hole in the
+ * frontier). To give a commit timer (librdkafka's and Kafka's auto-commit, every 5 s by default)
+ * its chance, A is held at its DB commit for {@link #WINDOW} while the check watches: a consumer
+ * that stored the offset when poll returned commits it then, ahead of its transaction.
+ */
+final class CommitAheadExperiment {
+    static final String NAME = "commit-ahead";
+    static final String[] REQUIREMENTS = {"R11", "R12"};
+    /** How long A is held at its DB commit for a timer's commit to come: longer than the usual 5 s auto-commit interval. */
+    static final Duration WINDOW = Duration.ofSeconds(8);
+
+    private CommitAheadExperiment() {
+    }
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        e.limitation("Commits are checked on the wire as they are sent; a commit covers the offsets from where the partition's previous "
+                + "commit stood. A commit a fault answers in the broker's place is not checked.");
+        Optional<WireProxy> proxy = ctx.kafka().proxy();
+        if (proxy.isEmpty()) {
+            return e.finish(Outcome.notRun("the live check reads each OffsetCommit on the wire, and this run has no wire proxy (the witness is off)"));
+        }
+        String topic = ns.topic();
+        String group = ns.group();
+        String inbox = ns.inbox(1);
+        // the source set is produced beside the topic and copied in two steps: a first few records, then the rest once A is held at
+        // its DB commit, so a consumer that commits on a timer has records in flight when it does (not a topic drained before)
+        String staging = ns.topic("staging");
+        ctx.kafka().fillSource(e, staging, ns.prefix());
+        List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
+        int first = Math.max(1, Math.min(5, all.size() / 10));
+        ctx.kafka().publishRaw(topic, all.subList(0, first));
+        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + topic + " unchanged in two steps: " + first
+                + " record(s) now, the other " + (all.size() - first) + " once A is held at its DB commit (or, with no DB hold, at once)"));
+
+        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(ctx.kafka().source(topic)).index(), () -> ctx.target().inbox(inbox));
+        String aName = NAME + "-A";
+        InstanceSpec spec = ctx.subjects().consumer(aName, topic, group, inbox);
+        List<LabContext.Instance> running = new ArrayList<>();
+        Held[] held = {null};
+        check.crashAtFirstAhead(aName, a -> held[0] != null && held[0].instance() == a ? held[0].crash() : ctx.subjects().crash(e, a));
+        try (WireProxy.Checking ignored = proxy.get().checkCommits(group, check)) {
+            LabContext.Instance a = holdAtDbCommit(ctx, e, spec, group, check, held);
+            if (a == null) {
+                a = ctx.subjects().start(e, spec);
+                check.watch(a);
+            }
+            running.add(a);
+            ctx.kafka().publishRaw(topic, all.subList(first, all.size()));
+            if (held[0] != null) {
+                watchWhileHeld(ctx, e, held[0], check);
+            }
+            if (check.killedAt().isPresent()) {
+                LabContext.Instance again = ctx.subjects().start(e, spec); // the same name, a new process
+                check.watch(again);
+                running.add(again);
+            }
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, running.get(running.size() - 1));
+            if (settled == null) {
+                return Experiments.notDrained(ctx, e);
+            }
+            e.record(Source.here("harness"), settled.toPayload("after the check"));
+        } finally {
+            if (held[0] != null) {
+                held[0].close();
+            }
+        }
+        Event summary = e.record(Source.here("harness"), new Payload.Note("the live check: " + check.commits() + " commit(s) of " + group
+                + " seen, " + check.covering() + " covered records and were checked against the target, " + check.ahead().size()
+                + " ahead of the database" + (check.unchecked().isEmpty() ? "" : "; not checked: " + check.unchecked())));
+        if (check.blocking().isPresent()) {
+            return e.finish(Outcome.notRun("the live check did not read the target: " + check.blocking().get()
+                    + " (a reader that can block the subject's writes would cause the very failure it looks for)"));
+        }
+        Comparison c = ctx.target().compare(topic, inbox, group);
+        e.record(Source.here("harness"), c.toPayload());
+        c.toChecks().forEach(e::check);
+        return e.finish(verdict(e, check, summary));
+    }
+
+    /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */
+    private static LabContext.Instance holdAtDbCommit(LabContext ctx, ExperimentRecorder e, InstanceSpec spec, String group, FrontierCheck check,
+            Held[] held) throws InterruptedException {
+        BarrierPlan plan = BarrierPlan.of(ctx.settings().barrier().choice(), CommitPoint.BEFORE_DB_COMMIT);
+        Optional<String> unavailable = plan.unavailableOn(ctx.settings().platform());
+        if (unavailable.isEmpty()) {
+            try {
+                held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
+                        BarrierOptions.ofDefaults().holdTimeout(WINDOW.plus(ctx.settings().timeouts().handoff())));
+                check.watch(held[0].instance());
+                return held[0].instance();
+            } catch (PointNotReached | PointUnreachable x) {
+                unavailable = Optional.of(x.getMessage());
+            }
+        }
+        e.record(Source.here("harness"), new Payload.Note("A is not held at its DB commit (" + unavailable.get() + "): the check still sees "
+                + "every commit, but a commit timer may find every record applied"));
+        return null;
+    }
+
+    /** A at its DB commit: up to {@link #WINDOW} for a commit of A's to come (and be killed at), then A goes on. */
+    private static void watchWhileHeld(LabContext ctx, ExperimentRecorder e, Held at, FrontierCheck check) throws InterruptedException {
+        try {
+            at.awaitArrival();
+        } catch (BarrierTimeoutException t) {
+            e.record(Source.here("harness"), new Payload.Note("A did not reach its DB commit within " + ctx.settings().timeouts().barrier()
+                    + ": no hold; the check still sees every commit"));
+            at.untrace();
+            return;
+        }
+        ctx.step("A held at its DB commit for up to " + WINDOW.toSeconds() + " s while the check watches its commits");
+        boolean killed = Poll.every(Duration.ofMillis(100)).upTo(WINDOW).until(() -> check.killedAt().isPresent());
+        if (!killed) {
+            at.barrier().release();
+            e.record(Source.here("harness"), new Payload.Note("A released after " + WINDOW.toSeconds() + " s at its DB commit: no commit of A's "
+                    + "covered the held record meanwhile"));
+        }
+        at.untrace();
+    }
+
+    /** FAIL when the oracle found the loss; PASS only with enough commits checked and none ahead, or ahead but nothing lost. */
+    private static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary) {
+        Optional<FrontierCheck.Ahead> killed = check.killedAt();
+        if (killed.isPresent()) {
+            FrontierCheck.Ahead k = killed.get();
+            // PASS too when the effects landed before the kill (the check said so when it asked again): ahead, yet nothing lost
+            return Outcome.judge(e.confirmFault("A killed (SIGKILL) at a commit ahead of the database: partition " + k.partition() + " at "
+                    + k.offset() + " (event " + check.killEvent().seq() + ")", check.killEvent()), e.checks());
+        }
+        if (!check.ahead().isEmpty()) {
+            FrontierCheck.Ahead a = check.ahead().get(0);
+            return Outcome.notRun(check.ahead().size() + " commit(s) ahead of the database were seen (the first: " + a.instance() + " at "
+                    + a.partition() + "@" + a.offset() + ", " + a.uncovered() + "), none of them A's to kill: no loss was proved or ruled out");
+        }
+        if (check.covering() < FrontierCheck.ENOUGH_COMMITS) {
+            return Outcome.notRun("only " + check.covering() + " commit(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
+                    + " needed): too few to say the consumer never commits ahead of its database");
+        }
+        return Outcome.judge(e.confirmFault("every commit of the group checked against the target the moment it was sent: " + check.covering()
+                + " covered records, none ahead", summary), e.checks());
+    }
+}

@@ -1,0 +1,195 @@
+package io.replaylab.harness.experiment;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
+
+import io.replaylab.barrier.CommitOffset;
+import io.replaylab.barrier.wire.CommitCheck;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.oracle.SourceIndex;
+import io.replaylab.oracle.Target;
+
+/**
+ * R11 as it happens: at each OffsetCommit of the group, before the broker gets it, which records
+ * the commit now covers (offsets from where that partition's last commit stood up to the new
+ * offset) have no effect in the target yet. A commit that covers such a record is "ahead of the
+ * database": recorded with its instance, partition, offset and the first ids without an effect.
+ * When armed for an instance, its first such commit kills it there (the commit then goes on to the
+ * broker, as one already sent would) and the ids are asked again once it is dead: only those still
+ * without an effect count as lost.
+ */
+final class FrontierCheck implements CommitCheck {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FrontierCheck.class);
+    /** How many checked commits that covered a record a PASS needs. */
+    static final int ENOUGH_COMMITS = 3;
+    private static final int SHOWN = 5;
+
+    /** A commit that covered records without an effect, and those records (still without one after a kill, when it killed). */
+    record Ahead(String instance, int partition, long offset, List<SourceIndex.Entry> uncovered, Event event) {
+    }
+
+    private final ExperimentRecorder e;
+    private final String topic;
+    private final SourceIndex index;
+    private final java.util.function.Supplier<Target> target;
+    private final List<LabContext.Instance> instances = new CopyOnWriteArrayList<>();
+    private final Map<Integer, Long> checkedTo = new HashMap<>();
+    private final List<Ahead> ahead = new ArrayList<>();
+    private final List<String> unchecked = new ArrayList<>();
+    private int commits;
+    private int covering;
+    private Optional<String> blocking;
+    private String crashInstance;
+    private Function<LabContext.Instance, Event> crash;
+    private Ahead killedAt;
+    private Event killEvent;
+
+    FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, java.util.function.Supplier<Target> target) {
+        this.e = e;
+        this.topic = topic;
+        this.index = index;
+        this.target = target;
+    }
+
+    /** An instance whose commits are attributed to it (by client id, or by the socket its process holds). */
+    void watch(LabContext.Instance i) {
+        instances.add(0, i); // the newest first: a restarted instance has its name's live process
+    }
+
+    /** Kills {@code instance} at its first commit ahead of the database, with {@code how} (which records the kill). */
+    synchronized void crashAtFirstAhead(String instance, Function<LabContext.Instance, Event> how) {
+        this.crashInstance = instance;
+        this.crash = how;
+    }
+
+    @Override
+    public synchronized void check(Pending c) {
+        commits++;
+        if (blocking == null) {
+            try {
+                blocking = target.get().readsMayBlockWriters();
+            } catch (RuntimeException x) {
+                unchecked.add(c.connection() + " " + c.offsetsText() + ": the target could not be read yet (" + x.getMessage() + ")");
+                return;
+            }
+        }
+        if (blocking.isPresent()) {
+            return; // no read while the subject may be writing (said once, by the experiment)
+        }
+        for (CommitOffset o : c.offsets()) {
+            if (!topic.equals(o.topic())) {
+                continue;
+            }
+            long from = checkedTo.getOrDefault(o.partition(), 0L);
+            checkedTo.put(o.partition(), o.offset());
+            if (o.offset() <= from) {
+                continue; // nothing new covered (a commit again, or back after a reset)
+            }
+            List<SourceIndex.Entry> covered = index.between(o.partition(), from, o.offset());
+            if (covered.isEmpty()) {
+                continue;
+            }
+            List<SourceIndex.Entry> without;
+            try {
+                without = without(covered);
+            } catch (RuntimeException x) {
+                unchecked.add(c.connection() + " " + c.offsetsText() + ": the lab's read of the target failed (" + x.getMessage() + ")");
+                continue;
+            }
+            covering++;
+            if (!without.isEmpty()) {
+                aheadOf(c, o, without);
+            }
+        }
+    }
+
+    private List<SourceIndex.Entry> without(List<SourceIndex.Entry> covered) {
+        Set<String> with = target.get().withEffects(covered.stream().map(SourceIndex.Entry::id).toList());
+        return covered.stream().filter(x -> !with.contains(x.id())).toList();
+    }
+
+    private void aheadOf(Pending c, CommitOffset o, List<SourceIndex.Entry> without) {
+        Optional<LabContext.Instance> who = attribute(c);
+        String name = who.map(LabContext.Instance::name).orElse(crashInstance != null && crashInstance.equals(c.clientId()) ? crashInstance + " (by its client id; "
+                + "its process was not known yet)" : "an unknown client (client id '" + c.clientId() + "', port " + c.clientPort() + ")");
+        String text = "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
+                + " at " + o.offset() + ", covering " + without.size() + " record(s) with no effect in the target yet: " + shown(without);
+        log.info("{}", text);
+        Event ev = e.record(Source.here("harness"), new Payload.Note(text));
+        Ahead a = new Ahead(name, o.partition(), o.offset(), without, ev);
+        ahead.add(a);
+        if (killedAt == null && crash != null && who.isPresent() && who.get().name().equals(crashInstance)) {
+            killEvent = crash.apply(who.get());
+            List<SourceIndex.Entry> still;
+            try {
+                still = without(without);
+            } catch (RuntimeException x) {
+                still = without; // cannot tell: the judge's own read decides
+            }
+            Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that commit; asked again once it was dead, "
+                    + (still.isEmpty() ? "every one of those records has its effect now (it landed before the kill)"
+                            : still.size() + " record(s) still have no effect: " + shown(still))
+                    + "; the commit goes on to the broker, as one already sent would"));
+            killedAt = new Ahead(name, o.partition(), o.offset(), still, after);
+        }
+    }
+
+    private Optional<LabContext.Instance> attribute(Pending c) {
+        for (LabContext.Instance i : instances) {
+            if (i.name().equals(c.clientId()) && i.process().isAlive()) {
+                return Optional.of(i);
+            }
+        }
+        for (LabContext.Instance i : instances) {
+            if (i.process().isAlive() && i.process().ownsTcpPort(c.clientPort())) {
+                return Optional.of(i);
+            }
+        }
+        return Optional.empty();
+    }
+
+    private static String shown(List<SourceIndex.Entry> entries) {
+        return entries.subList(0, Math.min(SHOWN, entries.size())) + (entries.size() > SHOWN ? " and " + (entries.size() - SHOWN) + " more" : "");
+    }
+
+    /** Why the check did not read (a target a read could block), or empty. */
+    synchronized Optional<String> blocking() {
+        return blocking == null ? Optional.empty() : blocking;
+    }
+
+    synchronized int commits() {
+        return commits;
+    }
+
+    /** Commits that covered at least one record and were checked. */
+    synchronized int covering() {
+        return covering;
+    }
+
+    synchronized List<Ahead> ahead() {
+        return List.copyOf(ahead);
+    }
+
+    synchronized List<String> unchecked() {
+        return List.copyOf(unchecked);
+    }
+
+    /** The commit the armed instance was killed at, with the records still without an effect after the kill. */
+    synchronized Optional<Ahead> killedAt() {
+        return Optional.ofNullable(killedAt);
+    }
+
+    synchronized Event killEvent() {
+        return killEvent;
+    }
+}

@@ -1,0 +1,108 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.RecordSource;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.oracle.SourceMapping;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The live frontier check on consumers it was not written for: the handbook's Python consumer as it
+ * is (commits after its transaction), its twin on librdkafka's auto-commit defaults (the offset is
+ * stored when poll returns and a timer commits it, ahead of the transaction), and the JVM reference.
+ */
+@LocalKafkaTest
+class CommitAheadExperimentTest {
+    @TempDir
+    Path dir;
+
+    private Subject handbook() {
+        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
+                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}");
+    }
+
+    private LabSettings.Builder settings(LocalKafka kafka, int records) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(records)
+                .experiments(Experiments.commitAhead());
+    }
+
+    /** The handbook consumer's settings: its shape written by the lab's producer, its ledger read by its query. */
+    private LabSettings.Builder handbookSettings(LocalKafka kafka, int records) {
+        return settings(kafka, records).targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY)
+                .source(RecordSource.shaped("{id}", "{\"paymentId\":\"{id}\",\"amountCents\":{amount},\"currency\":\"EUR\"}")
+                        .mapping(SourceMapping.of("key", "json:/amountCents", 0)));
+    }
+
+    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), CommitAheadExperiment.NAME);
+    }
+
+    @Test
+    void anAutoCommittingConsumerIsKilledAtItsTimersCommitAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(handbookSettings(kafka, 40)
+                .subject(handbook().env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000")));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).contains("missing");
+        assertThat(x.events().stream().map(ev -> ev.payload().toString()))
+                .anyMatch(p -> p.contains("commit ahead of the database: commit-ahead-A"))
+                .anyMatch(p -> p.contains("killed at that commit") && p.contains("still have no effect"));
+    }
+
+    @Test
+    void theHandbookConsumerThatCommitsAfterItsTransactionPassesWithEveryCommitChecked(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(handbook()));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
+                .anyMatch(p -> p.contains("A released after") && p.contains("no commit of A's covered the held record"));
+    }
+
+    @Test
+    void theJvmReferenceSubjectPasses(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka, 40));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.outcome().reason()).contains("none ahead");
+    }
+
+    @Test
+    void aTargetOutsideWalModeIsNotReadWhileTheSubjectWritesAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(handbookSettings(kafka, 20).subject(handbook().env("JOURNAL_MODE", "DELETE")));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("journal mode 'delete', not WAL").contains("can block the subject's writes");
+    }
+
+    @Test
+    void tooFewCommitsToJudgeAreNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(handbookSettings(kafka, 2).subject(handbook()));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("commit(s) covering a record were checked (3 needed)");
+    }
+
+    @Test
+    void withoutTheWireProxyThereIsNoLiveCheckAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka, 20).witness(false));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("no wire proxy");
+    }
+}
