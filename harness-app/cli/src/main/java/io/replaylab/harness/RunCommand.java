@@ -44,7 +44,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DURABILITY;
+        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DURABILITY;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -66,8 +66,9 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    @Option(names = "--experiment", defaultValue = "all", converter = ExperimentName.class, description = "replay, rebalance, rebuild, eos, "
-            + "schedules, wire-faults, commit-ahead, durability, or all (default: replay, rebalance and rebuild; the others only when named)")
+    @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, description = "default (replay, rebalance and "
+            + "rebuild), thorough (the defaults, schedules, wire-faults and commit-ahead: every defect class README names), all (thorough, eos "
+            + "and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, durability (default: ${DEFAULT-VALUE})")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
@@ -335,7 +336,9 @@ final class RunCommand implements Callable<Integer> {
         }
         List<ScheduleCell> selected = cells == null ? ScheduleCell.all() : cells.stream().map(ScheduleCell::parse).distinct().toList();
         return switch (experiment) {
-            case ALL -> Experiments.reference();
+            case DEFAULT -> Experiments.reference();
+            case THOROUGH -> Experiments.thorough();
+            case ALL -> Experiments.all();
             case REPLAY -> List.of(Experiments.replay());
             case REBALANCE -> List.of(Experiments.rebalance());
             case REBUILD -> List.of(Experiments.rebuild());

@@ -41,6 +41,26 @@ public final class Experiments {
         return List.of(replay(), rebalance(), rebuild());
     }
 
+    /**
+     * The whole battery on one subject: the defaults, {@link #schedules()} (its sequences too), {@link #wireFaults()},
+     * {@link #commitAhead()} and duplicate-publish: every defect class README's catalogue names.
+     */
+    public static List<Experiment> thorough() {
+        List<Experiment> all = new java.util.ArrayList<>(reference());
+        all.add(schedules());
+        all.add(wireFaults());
+        all.add(commitAhead());
+        return List.copyOf(all);
+    }
+
+    /** Every experiment: {@link #thorough()}, {@link #eos()} (it needs a transform subject) and {@link #durability()} (a cluster of its own). */
+    public static List<Experiment> all() {
+        List<Experiment> all = new java.util.ArrayList<>(thorough());
+        all.add(eos());
+        all.add(durability());
+        return List.copyOf(all);
+    }
+
     /** EOS (R15's other half): a consume-transform-produce subject (LabSettings' transform subject) held at commitTransaction. */
     public static Experiment eos() {
         return new Experiment(EosExperiment.NAME, List.of(EosExperiment.REQUIREMENTS), EosExperiment::run);

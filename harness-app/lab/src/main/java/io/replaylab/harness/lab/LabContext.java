@@ -146,7 +146,7 @@ public final class LabContext {
             ExperimentRecorder e = recorders.get(i);
             tasks.add(() -> run(run, e, p.ns(), p.body()));
         }
-        return Lab.sideBySide(tasks, settings.parallel(), name);
+        return run.slots.lent(() -> Lab.sideBySide(tasks, settings.parallel(), name));
     }
 
     /**
@@ -169,7 +169,11 @@ public final class LabContext {
             return e.finish(Outcome.notRun("the experiment could not start: " + ex.getMessage()));
         }
         try {
-            return ctx.run(e, ns, body);
+            return run.slots.in(() -> ctx.run(e, ns, body));
+        } catch (RuntimeException | Error ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex); // ctx.run turns what a body throws into NOT_RUN: nothing checked comes here
         } finally {
             ctx.close();
         }

@@ -34,6 +34,11 @@ final class LabRun {
     final TargetDatabase db;
     final Progress progress;
     private final List<ChildProcess> started = new ArrayList<>();
+    /**
+     * The run's bound on work side by side ({@link LabSettings#parallel()}): an experiment or a part holds a slot while its body
+     * runs and gives it back while it waits for its own parts, so a battery never runs parallel × parallel at once.
+     */
+    final Slots slots;
     /** Why the run ends early for every experiment (the target query the database refused), or null. */
     private volatile String refused;
     private volatile boolean refusedInput;
@@ -43,6 +48,7 @@ final class LabRun {
     LabRun(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder recorder, WireProxy proxy, LabStop stop,
             ProcessGuard guard, TargetDatabase db, Progress progress) {
         this.settings = settings;
+        this.slots = new Slots(settings.parallel());
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
         this.ns = ns;
