@@ -154,7 +154,7 @@ final class CommitAheadExperiment {
     }
 
     /** FAIL when the oracle found the loss; PASS only with enough commits checked and none ahead, or ahead but nothing lost. */
-    private static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary) {
+    static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary) {
         Optional<FrontierCheck.Ahead> killed = check.killedAt();
         if (killed.isPresent()) {
             FrontierCheck.Ahead k = killed.get();
