@@ -44,7 +44,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, DURABILITY;
+        ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, DURABILITY, DUPLICATE_PUBLISH;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -67,7 +67,7 @@ final class RunCommand implements Callable<Integer> {
     }
 
     @Option(names = "--experiment", defaultValue = "all", converter = ExperimentName.class, description = "replay, rebalance, rebuild, eos, "
-            + "schedules, wire-faults, durability, or all (default: replay, rebalance and rebuild; the others only when named)")
+            + "schedules, wire-faults, durability, duplicate-publish, or all (default: replay, rebalance and rebuild; the others only when named)")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
@@ -343,6 +343,7 @@ final class RunCommand implements Callable<Integer> {
             case SCHEDULES -> List.of(Experiments.schedules(selected));
             case WIRE_FAULTS -> throw new IllegalStateException("handled above");
             case DURABILITY -> List.of(Experiments.durability());
+            case DUPLICATE_PUBLISH -> List.of(Experiments.duplicatePublish());
         };
     }
 

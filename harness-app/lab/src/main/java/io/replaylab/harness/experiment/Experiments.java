@@ -36,6 +36,14 @@ public final class Experiments {
         return new Experiment(RebuildExperiment.NAME, List.of(RebuildExperiment.REQUIREMENTS), RebuildExperiment::run);
     }
 
+    /**
+     * Duplicate publish (R11–R15): a slice of the source published again at new offsets, raw, as an at-least-once producer's retry
+     * writes it; still one effect per message id (an inbox keyed by partition and offset FAILs, naming the doubled ids).
+     */
+    public static Experiment duplicatePublish() {
+        return new Experiment(DuplicatePublishExperiment.NAME, List.of(DuplicatePublishExperiment.REQUIREMENTS), DuplicatePublishExperiment::run);
+    }
+
     /** replay, rebalance, rebuild: a run's default. */
     public static List<Experiment> reference() {
         return List.of(replay(), rebalance(), rebuild());
