@@ -11,7 +11,6 @@ import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.wire.FetchWatch;
-import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -55,6 +54,9 @@ final class DuplicatePublishExperiment {
     static final String HOW = "a plain re-send of the raw records (key, value, headers and timestamp, to the same partition), as an "
             + "at-least-once producer writes after a retry; not a lost Produce answer on the wire";
 
+    /** Longer than a consumer's wait for data in a Fetch (fetch.max.wait.ms, librdkafka's fetch.wait.max.ms: 500 ms by default). */
+    private static final Duration FETCH_SETTLE = Duration.ofSeconds(1);
+
     private DuplicatePublishExperiment() {
     }
 
@@ -76,7 +78,7 @@ final class DuplicatePublishExperiment {
         Source harness = Source.here("harness");
 
         ctx.step("producing " + ctx.settings().records() + " records to " + topic);
-        long sourceRecords = Experiments.produce(ctx, e, ns).records();
+        Experiments.produce(ctx, e, ns);
 
         ctx.step("consumer A drains the topic into the target (" + inbox + ")");
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(instance, topic, group, inbox));
@@ -96,6 +98,10 @@ final class DuplicatePublishExperiment {
             ctx.step("publishing every " + EVERY + "th record again at new offsets of " + topic);
             // the wire's word on delivery: the broker's Fetch answers to A from now on
             fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
+            if (fetches != null) {
+                // a Fetch sent before the watch opened is not read, nor its answer: let A's pending long poll end first
+                Thread.sleep(FETCH_SETTLE.toMillis());
+            }
             resent = republish(ctx.kafka().bootstrap(), topic, ctx.kafka().source(topic).parser(), ctx.settings().timeouts().drain());
             String file = "snapshots/" + topic + "-republished.json";
             Evidence.writeJson(ctx.runDir().resolve(file), resent);
@@ -142,11 +148,7 @@ final class DuplicatePublishExperiment {
         ctx.step("checks (oracle: one effect per identity, frontier)");
         Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(harness, c.toPayload());
-        long ids = resent.stream().map(Republished::id).distinct().count();
-        e.check(Check.of("every re-sent id at more than one offset of the source", "R12",
-                "at least " + ids + " source-duplicates", c.sourceDuplicates().count() + " source-duplicates in " + c.sourceRecords() + " of "
-                + (sourceRecords + resent.size()) + " records", c.sourceDuplicates().count() >= ids));
-        c.toChecks().forEach(e::check);
+        c.toChecks().forEach(e::check); // the verdict's source-duplicates: each re-sent id counted once though it is at two offsets
         Outcome judged = Outcome.judge(e.confirmFault(resent.size() + " record(s) published again at new offsets and delivered", delivered), e.checks());
         return e.finish(Verdicts.doubled(judged, c.duplicated(), resent.size()));
     }

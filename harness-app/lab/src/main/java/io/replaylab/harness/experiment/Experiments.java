@@ -15,7 +15,8 @@ import io.replaylab.kafka.OffsetSnapshot;
 /**
  * The reference experiments as values for {@link io.replaylab.harness.lab.LabSettings.Builder#experiments},
  * and the steps they share. {@link #reference()} is what a run takes by default; eos, schedules and
- * durability start programs (or a cluster) of their own and take longer, so they run only when given.
+ * durability start programs (or a cluster) of their own and take longer, so they run only when given,
+ * as does duplicate-publish.
  */
 public final class Experiments {
     private Experiments() {
