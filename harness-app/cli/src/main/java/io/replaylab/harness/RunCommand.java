@@ -44,7 +44,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DURABILITY;
+        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -67,8 +67,9 @@ final class RunCommand implements Callable<Integer> {
     }
 
     @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, description = "default (replay, rebalance and "
-            + "rebuild), thorough (the defaults, schedules, wire-faults and commit-ahead: every defect class README names), all (thorough, eos "
-            + "and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, durability (default: ${DEFAULT-VALUE})")
+            + "rebuild), thorough (the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names), all "
+            + "(thorough, eos and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, duplicate-publish, "
+            + "durability (default: ${DEFAULT-VALUE})")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
@@ -347,6 +348,7 @@ final class RunCommand implements Callable<Integer> {
             case WIRE_FAULTS -> throw new IllegalStateException("handled above");
             case COMMIT_AHEAD -> List.of(Experiments.commitAhead());
             case DURABILITY -> List.of(Experiments.durability());
+            case DUPLICATE_PUBLISH -> List.of(Experiments.duplicatePublish());
         };
     }
 

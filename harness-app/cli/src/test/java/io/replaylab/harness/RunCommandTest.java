@@ -113,7 +113,7 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(experimentErr), "run", "--experiment", "wire_fault",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(experimentErr.toString()).contains("unknown experiment 'wire_fault': use one of default, thorough, all, replay, rebalance, rebuild, eos, "
-                + "schedules, wire-faults, commit-ahead, durability");
+                + "schedules, wire-faults, commit-ahead, duplicate-publish, durability");
         String[][] sourceInput = {
             {"--subject-cmd", "python3 consumer.py --topic {topic}", "--subject-cmd must get {group} through its command or its environment"},
             {"--record-key", "{id}", "--record-key needs --record-value"},

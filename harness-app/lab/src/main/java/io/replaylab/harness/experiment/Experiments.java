@@ -15,7 +15,8 @@ import io.replaylab.kafka.OffsetSnapshot;
 /**
  * The reference experiments as values for {@link io.replaylab.harness.lab.LabSettings.Builder#experiments},
  * and the steps they share. {@link #reference()} is what a run takes by default; eos, schedules and
- * durability start programs (or a cluster) of their own and take longer, so they run only when given.
+ * durability start programs (or a cluster) of their own and take longer, so they run only when given,
+ * as does duplicate-publish.
  */
 public final class Experiments {
     private Experiments() {
@@ -36,6 +37,14 @@ public final class Experiments {
         return new Experiment(RebuildExperiment.NAME, List.of(RebuildExperiment.REQUIREMENTS), RebuildExperiment::run);
     }
 
+    /**
+     * Duplicate publish (R11–R15): a slice of the source published again at new offsets, raw, as an at-least-once producer's retry
+     * writes it; still one effect per message id (an inbox keyed by partition and offset FAILs, naming the doubled ids).
+     */
+    public static Experiment duplicatePublish() {
+        return new Experiment(DuplicatePublishExperiment.NAME, List.of(DuplicatePublishExperiment.REQUIREMENTS), DuplicatePublishExperiment::run);
+    }
+
     /** replay, rebalance, rebuild: a run's default. */
     public static List<Experiment> reference() {
         return List.of(replay(), rebalance(), rebuild());
@@ -50,6 +59,7 @@ public final class Experiments {
         all.add(schedules());
         all.add(wireFaults());
         all.add(commitAhead());
+        all.add(duplicatePublish());
         return List.copyOf(all);
     }
 

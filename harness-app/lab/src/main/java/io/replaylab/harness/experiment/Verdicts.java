@@ -17,6 +17,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.Status;
+import io.replaylab.oracle.Finding;
 
 /**
  * The experiments' judgements, each a function of what was recorded and observed (no broker, no
@@ -184,6 +185,49 @@ final class Verdicts {
         }
         e.check(Check.pass("records delivered again", "R5", total + " redelivered", seen + " (offsets 0 → end again)"));
         return Optional.empty();
+    }
+
+    /**
+     * Duplicate publish: whether the records published again at new offsets reached the subject.
+     * NOT_RUN when none was published, or when the offsets passed them although the subject never
+     * fetched the topic through the wire proxy it was given ({@code offWire}: what it read cannot be
+     * seen); FAIL as fault-not-observed when the group committed past them without the subject
+     * handling each (a consumer that commits what it never read). Empty when they were delivered.
+     */
+    static Optional<Outcome> republishDelivered(ExperimentRecorder e, String topic, long resent, long committedPast, long handled, boolean offWire,
+            String seen) {
+        if (resent == 0) {
+            e.check(Check.notRun("re-sent records delivered", "R14", "at least 1 re-sent", "no record of " + topic + " to publish again"));
+            return Optional.of(e.finish(Outcome.notRun("no record of " + topic + " that the source mapping reads could be published again")));
+        }
+        if (offWire && committedPast > 0) {
+            e.check(Check.notRun("re-sent records delivered", "R14", resent + " delivered", seen));
+            return Optional.of(e.finish(Outcome.notRun("the group committed past " + committedPast + " re-sent record(s) but the subject never "
+                    + "fetched " + topic + " through the wire proxy it was given as {bootstrap}: their delivery cannot be confirmed (does the "
+                    + "consumer take its broker from {bootstrap}?)")));
+        }
+        if (committedPast < resent || handled < resent) {
+            e.check(Check.fail("re-sent records delivered", "R14", resent + " delivered", seen));
+            return Optional.of(e.finish(Outcome.faultNotObserved("the re-sent records were not delivered: the subject handled " + handled + " of "
+                    + resent + " record(s) published again at new offsets (" + seen + ")")));
+        }
+        e.check(Check.pass("re-sent records delivered", "R14", resent + " delivered", seen));
+        return Optional.empty();
+    }
+
+    /**
+     * Duplicate publish's outcome: the judged one, and when the oracle found a second effect, a
+     * reason that names the doubled ids (the consumer applied a message published again as a new one:
+     * its inbox is keyed by position, not by the message's id).
+     */
+    static Outcome doubled(Outcome judged, Finding duplicated, long resent) {
+        if (judged.status() != Status.FAIL || duplicated.count() == 0) {
+            return judged;
+        }
+        return new Outcome(Status.FAIL, judged.reason() + ": " + duplicated.count() + " message id(s) have a second effect after " + resent
+                + " record(s) were published again at new offsets (a message applied again at its new position: is the inbox keyed by "
+                + "partition and offset rather than by the message's id?): " + String.join(", ", duplicated.examples())
+                + (duplicated.count() > duplicated.examples().size() ? ", …" : ""), judged.failKind(), judged.confirmation());
     }
 
     /** R16: the new generation holds an effect of every record, none missing (an empty one rebuilt nothing). */

@@ -2,6 +2,20 @@ package io.replaylab.harness.lab;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.Future;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import java.util.Map;
 import java.util.Optional;
 
@@ -122,15 +136,15 @@ public final class LabKafka {
      * Every record of {@code topic} as it is stored (key, value and headers as bytes), in partition
      * and offset order: what a re-send or a copy writes again unchanged.
      */
-    public java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> readRaw(String topic) {
-        java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> out = new java.util.ArrayList<>();
-        Map<String, Object> p = Map.of(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                org.apache.kafka.clients.consumer.ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                org.apache.kafka.clients.consumer.ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(p, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
-            java.util.List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(30)).stream()
-                    .map(i -> new org.apache.kafka.common.TopicPartition(topic, i.partition())).toList();
+    public List<ConsumerRecord<byte[], byte[]>> readRaw(String topic) {
+        List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+        Map<String, Object> p = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        try (var c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(30)).stream()
+                    .map(i -> new TopicPartition(topic, i.partition())).toList();
             Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts, Duration.ofSeconds(30));
             c.assign(parts);
             c.seekToBeginning(parts);
@@ -140,37 +154,37 @@ public final class LabKafka {
                     throw new IllegalStateException("reading " + topic + " back took longer than " + ctx.settings().timeouts().drain());
                 }
                 c.poll(Duration.ofMillis(200)).forEach(r -> {
-                    if (r.offset() < end.get(new org.apache.kafka.common.TopicPartition(r.topic(), r.partition()))) {
+                    if (r.offset() < end.get(new TopicPartition(r.topic(), r.partition()))) {
                         out.add(r);
                     }
                 });
             }
         }
-        out.sort(java.util.Comparator.comparingInt(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>::partition)
-                .thenComparingLong(org.apache.kafka.clients.consumer.ConsumerRecord::offset));
+        out.sort(Comparator.comparingInt(ConsumerRecord<byte[], byte[]>::partition)
+                .thenComparingLong(ConsumerRecord::offset));
         return out;
     }
 
     /**
-     * Writes {@code records} to {@code topic} unchanged (key, value, headers, each to its own
+     * Writes {@code records} to {@code topic} unchanged (key, value, headers, timestamp, each to its own
      * partition number), in order, acknowledged by every replica; returns each one's new offset.
      * The topic is created with the run's partitions when it does not exist.
      */
-    public java.util.List<Long> publishRaw(String topic, java.util.List<org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]>> records)
+    public List<Long> publishRaw(String topic, List<ConsumerRecord<byte[], byte[]>> records)
             throws Exception {
         SyntheticProducer.ensureTopic(bootstrap(), topic, ctx.settings().broker().partitions());
-        Map<String, Object> p = Map.of(org.apache.kafka.clients.producer.ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                org.apache.kafka.clients.producer.ProducerConfig.ACKS_CONFIG, "all",
-                org.apache.kafka.clients.producer.ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-        java.util.List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new java.util.ArrayList<>();
-        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<>(p, new org.apache.kafka.common.serialization.ByteArraySerializer(),
-                new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+        Map<String, Object> p = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ProducerConfig.ACKS_CONFIG, "all",
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        List<Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+        try (var producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
             for (var r : records) {
-                sent.add(producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, r.partition(), null, r.key(), r.value(), r.headers())));
+                sent.add(producer.send(new ProducerRecord<>(topic, r.partition(), r.timestamp(), r.key(), r.value(), r.headers())));
             }
             producer.flush();
         }
-        java.util.List<Long> offsets = new java.util.ArrayList<>();
+        List<Long> offsets = new ArrayList<>();
         for (var f : sent) {
             offsets.add(f.get(30, java.util.concurrent.TimeUnit.SECONDS).offset());
         }

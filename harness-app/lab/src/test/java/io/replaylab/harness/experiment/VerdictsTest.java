@@ -188,4 +188,55 @@ class VerdictsTest {
         assertThat(notRunOverPass.status()).as("one cell that showed nothing: the matrix showed nothing for it").isEqualTo(Status.NOT_RUN);
         assertThat(notRunOverPass.reason()).isEqualTo("cell b:freeze NOT_RUN (never reached); 2 cell(s): 1 PASS, 1 NOT_RUN (b:freeze)");
     }
+
+    @Test
+    void duplicatePublishGoesOnOnlyWhenEveryReSentRecordWasCommittedAndHandled() {
+        ExperimentRecorder[] seen = new ExperimentRecorder[1];
+        Optional<Outcome> delivered = on("duplicate-publish", e -> {
+            seen[0] = e;
+            return Verdicts.republishDelivered(e, "t", 15, 15, 15, false, "15 of 15 re-sent offsets committed");
+        });
+        assertThat(delivered).isEmpty();
+        assertThat(seen[0].checks()).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.name()).isEqualTo("re-sent records delivered");
+        });
+        assertThat(seen[0].finished()).isFalse();
+
+        Outcome nothing = on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 0, 0, 0, false, "").orElseThrow());
+        assertThat(nothing.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(nothing.reason()).isEqualTo("no record of t that the source mapping reads could be published again");
+
+        Outcome blind = on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 15, 0, true, "15 of 15").orElseThrow());
+        assertThat(blind.status()).as("committed, but the wire saw no Fetch at all: not shown either way").isEqualTo(Status.NOT_RUN);
+        assertThat(blind.reason()).contains("committed past 15 re-sent record(s) but the subject never fetched t through the wire proxy")
+                .contains("does the consumer take its broker from {bootstrap}?");
+
+        Outcome skipped = on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 15, 3, false, "3 of them delivered").orElseThrow());
+        assertThat(skipped.status()).isEqualTo(Status.FAIL);
+        assertThat(skipped.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(skipped.reason()).isEqualTo("the re-sent records were not delivered: the subject handled 3 of 15 record(s) published again at "
+                + "new offsets (3 of them delivered)");
+        assertThat(on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 14, 15, false, "14 of 15")).orElseThrow().failKind())
+                .as("one re-sent offset not committed").isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+    }
+
+    @Test
+    void aDuplicatePublishThatLeftASecondEffectFailsNamingTheDoubledIds() {
+        Outcome judged = on("duplicate-publish", e -> Outcome.judge(e.confirmFault("re-sent", e.record(io.replaylab.evidence.Source.here("t"),
+                new io.replaylab.evidence.Payload.Note("n"))), List.of(Check.fail("no second effect", "R12", "0 duplicated", "2 duplicated"))));
+        Outcome named = Verdicts.doubled(judged, new io.replaylab.oracle.Finding("duplicated", 7, List.of("p-1 x2", "p-5 x2")), 15);
+        assertThat(named.status()).isEqualTo(Status.FAIL);
+        assertThat(named.failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(named.confirmation()).isEqualTo(judged.confirmation());
+        assertThat(named.reason()).isEqualTo("check failed: no second effect (R12): 7 message id(s) have a second effect after 15 record(s) were "
+                + "published again at new offsets (a message applied again at its new position: is the inbox keyed by partition and offset "
+                + "rather than by the message's id?): p-1 x2, p-5 x2, …");
+
+        io.replaylab.oracle.Finding none = new io.replaylab.oracle.Finding("duplicated", 0, List.of());
+        assertThat(Verdicts.doubled(judged, none, 15)).as("a FAIL with no second effect keeps its own reason").isSameAs(judged);
+        Outcome pass = on("duplicate-publish", e -> Outcome.judge(e.confirmFault("re-sent", e.record(io.replaylab.evidence.Source.here("t"),
+                new io.replaylab.evidence.Payload.Note("n"))), List.of(Check.pass("no second effect", "R12", "0 duplicated", "0 duplicated"))));
+        assertThat(Verdicts.doubled(pass, none, 15)).isSameAs(pass);
+    }
 }

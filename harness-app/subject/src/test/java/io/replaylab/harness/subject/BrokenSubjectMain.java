@@ -22,7 +22,8 @@ import org.apache.kafka.common.TopicPartition;
  * {@code no-inbox} applies an effect without the inbox check (a second effect on redelivery);
  * {@code commit-first} commits the offset BEFORE the DB commit; {@code skip-replay} jumps over committed-but-unread
  * records to the end (a replay delivers nothing); {@code stall}, {@code stall-on-replay}, {@code stall-in-g2},
- * {@code stall-after-rebalance} stop reading at that moment; {@code lossy} loses every 10th effect;
+ * {@code stall-after-rebalance} stop reading at that moment, {@code stall-on-duplicate} at a message id it has already handled (a
+ * re-sent one); {@code lossy} loses every 10th effect;
  * {@code occupy-plans} puts a file where the harness saves its plans; {@code ignore-sigterm} never leaves the group;
  * {@code global-inbox} checks ids without their namespace; {@code write-to-g1} rebuilds into generation 1; {@code skip-ahead}
  * (consumer protocol) commits past the rest of its batch after a rejected commit.
@@ -110,6 +111,22 @@ public final class BrokenSubjectMain {
                 @Override
                 InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
                     return r.offset() % 10 == 9 ? InboxProjection.Result.APPLIED : super.project(db, r, p);
+                }
+            };
+            case "stall-on-duplicate" -> new InboxConsumer(o) { // hangs in its handler at an id it handled before: never past a re-sent record
+                private final java.util.Set<String> handled = new HashSet<>();
+
+                @Override
+                InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
+                    if (!handled.add(p.id())) {
+                        try {
+                            Thread.sleep(Long.MAX_VALUE);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("stopped while stalled at " + p.id(), e);
+                        }
+                    }
+                    return super.project(db, r, p);
                 }
             };
             case "skip-replay" -> new InboxConsumer(o) {

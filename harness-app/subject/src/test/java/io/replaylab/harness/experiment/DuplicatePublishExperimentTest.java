@@ -1,0 +1,125 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.RecordSource;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import io.replaylab.oracle.SourceMapping;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * duplicate-publish on a real broker: every 4th record published again, raw, at a new offset (as a
+ * producer's retry writes it), then one effect per message id. The handbook consumer (Python on
+ * librdkafka, fed by its own producer) passes with its inbox keyed by payment id and fails keyed by
+ * partition and offset; the reference subject passes.
+ */
+@LocalKafkaTest
+class DuplicatePublishExperimentTest {
+    @TempDir
+    Path dir;
+
+    private Subject handbook() {
+        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
+                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}");
+    }
+
+    /** The handbook's own producer, in its own shape: identity in the key, amount at /amountCents. */
+    private LabSettings.Builder handbookLab(LocalKafka kafka, Subject consumer) {
+        RecordSource theirs = RecordSource.producer(Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}"))
+                .mapping(SourceMapping.of("key", "json:/amountCents", 0));
+        return on(kafka, dir.resolve("runs")).targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY).experiments(Experiments.duplicatePublish())
+                .subject(consumer).source(theirs);
+    }
+
+    /** The ids the experiment published again, from its artifact. */
+    private static List<String> republishedIds(Lab.LabResult r, ExperimentEvidence x) throws Exception {
+        String file = x.artifacts().stream().map(a -> a.path()).filter(p -> p.endsWith("-republished.json")).findFirst().orElseThrow();
+        List<String> ids = new ArrayList<>();
+        for (JsonNode n : new ObjectMapper().readTree(r.runDir().resolve(file).toFile())) {
+            assertThat(n.get("newOffset").asLong()).as("a new offset, after the original").isGreaterThan(n.get("offset").asLong());
+            ids.add(n.get("id").asText());
+        }
+        return ids;
+    }
+
+    @Test
+    void aHandbookConsumerWhoseInboxIsKeyedByPositionFailsNamingTheReSentIdsItAppliedTwice(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(handbookLab(kafka, handbook().env("INBOX_KEY", "position")).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        List<String> ids = republishedIds(r, x);
+        assertThat(ids).as("every 4th of 60 records").hasSize(15);
+        assertThat(x.outcome().reason()).startsWith("check failed: no second effect (R12): 15 message id(s) have a second effect after 15 record(s) "
+                + "were published again at new offsets").contains(ids.stream().sorted().findFirst().orElseThrow() + " x2");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("re-sent records delivered")).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.PASS);
+            assertThat(c.actual()).as("confirmed on the wire: the Python consumer keeps no processing log")
+                    .isEqualTo("15 of 15 re-sent offsets committed, 15 of them delivered to A by the broker's Fetch answers on the wire");
+        });
+    }
+
+    @Test
+    void theSameConsumerWithItsInboxKeyedByPaymentIdPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(handbookLab(kafka, handbook()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events().stream().map(e -> e.payload().toString())).anyMatch(p -> p.contains("published 15 record(s) again at new offsets")
+                && p.contains("a plain re-send of the raw records") && p.contains("not a lost Produce answer on the wire"));
+        assertThat(x.events().stream().map(e -> e.payload().toString())).as("the oracle saw each re-sent id at two offsets, and counted it once")
+                .anyMatch(p -> p.contains("OracleVerdict") && p.contains("source-duplicates=15"));
+    }
+
+    @Test
+    void theReferenceSubjectPassesConfirmedByItsProcessingLog(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(republishedIds(r, x)).hasSize(15);
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("re-sent records delivered")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).startsWith("15 of 15 re-sent offsets committed, 15 records handled after the re-send in the "
+                        + "subject's log").contains("duplicate=15"));
+    }
+
+    /** Each NOT_RUN of a group that did not drain, reached by a reference twin that stops reading at that moment. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "stall              | the subject did not consume the topic to the end within PT25S (see logs/duplicate-publish-A.err)",
+        "stall-on-duplicate | the subject did not consume the 15 re-sent record(s) within PT25S (see logs/duplicate-publish-A.err)"})
+    void aSubjectThatStopsReadingIsNotRunNamingWhichDrain(String defect, String reason, LocalKafka kafka) throws Exception {
+        // 25 s: the first drain (a JVM start and 60 records) must fit in it on a loaded 2-core machine (NotRunTest)
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish())
+                .subject(Subject.command(BrokenSubjectMain.template(defect))).drainTimeout(Duration.ofSeconds(25)).stopGrace(Duration.ofSeconds(3))
+                .build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo(reason);
+    }
+}
