@@ -10,6 +10,7 @@ import java.util.concurrent.Callable;
 
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.MethodPoint;
+import io.replaylab.harness.experiment.Defect;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;
 import io.replaylab.harness.experiment.WireFaultCell;
@@ -260,6 +261,7 @@ final class RunCommand implements Callable<Integer> {
                     out.printf("  %-" + width + "s %-8s %s%n", x.name(), x.outcome().status(), x.outcome().reason());
                 }
                 ev.experiments().forEach(x -> printMatrices(out, x));
+                printDefects(out, ev);
                 out.println("Report: " + r.report() + " (and report.html, evidence.json beside it)");
             }
         }
@@ -350,6 +352,21 @@ final class RunCommand implements Callable<Integer> {
             case DURABILITY -> List.of(Experiments.durability());
             case DUPLICATE_PUBLISH -> List.of(Experiments.duplicatePublish());
         };
+    }
+
+    /** Defect class → what catches it → its outcome, for the classes whose experiment or cell the run had (all of them in a thorough run). */
+    static void printDefects(PrintWriter out, RunEvidence ev) {
+        List<Defect> seen = Defect.all().stream().filter(d -> d.in(ev).isPresent()).toList();
+        if (seen.isEmpty()) {
+            return;
+        }
+        out.println("Defect classes:");
+        int width = seen.stream().mapToInt(d -> d.caughtBy().length()).max().orElse(10);
+        for (Defect d : seen) {
+            ExperimentEvidence x = d.in(ev).orElseThrow();
+            out.printf("  %-8s %-" + width + "s %s%n", x.outcome().status(), d.caughtBy(), d.description()
+                    + (x.outcome().status() == io.replaylab.evidence.Status.FAIL ? ": " + x.outcome().reason() : ""));
+        }
     }
 
     /** An experiment's matrix (e.g. schedules: point × fault) as a table of outcomes. */

@@ -26,7 +26,7 @@ class LabApiTest {
     void theOnlyPublicTypesAreTheApi() {
         assertThat(LAB.stream().filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getName))
                 .containsExactlyInAnyOrder(
-                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.ScheduleCell", "io.replaylab.harness.experiment.WireFaultCell",
+                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.Defect", "io.replaylab.harness.experiment.ScheduleCell", "io.replaylab.harness.experiment.WireFaultCell",
                 "io.replaylab.harness.lab.BarrierKind", "io.replaylab.harness.lab.Experiment", "io.replaylab.harness.lab.Lab",
                 "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
                 "io.replaylab.harness.lab.BrokerSettings", "io.replaylab.harness.lab.TargetSettings", "io.replaylab.harness.lab.Timeouts",
