@@ -164,14 +164,10 @@ class JournalTest {
 
     @Test
     void aLineOfAnUnknownKindOrWithoutAKindIsNamedAndTheRestIsStillShown() throws Exception {
-        try (RunRecorder run = SampleRuns.knownRun(dir)) {
-            run.save();
-        }
-        Path journal = dir.resolve(Evidence.JOURNAL_FILE);
-        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
-        lines.set(5, "{\"kind\":\"mystery\",\"experiment\":\"replay\"}");
-        lines.set(6, "{\"experiment\":\"replay\"}");
-        Files.write(journal, lines, StandardCharsets.UTF_8);
+        Path journal = knownJournalEdited(lines -> {
+            lines.set(5, "{\"kind\":\"mystery\",\"experiment\":\"replay\"}");
+            lines.set(6, "{\"experiment\":\"replay\"}");
+        });
 
         RunEvidence run = Evidence.read(journal);
 
@@ -183,13 +179,7 @@ class JournalTest {
 
     @Test
     void corruptMiddleLineIsNamedAndTheRestIsStillShown() throws Exception {
-        try (RunRecorder run = SampleRuns.knownRun(dir)) {
-            run.save();
-        }
-        Path journal = dir.resolve(Evidence.JOURNAL_FILE);
-        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
-        lines.set(5, "{this is not json");
-        Files.write(journal, lines, StandardCharsets.UTF_8);
+        Path journal = knownJournalEdited(lines -> lines.set(5, "{this is not json"));
 
         RunEvidence run = Evidence.read(journal);
 
@@ -280,5 +270,17 @@ class JournalTest {
             assertThat(e.outcome()).contains(Outcome.notRun("done"));
             assertThat(e.checks()).isEmpty();
         }
+    }
+
+    /** The known run's journal, saved into {@code dir}, with {@code edit} applied to its lines. */
+    private Path knownJournalEdited(java.util.function.Consumer<List<String>> edit) throws Exception {
+        try (RunRecorder run = SampleRuns.knownRun(dir)) {
+            run.save();
+        }
+        Path journal = dir.resolve(Evidence.JOURNAL_FILE);
+        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
+        edit.accept(lines);
+        Files.write(journal, lines, StandardCharsets.UTF_8);
+        return journal;
     }
 }

@@ -10,6 +10,12 @@ import java.util.Optional;
 public sealed interface SampleLab extends Payload.Extension {
     Report.Mark PAUSE = new Report.Mark("pause", "#ef6c00");
 
+    /** Most of this lab's events are a pause's: the others say how they draw. */
+    @Override
+    default Report.Mark mark() {
+        return PAUSE;
+    }
+
     /** A worker took items over. */
     record Took(String worker, List<String> items, String seenBy) implements SampleLab {
         @Override
@@ -29,11 +35,6 @@ public sealed interface SampleLab extends Payload.Extension {
         public String summary() {
             return point + " paused " + thread;
         }
-
-        @Override
-        public Report.Mark mark() {
-            return PAUSE;
-        }
     }
 
     /** A paused point resumed. */
@@ -41,11 +42,6 @@ public sealed interface SampleLab extends Payload.Extension {
         @Override
         public String summary() {
             return point + " resumed after " + pausedMillis + " ms";
-        }
-
-        @Override
-        public Report.Mark mark() {
-            return PAUSE;
         }
     }
 

@@ -20,13 +20,14 @@ public sealed interface BarrierEvent extends Payload.Extension {
     Report.Mark REJECTED = new Report.Mark("commit rejected", "#c62828");
     Report.Mark NOT_DELIVERED = new Report.Mark("commit not delivered", "#6d4c41");
 
+    /** A barrier's moves draw as {@link #HOLD}; what became of a commit draws by its verdict. */
+    @Override
+    default Report.Mark mark() {
+        return HOLD;
+    }
+
     /** A barrier point was armed. */
     record BarrierArmed(String point, String mode, String detail) implements BarrierEvent {
-        @Override
-        public Report.Mark mark() {
-            return HOLD;
-        }
-
         @Override
         public String summary() {
             return "barrier " + point + " armed (" + mode + ")" + (detail == null || detail.isEmpty() ? "" : ": " + detail);
@@ -41,11 +42,6 @@ public sealed interface BarrierEvent extends Payload.Extension {
         }
 
         @Override
-        public Report.Mark mark() {
-            return HOLD;
-        }
-
-        @Override
         public String summary() {
             return "barrier " + point + " reached by " + thread + (context.isEmpty() ? "" : " " + context);
         }
@@ -53,11 +49,6 @@ public sealed interface BarrierEvent extends Payload.Extension {
 
     /** A held barrier was released: by the controller, or by the safety hold timeout. */
     record BarrierReleased(String point, String by, long heldMillis) implements BarrierEvent {
-        @Override
-        public Report.Mark mark() {
-            return HOLD;
-        }
-
         @Override
         public String summary() {
             return "barrier " + point + " released by " + by + " after " + heldMillis + " ms";
@@ -67,49 +58,69 @@ public sealed interface BarrierEvent extends Payload.Extension {
     /** An armed barrier was never reached. */
     record BarrierExpired(String point, long waitedMillis) implements BarrierEvent {
         @Override
-        public Report.Mark mark() {
-            return HOLD;
-        }
-
-        @Override
         public String summary() {
             return "barrier " + point + " never reached in " + waitedMillis + " ms";
         }
     }
 
+    /**
+     * What became of an offset commit the barrier held, as the subject saw it: by whom, which
+     * offsets, and its verdict, which draws it and names it in the summary.
+     */
+    sealed interface CommitOutcome extends BarrierEvent {
+        String instance();
+
+        Map<String, Long> offsets();
+
+        CallOutcome.Verdict verdict();
+
+        /** What the summary says after the offsets: why, where there is a why. */
+        default String why() {
+            return "";
+        }
+
+        @Override
+        default Report.Mark mark() {
+            return switch (verdict()) {
+                case ACCEPTED -> ACCEPTED;
+                case REJECTED -> REJECTED;
+                case NOT_DELIVERED -> NOT_DELIVERED;
+            };
+        }
+
+        @Override
+        default String summary() {
+            return "commit by " + instance() + " " + verdict().name().replace('_', ' ') + " " + offsets() + why();
+        }
+    }
+
     /** An offset commit returned normally. */
-    record CommitAccepted(String instance, Map<String, Long> offsets) implements BarrierEvent {
+    record CommitAccepted(String instance, Map<String, Long> offsets) implements CommitOutcome {
         public CommitAccepted {
             offsets = Payload.inKeyOrder(offsets);
         }
 
         @Override
-        public Report.Mark mark() {
-            return ACCEPTED;
-        }
-
-        @Override
-        public String summary() {
-            return "commit by " + instance + " ACCEPTED " + offsets;
+        public CallOutcome.Verdict verdict() {
+            return CallOutcome.Verdict.ACCEPTED;
         }
     }
 
     /** An offset commit threw. */
-    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements BarrierEvent {
+    record CommitRejected(String instance, Map<String, Long> offsets, String exception, String message) implements CommitOutcome {
         public CommitRejected {
             offsets = Payload.inKeyOrder(offsets);
         }
 
         @Override
-        public Report.Mark mark() {
-            return REJECTED;
+        public CallOutcome.Verdict verdict() {
+            return CallOutcome.Verdict.REJECTED;
         }
 
+        /** The exception's simple name for people (CommitFailedException, or the broker's UNKNOWN_MEMBER_ID); its field keeps the whole class. */
         @Override
-        public String summary() {
-            // the exception's simple name for people (CommitFailedException, or the broker's UNKNOWN_MEMBER_ID); its field keeps the whole class
-            return "commit by " + instance + " REJECTED " + offsets + ": " + (exception == null ? "" : exception.substring(exception.lastIndexOf('.') + 1))
-                    + ": " + message;
+        public String why() {
+            return ": " + (exception == null ? "" : exception.substring(exception.lastIndexOf('.') + 1)) + ": " + message;
         }
     }
 
@@ -117,19 +128,19 @@ public sealed interface BarrierEvent extends Payload.Extension {
      * An offset commit that never reached the broker: the connection carrying it closed while it
      * was held (the client timed out) and no retry arrived. Neither accepted nor rejected.
      */
-    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements BarrierEvent {
+    record CommitNotDelivered(String instance, Map<String, Long> offsets, String reason) implements CommitOutcome {
         public CommitNotDelivered {
             offsets = Payload.inKeyOrder(offsets);
         }
 
         @Override
-        public Report.Mark mark() {
-            return NOT_DELIVERED;
+        public CallOutcome.Verdict verdict() {
+            return CallOutcome.Verdict.NOT_DELIVERED;
         }
 
         @Override
-        public String summary() {
-            return "commit by " + instance + " NOT DELIVERED " + offsets + ": " + reason;
+        public String why() {
+            return ": " + reason;
         }
     }
 

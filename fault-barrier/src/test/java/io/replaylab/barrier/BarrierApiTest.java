@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import io.replaylab.evidence.junit.PublicTypes;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Test;
 class BarrierApiTest {
     @Test
     void theOnlyPublicTypesAreTheApi() {
-        assertThat(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.replaylab.barrier").stream()
-                .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
+        assertThat(PublicTypes.simpleNames("io.replaylab.barrier"))
                 .containsExactlyInAnyOrder(
                 "Arrival", "Barrier", "BarrierEvent", "BarrierEvidence", "BarrierReportSection", "BarrierListener", "BarrierOptions", "BarrierState",
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",

@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
 import java.util.function.ToLongFunction;
 
 /** The reset targets of {@code kafka-consumer-groups}, plus restoring saved offsets. */
@@ -67,57 +68,35 @@ public final class ResetTargets {
         if (copy.isEmpty()) {
             throw new IllegalArgumentException(description + " names no partition");
         }
-        return new ResetTarget() {
-            @Override
-            public String describe() {
-                return description;
-            }
-
-            @Override
-            public Map<PartitionRef, Long> desired(List<PartitionOffsets> current, OffsetLookup lookup) {
-                return copy;
-            }
-
-            @Override
-            public Optional<Set<PartitionRef>> ownPartitions() {
-                return Optional.of(copy.keySet());
-            }
-        };
+        return new Rule(description, (current, lookup) -> copy, Optional.of(copy.keySet()));
     }
 
     private static ResetTarget simple(String description, ToLongFunction<PartitionOffsets> f) {
-        return new ResetTarget() {
-            @Override
-            public String describe() {
-                return description;
-            }
-
-            @Override
-            public Map<PartitionRef, Long> desired(List<PartitionOffsets> current, OffsetLookup lookup) {
-                Map<PartitionRef, Long> out = new TreeMap<>();
-                current.forEach(p -> out.put(p.ref(), f.applyAsLong(p)));
-                return out;
-            }
-        };
+        return new Rule(description, (current, lookup) -> {
+            Map<PartitionRef, Long> out = new TreeMap<>();
+            current.forEach(p -> out.put(p.ref(), f.applyAsLong(p)));
+            return out;
+        }, Optional.empty());
     }
 
     private static ResetTarget byTime(String description, java.util.function.Function<OffsetLookup, Instant> when) {
-        return new ResetTarget() {
-            @Override
-            public String describe() {
-                return description;
+        return new Rule(description, (current, lookup) -> {
+            Map<PartitionRef, Long> found = lookup.offsetsForTime(current.stream().map(PartitionOffsets::ref).toList(), when.apply(lookup));
+            Map<PartitionRef, Long> out = new TreeMap<>();
+            for (PartitionOffsets p : current) {
+                long o = found.getOrDefault(p.ref(), -1L);
+                out.put(p.ref(), o < 0 ? p.logEnd() : o);
             }
+            return out;
+        }, Optional.empty());
+    }
 
-            @Override
-            public Map<PartitionRef, Long> desired(List<PartitionOffsets> current, OffsetLookup lookup) {
-                Map<PartitionRef, Long> found = lookup.offsetsForTime(current.stream().map(PartitionOffsets::ref).toList(), when.apply(lookup));
-                Map<PartitionRef, Long> out = new TreeMap<>();
-                for (PartitionOffsets p : current) {
-                    long o = found.getOrDefault(p.ref(), -1L);
-                    out.put(p.ref(), o < 0 ? p.logEnd() : o);
-                }
-                return out;
-            }
-        };
+    /** A target as its description, its rule for the desired offsets, and the partitions it names (if it names them). */
+    private record Rule(String describe, BiFunction<List<PartitionOffsets>, OffsetLookup, Map<PartitionRef, Long>> rule,
+            Optional<Set<PartitionRef>> ownPartitions) implements ResetTarget {
+        @Override
+        public Map<PartitionRef, Long> desired(List<PartitionOffsets> current, OffsetLookup lookup) {
+            return rule.apply(current, lookup);
+        }
     }
 }

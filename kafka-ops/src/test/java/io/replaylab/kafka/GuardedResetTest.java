@@ -146,10 +146,7 @@ class GuardedResetTest {
     @Test
     void nonLoopbackBootstrapIsRefusedWithoutAllowRemote(LocalKafka kafka, LabNamespace ns) {
         try (KafkaOps ops = setUp(kafka, ns)) {
-            ResetPlan real = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
-            // a plan aimed at another cluster (TEST-NET-1 address: never contacted)
-            ResetPlan remote = new ResetPlan(real.planId(), real.createdAt(), "192.0.2.10:9092", real.group(), real.scope(),
-                    real.target(), real.rows(), real.before());
+            ResetPlan remote = aimedAtAnotherCluster(ops, ns);
 
             assertThatThrownBy(() -> ops.executeReset(remote, options(ns)))
                     .isInstanceOf(ResetRefusedException.class)
@@ -166,19 +163,14 @@ class GuardedResetTest {
             ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
             Path notADir = Files.writeString(dir.resolve("plans-is-a-file"), "x");
 
-            assertThatThrownBy(() -> ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(notADir).build()))
-                    .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("cannot save the plan into " + notADir);
-            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            refusedAndUnchanged(ops, ns, plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(notADir).build(), "cannot save the plan into " + notADir);
         }
     }
 
     @Test
     void allowRemoteLiftsOnlyTheLoopbackGuardAPlanMadeAgainstAnotherClusterIsStillRefused(LocalKafka kafka, LabNamespace ns) {
         try (KafkaOps ops = setUp(kafka, ns)) {
-            ResetPlan real = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
-            ResetPlan remote = new ResetPlan(real.planId(), real.createdAt(), "192.0.2.10:9092", real.group(), real.scope(),
-                    real.target(), real.rows(), real.before());
+            ResetPlan remote = aimedAtAnotherCluster(ops, ns);
 
             ResetRefusedException e = org.junit.jupiter.api.Assertions.assertThrows(ResetRefusedException.class, () -> ops.executeReset(remote,
                     ExecuteResetOptions.custom().allowPrefix(ns.prefix()).allowRemote(true).planDir(dir.resolve("plans")).build()));
@@ -196,10 +188,8 @@ class GuardedResetTest {
             Path file = Files.writeString(dir.resolve("a-file"), "x");
             Path below = file.resolve("plans").resolve("today"); // does not exist yet, and never can: its ancestor is a file
 
-            assertThatThrownBy(() -> ops.executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(below).build()))
-                    .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("cannot save the plan into " + below + ": " + file.toAbsolutePath() + " is not a directory");
-            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            refusedAndUnchanged(ops, ns, plan, ExecuteResetOptions.custom().allowPrefix(ns.prefix()).planDir(below).build(),
+                    "cannot save the plan into " + below + ": " + file.toAbsolutePath() + " is not a directory");
             assertThat(Files.readString(file)).isEqualTo("x");
         }
     }
@@ -212,10 +202,7 @@ class GuardedResetTest {
             // the directory is writable (the probe passes), but the plan's own file name is taken by a non-empty directory
             Files.writeString(Files.createDirectories(ResetPlans.fileIn(plans, plan)).resolve("occupied"), "x");
 
-            assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
-                    .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("cannot save the plan into " + plans);
-            assertThat(committed(ops, ns)).containsExactly(5L, 7L);
+            refusedAndUnchanged(ops, ns, plan, options(ns), "cannot save the plan into " + plans);
         }
     }
 
@@ -279,5 +266,17 @@ class GuardedResetTest {
         SavedPlan saved = ResetPlans.save(new SavedPlan(1, SavedPlan.Status.SAVED, "x", Instant.parse("2026-01-01T00:00:00Z"), plan,
                 ResetPlans.fileIn(dir, plan)));
         assertThat(ResetPlans.load(saved.file())).isEqualTo(saved);
+    }
+
+    /** A real plan of the group's, as if made against another cluster (a TEST-NET-1 address: never contacted). */
+    private static ResetPlan aimedAtAnotherCluster(KafkaOps ops, LabNamespace ns) {
+        ResetPlan real = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+        return new ResetPlan(real.planId(), real.createdAt(), "192.0.2.10:9092", real.group(), real.scope(), real.target(), real.rows(), real.before());
+    }
+
+    /** The reset is refused saying {@code why}, and the group's offsets stay where {@link #setUp} put them. */
+    private static void refusedAndUnchanged(KafkaOps ops, LabNamespace ns, ResetPlan plan, ExecuteResetOptions options, String why) {
+        assertThatThrownBy(() -> ops.executeReset(plan, options)).isInstanceOf(ResetRefusedException.class).hasMessageContaining(why);
+        assertThat(committed(ops, ns)).containsExactly(5L, 7L);
     }
 }

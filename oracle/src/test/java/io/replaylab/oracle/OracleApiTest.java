@@ -2,10 +2,7 @@ package io.replaylab.oracle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaModifier;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import io.replaylab.evidence.junit.PublicTypes;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,8 +12,7 @@ import org.junit.jupiter.api.Test;
 class OracleApiTest {
     @Test
     void theOnlyPublicTypesAreTheApi() {
-        assertThat(new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages("io.replaylab.oracle").stream()
-                .filter(c -> c.isTopLevelClass() && c.getModifiers().contains(JavaModifier.PUBLIC)).map(JavaClass::getSimpleName))
+        assertThat(PublicTypes.simpleNames("io.replaylab.oracle"))
                 .containsExactlyInAnyOrder(
                 "Comparison", "Cut", "Finding", "Oracle", "OracleReadException", "RecordParser",
                 "RecordParsers", "SnapshotDiff", "SourceIndex", "SourceMapping", "SourceSpec", "Target", "TargetEvent", "TargetSnapshot", "TargetSpec", "TopicOracle");

@@ -36,6 +36,19 @@ class TopicTargetTest {
         }
     }
 
+    /** A source of {@code n} payments and the transform's output topic, empty; the output topic's name. */
+    private static String sourceAndOutput(String bootstrap, LabNamespace ns, int n) throws Exception {
+        source(bootstrap, ns, n);
+        return outputTopic(bootstrap, ns);
+    }
+
+    /** The transform's output topic, created: one partition. */
+    private static String outputTopic(String bootstrap, LabNamespace ns) throws Exception {
+        String out = ns.topic("output");
+        Clients.createTopic(bootstrap, out, 1);
+        return out;
+    }
+
     private static KafkaProducer<String, String> transactional(String bootstrap, String id) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -63,9 +76,7 @@ class TopicTargetTest {
     @Test
     void everyRecordExactlyOnceUnderReadCommittedPassesAndAnAbortedTransactionDoesNotCount(LocalKafka kafka, LabNamespace ns) throws Exception {
         String b = kafka.bootstrapServers();
-        source(b, ns, 4);
-        String out = ns.topic("output");
-        Clients.createTopic(b, out, 1);
+        String out = sourceAndOutput(b, ns, 4);
         try (KafkaProducer<String, String> p = transactional(b, ns.prefix() + "-tx")) {
             inTransaction(p, out, true, payment(ns, 0), payment(ns, 1));
             inTransaction(p, out, false, payment(ns, 2)); // a zombie's transaction, aborted: invisible to read_committed
@@ -90,9 +101,7 @@ class TopicTargetTest {
     @Test
     void aSecondCommittedCopyIsADuplicateAndAMissingOneIsMissing(LocalKafka kafka, LabNamespace ns) throws Exception {
         String b = kafka.bootstrapServers();
-        source(b, ns, 3);
-        String out = ns.topic("output");
-        Clients.createTopic(b, out, 1);
+        String out = sourceAndOutput(b, ns, 3);
         try (KafkaProducer<String, String> zombie = transactional(b, ns.prefix() + "-a");
              KafkaProducer<String, String> successor = transactional(b, ns.prefix() + "-b")) {
             inTransaction(zombie, out, true, payment(ns, 0)); // the zombie's commit went through after all
@@ -112,8 +121,7 @@ class TopicTargetTest {
     @Test
     void anOpenTransactionIsSeenOnlyByReadUncommittedAndHoldsBackReadCommitted(LocalKafka kafka, LabNamespace ns) throws Exception {
         String b = kafka.bootstrapServers();
-        String out = ns.topic("output");
-        Clients.createTopic(b, out, 1);
+        String out = outputTopic(b, ns);
         try (KafkaProducer<String, String> p = transactional(b, ns.prefix() + "-open")) {
             p.beginTransaction();
             p.send(new ProducerRecord<>(out, 0, "acc", payment(ns, 7))).get();
@@ -127,9 +135,7 @@ class TopicTargetTest {
     @Test
     void anOutputRecordThatIsNotAnEffectFailsTheComparisonNamingIt(LocalKafka kafka, LabNamespace ns) throws Exception {
         String b = kafka.bootstrapServers();
-        source(b, ns, 1);
-        String out = ns.topic("output");
-        Clients.createTopic(b, out, 1);
+        String out = sourceAndOutput(b, ns, 1);
         try (KafkaProducer<String, String> p = Clients.producer(b)) {
             p.send(new ProducerRecord<>(out, 0, "acc", "not json")).get();
         }

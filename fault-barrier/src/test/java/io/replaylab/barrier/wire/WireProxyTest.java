@@ -327,9 +327,7 @@ class WireProxyTest {
     @Test
     void aBriefHoldWithNoRebalanceIsAccepted(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        Barrier barrier = armedOnTwoRecords(proxy, kafka, ns, "offset-commit", WirePoint.offsetCommit(ns.group()));
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
         barrier.awaitArrival(Duration.ofSeconds(60));
         Thread.sleep(1000);
@@ -347,9 +345,7 @@ class WireProxyTest {
     @Test
     void anAnswerHeldOnTheWireLeavesTheOffsetStoredWhileTheClientHasNotSeenIt(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        Barrier barrier = proxy.arm("after-offset-commit", WirePoint.offsetCommitAnswer(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        Barrier barrier = armedOnTwoRecords(proxy, kafka, ns, "after-offset-commit", WirePoint.offsetCommitAnswer(ns.group()));
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, "classic", "A", 10000);
 
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
@@ -440,5 +436,12 @@ class WireProxyTest {
 
     private static long count(WireProxy proxy, String what) {
         return proxy.commitLog().stream().filter(l -> l.contains(": " + what)).count();
+    }
+
+    /** A one-partition topic holding two records, and {@code point} armed on the proxy, held in its thread. */
+    private Barrier armedOnTwoRecords(WireProxy proxy, LocalKafka kafka, LabNamespace ns, String name, WirePoint point) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        return proxy.arm(name, point, HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
     }
 }

@@ -34,6 +34,18 @@ class ReadmeSnippetTest {
     }
 
     @Test
+    void harnessAppsLeadSnippetIsCutFromItsTest() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        String test = Files.readString(Path.of("..", "subject", "src", "test", "java", "io", "replaylab", "harness", "experiment", "ReadmeLeadTest.java"));
+        int start = readme.indexOf("```java\n");
+        assertThat(readme.substring(0, start).lines().count()).as("harness-app/README.md leads with its snippet").isLessThan(8);
+        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
+        assertThat(snippet).startsWith("try (LocalKafka kafka");
+        String indented = snippet.lines().map(l -> l.isEmpty() ? l : "        " + l).collect(java.util.stream.Collectors.joining("\n", "", "\n"));
+        assertThat(test).contains(indented);
+    }
+
+    @Test
     void theOwnConsumerSnippetIsTheSecondLabsTestWhole() throws Exception {
         String readme = Files.readString(Path.of("..", "..", "README.md"));
         String test = Files.readString(Path.of("..", "..", "examples", "own-consumer", "src", "test", "java", "com", "example", "own",

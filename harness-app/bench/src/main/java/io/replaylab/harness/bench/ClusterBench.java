@@ -6,24 +6,22 @@ import java.util.Map;
 import io.replaylab.harness.ReplayLab;
 import io.replaylab.kafka.broker.LocalKafkaCluster;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** A 3-broker cluster's start-to-ready (fresh format each run) and idle RSS of its four JVMs. */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
         description = "Start the local 3-broker cluster (and its controller) N times: start-to-ready and idle RSS.")
 final class ClusterBench implements BenchCase {
-    @Option(names = "--runs", defaultValue = "5", description = "cluster starts measured (default ${DEFAULT-VALUE})")
-    int runs;
+    @Mixin
+    StartsAndRss.Options starts;
 
     @Option(names = "--brokers", defaultValue = "3", description = "brokers in the cluster, beside its controller (default ${DEFAULT-VALUE})")
     int brokers;
 
-    @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
-    int idleSeconds;
-
     @Override
     public int run(BenchContext bench) throws Exception {
-        StartsAndRss.measure(bench.out(), runs, idleSeconds, " for " + brokers + " brokers and a controller", () -> {
+        starts.measure(bench.out(), " for " + brokers + " brokers and a controller", () -> {
             LocalKafkaCluster cluster = LocalKafkaCluster.custom().brokers(brokers).build();
             long t0 = System.nanoTime();
             cluster.start();

@@ -21,10 +21,10 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.SyntheticProducer;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
-import io.replaylab.kafka.broker.LocalKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -50,8 +50,8 @@ final class NativeBench implements BenchCase {
     @Option(names = "--runs", defaultValue = "3", description = "rounds, each with one run not attached and one armed (default ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
-    String bootstrap;
+    @Mixin
+    BenchBroker.Choice brokerChoice;
 
     /** The group's committed offsets (summed over its partitions) when they were read. */
     record Committed(long nanoTime, long offsets) {
@@ -76,8 +76,8 @@ final class NativeBench implements BenchCase {
         Alternation alternation = Alternation.of(2);
         List<Rate> rates = new ArrayList<>();
         List<String> topics = new ArrayList<>();
-        try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
-            String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
+        try (BenchBroker broker = brokerChoice.open()) {
+            String b = broker.bootstrapServers();
             try (KafkaOps ops = KafkaOps.connect(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
                 out.printf("%d records in 3 partitions per run; the consumer commits per record; rates from its first committed offset to its last%n",
                         records);

@@ -23,7 +23,6 @@ import io.replaylab.harness.ReplayLab;
 import io.replaylab.harness.TargetLogin;
 import io.replaylab.harness.lab.SyntheticPayments;
 import io.replaylab.kafka.LabNamespace;
-import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
@@ -75,8 +74,8 @@ final class OracleBench implements BenchCase {
         Path dir = Files.createTempDirectory("replay-lab-oracle-bench-");
         TargetSpec target = targetJdbcUrl == null ? TargetSpec.sqlite(dir.resolve("target.db"), "n")
                 : login.applyTo(TargetSpec.jdbc(targetJdbcUrl, "n")).query("SELECT message_id, amount FROM " + table(ns) + " WHERE namespace = {namespace}");
-        try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
-            String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
+        try (BenchBroker broker = BenchBroker.open(bootstrap)) {
+            String b = broker.bootstrapServers();
             try {
                 return measure(out, b, ns, dir, target);
             } finally {
@@ -85,7 +84,7 @@ final class OracleBench implements BenchCase {
                         st.execute("DROP TABLE IF EXISTS " + table(ns));
                     }
                 }
-                if (bootstrap != null) {
+                if (broker.given()) {
                     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
                         admin.deleteTopics(List.of(ns.topic())).all().get();
                     }

@@ -7,9 +7,24 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 import io.replaylab.evidence.process.ChildProcess;
+import picocli.CommandLine.Option;
 
 /** What the broker and cluster benches share: start something N times, fresh each time, and read its idle RSS. */
 final class StartsAndRss {
+    /** The options of a bench that measures starts: {@code --runs} and {@code --idle-seconds}, worded for its command. */
+    static final class Options {
+        @Option(names = "--runs", defaultValue = "5", description = "${COMMAND-NAME} starts measured (default ${DEFAULT-VALUE})")
+        int runs;
+
+        @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
+        int idleSeconds;
+
+        /** Starts something {@code runs} times: start-to-ready, then the idle RSS of its processes; prints each run, then the medians. */
+        void measure(PrintWriter out, String what, Callable<Started> starter) throws Exception {
+            StartsAndRss.measure(out, runs, idleSeconds, what, starter);
+        }
+    }
+
     private StartsAndRss() {
     }
 
@@ -25,8 +40,7 @@ final class StartsAndRss {
     record Start(long startMs, long rssMb) {
     }
 
-    /** Starts something {@code runs} times: start-to-ready, then the idle RSS of its processes; prints each run, then the medians. */
-    static void measure(PrintWriter out, int runs, int idleSeconds, String what, Callable<Started> starter) throws Exception {
+    private static void measure(PrintWriter out, int runs, int idleSeconds, String what, Callable<Started> starter) throws Exception {
         List<Start> starts = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             try (Started s = starter.call()) {

@@ -17,7 +17,6 @@ import io.replaylab.harness.ReplayLab;
 import io.replaylab.harness.lab.SyntheticPayments;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
-import io.replaylab.kafka.broker.LocalKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -26,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -62,8 +62,8 @@ final class WireBench implements BenchCase {
     @Option(names = "--requests", defaultValue = "2000", description = "Sequential one-record produce requests per path for the latency.")
     int requests;
 
-    @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
-    String bootstrap;
+    @Mixin
+    BenchBroker.Choice brokerChoice;
 
     @Option(names = "--armed", description = "Also a second proxy, and a wire fault that never matches (every request is checked "
             + "against it) armed on one of the two, changing sides from one turn of the path orders to the next: the armed proxy's time "
@@ -92,8 +92,8 @@ final class WireBench implements BenchCase {
         }
         PrintWriter out = bench.out();
         LabNamespace ns = LabNamespace.random("bench");
-        try (LocalKafka kafka = bootstrap == null ? LocalKafka.create().start() : null) {
-            String b = bootstrap == null ? kafka.bootstrapServers() : bootstrap;
+        try (BenchBroker broker = brokerChoice.open()) {
+            String b = broker.bootstrapServers();
             try (WireProxy proxy = WireProxy.start(b); WireProxy armedProxy = armed ? WireProxy.start(b) : null;
                  Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
                 List<String> topics = List.of(ns.topic("drain"), ns.topic("produce"), ns.topic("latency"));

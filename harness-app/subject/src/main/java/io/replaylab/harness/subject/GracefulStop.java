@@ -1,9 +1,12 @@
 package io.replaylab.harness.subject;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.errors.WakeupException;
 
 /**
  * SIGTERM for a reference subject: the shutdown hook wakes the consumer, lets the loop finish the
@@ -42,6 +45,18 @@ final class GracefulStop {
     /** The consumer a signal wakes. */
     void watch(KafkaConsumer<?, ?> c) {
         consumer = c;
+    }
+
+    /**
+     * The watched consumer's next records; none once a stop signal woke it, and then {@link #requested()}
+     * is already true, so the loop leaves.
+     */
+    <K, V> ConsumerRecords<K, V> poll(KafkaConsumer<K, V> c) {
+        try {
+            return c.poll(Duration.ofMillis(200));
+        } catch (WakeupException stopping) {
+            return ConsumerRecords.empty();
+        }
     }
 
     /** Whether a stop signal came: the loop finishes the record in hand and leaves. */

@@ -82,12 +82,7 @@ class InboxConsumer {
             SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> onAssigned(c, parts, assigned[0]++));
             c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
-                ConsumerRecords<String, String> records;
-                try {
-                    records = c.poll(Duration.ofMillis(200));
-                } catch (WakeupException e) {
-                    break;
-                }
+                ConsumerRecords<String, String> records = stop.poll(c);
                 Map<TopicPartition, Long> handled = new java.util.HashMap<>(); // per partition of this batch: the next record not yet projected
                 boolean rejected = false;
                 for (ConsumerRecord<String, String> r : records) {

@@ -144,26 +144,10 @@ class InboxProjection implements AutoCloseable {
             if (!claim(c, topic, partition, offset, p.id(), now)) {
                 return Result.DUPLICATE;
             }
-            try (PreparedStatement led = c.prepareStatement("INSERT INTO ledger (namespace, message_id, account, amount, topic, partition, "
-                    + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?,?,?)")) {
-                led.setString(1, namespace);
-                led.setString(2, p.id());
-                led.setString(3, p.account());
-                led.setLong(4, p.amount());
-                led.setString(5, topic);
-                led.setInt(6, partition);
-                led.setLong(7, offset);
-                led.setString(8, instance);
-                led.setString(9, now);
-                led.executeUpdate();
-            }
-            try (PreparedStatement bal = c.prepareStatement("INSERT INTO balance (namespace, account, balance) VALUES (?,?,?) "
-                    + "ON CONFLICT (namespace, account) DO UPDATE SET balance = balance.balance + excluded.balance")) {
-                bal.setString(1, namespace);
-                bal.setString(2, p.account());
-                bal.setLong(3, p.amount());
-                bal.executeUpdate();
-            }
+            update(c, "INSERT INTO ledger (namespace, message_id, account, amount, topic, partition, \"offset\", instance, applied_at) "
+                    + "VALUES (?,?,?,?,?,?,?,?,?)", namespace, p.id(), p.account(), p.amount(), topic, partition, offset, instance, now);
+            update(c, "INSERT INTO balance (namespace, account, balance) VALUES (?,?,?) "
+                    + "ON CONFLICT (namespace, account) DO UPDATE SET balance = balance.balance + excluded.balance", namespace, p.account(), p.amount());
             return Result.APPLIED;
         });
     }
@@ -174,34 +158,29 @@ class InboxProjection implements AutoCloseable {
      * own so that the test sources' defective twins can decide otherwise.
      */
     boolean claim(Connection c, String topic, int partition, long offset, String id, String now) throws SQLException {
-        try (PreparedStatement ins = c.prepareStatement("INSERT INTO inbox (namespace, message_id, topic, partition, "
-                + "\"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
-            ins.setString(1, namespace);
-            ins.setString(2, id);
-            ins.setString(3, topic);
-            ins.setInt(4, partition);
-            ins.setLong(5, offset);
-            ins.setString(6, instance);
-            ins.setString(7, now);
-            return ins.executeUpdate() == 1;
+        return update(c, "INSERT INTO inbox (namespace, message_id, topic, partition, \"offset\", instance, applied_at) VALUES (?,?,?,?,?,?,?) "
+                + "ON CONFLICT DO NOTHING", namespace, id, topic, partition, offset, instance, now) == 1;
+    }
+
+    /** Runs one statement with these parameters in order (a null one as a null text); the number of rows it changed. */
+    static int update(Connection c, String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                if (params[i] == null) {
+                    ps.setNull(i + 1, java.sql.Types.VARCHAR);
+                } else {
+                    ps.setObject(i + 1, params[i]);
+                }
+            }
+            return ps.executeUpdate();
         }
     }
 
     /** A record that cannot be applied: kept with its coordinates and reason, never dropped. */
     Result quarantine(String topic, int partition, long offset, String reason, String raw) {
         return inTransaction(c -> {
-            try (PreparedStatement q = c.prepareStatement("INSERT INTO quarantine (namespace, topic, partition, \"offset\", "
-                    + "reason, raw, instance, quarantined_at) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING")) {
-                q.setString(1, namespace);
-                q.setString(2, topic);
-                q.setInt(3, partition);
-                q.setLong(4, offset);
-                q.setString(5, reason);
-                q.setString(6, raw);
-                q.setString(7, instance);
-                q.setString(8, Instant.now().toString());
-                q.executeUpdate();
-            }
+            update(c, "INSERT INTO quarantine (namespace, topic, partition, \"offset\", reason, raw, instance, quarantined_at) "
+                    + "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING", namespace, topic, partition, offset, reason, raw, instance, Instant.now().toString());
             return Result.QUARANTINED;
         });
     }

@@ -17,7 +17,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,12 +71,7 @@ class TransformConsumer {
             SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> { });
             c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
-                ConsumerRecords<String, String> records;
-                try {
-                    records = c.poll(Duration.ofMillis(200));
-                } catch (WakeupException e) {
-                    break;
-                }
+                ConsumerRecords<String, String> records = stop.poll(c);
                 for (ConsumerRecord<String, String> r : records) {
                     activity.touch();
                     Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));

@@ -7,6 +7,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.lab.BarrierKind;
+import io.replaylab.harness.lab.Experiment;
+import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,11 +139,7 @@ class LabTest {
 
     @Test
     void aSubjectThatIgnoresTheBootstrapItIsGivenIsNotWitnessedNeverRefusedByTheClient(LocalKafka kafka) throws Exception {
-        String direct = ForeignSubjectMain.template().replace("{bootstrap}", kafka.bootstrapServers()); // past the proxy, to the broker itself
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(direct))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = pastTheProxy(kafka, Experiments.rebalance());
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
@@ -150,11 +148,7 @@ class LabTest {
 
     @Test
     void aReplayThatNeverFetchedThroughTheProxyIsNotRunNotFailedBecauseTheRedeliveryCannotBeSeen(LocalKafka kafka) throws Exception {
-        String direct = ForeignSubjectMain.template().replace("{bootstrap}", kafka.bootstrapServers()); // past the proxy, to the broker itself
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(direct))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = pastTheProxy(kafka, Experiments.replay());
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("never fetched").contains("through the wire proxy it was given as {bootstrap}");
     }
@@ -180,8 +174,8 @@ class LabTest {
 
     @Test
     void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsNotRunNeverPass(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template("gives-up")))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier(BarrierKind.WIRE).build(), null);
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("gives-up")).experiments(Experiments.rebalance())
+                .barrier(BarrierKind.WIRE).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
@@ -193,8 +187,7 @@ class LabTest {
 
     @Test
     void anotherConsumerWithItsOwnSchemaRunsThroughSubjectCmdAndTargetQuery(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay(), Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template()))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay(), Experiments.rebalance()).build(), null);
 
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance");
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
@@ -206,8 +199,7 @@ class LabTest {
 
     @Test
     void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template("locked-map")))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
@@ -218,11 +210,23 @@ class LabTest {
 
     @Test
     void aJvmCommitTheDebuggerCannotReadIsNotRunWhenTheDebuggerWasAskedFor(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(ForeignSubjectMain.template("locked-map")))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrier(BarrierKind.DEBUGGER).build(), null);
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance())
+                .barrier(BarrierKind.DEBUGGER).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("the debugger could not read the offsets A commits (unreadable").contains("asked for");
+    }
+
+    /** The lab on the foreign subject, started by {@code command} with its own schema. */
+    private LabSettings.Builder foreign(LocalKafka kafka, String command) {
+        return on(kafka, dir).subject(Subject.command(command)).targetQuery(ForeignSubjectMain.TARGET_QUERY);
+    }
+
+    /** {@code experiment} alone, on a subject that ignores the bootstrap it is given and talks to the broker itself, past the wire proxy. */
+    private ExperimentEvidence pastTheProxy(LocalKafka kafka, Experiment experiment) throws Exception {
+        String direct = ForeignSubjectMain.template().replace("{bootstrap}", kafka.bootstrapServers());
+        Lab.LabResult r = Lab.run(foreign(kafka, direct).experiments(experiment).build(), null);
+        return experiment(r.evidence(), experiment.name());
     }
 }
