@@ -120,6 +120,7 @@ public final class ReplayLab implements Runnable {
             Map.entry("handoffTimeout", "--handoff-timeout"),
             Map.entry("barrierTimeout", "--barrier-timeout"),
             Map.entry("drainTimeout", "--drain-timeout"),
+            Map.entry("contentionWindow", "--contention-window"),
             Map.entry("target", "--target-jdbc-url"),
             Map.entry("targetQuery", "--target-query"),
             Map.entry("subject", "--subject-cmd"),

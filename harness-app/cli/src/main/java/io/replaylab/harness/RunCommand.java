@@ -175,6 +175,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain (default ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
+    @Option(names = "--contention-window", defaultValue = "3s", description = "schedules: how long a sequence cell (e.g. before-db-commit:"
+            + "hold-then-crash) keeps A held after B took its partition, so that B works against A's open transaction, before A's next "
+            + "fault (default ${DEFAULT-VALUE})")
+    Duration contentionWindow;
+
     @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "how many experiments, and how many cells of a "
             + "matrix, run at once, each in its own namespace and SQLite file (default ${DEFAULT-VALUE}; 1: one after another; durability always "
             + "runs alone)")
@@ -210,6 +215,7 @@ final class RunCommand implements Callable<Integer> {
                 () -> b.handoffTimeout(handoffTimeout),
                 () -> b.barrierTimeout(barrierTimeout),
                 () -> b.drainTimeout(drainTimeout),
+                () -> b.contentionWindow(contentionWindow),
                 () -> b.parallel(parallel));
         for (Runnable setting : given) {
             try {
@@ -374,14 +380,15 @@ final class RunCommand implements Callable<Integer> {
         x.events().stream().map(io.replaylab.evidence.Event::payload).filter(p -> p instanceof Payload.Matrix).map(p -> (Payload.Matrix) p)
                 .forEach(m -> {
                     int first = Math.max(m.rowHeading().length(), m.rows().stream().mapToInt(String::length).max().orElse(0)) + 2;
+                    String column = "%-" + Math.max(14, m.columns().stream().mapToInt(String::length).max().orElse(0) + 2) + "s";
                     out.println();
                     out.println("  " + x.name() + ": " + m.title());
                     StringBuilder head = new StringBuilder(String.format("    %-" + first + "s", m.rowHeading()));
-                    m.columns().forEach(c -> head.append(String.format("%-14s", c)));
+                    m.columns().forEach(c -> head.append(String.format(column, c)));
                     out.println(head.toString().stripTrailing());
                     for (String r : m.rows()) {
                         StringBuilder line = new StringBuilder(String.format("    %-" + first + "s", r));
-                        m.columns().forEach(c -> line.append(String.format("%-14s", m.cell(r, c).map(Payload.MatrixCell::status).orElse(""))));
+                        m.columns().forEach(c -> line.append(String.format(column, m.cell(r, c).map(Payload.MatrixCell::status).orElse(""))));
                         out.println(line.toString().stripTrailing());
                     }
                 });

@@ -5,9 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Json;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -186,6 +193,36 @@ class RunCommandTest {
             assertThat(err.toString().lines()).hasSize(2);
         }
         assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void theContentionWindowIsADurationFlagAndAnUnknownSequenceIsRefusedListingTheFaults() {
+        StringWriter err = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "schedules", "--contention-window",
+                "0s", "--cells", "before-db-commit:hold-then-crash,before-db-commit:hold-then-freeze", "--workdir", dir.toString()))
+                .isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(err.toString()).contains("error: --contention-window must be a positive duration, was PT0S")
+                .contains("unknown fault 'hold-then-freeze' in 'before-db-commit:hold-then-freeze': use hold, freeze, crash, hold-then-crash, "
+                        + "hold-then-late-release");
+        assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    @Test
+    void theConsoleMatrixWidensItsColumnsForASequencesName() {
+        Payload.Matrix m = new Payload.Matrix("Schedule: point × fault", "point", List.of("before-db-commit"),
+                List.of("hold", "hold-then-late-release", "crash"), List.of(
+                        new Payload.MatrixCell("before-db-commit", "hold", "PASS", null, null, null),
+                        new Payload.MatrixCell("before-db-commit", "hold-then-late-release", "FAIL", null, null, null),
+                        new Payload.MatrixCell("before-db-commit", "crash", "PASS", null, null, null)));
+        java.time.Instant now = java.time.Instant.now();
+        ExperimentEvidence x = new ExperimentEvidence("schedules", List.of(), now, now, Map.of(), List.of(new Event(1, now, 0, Source.here("harness"), m)),
+                List.of(), Outcome.notRun("a test"), List.of(), List.of(), List.of());
+        StringWriter out = new StringWriter();
+        RunCommand.printMatrices(new PrintWriter(out, true), x);
+
+        assertThat(out.toString().lines()).containsSubsequence(
+                "    point             hold                    hold-then-late-release  crash",
+                "    before-db-commit  PASS                    FAIL                    PASS");
     }
 
     @Test

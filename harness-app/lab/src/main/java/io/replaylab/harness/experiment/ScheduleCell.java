@@ -5,6 +5,7 @@ import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Platform;
 import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.Held;
 
@@ -15,11 +16,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 /**
- * One cell of the {@code schedules} experiment: a single fault at one point of the commit protocol,
- * on instance A processing a record, with B in the same group. Written {@code point:fault}, e.g.
- * {@code after-offset-commit:crash}.
+ * One cell of the {@code schedules} experiment: a fault at one point of the commit protocol, on
+ * instance A processing a record, with B in the same group. Written {@code point:fault}, e.g.
+ * {@code after-offset-commit:crash}; a fault may be a sequence of two, e.g.
+ * {@code before-db-commit:hold-then-crash}.
  */
 public record ScheduleCell(CommitPoint point, Fault fault) {
     /** What each fault's cell at a point shows, and what it catches, in {@link Fault} order. */
@@ -28,20 +32,55 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                     "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
                     "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
                     "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
-                            + "the effect is lost, a FAIL)"),
+                            + "the effect is lost, a FAIL)",
+                    "A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
+                            + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
+                            + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
+                            + "frees the lock before B waits)",
+                    "the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
+                            + "are lost; only with --cells: hold-then-crash catches the same and A's own record too)"),
             CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
                     "A's stale commit is refused after the handoff; B's redelivery is not applied again",
                     "the same with the whole process stopped",
-                    "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)"),
+                    "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)",
+                    "as crash, with B already at work for the contention window (only with --cells: A holds no DB lock here)",
+                    "as hold, A's stale commit coming after the contention window (only with --cells)"),
             CommitPoint.AFTER_OFFSET_COMMIT, List.of(
                     "the commit stood; A goes on with records B also gets: one effect each",
                     "the same with the whole process stopped",
                     "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
-                            + "the message and the hole)")));
+                            + "the message and the hole)",
+                    "as crash, with B already at work for the contention window (only with --cells)",
+                    "as hold, A resuming after the contention window (only with --cells)")));
+
+    /** What a correct consumer shows in each fault's cell at a point, in {@link Fault} order. */
+    private static final Map<CommitPoint, List<String>> EXPECTS = new EnumMap<>(Map.of(
+            CommitPoint.BEFORE_DB_COMMIT, List.of(
+                    "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
+                    "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
+                    "the open transaction is rolled back and the record is redelivered: one effect",
+                    "B waits for the lock A's open transaction holds, and neither skips a record nor commits past one: once A's transaction "
+                            + "is rolled back, every record has one effect",
+                    "B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect"),
+            CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
+                    "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
+                    "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
+                    "the effect is in the DB but the offset is not: the redelivery must not apply it again",
+                    "the effect is in the DB but the offset is not: the redelivery must not apply it again",
+                    "A's stale commit is refused; the redelivered record must not be applied again"),
+            CommitPoint.AFTER_OFFSET_COMMIT, List.of(
+                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect",
+                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect",
+                    "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer "
+                            + "loses it)",
+                    "the offset is stored: the record is not redelivered, so its effect must already be in the DB",
+                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")));
 
     /**
-     * What happens to A at the point. Each fault injects itself ({@link #inject}): a new fault is one
-     * new constant with its body, and one without a body does not compile.
+     * What happens to A at the point, and after its partition moved. Each fault injects itself
+     * ({@link #inject}) and says what it still does once B owns the partition ({@link #afterHandoff}):
+     * a new fault, or a new sequence of two, is one new constant with its body, and one without a
+     * body does not compile. A sequence's body composes the single faults.
      */
     public enum Fault {
         /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
@@ -50,6 +89,12 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
                         + pointName + " by " + at.heldBy() + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
+            }
+
+            @Override
+            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+                then.resume();
+                return Optional.empty();
             }
         },
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
@@ -60,8 +105,14 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             }
 
             @Override
-            java.util.Optional<String> unavailableOn(io.replaylab.evidence.process.Platform platform) {
-                return platform.canFreeze() ? java.util.Optional.empty() : java.util.Optional.of("not available on " + platform.describe()
+            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+                then.resume();
+                return Optional.empty();
+            }
+
+            @Override
+            Optional<String> unavailableOn(Platform platform) {
+                return platform.canFreeze() ? Optional.empty() : Optional.of("not available on " + platform.describe()
                         + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm every thread stopped");
             }
         },
@@ -73,39 +124,93 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             }
 
             @Override
+            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+                return Optional.empty(); // restarted beside B already
+            }
+
+            @Override
             boolean leavesARunning() {
                 return false;
+            }
+        },
+        /** Held until B owns the partition and has worked on A's records for the contention window, then killed and restarted. */
+        HOLD_THEN_CRASH("A's thread is held until B took the partition over and worked on the same records for the contention window, "
+                + "then A is killed (SIGKILL) and restarted as a new process with the same instance name", "held", true) {
+            @Override
+            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+                return HOLD.inject(at, arrival, e, pointName);
+            }
+
+            @Override
+            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+                then.contend();
+                return Optional.of(then.inject(CRASH));
+            }
+        },
+        /** Held until B owns the partition and has worked on A's records for the contention window, then released. */
+        HOLD_THEN_LATE_RELEASE("A's thread is held until B took the partition over and worked on the same records for the contention window, "
+                + "then released", "held", true) {
+            @Override
+            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+                return HOLD.inject(at, arrival, e, pointName);
+            }
+
+            @Override
+            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+                then.contend();
+                return Optional.of(then.resume());
             }
         };
 
         private final String description;
         private final String done;
+        private final boolean sequence;
 
         Fault(String description, String done) {
-            this.description = description;
-            this.done = done;
+            this(description, done, false);
         }
 
-        /** Hits A where it is held, records it, and returns the event that shows it. */
+        Fault(String description, String done, boolean sequence) {
+            this.description = description;
+            this.done = done;
+            this.sequence = sequence;
+        }
+
+        /** Whether this is a sequence of two faults (A stays held for the contention window between them). */
+        public boolean isSequence() {
+            return sequence;
+        }
+
+        /** Hits A where it is held (a sequence: its first fault), records it, and returns the event that shows it. */
         abstract Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName);
 
-        /** Whether A's process lives on after the fault (to be resumed); a crashed A is restarted instead. */
+        /**
+         * What the fault still does to A once its partition moved to another member: a single fault
+         * resumes A (or nothing, A having been restarted); a sequence makes its second step and returns
+         * the event that confirms it.
+         *
+         * @throws AfterHandoff.StepNotConfirmed the second step could not be made (A no longer held)
+         */
+        abstract Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException;
+
+        /** Whether A's process lives on after the fault at the point (held, to be resumed or hit again); a crashed A is restarted instead. */
         boolean leavesARunning() {
             return true;
         }
 
         /** Why this machine cannot inject it, or empty. */
-        java.util.Optional<String> unavailableOn(io.replaylab.evidence.process.Platform platform) {
-            return java.util.Optional.empty();
+        Optional<String> unavailableOn(Platform platform) {
+            return Optional.empty();
         }
 
-        /** What became of A, as a message says it: "held", "frozen", "killed". */
+        /** What became of A at the point, as a message says it: "held", "frozen", "killed". */
         String done() {
             return done;
         }
 
+        /** The fault's name on the command line, e.g. {@code crash}, {@code hold-then-crash}. */
         public String id() {
-            return name().toLowerCase(Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         public String description() {
@@ -118,18 +223,34 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         Objects.requireNonNull(fault, "fault");
     }
 
-    /** Every cell, points × faults, in the matrix's order. */
+    /** The sequences in the default matrix: where they catch what the single faults at the point do not. */
+    private static final Set<ScheduleCell> DEFAULT_SEQUENCES = Set.of(new ScheduleCell(CommitPoint.BEFORE_DB_COMMIT, Fault.HOLD_THEN_CRASH));
+
+    /**
+     * The default matrix, in its order: every single fault at every point, and the sequences that
+     * catch what those do not ({@code before-db-commit:hold-then-crash}); the others run only when
+     * named ({@link #every()}).
+     */
     public static List<ScheduleCell> all() {
-        List<ScheduleCell> all = new ArrayList<>();
-        for (CommitPoint p : CommitPoint.values()) {
-            for (Fault f : Fault.values()) {
-                all.add(new ScheduleCell(p, f));
-            }
-        }
-        return List.copyOf(all);
+        return every().stream().filter(c -> !c.fault().isSequence() || DEFAULT_SEQUENCES.contains(c)).toList();
     }
 
-    /** {@code point:fault}, e.g. {@code before-offset-commit:hold}; a clear error naming what was wrong and what is valid. */
+    /** Every cell that can be named, points × faults, in the matrix's order. */
+    public static List<ScheduleCell> every() {
+        List<ScheduleCell> every = new ArrayList<>();
+        for (CommitPoint p : CommitPoint.values()) {
+            for (Fault f : Fault.values()) {
+                every.add(new ScheduleCell(p, f));
+            }
+        }
+        return List.copyOf(every);
+    }
+
+
+    /**
+     * {@code point:fault}, e.g. {@code before-offset-commit:hold} or {@code before-db-commit:hold-then-crash};
+     * a clear error naming what was wrong and what is valid.
+     */
     public static ScheduleCell parse(String text) {
         String[] parts = text == null ? new String[0] : text.trim().split(":", -1);
         if (parts.length != 2) {
@@ -152,22 +273,14 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         return SHOWS.get(point).get(fault.ordinal());
     }
 
-    /** The docs' table of every cell, as Markdown rows: {@code | point × fault | what it shows |}. */
+    /** The docs' table of every cell that can be named, as Markdown rows: {@code | point × fault | what it shows |}. */
     public static List<String> table() {
-        return all().stream().map(c -> "| " + c.point().id() + " × " + c.fault().id() + " | " + c.shows() + " |").toList();
+        return every().stream().map(c -> "| " + c.point().id() + " × " + c.fault().id() + " | " + c.shows() + " |").toList();
     }
 
     /** What the cell does and what a correct consumer shows, in one line. */
     public String meaning() {
-        String expect = switch (point) {
-            case BEFORE_DB_COMMIT -> fault == Fault.CRASH ? "the open transaction is rolled back and the record is redelivered: one effect"
-                    : "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
-            case BEFORE_OFFSET_COMMIT -> fault == Fault.CRASH ? "the effect is in the DB but the offset is not: the redelivery must not apply it again"
-                    : "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
-            case AFTER_OFFSET_COMMIT -> fault == Fault.CRASH
-                    ? "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer loses it)"
-                    : "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
-        };
+        String expect = EXPECTS.get(point).get(fault.ordinal());
         return "at " + point.id() + " (" + point.description() + "), " + fault.description() + "; " + expect;
     }
 

@@ -30,21 +30,25 @@ import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.BarrierKind;
+import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 
 /**
  * Experiment {@code schedules}: every single fault (hold, freeze, crash) at every point of the
- * commit protocol (before the DB commit, before the offset commit, after it), one cell after
+ * commit protocol (before the DB commit, before the offset commit, after it), and the sequences of
+ * two that catch what those do not ({@code before-db-commit:hold-then-crash}), one cell after
  * another, each on a fresh child namespace and recorded as an experiment of its own; the matrix
  * and the worst cell are this experiment's outcome. A cell PASSes when its fault was confirmed at
- * its point, the group recovered and drained, and every effect is in the target exactly once.
+ * its point (a sequence: each of its steps, in order), the group recovered and drained, and every
+ * effect is in the target exactly once.
  */
 final class SchedulesExperiment {
     static final String NAME = "schedules";
@@ -60,8 +64,9 @@ final class SchedulesExperiment {
                 ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
-        e.limitation("One fault per cell, at the first record A processes at that point; a fault between other instructions, or two faults "
-                + "at once, is not shown.");
+        e.limitation("One fault per cell, or one sequence of two (the second after the contention window, "
+                + ctx.settings().timeouts().contentionWindow() + "), at the first record A processes at that point; a fault between other "
+                + "instructions, or two faults at once, is not shown.");
         ctx.step(selected.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
         List<LabContext.Part> parts = selected.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
                 LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell, choice))).toList();
@@ -71,14 +76,17 @@ final class SchedulesExperiment {
             outcomes.put(selected.get(i), done.get(i));
         }
         List<Payload.MatrixCell> cells = new ArrayList<>();
-        for (ScheduleCell cell : ScheduleCell.all()) {
+        for (ScheduleCell cell : ScheduleCell.every()) {
             Outcome o = outcomes.get(cell);
-            cells.add(o == null ? new Payload.MatrixCell(cell.point().id(), cell.fault().id(), "NOT_SELECTED", null, cell.meaning(),
-                    "not among the cells asked for")
-                    : new Payload.MatrixCell(cell.point().id(), cell.fault().id(), o.status().name(), partName(cell), cell.meaning(), o.reason()));
+            if (o != null) {
+                cells.add(new Payload.MatrixCell(cell.point().id(), cell.fault().id(), o.status().name(), partName(cell), cell.meaning(), o.reason()));
+            } else if (ScheduleCell.all().contains(cell)) { // a cell of the default matrix says it was left out; one named only on demand is absent
+                cells.add(new Payload.MatrixCell(cell.point().id(), cell.fault().id(), "NOT_SELECTED", null, cell.meaning(), "not among the cells asked for"));
+            }
         }
+        List<String> columns = Arrays.stream(Fault.values()).map(Fault::id).filter(f -> cells.stream().anyMatch(c -> c.column().equals(f))).toList();
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
-                Arrays.stream(CommitPoint.values()).map(CommitPoint::id).toList(), Arrays.stream(Fault.values()).map(Fault::id).toList(), cells));
+                Arrays.stream(CommitPoint.values()).map(CommitPoint::id).toList(), columns, cells));
         Map<String, Outcome> byName = new LinkedHashMap<>();
         outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
         return Verdicts.worstCell(e, byName, "every cell's fault was confirmed at its point");
@@ -108,7 +116,9 @@ final class SchedulesExperiment {
         }
         Experiments.produce(ctx, e, ns);
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
+        // a sequence keeps A held for the contention window too: the barrier's safety release must not come first
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain())
+                .plus(cell.fault().isSequence() ? ctx.settings().timeouts().contentionWindow() : Duration.ZERO));
         Held at;
         try {
             at = plan.arm(ctx, e, cell.point().id(), ctx.subjects().consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
@@ -138,14 +148,13 @@ final class SchedulesExperiment {
             if (cell.fault().leavesARunning()) {
                 live.add(a);
             }
-            ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
+            ctx.step("A " + cell.fault().done() + " at " + cell.point().id() + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer(cell.id() + "-B", topic, group, inbox));
             at.running().add(b);
             live.add(b);
+            Steps then = new Steps(ctx, e, cell, at, arrival, b, group, ctx.subjects().consumer(aName, topic, group, inbox), watched);
             if (!cell.fault().leavesARunning()) {
-                LabContext.Instance again = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox)); // the same instance name, a new process
-                at.running().add(again);
-                live.add(again);
+                live.add(then.restartA()); // the same instance name, a new process
             }
             Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().timeouts().handoff());
             if (handoff == null) {
@@ -154,12 +163,11 @@ final class SchedulesExperiment {
                         + (cell.point() == CommitPoint.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
             }
-            if (cell.fault().leavesARunning()) {
-                at.thaw();
-                at.barrier().release();
-                Optional<CallOutcome> seen = at.barrier().awaitOutcome(Duration.ofSeconds(10));
-                e.record(Source.here("harness"), new Payload.Note("A resumed at " + cell.point().id() + "; its call "
-                        + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
+            Optional<Event> second;
+            try {
+                second = cell.fault().afterHandoff(then);
+            } catch (AfterHandoff.StepNotConfirmed x) {
+                return e.finish(Outcome.notRun(x.getMessage()));
             }
             at.untrace();
 
@@ -172,8 +180,97 @@ final class SchedulesExperiment {
             Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(Source.here("harness"), c.toPayload());
             c.toChecks().forEach(e::check);
-            return e.finish(Outcome.judge(e.confirmFault(cell.fault().id() + " at " + cell.point().id() + " (event " + fault.seq()
-                    + "), then " + watched + " moved to another member", handoff), e.checks()));
+            String firstStep = cell.fault().id() + " at " + cell.point().id() + (cell.fault().isSequence() ? ": " + cell.fault().done() : "")
+                    + " (event " + fault.seq() + "), then " + watched + " moved to another member";
+            return e.finish(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")" + then.trail(), last))
+                    .orElseGet(() -> e.confirmFault(firstStep, handoff)), e.checks()));
+        }
+    }
+
+    /** The steps a fault makes after the handoff, on one cell's A and B; what a sequence's later steps did, for its confirmation. */
+    private static final class Steps implements AfterHandoff {
+        private final LabContext ctx;
+        private final ExperimentRecorder e;
+        private final ScheduleCell cell;
+        private final Held at;
+        private final Arrival arrival;
+        private final LabContext.Instance b;
+        private final String group;
+        private final InstanceSpec aAgain;
+        private final PartitionRef watched;
+        private final StringBuilder trail = new StringBuilder();
+
+        Steps(LabContext ctx, ExperimentRecorder e, ScheduleCell cell, Held at, Arrival arrival, LabContext.Instance b, String group, InstanceSpec aAgain,
+                PartitionRef watched) {
+            this.ctx = ctx;
+            this.e = e;
+            this.cell = cell;
+            this.at = at;
+            this.arrival = arrival;
+            this.b = b;
+            this.group = group;
+            this.aAgain = aAgain;
+            this.watched = watched;
+        }
+
+        @Override
+        public Event contend() throws InterruptedException {
+            Duration window = ctx.settings().timeouts().contentionWindow();
+            LabContext.Instance a = at.instance();
+            ctx.step("A stays held at " + cell.point().id() + " for the contention window (" + window + ") while B works on its records");
+            long before = LabKafka.committed(ctx.kafka().ops().describe(group), watched.topic(), watched.partition());
+            long end = System.nanoTime() + window.toNanos();
+            while (System.nanoTime() < end && a.process().isAlive()) {
+                ctx.subjects().checkpoint(b); // B must work on through the window: one that exits ends the cell NOT_RUN, saying why
+                Thread.sleep(Math.max(1, Math.min(200, (end - System.nanoTime()) / 1_000_000)));
+            }
+            Optional<String> notHeld = AfterHandoff.notHeld(cell, window, a.pid(), a.process().isAlive(), a.process().exitCode(), at.barrier().state());
+            if (notHeld.isPresent()) {
+                throw new StepNotConfirmed(notHeld.get());
+            }
+            long after = LabKafka.committed(ctx.kafka().ops().describe(group), watched.topic(), watched.partition());
+            Event held = e.record(Source.here("harness"), new Payload.Note(a.name() + " (pid " + a.pid() + ") still held at " + cell.point().id()
+                    + " after the contention window (" + window + ") with " + watched + " on B: the group's committed offset of " + watched
+                    + " went from " + offset(before) + " to " + offset(after) + " meanwhile"));
+            trail.append(", then A held for the contention window ").append(window).append(" (event ").append(held.seq()).append(")");
+            return held;
+        }
+
+        @Override
+        public Event resume() throws InterruptedException {
+            at.thaw();
+            at.barrier().release();
+            Optional<CallOutcome> seen = at.barrier().awaitOutcome(Duration.ofSeconds(10));
+            Event resumed = e.record(Source.here("harness"), new Payload.Note("A resumed at " + cell.point().id() + "; its call "
+                    + seen.map(o -> o.verdict() + (o.message() == null ? "" : ": " + o.message())).orElse("had no outcome within 10 s")));
+            trail.append(", then released (event ").append(resumed.seq()).append(")");
+            return resumed;
+        }
+
+        @Override
+        public Event inject(Fault single) {
+            Event hit = single.inject(at, arrival, e, cell.point().id());
+            if (!single.leavesARunning()) {
+                restartA();
+            }
+            trail.append(", then ").append(single.id()).append(" (event ").append(hit.seq()).append(")");
+            return hit;
+        }
+
+        /** A crashed A comes back as a new process with the same instance name, as a crash's restart does. */
+        LabContext.Instance restartA() {
+            LabContext.Instance again = ctx.subjects().start(e, aAgain);
+            at.running().add(again);
+            return again;
+        }
+
+        /** What the later steps did, in order, each with its event: the end of a sequence's confirmation. */
+        String trail() {
+            return trail.toString();
+        }
+
+        private static String offset(long committed) {
+            return committed == PartitionOffsets.NONE ? "none" : Long.toString(committed);
         }
     }
 

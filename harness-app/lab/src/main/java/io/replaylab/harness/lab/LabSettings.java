@@ -66,7 +66,8 @@ public final class LabSettings {
         this.transformSubject = Optional.ofNullable(b.transformSubject);
         this.broker = b.broker();
         this.target = b.target();
-        this.timeouts = new Timeouts(b.handoffTimeout, b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs);
+        this.timeouts = new Timeouts(b.handoffTimeout, b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs,
+                b.contentionWindow);
         this.barrier = new BarrierSettings(b.barrierChoice(), b.holdMode, b.dbCommitPoint);
         this.allowRemote = b.allowRemote;
         this.workDir = b.workDir;
@@ -176,6 +177,7 @@ public final class LabSettings {
         private Duration handoffTimeout = Duration.ofMinutes(2);
         private Duration barrierTimeout = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofMinutes(3);
+        private Duration contentionWindow = Timeouts.DEFAULT_CONTENTION_WINDOW;
         private int maxPollIntervalMs = 5000;
         private int sessionTimeoutMs = 6000;
         private BarrierKind barrier;
@@ -290,6 +292,12 @@ public final class LabSettings {
 
         public Builder drainTimeout(Duration d) {
             this.drainTimeout = Timeouts.positive(d, "drainTimeout");
+            return this;
+        }
+
+        /** How long a sequence cell keeps A held after B took over, before A's next fault ({@link Timeouts#contentionWindow()}). */
+        public Builder contentionWindow(Duration d) {
+            this.contentionWindow = Timeouts.positive(d, "contentionWindow");
             return this;
         }
 

@@ -12,9 +12,16 @@ import java.time.Duration;
  * @param stopGrace how long a subject may take to leave after SIGTERM, before SIGKILL (a stopped run gives 3 s whatever this says)
  * @param maxPollIntervalMs {@code {max.poll.interval.ms}} for the subject: a thread hold hands the partition over after it
  * @param sessionTimeoutMs  {@code {session.timeout.ms}} for the subject (classic protocol): a frozen process is dropped after it
+ * @param contentionWindow how long a sequence cell of {@code schedules} keeps A held after B took its partition over, so that B
+ *                         works on A's records against A's open transaction (a busy error it would swallow), before A's next fault
  */
-public record Timeouts(Duration handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs) {
+public record Timeouts(Duration handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs,
+        Duration contentionWindow) {
+    /** A few seconds: several of a short busy timeout, and well inside a poll interval, so a correct B only waits. */
+    public static final Duration DEFAULT_CONTENTION_WINDOW = Duration.ofSeconds(3);
+
     public Timeouts {
+        positive(contentionWindow, "contentionWindow");
         positive(handoff, "handoffTimeout");
         positive(barrier, "barrierTimeout");
         positive(drain, "drainTimeout");

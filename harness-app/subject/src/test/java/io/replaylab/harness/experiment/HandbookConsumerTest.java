@@ -9,6 +9,7 @@ import java.util.List;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
@@ -17,6 +18,7 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.PythonConsumer;
 import io.replaylab.oracle.SourceMapping;
 import org.junit.jupiter.api.Test;
@@ -97,6 +99,42 @@ class HandbookConsumerTest {
         assertThat(x.outcome().reason()).contains("handled 0 of 60 records again").contains("delivered again from the reset offsets on the wire");
 
         assertThat(x.outcome().reason()).as("the committed offsets alone said redelivered").contains("60 offsets committed again");
+    }
+
+    @Test
+    void itsTwinThatSwallowsABusyWriteFailsHoldThenCrashAtTheDbCommitNamingTheLostPayment(LocalKafka kafka) throws Exception {
+        Gdb.require(); // the DB point of a program that is not a JVM is held by gdb
+        Subject swallower = consumer("1").env("SWALLOW_BUSY", "1").env("BUSY_TIMEOUT", "0.5");
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold-then-crash"))))
+                .subject(swallower).source(theirProducer()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().confirmation().description()).as("each step confirmed, in order").matches("hold-then-crash at before-db-commit: held "
+                + "\\(event \\d+\\), then \\S+ moved to another member \\(event \\d+\\), then A held for the contention window PT3S \\(event "
+                + "\\d+\\), then crash \\(event \\d+\\)");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.FAIL);
+            assertThat(c.actual()).as("the lost payments named by id").matches("\\d+ missing: rl-[0-9a-f]+\\.schedules\\.before-db-commit\\."
+                    + "hold-then-crash-\\d+ .*");
+        });
+        assertThat(Files.readString(r.runDir().resolve("logs/before-db-commit.hold-then-crash-B.out"))).as("B skipped a busy write")
+                .contains("db busy, skipping");
+    }
+
+    @Test
+    void theCorrectConsumerPassesHoldThenCrashAtTheDbCommitItsWriteWaitingForTheLock(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold-then-crash"))))
+                .subject(consumer("1")).source(theirProducer()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events()).extracting(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s
+                && s.instance().equals("before-db-commit.hold-then-crash-A") && s.how().equals("SIGKILL (crash)"));
+        assertThat(x.events()).extracting(e -> e.payload().summary()).anyMatch(t -> t.contains("still held at before-db-commit after the contention "
+                + "window (PT3S)"));
     }
 
     @Test
