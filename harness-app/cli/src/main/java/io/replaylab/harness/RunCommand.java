@@ -74,7 +74,7 @@ final class RunCommand implements Callable<Integer> {
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
-            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash), default all nine; wire-faults: faults as "
+            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash, and the sequences hold-then-crash, hold-then-late-release), default the nine single faults and before-db-commit:hold-then-crash; wire-faults: faults as "
             + "api:effect[@n|@every] (e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5), default the eight of README")
     List<String> cells;
 
