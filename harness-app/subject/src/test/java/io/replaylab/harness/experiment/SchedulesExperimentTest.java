@@ -63,11 +63,11 @@ class SchedulesExperimentTest {
 
         RunEvidence ev = r.evidence();
         assertThat(ev.outcome().status()).as(ev.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(ev.experiments()).hasSize(10);
+        assertThat(ev.experiments()).hasSize(1 + ScheduleCell.all().size());
         Payload.Matrix m = matrix(ev);
         assertThat(m.rows()).containsExactly("before-db-commit", "before-offset-commit", "after-offset-commit");
-        assertThat(m.columns()).containsExactly("hold", "freeze", "crash");
-        assertThat(m.cells()).hasSize(9).allSatisfy(c -> {
+        assertThat(m.columns()).containsExactly("hold", "freeze", "crash", "hold-then-crash");
+        assertThat(m.cells()).hasSize(10).allSatisfy(c -> {
             assertThat(c.status()).as(c.row() + " × " + c.column() + ": " + c.reason()).isEqualTo("PASS");
             ExperimentEvidence part = experiment(ev, c.experiment());
             assertThat(part.outcome().confirmation()).isNotNull();
@@ -75,6 +75,9 @@ class SchedulesExperimentTest {
             assertThat(part.checks()).extracting(Check::name).contains("no missing effect", "no second effect",
                     "no committed offset beyond a missing effect");
         });
+        assertThat(experiment(ev, "schedules.before-db-commit.hold-then-crash").outcome().confirmation().description())
+                .as("the sequence's steps, in order").contains(": held (event ").contains("then A held for the contention window PT3S (event ")
+                .endsWith("then crash (event " + experiment(ev, "schedules.before-db-commit.hold-then-crash").outcome().confirmation().eventSeq() + ")");
         ExperimentEvidence frozen = experiment(ev, "schedules.before-offset-commit.freeze");
         assertThat(payloads(frozen)).anyMatch(p -> p.summary().contains("frozen with SIGSTOP") && p.summary().contains("state T"));
         ExperimentEvidence crashed = experiment(ev, "schedules.after-offset-commit.crash");
@@ -233,13 +236,13 @@ class SchedulesExperimentTest {
     }
 
     @Test
-    void aCPythonConsumerPassesAllNineCellsWithItsDbCommitHeldByTheNativeBarrierAndItsOffsetCommitOnTheWire(LocalKafka kafka) throws Exception {
+    void aCPythonConsumerPassesEveryDefaultCellWithItsDbCommitHeldByTheNativeBarrierAndItsOffsetCommitOnTheWire(LocalKafka kafka) throws Exception {
         Gdb.require();
         // three at a time: Python consumers are light (the reference subject's JVMs are not, see above)
         Lab.LabResult r = Lab.run(schedules(kafka).parallel(3).subject(Subject.command(PythonConsumer.template(dir, false)))
                 .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
 
-        assertThat(matrix(r.evidence()).cells()).hasSize(9).allSatisfy(c -> assertThat(c.status()).as(c.row() + ":" + c.column() + " " + c.reason())
+        assertThat(matrix(r.evidence()).cells()).hasSize(10).allSatisfy(c -> assertThat(c.status()).as(c.row() + ":" + c.column() + " " + c.reason())
                 .isEqualTo("PASS"));
         for (String fault : List.of("hold", "freeze", "crash")) {
             ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
