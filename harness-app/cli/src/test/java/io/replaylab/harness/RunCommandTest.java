@@ -50,11 +50,10 @@ class RunCommandTest {
         assertThat(rc).as(out + "\n" + err).isZero();
         assertThat(out.toString()).contains("""
                   schedules: Schedule: point × fault
-                    point                 hold          freeze        crash
-                    before-db-commit      NOT_SELECTED  NOT_SELECTED  NOT_SELECTED
-                    before-offset-commit  NOT_SELECTED  NOT_SELECTED  PASS
-                    after-offset-commit   NOT_SELECTED  NOT_SELECTED  NOT_SELECTED
-                """).contains("  schedules.before-offset-commit.crash PASS ");
+                    point                 hold             freeze           crash            hold-then-crash
+                    before-db-commit      NOT_SELECTED     NOT_SELECTED     NOT_SELECTED     NOT_SELECTED
+                    before-offset-commit  NOT_SELECTED     NOT_SELECTED     PASS""").contains("""
+                    after-offset-commit   NOT_SELECTED     NOT_SELECTED     NOT_SELECTED""").contains("  schedules.before-offset-commit.crash PASS ");
     }
 
     @Test
@@ -78,7 +77,7 @@ class RunCommandTest {
         StringWriter err = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("use one of all, replay, rebalance").contains("Try 'replay-lab run --help'")
+        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("use one of default, thorough, all, replay, rebalance").contains("Try 'replay-lab run --help'")
                 .doesNotContain("Usage:");
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);

@@ -47,8 +47,7 @@ final class CommitAheadExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        Experiments.onTheRunsBroker(ctx, e, ns);
         e.limitation("Commits are checked on the wire as they are sent; a commit covers the offsets from where the partition's previous "
                 + "commit stood. A commit a fault answers in the broker's place is not checked.");
         Optional<WireProxy> proxy = ctx.kafka().proxy();

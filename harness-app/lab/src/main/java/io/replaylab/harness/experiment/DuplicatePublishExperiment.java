@@ -57,8 +57,7 @@ final class DuplicatePublishExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        Experiments.onTheRunsBroker(ctx, e, ns);
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);

@@ -119,6 +119,12 @@ public final class Experiments {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();
     }
 
+    /** The environment of an experiment on the run's one broker and target, and that limitation. */
+    static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
+        environment(ctx, e, ns);
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+    }
+
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         e.environment("replay-lab", Versions.replayLab())
                 .environment("java", Versions.java())

@@ -57,11 +57,10 @@ final class RebalanceExperiment {
     static final String[] REQUIREMENTS = {"R7", "R8", "R9", "R10", "R11", "R12", "R13", "R14", "R15"};
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Experiments.onTheRunsBroker(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrier().choice();
         BarrierPlan plan = BarrierPlan.of(choice, CommitPoint.BEFORE_OFFSET_COMMIT);
         e.environment("barrier", plan.display());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
         // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy

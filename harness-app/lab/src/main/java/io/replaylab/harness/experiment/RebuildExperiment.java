@@ -26,8 +26,7 @@ final class RebuildExperiment {
     static final String[] REQUIREMENTS = {"R16", "R12", "R14", "R15"};
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        Experiments.onTheRunsBroker(ctx, e, ns);
         String topic = ns.topic();
         Source harness = Source.here("harness");
         String g1 = ns.inbox(1);

@@ -40,8 +40,7 @@ final class ReplayExperiment {
     static final String[] REQUIREMENTS = {"R1", "R2", "R3", "R4", "R5", "R6", "R11", "R12", "R13", "R14", "R15"};
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        Experiments.onTheRunsBroker(ctx, e, ns);
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);

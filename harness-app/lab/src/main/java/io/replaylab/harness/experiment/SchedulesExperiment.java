@@ -58,12 +58,11 @@ final class SchedulesExperiment {
     }
 
     static Outcome run(List<ScheduleCell> selected, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
-        Experiments.environment(ctx, e, ns);
+        Experiments.onTheRunsBroker(ctx, e, ns);
         BarrierKind.Choice choice = ctx.settings().barrier().choice();
         e.environment("barrier", choice.display() + (choice.kind() == BarrierKind.WIRE
                 ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("One fault per cell, or one sequence of two (the second after the contention window, "
                 + ctx.settings().timeouts().contentionWindow() + "), at the first record A processes at that point; a fault between other "
                 + "instructions, or two faults at once, is not shown.");
@@ -98,12 +97,11 @@ final class SchedulesExperiment {
 
     /** One cell: A reaches the point, the fault hits it there, B takes over (and A restarts after a crash), drain, oracle. */
     static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell, BarrierKind.Choice choice) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Experiments.onTheRunsBroker(ctx, e, ns);
         BarrierPlan plan = BarrierPlan.of(choice, cell.point());
         e.environment("barrier", plan.display());
         e.environment("point", cell.point().id() + ": " + cell.point().description());
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("This cell: " + cell.meaning() + ".");
         String topic = ns.topic();
         String group = ns.group();

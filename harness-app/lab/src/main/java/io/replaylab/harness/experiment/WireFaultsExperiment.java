@@ -42,10 +42,9 @@ final class WireFaultsExperiment {
     }
 
     static Outcome run(List<WireFaultCell> asked, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
-        Experiments.environment(ctx, e, ns);
+        Experiments.onTheRunsBroker(ctx, e, ns);
         List<WireFaultCell> cells = asked != null ? asked : WireFaultCell.defaults(ctx.settings().broker().groupProtocol());
         e.environment("cells", cells.stream().map(WireFaultCell::toString).collect(Collectors.joining(", ")));
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("One fault per cell, aimed at A's requests by the proxy; the broker itself never fails. A client's retry of the same request "
                 + "counts as a new request for @N.");
         if (ctx.kafka().proxy().isEmpty()) {
@@ -77,10 +76,9 @@ final class WireFaultsExperiment {
 
     /** One cell: the fault armed at A's requests, A drains (after a first drain and a restart for a rewind), the oracle judges. */
     static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, WireFaultCell cell) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Experiments.onTheRunsBroker(ctx, e, ns);
         WireFault fault = cell.fault();
         e.environment("fault", fault.spec() + ": " + fault.meaning());
-        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         WireProxy proxy = ctx.kafka().proxy().orElseThrow();
         String topic = ns.topic();
         String group = ns.group();

@@ -31,9 +31,7 @@ class CommitAheadExperimentTest {
     Path dir;
 
     private Subject handbook() {
-        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
-                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}");
+        return Handbook.consumer(dir);
     }
 
     private LabSettings.Builder settings(LocalKafka kafka, int records) {
@@ -44,8 +42,7 @@ class CommitAheadExperimentTest {
     /** The handbook consumer's settings: its shape written by the lab's producer, its ledger read by its query. */
     private LabSettings.Builder handbookSettings(LocalKafka kafka, int records) {
         return settings(kafka, records).targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY)
-                .source(RecordSource.shaped("{id}", "{\"paymentId\":\"{id}\",\"amountCents\":{amount},\"currency\":\"EUR\"}")
-                        .mapping(SourceMapping.of("key", "json:/amountCents", 0)));
+                .source(Handbook.shaped());
     }
 
     private ExperimentEvidence run(LabSettings.Builder b) throws Exception {

@@ -40,16 +40,12 @@ class DuplicatePublishExperimentTest {
     Path dir;
 
     private Subject handbook() {
-        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
-                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}");
+        return Handbook.consumer(dir);
     }
 
     /** The handbook's own producer, in its own shape: identity in the key, amount at /amountCents. */
     private LabSettings.Builder handbookLab(LocalKafka kafka, Subject consumer) {
-        RecordSource theirs = RecordSource.producer(Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}"))
-                .mapping(SourceMapping.of("key", "json:/amountCents", 0));
+        RecordSource theirs = Handbook.producer(dir);
         return on(kafka, dir.resolve("runs")).targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY).experiments(Experiments.duplicatePublish())
                 .subject(consumer).source(theirs);
     }

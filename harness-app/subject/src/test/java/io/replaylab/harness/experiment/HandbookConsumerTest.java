@@ -38,15 +38,11 @@ class HandbookConsumerTest {
     Path dir;
 
     private Subject consumer(String dedupe) {
-        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_consumer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("KAFKA_GROUP", "{group}").env("CLIENT_ID", "{instance}")
-                .env("DB_PATH", "{db}").env("LEDGER_NS", "{namespace}").env("DEDUPE", dedupe);
+        return Handbook.consumer(dir).env("DEDUPE", dedupe);
     }
 
     private RecordSource theirProducer() {
-        return RecordSource.producer(Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}"))
-                .mapping(SHAPE);
+        return Handbook.producer(dir);
     }
 
     private LabSettings.Builder settings(LocalKafka kafka) {
@@ -81,7 +77,7 @@ class HandbookConsumerTest {
 
     @Test
     void theLabsOwnProducerWritesTheUsersShapeAndTheConsumerPasses(LocalKafka kafka) throws Exception {
-        RecordSource shaped = RecordSource.shaped("{id}", "{\"paymentId\":\"{id}\",\"amountCents\":{amount},\"currency\":\"EUR\"}").mapping(SHAPE);
+        RecordSource shaped = Handbook.shaped();
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1")).source(shaped).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
