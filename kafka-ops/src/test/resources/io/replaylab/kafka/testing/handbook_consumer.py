@@ -11,6 +11,8 @@ per defect class of the lab's catalogue (README, "What catches what"):
 - AUTO_COMMIT ("1"): librdkafka's defaults, enable.auto.commit and enable.auto.offset.store: the offset
   is stored when poll returns and committed by a timer (AUTO_COMMIT_INTERVAL_MS, default 5000) whatever
   the handler did: a commit can run ahead of the database.
+- COMMIT_FIRST ("1"): the offset is committed before the record's transaction: a crash between the
+  two loses the effect.
 - INBOX_KEY ("position"): the inbox is keyed by partition and offset, not by the payment id: a message
   published twice (a producer's retry) is applied twice.
 - BUSY_TIMEOUT (seconds, default 10) with SWALLOW_BUSY ("1"): a write still busy after the timeout is
@@ -40,6 +42,7 @@ def main():
     auto_commit = env.get("AUTO_COMMIT") == "1"
     by_position = env.get("INBOX_KEY", "id") == "position"
     swallow_busy = env.get("SWALLOW_BUSY") == "1"
+    commit_first = env.get("COMMIT_FIRST") == "1"
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
 
@@ -88,6 +91,8 @@ def main():
                 print(f"skipping {msg.topic()}-{msg.partition()}@{msg.offset()}: {e}", flush=True)
                 commit(consumer, msg, auto_commit)
                 continue
+            if commit_first:
+                commit(consumer, msg, auto_commit)
             inbox = ("payment_inbox_by_position", (ns, msg.partition(), msg.offset())) if by_position else ("payment_inbox", (ns, payment_id))
             try:
                 new = apply(db, ns, dedupe, inbox, payment_id, cents, payment.get("currency"), swallow_busy)
@@ -96,7 +101,8 @@ def main():
                 commit(consumer, msg, auto_commit)
                 continue
             print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment_id} new={new}", flush=True)
-            commit(consumer, msg, auto_commit)
+            if not commit_first:
+                commit(consumer, msg, auto_commit)
     finally:
         consumer.close()
         db.close()

@@ -47,7 +47,8 @@ final class CommitAheadExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.onTheRunsBroker(ctx, e, ns);
+        Experiments.environment(ctx, e, ns); // not onTheRunsBroker: its own check lists the commits ahead, and kills at one
+        e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
         e.limitation("Commits are checked on the wire as they are sent; a commit covers the offsets from where the partition's previous "
                 + "commit stood. A commit a fault answers in the broker's place is not checked.");
         Optional<WireProxy> proxy = ctx.kafka().proxy();
@@ -67,26 +68,26 @@ final class CommitAheadExperiment {
         e.record(Source.here("harness"), new Payload.Note("the source set goes to " + topic + " unchanged in two steps: " + first
                 + " record(s) now, the other " + (all.size() - first) + " once A is held at its DB commit (or, with no DB hold, at once)"));
 
-        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(ctx.kafka().source(topic)).index(), () -> ctx.target().inbox(inbox));
+        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(ctx.kafka().source(topic)).index(), () -> ctx.target().inbox(inbox),
+                () -> ctx.subjects().started());
         String aName = NAME + "-A";
         InstanceSpec spec = ctx.subjects().consumer(aName, topic, group, inbox);
         List<LabContext.Instance> running = new ArrayList<>();
         Held[] held = {null};
-        check.crashAtFirstAhead(aName, a -> held[0] != null && held[0].instance() == a ? held[0].crash() : ctx.subjects().crash(e, a));
         try (WireProxy.Checking ignored = proxy.get().checkCommits(group, check)) {
             LabContext.Instance a = holdAtDbCommit(ctx, e, spec, group, check, held);
             if (a == null) {
                 a = ctx.subjects().start(e, spec);
-                check.watch(a);
             }
             running.add(a);
+            // armed once A is up (and held, when it can be): a commit ahead while A starts is listed, not killed at
+            check.crashAtFirstAhead(aName, x -> held[0] != null && held[0].instance() == x ? held[0].crash() : ctx.subjects().crash(e, x));
             ctx.kafka().publishRaw(topic, all.subList(first, all.size()));
             if (held[0] != null) {
                 watchWhileHeld(ctx, e, held[0], check);
             }
             if (check.killedAt().isPresent()) {
                 LabContext.Instance again = ctx.subjects().start(e, spec); // the same name, a new process
-                check.watch(again);
                 running.add(again);
             }
             OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, running.get(running.size() - 1));
@@ -121,7 +122,6 @@ final class CommitAheadExperiment {
             try {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
                         BarrierOptions.ofDefaults().holdTimeout(WINDOW.plus(ctx.settings().timeouts().handoff())));
-                check.watch(held[0].instance());
                 return held[0].instance();
             } catch (PointNotReached | PointUnreachable x) {
                 unavailable = Optional.of(x.getMessage());

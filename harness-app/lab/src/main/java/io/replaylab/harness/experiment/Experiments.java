@@ -119,10 +119,17 @@ public final class Experiments {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();
     }
 
-    /** The environment of an experiment on the run's one broker and target, and that limitation. */
+    /**
+     * The environment of an experiment on the run's one broker and target, and that limitation; with the wire proxy, every
+     * OffsetCommit of its group is checked against the target as it is sent, and one ahead of the database is listed in its
+     * evidence (never killed here: only commit-ahead proves a loss).
+     */
     static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         environment(ctx, e, ns);
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), new FrontierCheck(e, ns.topic(),
+                TopicOracle.of(ctx.kafka().source(ns.topic())).index(), () -> ctx.target().inbox(ns.inbox(1)),
+                () -> ctx.subjects().started()))));
     }
 
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {

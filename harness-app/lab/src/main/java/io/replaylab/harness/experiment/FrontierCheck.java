@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 import io.replaylab.barrier.CommitOffset;
@@ -33,6 +32,8 @@ final class FrontierCheck implements CommitCheck {
     /** How many checked commits that covered a record a PASS needs. */
     static final int ENOUGH_COMMITS = 3;
     private static final int SHOWN = 5;
+    /** Commits ahead listed in the evidence one by one; the rest are counted (a commit-first consumer is ahead at every commit). */
+    static final int LISTED = 10;
 
     /** A commit that covered records without an effect, and those records (still without one after a kill, when it killed). */
     record Ahead(String instance, int partition, long offset, List<SourceIndex.Entry> uncovered, Event event) {
@@ -42,7 +43,8 @@ final class FrontierCheck implements CommitCheck {
     private final String topic;
     private final SourceIndex index;
     private final java.util.function.Supplier<Target> target;
-    private final List<LabContext.Instance> instances = new CopyOnWriteArrayList<>();
+    /** The experiment's instances, the newest first: whom a commit can be attributed to. */
+    private final java.util.function.Supplier<List<LabContext.Instance>> instances;
     private final Map<Integer, Long> checkedTo = new HashMap<>();
     private final List<Ahead> ahead = new ArrayList<>();
     private final List<String> unchecked = new ArrayList<>();
@@ -54,16 +56,13 @@ final class FrontierCheck implements CommitCheck {
     private Ahead killedAt;
     private Event killEvent;
 
-    FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, java.util.function.Supplier<Target> target) {
+    FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, java.util.function.Supplier<Target> target,
+            java.util.function.Supplier<List<LabContext.Instance>> instances) {
         this.e = e;
+        this.instances = instances;
         this.topic = topic;
         this.index = index;
         this.target = target;
-    }
-
-    /** An instance whose commits are attributed to it (by client id, or by the socket its process holds). */
-    void watch(LabContext.Instance i) {
-        instances.add(0, i); // the newest first: a restarted instance has its name's live process
     }
 
     /** Kills {@code instance} at its first commit ahead of the database, with {@code how} (which records the kill). */
@@ -125,10 +124,15 @@ final class FrontierCheck implements CommitCheck {
         String text = "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
                 + " at " + o.offset() + ", covering " + without.size() + " record(s) with no effect in the target yet: " + shown(without);
         log.info("{}", text);
-        Event ev = e.record(Source.here("harness"), new Payload.Note(text));
+        if (e.finished()) {
+            return; // a commit after the experiment's end (a passive listing): the log has it, the evidence is closed
+        }
+        boolean kills = killedAt == null && crash != null && who.isPresent() && who.get().name().equals(crashInstance);
+        Event ev = ahead.size() < LISTED || kills ? e.record(Source.here("harness"), new Payload.Note(text
+                + (ahead.size() == LISTED - 1 ? " (further commits ahead are counted, not listed)" : ""))) : null;
         Ahead a = new Ahead(name, o.partition(), o.offset(), without, ev);
         ahead.add(a);
-        if (killedAt == null && crash != null && who.isPresent() && who.get().name().equals(crashInstance)) {
+        if (kills) {
             killEvent = crash.apply(who.get());
             List<SourceIndex.Entry> still;
             try {
@@ -145,12 +149,13 @@ final class FrontierCheck implements CommitCheck {
     }
 
     private Optional<LabContext.Instance> attribute(Pending c) {
-        for (LabContext.Instance i : instances) {
+        List<LabContext.Instance> known = instances.get();
+        for (LabContext.Instance i : known) {
             if (i.name().equals(c.clientId()) && i.process().isAlive()) {
                 return Optional.of(i);
             }
         }
-        for (LabContext.Instance i : instances) {
+        for (LabContext.Instance i : known) {
             if (i.process().isAlive() && i.process().ownsTcpPort(c.clientPort())) {
                 return Optional.of(i);
             }

@@ -44,6 +44,7 @@ public final class LabContext {
     private final LabKafka kafka;
     private final LabTarget target;
     private final LabSubjects subjects;
+    private final List<AutoCloseable> atEnd = new ArrayList<>();
     private volatile String lastStep = "the start";
 
     private LabContext(LabRun run, String name) {
@@ -212,7 +213,26 @@ public final class LabContext {
     }
 
     /** Its processes stopped (again: idempotent), its Admin client and its own target file's pool closed. */
+    /** A resource the experiment holds for the whole of its run (a commit check, a watch): closed when it ends, its processes stopped first. */
+    public void closeAtEnd(AutoCloseable resource) {
+        synchronized (atEnd) {
+            atEnd.add(0, java.util.Objects.requireNonNull(resource, "resource")); // the last opened closes first
+        }
+    }
+
     private void close() {
+        List<AutoCloseable> open;
+        synchronized (atEnd) {
+            open = new ArrayList<>(atEnd);
+            atEnd.clear();
+        }
+        for (AutoCloseable c : open) {
+            try {
+                c.close();
+            } catch (Exception ex) {
+                log.warn("experiment {}: closing {} failed: {}", name, c, ex.toString());
+            }
+        }
         try {
             ops.close();
         } finally {

@@ -191,6 +191,15 @@ public final class LabSubjects {
                 ? i.process().exitCode().getAsInt() : null, "SIGKILL (crash)"));
     }
 
+    /** The instances this experiment started so far (a restarted one again, under its name), the newest first. */
+    public List<LabContext.Instance> started() {
+        synchronized (started) {
+            List<LabContext.Instance> out = new ArrayList<>(started);
+            java.util.Collections.reverse(out);
+            return out;
+        }
+    }
+
     /** Every process this experiment started, stopped by pid (R17): SIGTERM to all at once, SIGKILL to what is left after the grace period. */
     void stopStarted() {
         List<ChildProcess> mine;

@@ -63,6 +63,29 @@ class CommitAheadExperimentTest {
     }
 
     @Test
+    void aConsumerThatCommitsBeforeItsTransactionIsKilledAtSuchACommitAndFails(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(handbook().env("COMMIT_FIRST", "1")));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).contains("missing");
+        assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("killed at that commit"));
+    }
+
+    @Test
+    void everyExperimentOnTheRunsBrokerListsCommitsAheadOfTheDatabaseWithoutJudgingThem(LocalKafka kafka) throws Exception {
+        ExperimentEvidence ahead = experiment(Lab.run(handbookSettings(kafka, 20).experiments(Experiments.replay())
+                .subject(handbook().env("COMMIT_FIRST", "1")).build(), null).evidence(), "replay");
+        ExperimentEvidence correct = experiment(Lab.run(handbookSettings(kafka, 20).experiments(Experiments.replay())
+                .subject(handbook()).build(), null).evidence(), "replay");
+
+        assertThat(ahead.events().stream().map(ev -> ev.payload().toString())).filteredOn(p -> p.contains("commit ahead of the database: replay-"))
+                .hasSizeBetween(1, FrontierCheck.LISTED);
+        assertThat(ahead.outcome().status()).as("listed, not judged: replay's own verdict").isEqualTo(Status.PASS);
+        assertThat(correct.outcome().status()).isEqualTo(Status.PASS);
+        assertThat(correct.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"));
+    }
+
+    @Test
     void theHandbookConsumerThatCommitsAfterItsTransactionPassesWithEveryCommitChecked(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(handbook()));
 

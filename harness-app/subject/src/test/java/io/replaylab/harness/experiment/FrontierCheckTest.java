@@ -62,7 +62,7 @@ class FrontierCheckTest {
         boolean[] killed = {false};
         try (Target target = Target.open(new TargetSpec("jdbc:sqlite:" + db, null,
                 "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"))) {
-            FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> target);
+            FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> target, List::of);
             check.crashAtFirstAhead("commit-ahead-A", i -> {
                 killed[0] = true;
                 return null;
