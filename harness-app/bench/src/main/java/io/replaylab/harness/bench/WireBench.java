@@ -71,6 +71,13 @@ final class WireBench implements BenchCase {
             + "the same number of rounds.")
     boolean armed;
 
+    @Option(names = "--live-check", description = "Also what the live frontier check adds to each offset commit: sequential commitSync "
+            + "through the proxy with the check armed on the group and without, A B B A, --runs rounds.")
+    boolean liveCheck;
+
+    @Option(names = "--commits", defaultValue = "500", description = "With --live-check: commits per path and run (default ${DEFAULT-VALUE}).")
+    int commits;
+
     /**
      * What one path cost over drain-and-produce runs: time in ns, busy CPU of the whole machine in 10 ms ticks, and, through a
      * proxy, that proxy's own CPU time and the requests it forwarded.
@@ -209,6 +216,9 @@ final class WireBench implements BenchCase {
                 + " proxy median %d us, p99 %d us; added median %d us, p99 %d us%n", requests, directMedian, directP99, proxyMedian, proxyP99,
                 proxyMedian - directMedian, proxyP99 - directP99);
         out.printf("proxy: %d connections, %d requests forwarded%n", proxy.connectionCount(), proxy.requestCount());
+        if (liveCheck) {
+            LiveCheckCost.measure(out, direct, proxy, ns, commits, runs);
+        }
         return ReplayLab.OK;
     }
 

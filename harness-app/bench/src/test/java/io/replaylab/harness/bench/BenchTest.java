@@ -77,6 +77,15 @@ class BenchTest {
                 // the fault changes sides (the warm-up round before the first turn of the orders has it on the first proxy)
                 .contains("(fault on the first proxy)").contains("(fault on the second proxy)");
         assertThat(topics(kafka)).isEqualTo(before);
+
+        StringWriter checkedOut = new StringWriter();
+        assertThat(Bench.run(new PrintWriter(checkedOut), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
+                "--records", "200", "--runs", "1", "--repeat", "2", "--requests", "10", "--live-check", "--commits", "20")).as(checkedOut + "\n" + err)
+                .isZero();
+        assertThat(checkedOut.toString()).containsPattern("round 1 +per commit: plain [0-9]+ us, with the live check [0-9]+ us")
+                .containsPattern("live check, 20 sequential commitSync through the proxy per path and run, 1 rounds: median per commit plain [0-9]+ us, "
+                        + "checked [0-9]+ us = [0-9.]+x");
+        assertThat(topics(kafka)).isEqualTo(before);
     }
 
     @Test

@@ -120,6 +120,17 @@ public final class Experiments {
     }
 
     /**
+     * The live frontier check as a {@link io.replaylab.barrier.wire.CommitCheck} for a proxy of one's own (the one every
+     * experiment on the run's broker arms, passively): each OffsetCommit's newly covered records of {@code topic}, looked up in
+     * {@code index}, asked of {@code target}; one ahead of the database is a note in {@code e}. Commits cannot be attributed to
+     * an instance here: nobody is killed.
+     */
+    public static io.replaylab.barrier.wire.CommitCheck liveCheck(ExperimentRecorder e, String topic, io.replaylab.oracle.SourceIndex index,
+            java.util.function.Supplier<io.replaylab.oracle.Target> target) {
+        return new FrontierCheck(e, topic, index, target, List::of);
+    }
+
+    /**
      * The environment of an experiment on the run's one broker and target, and that limitation; with the wire proxy, every
      * OffsetCommit of its group is checked against the target as it is sent, and one ahead of the database is listed in its
      * evidence (never killed here: only commit-ahead proves a loss).
