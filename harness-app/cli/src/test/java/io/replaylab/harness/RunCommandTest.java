@@ -48,12 +48,11 @@ class RunCommandTest {
                 "--records", "20", "--workdir", dir.toString());
 
         assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).contains("""
-                  schedules: Schedule: point × fault
-                    point                 hold             freeze           crash            hold-then-crash
-                    before-db-commit      NOT_SELECTED     NOT_SELECTED     NOT_SELECTED     NOT_SELECTED
-                    before-offset-commit  NOT_SELECTED     NOT_SELECTED     PASS""").contains("""
-                    after-offset-commit   NOT_SELECTED     NOT_SELECTED     NOT_SELECTED""").contains("  schedules.before-offset-commit.crash PASS ");
+        assertThat(out.toString()).contains("  schedules: Schedule: point × fault\n"
+                + "    point                 hold             freeze           crash            hold-then-crash\n"
+                + "    before-db-commit      NOT_SELECTED     NOT_SELECTED     NOT_SELECTED     NOT_SELECTED\n"
+                + "    before-offset-commit  NOT_SELECTED     NOT_SELECTED     PASS").contains(
+                "    after-offset-commit   NOT_SELECTED     NOT_SELECTED     NOT_SELECTED").contains("  schedules.before-offset-commit.crash PASS ");
     }
 
     @Test

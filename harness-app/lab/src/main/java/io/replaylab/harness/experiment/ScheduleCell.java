@@ -38,20 +38,20 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                             + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
                             + "frees the lock before B waits)",
                     "the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
-                            + "are lost; only with --cells: hold-then-crash catches the same and A's own record too)"),
+                            + "are lost; only when named: hold-then-crash catches the same and A's own record too)"),
             CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
                     "A's stale commit is refused after the handoff; B's redelivery is not applied again",
                     "the same with the whole process stopped",
                     "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)",
-                    "as crash, with B already at work for the contention window (only with --cells: A holds no DB lock here)",
-                    "as hold, A's stale commit coming after the contention window (only with --cells)"),
+                    "as crash, with B already at work for the contention window (only when named: A holds no DB lock here)",
+                    "as hold, A's stale commit coming after the contention window (only when named)"),
             CommitPoint.AFTER_OFFSET_COMMIT, List.of(
                     "the commit stood; A goes on with records B also gets: one effect each",
                     "the same with the whole process stopped",
                     "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
                             + "the message and the hole)",
-                    "as crash, with B already at work for the contention window (only with --cells)",
-                    "as hold, A resuming after the contention window (only with --cells)")));
+                    "as crash, with B already at work for the contention window (only when named)",
+                    "as hold, A resuming after the contention window (only when named)")));
 
     /** What a correct consumer shows in each fault's cell at a point, in {@link Fault} order. */
     private static final Map<CommitPoint, List<String>> EXPECTS = new EnumMap<>(Map.of(

@@ -146,7 +146,7 @@ final class SchedulesExperiment {
             if (cell.fault().leavesARunning()) {
                 live.add(a);
             }
-            ctx.step("A " + cell.fault().done() + " at " + cell.point().id() + "; starting B");
+            ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer(cell.id() + "-B", topic, group, inbox));
             at.running().add(b);
             live.add(b);

@@ -59,7 +59,7 @@ class ScheduleCellTest {
     void aSequenceOutsideTheDefaultMatrixIsNamedOnDemandAndSaysSo() {
         ScheduleCell late = ScheduleCell.parse("before-offset-commit:hold-then-late-release");
         assertThat(ScheduleCell.all()).doesNotContain(late);
-        assertThat(late.shows()).contains("only with --cells");
+        assertThat(late.shows()).contains("only when named");
         assertThat(late.meaning()).contains("then released").contains("stale commit is refused");
     }
 
