@@ -10,9 +10,6 @@ import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
-import io.replaylab.harness.lab.RecordSource;
-import io.replaylab.harness.lab.Subject;
-import io.replaylab.oracle.SourceMapping;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -29,10 +26,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CommitAheadExperimentTest {
     @TempDir
     Path dir;
-
-    private Subject handbook() {
-        return Handbook.consumer(dir);
-    }
 
     private LabSettings.Builder settings(LocalKafka kafka, int records) {
         return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(records)
@@ -52,7 +45,7 @@ class CommitAheadExperimentTest {
     @Test
     void anAutoCommittingConsumerIsKilledAtItsTimersCommitAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(handbookSettings(kafka, 40)
-                .subject(handbook().env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000")));
+                .subject(Handbook.consumer(dir).env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -64,7 +57,7 @@ class CommitAheadExperimentTest {
 
     @Test
     void aConsumerThatCommitsBeforeItsTransactionIsKilledAtSuchACommitAndFails(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(handbook().env("COMMIT_FIRST", "1")));
+        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(Handbook.consumer(dir).env("COMMIT_FIRST", "1")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().reason()).contains("missing");
@@ -74,9 +67,9 @@ class CommitAheadExperimentTest {
     @Test
     void everyExperimentOnTheRunsBrokerListsCommitsAheadOfTheDatabaseWithoutJudgingThem(LocalKafka kafka) throws Exception {
         ExperimentEvidence ahead = experiment(Lab.run(handbookSettings(kafka, 20).experiments(Experiments.replay())
-                .subject(handbook().env("COMMIT_FIRST", "1")).build(), null).evidence(), "replay");
+                .subject(Handbook.consumer(dir).env("COMMIT_FIRST", "1")).build(), null).evidence(), "replay");
         ExperimentEvidence correct = experiment(Lab.run(handbookSettings(kafka, 20).experiments(Experiments.replay())
-                .subject(handbook()).build(), null).evidence(), "replay");
+                .subject(Handbook.consumer(dir)).build(), null).evidence(), "replay");
 
         assertThat(ahead.events().stream().map(ev -> ev.payload().toString())).filteredOn(p -> p.contains("commit ahead of the database: replay-"))
                 .hasSizeBetween(1, FrontierCheck.LISTED);
@@ -87,7 +80,7 @@ class CommitAheadExperimentTest {
 
     @Test
     void theHandbookConsumerThatCommitsAfterItsTransactionPassesWithEveryCommitChecked(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(handbook()));
+        ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(Handbook.consumer(dir)));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
@@ -104,7 +97,7 @@ class CommitAheadExperimentTest {
 
     @Test
     void aTargetOutsideWalModeIsNotReadWhileTheSubjectWritesAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 20).subject(handbook().env("JOURNAL_MODE", "DELETE")));
+        ExperimentEvidence x = run(handbookSettings(kafka, 20).subject(Handbook.consumer(dir).env("JOURNAL_MODE", "DELETE")));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("journal mode 'delete', not WAL").contains("can block the subject's writes");
@@ -112,7 +105,7 @@ class CommitAheadExperimentTest {
 
     @Test
     void tooFewCommitsToJudgeAreNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 2).subject(handbook()));
+        ExperimentEvidence x = run(handbookSettings(kafka, 2).subject(Handbook.consumer(dir)));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("commit(s) covering a record were checked (3 needed)");

@@ -22,7 +22,6 @@ import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PythonConsumer;
-import io.replaylab.oracle.SourceMapping;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,10 +37,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 class DuplicatePublishExperimentTest {
     @TempDir
     Path dir;
-
-    private Subject handbook() {
-        return Handbook.consumer(dir);
-    }
 
     /** The handbook's own producer, in its own shape: identity in the key, amount at /amountCents. */
     private LabSettings.Builder handbookLab(LocalKafka kafka, Subject consumer) {
@@ -63,7 +58,7 @@ class DuplicatePublishExperimentTest {
 
     @Test
     void aHandbookConsumerWhoseInboxIsKeyedByPositionFailsNamingTheReSentIdsItAppliedTwice(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(handbookLab(kafka, handbook().env("INBOX_KEY", "position")).build(), null);
+        Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir).env("INBOX_KEY", "position")).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
@@ -81,7 +76,7 @@ class DuplicatePublishExperimentTest {
 
     @Test
     void theSameConsumerWithItsInboxKeyedByPaymentIdPasses(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(handbookLab(kafka, handbook()).build(), null);
+        Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 @LocalKafkaTest
 class HandbookConsumerTest {
     /** The handbook's shape: identity in the key, amount at /amountCents, in cents. */
-    private static final SourceMapping SHAPE = SourceMapping.of("key", "json:/amountCents", 0);
+    private static final SourceMapping SHAPE = Handbook.SHAPE;
 
     @TempDir
     Path dir;
