@@ -110,7 +110,7 @@ final class CommitAheadExperiment {
         Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(Source.here("harness"), c.toPayload());
         c.toChecks().forEach(e::check);
-        return e.finish(verdict(e, check, summary));
+        return e.finish(Verdicts.naming(verdict(e, check, summary), c));
     }
 
     /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */

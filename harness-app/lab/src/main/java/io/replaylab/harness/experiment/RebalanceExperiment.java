@@ -214,7 +214,7 @@ final class RebalanceExperiment {
             Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
-            return e.finish(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()));
+            return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()), c));
         }
     }
 

@@ -75,6 +75,6 @@ final class RebuildExperiment {
         TargetSnapshot g1After = ctx.target().snapshot(g1, "rebuild-g1-after");
         Check untouched = g1Before.equalityCheck(g1After);
         e.check(new Check("generation 1 untouched", "R16", untouched.expected(), untouched.actual(), untouched.status()));
-        return e.finish(Outcome.judge(e.confirmFault("an old inbox already held every id", marker), e.checks()));
+        return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("an old inbox already held every id", marker), e.checks()), c));
     }
 }

@@ -162,7 +162,7 @@ final class ReplayExperiment {
         Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(harness, c.toPayload());
         c.toChecks().forEach(e::check);
-        return e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", delivered), e.checks()));
+        return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("every record delivered again after the reset", delivered), e.checks()), c));
     }
 
 }

@@ -180,8 +180,8 @@ final class SchedulesExperiment {
             c.toChecks().forEach(e::check);
             String firstStep = cell.fault().id() + " at " + cell.point().id() + (cell.fault().isSequence() ? ": " + cell.fault().done() : "")
                     + " (event " + fault.seq() + "), then " + watched + " moved to another member";
-            return e.finish(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")" + then.trail(), last))
-                    .orElseGet(() -> e.confirmFault(firstStep, handoff)), e.checks()));
+            return e.finish(Verdicts.naming(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")"
+                    + then.trail(), last)).orElseGet(() -> e.confirmFault(firstStep, handoff)), e.checks()), c));
         }
     }
 

@@ -230,6 +230,29 @@ final class Verdicts {
                 + (duplicated.count() > duplicated.examples().size() ? ", …" : ""), judged.failKind(), judged.confirmation());
     }
 
+    /**
+     * A FAIL of the oracle's checks, its reason naming the effect on the messages: the ids whose effect is lost and those with a
+     * second one (the first few of each, as the oracle's findings hold them). Any other outcome as it is.
+     */
+    static Outcome naming(Outcome judged, io.replaylab.oracle.Comparison c) {
+        if (judged.status() != Status.FAIL || judged.failKind() != io.replaylab.evidence.FailKind.CHECK_FAILED) {
+            return judged;
+        }
+        List<String> effects = new java.util.ArrayList<>();
+        if (c.missing().count() > 0) {
+            effects.add("effect lost of " + listed(c.missing()));
+        }
+        if (c.duplicated().count() > 0) {
+            effects.add("a second effect of " + listed(c.duplicated()));
+        }
+        return effects.isEmpty() ? judged
+                : new Outcome(Status.FAIL, judged.reason() + ": " + String.join("; ", effects), judged.failKind(), judged.confirmation());
+    }
+
+    private static String listed(io.replaylab.oracle.Finding f) {
+        return f.count() + " message id(s): " + String.join(", ", f.examples()) + (f.count() > f.examples().size() ? ", …" : "");
+    }
+
     /** R16: the new generation holds an effect of every record, none missing (an empty one rebuilt nothing). */
     static Check rebuilt(long records, String generation, long targetEffects, long missing) {
         return Check.of("generation 2 rebuilt every effect", "R16", records + " effects in " + generation,

@@ -172,8 +172,8 @@ final class WireFaultsExperiment {
             Comparison c = ctx.target().compare(topic, inbox, group);
             e.record(harness, c.toPayload());
             c.toChecks().forEach(e::check);
-            return e.finish(Outcome.judge(e.confirmFault(fault.spec() + " fired on the wire (" + f.done() + "); after it A " + did, firedEvent),
-                    e.checks()));
+            return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault(fault.spec() + " fired on the wire (" + f.done() + "); after it A " + did,
+                    firedEvent), e.checks()), c));
         } finally {
             armed.disarm();
         }

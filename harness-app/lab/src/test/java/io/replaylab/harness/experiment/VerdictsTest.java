@@ -239,4 +239,24 @@ class VerdictsTest {
                 new io.replaylab.evidence.Payload.Note("n"))), List.of(Check.pass("no second effect", "R12", "0 duplicated", "0 duplicated"))));
         assertThat(Verdicts.doubled(pass, none, 15)).isSameAs(pass);
     }
+
+    @Test
+    void aFailOfTheOraclesChecksNamesTheLostAndDoubledIdsAndNothingElseIsTouched() {
+        io.replaylab.oracle.Finding none = new io.replaylab.oracle.Finding("x", 0, List.of());
+        io.replaylab.oracle.Comparison c = new io.replaylab.oracle.Comparison(Status.FAIL, "", null, "ns", 10, 9,
+                new io.replaylab.oracle.Finding("missing", 7, List.of("p-1", "p-2", "p-3", "p-4", "p-5")),
+                new io.replaylab.oracle.Finding("duplicated", 1, List.of("p-9")), none, none, none, none, null);
+        Outcome failed = Outcome.checkFailed("check failed: no missing effect (R12)");
+
+        assertThat(Verdicts.naming(failed, c).reason()).isEqualTo("check failed: no missing effect (R12): effect lost of 7 message id(s): "
+                + "p-1, p-2, p-3, p-4, p-5, …; a second effect of 1 message id(s): p-9");
+        assertThat(Verdicts.naming(failed, c).failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        Outcome notObserved = Outcome.faultNotObserved("no handoff");
+        assertThat(Verdicts.naming(notObserved, c)).isSameAs(notObserved);
+        Outcome notRun = Outcome.notRun("no broker");
+        assertThat(Verdicts.naming(notRun, c)).isSameAs(notRun);
+        io.replaylab.oracle.Comparison clean = new io.replaylab.oracle.Comparison(Status.PASS, "", null, "ns", 10, 10,
+                none, none, none, none, none, none, null);
+        assertThat(Verdicts.naming(failed, clean)).as("a FAIL of some other check names no ids").isSameAs(failed);
+    }
 }

@@ -49,7 +49,7 @@ class CommitAheadExperimentTest {
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).contains("missing");
+        assertThat(x.outcome().reason()).contains("no missing effect").contains("effect lost of");
         assertThat(x.events().stream().map(ev -> ev.payload().toString()))
                 .anyMatch(p -> p.contains("commit ahead of the database: commit-ahead-A"))
                 .anyMatch(p -> p.contains("killed at that commit") && p.contains("still have no effect"));
@@ -60,7 +60,7 @@ class CommitAheadExperimentTest {
         ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(Handbook.consumer(dir).env("COMMIT_FIRST", "1")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).contains("missing");
+        assertThat(x.outcome().reason()).contains("no missing effect").contains("effect lost of");
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("killed at that commit"));
     }
 

@@ -107,6 +107,8 @@ class HandbookConsumerTest {
         ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).as("the reason names the lost payments").containsPattern("effect lost of \\d+ message id\\(s\\): "
+                + "rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.hold-then-crash-\\d+");
         assertThat(x.outcome().confirmation().description()).as("each step confirmed, in order").matches("hold-then-crash at before-db-commit: held "
                 + "\\(event \\d+\\), then \\S+ moved to another member \\(event \\d+\\), then A held for the contention window PT3S \\(event "
                 + "\\d+\\), then crash \\(event \\d+\\)");
