@@ -42,6 +42,9 @@ public final class BarrierEvidence implements BarrierListener {
 
     @Override
     public void onTransition(BarrierTransition t) {
+        if (recorder.finished()) {
+            return; // released or expired as the experiment is closed after its outcome: its evidence is complete without it
+        }
         String thread = t.arrival() == null ? "" : t.arrival().thread();
         Payload p = switch (t.to()) {
             case ARMED -> new BarrierEvent.BarrierArmed(t.point(), mode, "");
@@ -60,6 +63,9 @@ public final class BarrierEvidence implements BarrierListener {
 
     @Override
     public void onOutcome(CallOutcome o) {
+        if (recorder.finished()) {
+            return;
+        }
         Map<String, Long> offsets = new TreeMap<>();
         if (lastArrival != null) {
             lastArrival.offsets().forEach(c -> offsets.put(c.partitionName(), c.offset()));

@@ -64,4 +64,19 @@ class BarrierEvidenceTest {
             assertThat(expired.waitedMillis()).isBetween(300L, 10_000L);
         }
     }
+
+    @Test
+    void aReleaseAfterTheExperimentHasItsOutcomeIsNotRecordedAndDoesNotFail() throws Exception {
+        try (RunRecorder run = RunRecorder.start(dir, "r")) {
+            ExperimentRecorder e = run.experiment("schedules.before-offset-commit.crash", "R8");
+            Barrier b = Barrier.arm("offset-commit", BarrierEvidence.into(e, "consumer-A", 42, "thread"), BarrierOptions.ofDefaults());
+            e.finish(io.replaylab.evidence.Outcome.notRun("done before the barrier was let go"));
+            int recorded = e.events().size();
+
+            b.expire(); // as Held.close() lets go of a barrier a crashed A never reached again
+
+            assertThat(b.state()).isEqualTo(BarrierState.EXPIRED);
+            assertThat(e.events()).hasSize(recorded);
+        }
+    }
 }
