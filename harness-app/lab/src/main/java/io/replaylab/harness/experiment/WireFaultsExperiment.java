@@ -117,6 +117,11 @@ final class WireFaultsExperiment {
                 }
             });
             ctx.step("A starts; " + aimed.meaning());
+            // what A fetches from: a consumer that commits only a batch's end never commits below the rewound offsets, but it fetches there
+            io.replaylab.barrier.wire.FetchWatch fetches = cell.afterARestart() ? proxy.witness().watchFetches(topic) : null;
+            if (fetches != null) {
+                ctx.closeAtEnd(fetches);
+            }
             LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
             Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
                 ctx.subjects().checkpoint(a);
@@ -141,7 +146,7 @@ final class WireFaultsExperiment {
                     OffsetSnapshot drainedBefore = beforeRewind;
                     wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().drain()).until(() -> {
                         ctx.subjects().checkpoint(a);
-                        return wentBack(proxy, group, topic, first, drainedBefore);
+                        return wentBack(proxy, group, topic, first, drainedBefore).or(() -> fetchedBelow(fetches, topic, drainedBefore));
                     }, Optional::isPresent);
                 }
                 drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "after the fault", a);
@@ -162,7 +167,7 @@ final class WireFaultsExperiment {
             if (cell.afterARestart()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
                 if (wentBack.isEmpty()) {
                     return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits within "
-                            + ctx.settings().timeouts().drain() + " after it is below the offsets stored before"));
+                            + ctx.settings().timeouts().drain() + " after it is below the offsets stored before, and it fetched from none below them"));
                 }
                 e.record(harness, new Payload.Note("A went back on the wire: " + wentBack.get()));
                 Optional<Map<String, Long>> handled = ctx.subjects().processingCounts(aName);
@@ -188,6 +193,13 @@ final class WireFaultsExperiment {
                 .flatMap(c -> c.offsets().stream())
                 .filter(o -> o.offset() < LabKafka.committed(before, topic, o.partition()))
                 .findFirst().map(o -> o.partitionName() + "=" + o.offset() + " committed after " + LabKafka.committed(before, topic, o.partition())
+                        + " was stored");
+    }
+
+    /** A partition A fetched from below the offset stored before the rewind: it went back (whatever it commits: a batch's end only, say). */
+    private static Optional<String> fetchedBelow(io.replaylab.barrier.wire.FetchWatch fetches, String topic, OffsetSnapshot before) {
+        return fetches.lowestOffsets().entrySet().stream().filter(x -> x.getValue() < LabKafka.committed(before, topic, x.getKey())).findFirst()
+                .map(x -> topic + "-" + x.getKey() + " fetched from " + x.getValue() + " after " + LabKafka.committed(before, topic, x.getKey())
                         + " was stored");
     }
 

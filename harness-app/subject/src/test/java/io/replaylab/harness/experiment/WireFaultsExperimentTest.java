@@ -22,6 +22,7 @@ import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,7 +127,19 @@ class WireFaultsExperimentTest {
         ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).startsWith("the rewind fired (answered the committed offsets lower: ")
-                .endsWith("but A did not go back: none of its commits within PT15S after it is below the offsets stored before");
+                .endsWith("but A did not go back: none of its commits within PT15S after it is below the offsets stored before, and it fetched "
+                        + "from none below them");
+    }
+
+    @Test
+    void aCorrectBatchedConsumerThatCommitsOnlyEachBatchsEndGoesBackUnderTheRewindAndPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-fetch:rewind=5@every").records(60).targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY)
+                .source(Handbook.shaped()).subject(Handbook.consumer(dir).env("BATCH", "10")).build(), null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5@every");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("A went back on the wire: ")
+                && p.contains("fetched from"));
     }
 
     @Test
