@@ -73,6 +73,15 @@ public final class ExperimentRecorder {
     }
 
     /**
+     * As {@link #record}, unless the experiment has finished (in one step: a finish on another thread
+     * cannot come between): what a listener on another thread uses for what may come after the outcome,
+     * e.g. a barrier let go as the experiment closes.
+     */
+    public synchronized Optional<Event> recordIfOpen(Source source, Payload payload) {
+        return outcome != null ? Optional.empty() : Optional.of(record(source, payload));
+    }
+
+    /**
      * Appends an event observed after the fact (e.g. read from a process's own log), stamped with
      * the wall-clock time it happened; the monotonic time stays the time of recording.
      */

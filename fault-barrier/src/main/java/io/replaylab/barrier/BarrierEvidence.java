@@ -42,9 +42,6 @@ public final class BarrierEvidence implements BarrierListener {
 
     @Override
     public void onTransition(BarrierTransition t) {
-        if (recorder.finished()) {
-            return; // released or expired as the experiment is closed after its outcome: its evidence is complete without it
-        }
         String thread = t.arrival() == null ? "" : t.arrival().thread();
         Payload p = switch (t.to()) {
             case ARMED -> new BarrierEvent.BarrierArmed(t.point(), mode, "");
@@ -54,18 +51,17 @@ public final class BarrierEvidence implements BarrierListener {
         };
         Source src = t.to() == BarrierState.ARMED || t.to() == BarrierState.EXPIRED ? Source.here("harness")
                 : Source.of(instance, pid.getAsLong(), thread);
-        Event e = recorder.record(src, p);
-        if (t.to() == BarrierState.HELD) {
-            lastReached = e;
-            lastArrival = t.arrival();
-        }
+        // a barrier let go as its experiment closes, after the outcome: the evidence is complete without it
+        recorder.recordIfOpen(src, p).ifPresent(e -> {
+            if (t.to() == BarrierState.HELD) {
+                lastReached = e;
+                lastArrival = t.arrival();
+            }
+        });
     }
 
     @Override
     public void onOutcome(CallOutcome o) {
-        if (recorder.finished()) {
-            return;
-        }
         Map<String, Long> offsets = new TreeMap<>();
         if (lastArrival != null) {
             lastArrival.offsets().forEach(c -> offsets.put(c.partitionName(), c.offset()));
@@ -75,12 +71,12 @@ public final class BarrierEvidence implements BarrierListener {
             case REJECTED -> new BarrierEvent.CommitRejected(instance, offsets, o.exceptionClass(), o.message());
             case NOT_DELIVERED -> new BarrierEvent.CommitNotDelivered(instance, offsets, o.message());
         };
-        lastOutcome = recorder.record(Source.of(instance, pid.getAsLong(), ""), p);
+        recorder.recordIfOpen(Source.of(instance, pid.getAsLong(), ""), p).ifPresent(e -> lastOutcome = e);
     }
 
     @Override
     public void onObservation(String point, String what) {
-        recorder.record(Source.of(instance, pid.getAsLong(), ""), new Payload.Note(point + ": " + what));
+        recorder.recordIfOpen(Source.of(instance, pid.getAsLong(), ""), new Payload.Note(point + ": " + what));
     }
 
     /** The event that shows the call held at the barrier, if any. */

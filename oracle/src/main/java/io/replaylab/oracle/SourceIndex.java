@@ -59,13 +59,16 @@ public final class SourceIndex {
     }
 
     /** How often the topic was read so far (the first read included): a trickle's cost. */
-    public synchronized int reads() {
+    synchronized int reads() {
         return reads;
     }
 
     private void read() {
         ids.clear();
         readTo.clear();
+        // what was read reaches at least the ends taken now: a transaction's marker after the last record is read too (a consumer
+        // commits past it), so a commit there does not read the topic again
+        reader.cut().endOffsets().forEach((partition, end) -> readTo.put(partition, end));
         reader.readAll(TopicOracle.Isolation.READ_COMMITTED, (r, parsed) -> {
             readTo.merge(r.partition(), r.offset() + 1, Math::max);
             if (parsed.ok()) {

@@ -223,8 +223,10 @@ public final class WireProxy implements BarrierSource<WirePoint> {
 
     /**
      * From now on every OffsetCommit of {@code group} is shown to {@code check} on its way, before
-     * the broker gets it (a commit a barrier holds is shown when it arrives, before the hold; one a
-     * fault answers in the broker's place is not shown). Checks of one group run in the order added.
+     * the broker gets it (a commit a barrier holds is shown when it arrives, before the hold). Not
+     * shown: a commit an armed fault fires on (whatever its effect), and one that waits on its
+     * connection behind a held commit (it goes out at the release unchecked). Checks of one group run
+     * in the order added.
      */
     public Checking checkCommits(String group, CommitCheck check) {
         Objects.requireNonNull(group, "group");

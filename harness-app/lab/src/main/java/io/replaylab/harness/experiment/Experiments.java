@@ -132,8 +132,9 @@ public final class Experiments {
 
     /**
      * The environment of an experiment on the run's one broker and target, and that limitation; with the wire proxy, every
-     * OffsetCommit of its group is checked against the target as it is sent, and one ahead of the database is listed in its
-     * evidence (never killed here: only commit-ahead proves a loss).
+     * OffsetCommit of its namespace's group ({@code ns.group()}, its inbox {@code ns.inbox(1)}: not the groups an experiment
+     * names apart, e.g. rebuild's generations) is checked against the target as it is sent, and one ahead of the database is
+     * listed in its evidence (never killed here: only commit-ahead proves a loss).
      */
     static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         environment(ctx, e, ns);

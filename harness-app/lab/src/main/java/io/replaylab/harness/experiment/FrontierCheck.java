@@ -71,6 +71,12 @@ final class FrontierCheck implements CommitCheck {
         this.crash = how;
     }
 
+    /** No kill from now on (commits are still checked and listed); the commit the instance was killed at, if it was. */
+    synchronized Optional<Ahead> disarm() {
+        crash = null;
+        return Optional.ofNullable(killedAt);
+    }
+
     @Override
     public synchronized void check(Pending c) {
         commits++;
@@ -90,21 +96,24 @@ final class FrontierCheck implements CommitCheck {
                 continue;
             }
             long from = checkedTo.getOrDefault(o.partition(), 0L);
-            checkedTo.put(o.partition(), o.offset());
             if (o.offset() <= from) {
-                continue; // nothing new covered (a commit again, or back after a reset)
-            }
-            List<SourceIndex.Entry> covered = index.between(o.partition(), from, o.offset());
-            if (covered.isEmpty()) {
+                checkedTo.put(o.partition(), o.offset()); // nothing new covered (a commit again, or back after a reset)
                 continue;
             }
             List<SourceIndex.Entry> without;
             try {
+                List<SourceIndex.Entry> covered = index.between(o.partition(), from, o.offset());
+                if (covered.isEmpty()) {
+                    checkedTo.put(o.partition(), o.offset());
+                    continue;
+                }
                 without = without(covered);
             } catch (RuntimeException x) {
-                unchecked.add(c.connection() + " " + c.offsetsText() + ": the lab's read of the target failed (" + x.getMessage() + ")");
+                // the range stays unchecked: the next commit of the partition covers it again
+                unchecked.add(c.connection() + " " + c.offsetsText() + ": the lab's read of the source or the target failed (" + x.getMessage() + ")");
                 continue;
             }
+            checkedTo.put(o.partition(), o.offset());
             covering++;
             if (!without.isEmpty()) {
                 aheadOf(c, o, without);
@@ -124,12 +133,13 @@ final class FrontierCheck implements CommitCheck {
         String text = "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
                 + " at " + o.offset() + ", covering " + without.size() + " record(s) with no effect in the target yet: " + shown(without);
         log.info("{}", text);
-        if (e.finished()) {
-            return; // a commit after the experiment's end (a passive listing): the log has it, the evidence is closed
-        }
         boolean kills = killedAt == null && crash != null && who.isPresent() && who.get().name().equals(crashInstance);
-        Event ev = ahead.size() < LISTED || kills ? e.record(Source.here("harness"), new Payload.Note(text
-                + (ahead.size() == LISTED - 1 ? " (further commits ahead are counted, not listed)" : ""))) : null;
+        // a commit after the experiment's end (a passive listing) is in the log only: the evidence is closed
+        Event ev = ahead.size() < LISTED || kills ? e.recordIfOpen(Source.here("harness"), new Payload.Note(text
+                + (ahead.size() == LISTED - 1 ? " (further commits ahead are counted, not listed)" : ""))).orElse(null) : null;
+        if (e.finished()) {
+            return;
+        }
         Ahead a = new Ahead(name, o.partition(), o.offset(), without, ev);
         ahead.add(a);
         if (kills) {

@@ -112,7 +112,8 @@ final class SchedulesExperiment {
         if (unavailable.isPresent()) {
             return e.finish(Outcome.notRun(unavailable.get()));
         }
-        Experiments.produce(ctx, e, ns);
+        // in two steps: a consumer that commits on a timer or a batch's end must still have records to process once A's point is armed
+        StagedSource source = StagedSource.produce(ctx, e, ns, "once A's point is armed");
 
         // a sequence keeps A held for the contention window too: the barrier's safety release must not come first
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain())
@@ -126,6 +127,7 @@ final class SchedulesExperiment {
             return e.finish(Outcome.notRun(x.getMessage()));
         }
         try (at) {
+            source.publishRest();
             LabContext.Instance a = at.instance();
             Arrival arrival;
             try {

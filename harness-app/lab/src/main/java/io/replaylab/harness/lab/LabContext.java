@@ -156,6 +156,16 @@ public final class LabContext {
      * (the stack trace logged when it is nothing the lab foresees), its processes stopped at the end.
      */
     static Outcome run(LabRun run, ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
+        try {
+            return run.slots.in(() -> runInSlot(run, e, ns, body)); // a stop is looked at once the slot is had, not before the wait
+        } catch (RuntimeException | Error ex) {
+            throw ex;
+        } catch (Exception ex) {
+            throw new IllegalStateException(ex); // runInSlot turns what a body throws into NOT_RUN: nothing checked comes here
+        }
+    }
+
+    private static Outcome runInSlot(LabRun run, ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
         if (run.stop.requested()) {
             return e.finish(Outcome.notRun("not started: the run was interrupted by " + run.stop.reason()));
         }
@@ -170,11 +180,7 @@ public final class LabContext {
             return e.finish(Outcome.notRun("the experiment could not start: " + ex.getMessage()));
         }
         try {
-            return run.slots.in(() -> ctx.run(e, ns, body));
-        } catch (RuntimeException | Error ex) {
-            throw ex;
-        } catch (Exception ex) {
-            throw new IllegalStateException(ex); // ctx.run turns what a body throws into NOT_RUN: nothing checked comes here
+            return ctx.run(e, ns, body);
         } finally {
             ctx.close();
         }

@@ -1,0 +1,46 @@
+package io.replaylab.harness.experiment;
+
+import java.util.List;
+
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.kafka.LabNamespace;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * The source set produced beside an experiment's topic (the lab's payments or the user's producer, as
+ * usual) and copied into it unchanged in two steps: a first few records, so that A starts, commits and
+ * can be armed at its point; then the rest once it is. A consumer that commits on a timer, or a batch's
+ * end, then still has records in flight at the point, where a topic filled at once is drained before
+ * anything is armed.
+ */
+final class StagedSource {
+    private final LabContext ctx;
+    private final String topic;
+    private final List<ConsumerRecord<byte[], byte[]>> rest;
+
+    private StagedSource(LabContext ctx, String topic, List<ConsumerRecord<byte[], byte[]>> rest) {
+        this.ctx = ctx;
+        this.topic = topic;
+        this.rest = rest;
+    }
+
+    /** Fills {@code ns.topic("staging")}, copies its first few records (one tenth, one to five) to {@code ns.topic()}, and says so. */
+    static StagedSource produce(LabContext ctx, ExperimentRecorder e, LabNamespace ns, String restWhen) throws Exception {
+        String staging = ns.topic("staging");
+        ctx.kafka().fillSource(e, staging, ns.prefix());
+        List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
+        int first = Math.max(1, Math.min(5, all.size() / 10));
+        ctx.kafka().publishRaw(ns.topic(), all.subList(0, first));
+        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " unchanged in two steps: " + first
+                + " record(s) now, the other " + (all.size() - first) + " " + restWhen));
+        return new StagedSource(ctx, ns.topic(), List.copyOf(all.subList(first, all.size())));
+    }
+
+    /** The rest of the source set, into the topic. */
+    void publishRest() throws Exception {
+        ctx.kafka().publishRaw(topic, rest);
+    }
+}
