@@ -4,7 +4,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Collection;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -101,7 +104,7 @@ public final class Target implements AutoCloseable {
     }
 
     /** Which of {@code messageIds} have at least one effect in the target now (its query, its namespace). */
-    public java.util.Set<String> withEffects(java.util.Collection<String> messageIds) {
+    public Set<String> withEffects(Collection<String> messageIds) {
         return TargetReader.withEffects(this, messageIds);
     }
 
@@ -110,7 +113,7 @@ public final class Target implements AutoCloseable {
      * file outside WAL mode takes a shared lock per read (a live check would make the subject's COMMIT
      * busy: the very defect it looks for); a SQLite file in WAL mode and PostgreSQL never block a writer.
      */
-    public java.util.Optional<String> readsMayBlockWriters() {
+    public Optional<String> readsMayBlockWriters() {
         return TargetReader.readsMayBlockWriters(this);
     }
 

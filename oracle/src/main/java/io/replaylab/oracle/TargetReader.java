@@ -15,9 +15,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.util.HexFormat;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
@@ -144,7 +145,7 @@ final class TargetReader {
         try (Connection c = target.connection()) {
             for (int from = 0; from < all.size(); from += 500) {
                 List<String> chunk = all.subList(from, Math.min(all.size(), from + 500));
-                String in = String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"));
+                String in = String.join(", ", Collections.nCopies(chunk.size(), "?"));
                 try (PreparedStatement q = prepare(c, "SELECT DISTINCT message_id FROM (" + spec.query() + ") effects WHERE message_id IN (" + in + ")", spec)) {
                     int n = q.getParameterMetaData().getParameterCount() - chunk.size();
                     for (int i = 0; i < chunk.size(); i++) {

@@ -1,22 +1,26 @@
 package io.replaylab.harness.experiment;
 
 import java.util.List;
+import java.util.function.Supplier;
 
+import io.replaylab.barrier.wire.CommitCheck;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
-import io.replaylab.oracle.TopicOracle;
-import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Versions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.SourceIndex;
+import io.replaylab.oracle.Target;
+import io.replaylab.oracle.TopicOracle;
 
 /**
  * The reference experiments as values for {@link io.replaylab.harness.lab.LabSettings.Builder#experiments},
- * and the steps they share. {@link #reference()} is what a run takes by default; eos, schedules and
- * durability start programs (or a cluster) of their own and take longer, so they run only when given,
- * as does duplicate-publish.
+ * and the steps they share. {@link #reference()} is what a run takes by default; the others take longer and
+ * run only when given: {@link #thorough()} adds schedules, wire-faults, commit-ahead and duplicate-publish
+ * (every defect class of {@link Defect}), {@link #all()} eos and durability too.
  */
 public final class Experiments {
     private Experiments() {
@@ -120,13 +124,13 @@ public final class Experiments {
     }
 
     /**
-     * The live frontier check as a {@link io.replaylab.barrier.wire.CommitCheck} for a proxy of one's own (the one every
+     * The live frontier check as a {@link CommitCheck} for a proxy of one's own (the one every
      * experiment on the run's broker arms, passively): each OffsetCommit's newly covered records of {@code topic}, looked up in
      * {@code index}, asked of {@code target}; one ahead of the database is a note in {@code e}. Commits cannot be attributed to
      * an instance here: nobody is killed.
      */
-    public static io.replaylab.barrier.wire.CommitCheck liveCheck(ExperimentRecorder e, String topic, io.replaylab.oracle.SourceIndex index,
-            java.util.function.Supplier<io.replaylab.oracle.Target> target) {
+    public static CommitCheck liveCheck(ExperimentRecorder e, String topic, SourceIndex index,
+            Supplier<Target> target) {
         return new FrontierCheck(e, topic, index, target, List::of);
     }
 

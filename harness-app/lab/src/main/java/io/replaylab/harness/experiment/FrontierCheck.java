@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.wire.CommitCheck;
@@ -42,9 +43,9 @@ final class FrontierCheck implements CommitCheck {
     private final ExperimentRecorder e;
     private final String topic;
     private final SourceIndex index;
-    private final java.util.function.Supplier<Target> target;
+    private final Supplier<Target> target;
     /** The experiment's instances, the newest first: whom a commit can be attributed to. */
-    private final java.util.function.Supplier<List<LabContext.Instance>> instances;
+    private final Supplier<List<LabContext.Instance>> instances;
     private final Map<Integer, Long> checkedTo = new HashMap<>();
     private final List<Ahead> ahead = new ArrayList<>();
     private final List<String> unchecked = new ArrayList<>();
@@ -56,8 +57,8 @@ final class FrontierCheck implements CommitCheck {
     private Ahead killedAt;
     private Event killEvent;
 
-    FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, java.util.function.Supplier<Target> target,
-            java.util.function.Supplier<List<LabContext.Instance>> instances) {
+    FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, Supplier<Target> target,
+            Supplier<List<LabContext.Instance>> instances) {
         this.e = e;
         this.instances = instances;
         this.topic = topic;

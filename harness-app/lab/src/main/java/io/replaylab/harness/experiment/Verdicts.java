@@ -17,6 +17,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.Status;
+import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Finding;
 
 /**
@@ -234,8 +235,8 @@ final class Verdicts {
      * A FAIL of the oracle's checks, its reason naming the effect on the messages: the ids whose effect is lost and those with a
      * second one (the first few of each, as the oracle's findings hold them). Any other outcome as it is.
      */
-    static Outcome naming(Outcome judged, io.replaylab.oracle.Comparison c) {
-        if (judged.status() != Status.FAIL || judged.failKind() != io.replaylab.evidence.FailKind.CHECK_FAILED) {
+    static Outcome naming(Outcome judged, Comparison c) {
+        if (judged.status() != Status.FAIL || judged.failKind() != FailKind.CHECK_FAILED) {
             return judged;
         }
         List<String> effects = new java.util.ArrayList<>();
@@ -249,7 +250,7 @@ final class Verdicts {
                 : new Outcome(Status.FAIL, judged.reason() + ": " + String.join("; ", effects), judged.failKind(), judged.confirmation());
     }
 
-    private static String listed(io.replaylab.oracle.Finding f) {
+    private static String listed(Finding f) {
         return f.count() + " message id(s): " + String.join(", ", f.examples()) + (f.count() > f.examples().size() ? ", …" : "");
     }
 

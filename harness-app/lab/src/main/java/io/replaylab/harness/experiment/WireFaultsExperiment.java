@@ -9,8 +9,9 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.wire.ArmedFault;
-import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FaultFiring.Step;
+import io.replaylab.barrier.wire.FaultFiring;
+import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
@@ -118,7 +119,7 @@ final class WireFaultsExperiment {
             });
             ctx.step("A starts; " + aimed.meaning());
             // what A fetches from: a consumer that commits only a batch's end never commits below the rewound offsets, but it fetches there
-            io.replaylab.barrier.wire.FetchWatch fetches = cell.afterARestart() ? proxy.witness().watchFetches(topic) : null;
+            FetchWatch fetches = cell.afterARestart() ? proxy.witness().watchFetches(topic) : null;
             if (fetches != null) {
                 ctx.closeAtEnd(fetches);
             }
@@ -197,7 +198,7 @@ final class WireFaultsExperiment {
     }
 
     /** A partition A fetched from below the offset stored before the rewind: it went back (whatever it commits: a batch's end only, say). */
-    private static Optional<String> fetchedBelow(io.replaylab.barrier.wire.FetchWatch fetches, String topic, OffsetSnapshot before) {
+    private static Optional<String> fetchedBelow(FetchWatch fetches, String topic, OffsetSnapshot before) {
         return fetches.lowestOffsets().entrySet().stream().filter(x -> x.getValue() < LabKafka.committed(before, topic, x.getKey())).findFirst()
                 .map(x -> topic + "-" + x.getKey() + " fetched from " + x.getValue() + " after " + LabKafka.committed(before, topic, x.getKey())
                         + " was stored");

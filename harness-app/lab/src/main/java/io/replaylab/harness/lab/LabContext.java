@@ -218,14 +218,14 @@ public final class LabContext {
         }
     }
 
-    /** Its processes stopped (again: idempotent), its Admin client and its own target file's pool closed. */
     /** A resource the experiment holds for the whole of its run (a commit check, a watch): closed when it ends, its processes stopped first. */
     public void closeAtEnd(AutoCloseable resource) {
         synchronized (atEnd) {
-            atEnd.add(0, java.util.Objects.requireNonNull(resource, "resource")); // the last opened closes first
+            atEnd.add(0, Objects.requireNonNull(resource, "resource")); // the last opened closes first
         }
     }
 
+    /** What it holds to the end closed, its Admin client and its own target file's pool closed (its processes are stopped by then). */
     private void close() {
         List<AutoCloseable> open;
         synchronized (atEnd) {

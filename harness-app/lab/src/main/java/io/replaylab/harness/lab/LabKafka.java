@@ -1,23 +1,13 @@
 package io.replaylab.harness.lab;
 
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.Future;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.WireProxy;
@@ -30,8 +20,18 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
-import io.replaylab.oracle.TopicOracle;
 import io.replaylab.oracle.SourceSpec;
+import io.replaylab.oracle.TopicOracle;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * An experiment's Kafka: the broker as the harness and the subjects reach it, its own Admin client,

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -195,7 +196,7 @@ public final class LabSubjects {
     public List<LabContext.Instance> started() {
         synchronized (started) {
             List<LabContext.Instance> out = new ArrayList<>(started);
-            java.util.Collections.reverse(out);
+            Collections.reverse(out);
             return out;
         }
     }

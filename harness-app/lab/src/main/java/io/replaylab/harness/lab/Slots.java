@@ -1,6 +1,8 @@
 package io.replaylab.harness.lab;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 
 /**
  * How many experiment or part bodies run at once in a run, whatever their nesting: a body holds a
@@ -16,7 +18,7 @@ final class Slots {
     }
 
     /** Runs {@code body} in a slot (waiting for one). */
-    <T> T in(java.util.concurrent.Callable<T> body) throws Exception {
+    <T> T in(Callable<T> body) throws Exception {
         free.acquireUninterruptibly(); // a stop goes through LabStop, never by interrupt
         holding.set(true);
         try {
@@ -28,7 +30,7 @@ final class Slots {
     }
 
     /** Runs {@code wait} with this thread's slot lent out (when it holds one): the parts it waits for can use it. */
-    <T> T lent(java.util.function.Supplier<T> wait) {
+    <T> T lent(Supplier<T> wait) {
         if (!holding.get()) {
             return wait.get();
         }
