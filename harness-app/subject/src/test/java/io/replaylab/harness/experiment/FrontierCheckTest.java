@@ -41,16 +41,7 @@ class FrontierCheckTest {
 
     @Test
     void aCommitAheadThatNoInstanceCanBeNamedForIsRecordedAndNeverKilledAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
-        String topic = "frontier-" + UUID.randomUUID();
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
-            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get();
-        }
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()), new StringSerializer(),
-                new StringSerializer())) {
-            for (int i = 0; i < 4; i++) {
-                p.send(new ProducerRecord<>(topic, 0, "id-" + i, "{\"amountCents\":1}")).get();
-            }
-        }
+        String topic = topicOfFour(kafka);
         Path db = dir.resolve("target.db");
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
             s.execute("PRAGMA journal_mode=WAL");
@@ -83,6 +74,40 @@ class FrontierCheckTest {
             assertThat(o.status()).isEqualTo(Status.NOT_RUN);
             assertThat(o.reason()).contains("1 commit(s) ahead of the database were seen").contains("none of them A's to kill");
         }
+    }
+
+    /** A topic of one partition holding id-0 .. id-3. */
+    private static String topicOfFour(LocalKafka kafka) throws Exception {
+        String topic = "frontier-" + UUID.randomUUID();
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            admin.createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(topic, 1, (short) 1))).all().get();
+        }
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of("bootstrap.servers", kafka.bootstrapServers()), new StringSerializer(),
+                new StringSerializer())) {
+            for (int i = 0; i < 4; i++) {
+                p.send(new ProducerRecord<>(topic, 0, "id-" + i, "{\"amountCents\":1}")).get();
+            }
+        }
+        return topic;
+    }
+
+    @Test
+    void aCommitTheLabCouldNotCheckLeavesItsRangeUncheckedAndThePassOfCommitAheadNotRun(LocalKafka kafka) throws Exception {
+        String topic = topicOfFour(kafka);
+        ExperimentRecorder e = RunRecorder.start(dir.resolve("run"), "t").experiment(CommitAheadExperiment.NAME, "R11");
+        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0)));
+        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> {
+            throw new IllegalStateException("the target was closed");
+        }, List::of);
+
+        check.check(commit(topic, 2));
+        check.check(commit(topic, 4));
+
+        assertThat(check.covering()).isZero();
+        assertThat(check.unchecked()).hasSize(2).allSatisfy(u -> assertThat(u).contains("the target was closed"));
+        Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")));
+        assertThat(o.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(o.reason()).contains("2 commit(s) could not be checked").contains("cannot be ruled out");
     }
 
     private static CommitCheck.Pending commit(String topic, long offset) {
