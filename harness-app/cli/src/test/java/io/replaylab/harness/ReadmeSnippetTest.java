@@ -4,19 +4,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.Test;
 
-/** README's JUnit snippet is the example project's test, line for line: it cannot drift from code that compiles and runs. */
+/** README's snippets are cut from code that compiles and runs, line for line: they cannot drift from it. */
 class ReadmeSnippetTest {
+    private static final String FENCE = "```java\n";
+
+    /** The body of the first java block whose first line starts with {@code firstLine}. */
+    private static String snippet(String readme, String firstLine) {
+        int start = readme.indexOf(FENCE + firstLine);
+        assertThat(start).as("a java snippet starting with " + firstLine).isGreaterThanOrEqualTo(0);
+        return readme.substring(start + FENCE.length(), readme.indexOf("```", start + FENCE.length()));
+    }
+
+    /** The snippet as it stands in a class body, every line but the empty ones indented. */
+    private static String indented(String snippet, String indent) {
+        return snippet.lines().map(l -> l.isEmpty() ? l : indent + l).collect(Collectors.joining("\n", "", "\n"));
+    }
+
+    private static String read(String... path) throws Exception {
+        return Files.readString(Path.of("..", path));
+    }
+
     @Test
     void theJunitSnippetIsCutFromTheExampleProject() throws Exception {
-        String readme = Files.readString(Path.of("..", "..", "README.md"));
-        String example = Files.readString(Path.of("..", "..", "examples", "custom-test", "src", "test", "java", "com", "example", "lab",
-                "ReplayOfMyConsumerTest.java"));
-        int start = readme.indexOf("```java\n@LocalKafkaTest");
-        assertThat(start).as("README has the @LocalKafkaTest snippet").isPositive();
-        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
+        String snippet = snippet(read("..", "README.md"), "@LocalKafkaTest");
+        String example = read("..", "examples", "custom-test", "src", "test", "java", "com", "example", "lab", "ReplayOfMyConsumerTest.java");
 
         String body = example.substring(example.indexOf("@LocalKafkaTest\n@RecordEvidence"));
         assertThat(body).startsWith(snippet.substring(0, snippet.lastIndexOf("    }\n}") + 6));
@@ -24,35 +39,26 @@ class ReadmeSnippetTest {
 
     @Test
     void theOwnExperimentSnippetIsCutFromItsTest() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String test = Files.readString(Path.of("..", "subject", "src", "test", "java", "com", "example", "ownlab", "CrashRestartExperimentTest.java"));
-        int start = readme.indexOf("```java\nstatic final Experiment CRASH_RESTART");
-        assertThat(start).as("harness-app/README.md has the own-experiment snippet").isPositive();
-        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
-        String indented = snippet.lines().map(l -> l.isEmpty() ? l : "    " + l).collect(java.util.stream.Collectors.joining("\n", "", "\n"));
-        assertThat(test).contains(indented);
+        String snippet = snippet(read("README.md"), "static final Experiment CRASH_RESTART");
+
+        assertThat(read("subject", "src", "test", "java", "com", "example", "ownlab", "CrashRestartExperimentTest.java")).contains(indented(snippet, "    "));
     }
 
     @Test
     void harnessAppsLeadSnippetIsCutFromItsTest() throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        String test = Files.readString(Path.of("..", "subject", "src", "test", "java", "io", "replaylab", "harness", "experiment", "ReadmeLeadTest.java"));
-        int start = readme.indexOf("```java\n");
-        assertThat(readme.substring(0, start).lines().count()).as("harness-app/README.md leads with its snippet").isLessThan(8);
-        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
-        assertThat(snippet).startsWith("try (LocalKafka kafka");
-        String indented = snippet.lines().map(l -> l.isEmpty() ? l : "        " + l).collect(java.util.stream.Collectors.joining("\n", "", "\n"));
-        assertThat(test).contains(indented);
+        String readme = read("README.md");
+        assertThat(readme.substring(0, readme.indexOf(FENCE)).lines().count()).as("harness-app/README.md leads with its snippet").isLessThan(8);
+        String snippet = snippet(readme, "try (LocalKafka kafka");
+        assertThat(readme.indexOf(FENCE + "try (LocalKafka kafka")).as("the lead is the first snippet").isEqualTo(readme.indexOf(FENCE));
+
+        assertThat(read("subject", "src", "test", "java", "io", "replaylab", "harness", "experiment", "ReadmeLeadTest.java"))
+                .contains(indented(snippet, "        "));
     }
 
     @Test
     void theOwnConsumerSnippetIsTheSecondLabsTestWhole() throws Exception {
-        String readme = Files.readString(Path.of("..", "..", "README.md"));
-        String test = Files.readString(Path.of("..", "..", "examples", "own-consumer", "src", "test", "java", "com", "example", "own",
-                "PaymentsConsumerTest.java"));
-        int start = readme.indexOf("```java\n@RecordLab\nclass");
-        assertThat(start).as("README has the @RecordLab snippet").isPositive();
-        String snippet = readme.substring(start + "```java\n".length(), readme.indexOf("```", start + 7));
-        assertThat(test).endsWith(snippet);
+        String snippet = snippet(read("..", "README.md"), "@RecordLab\nclass");
+
+        assertThat(read("..", "examples", "own-consumer", "src", "test", "java", "com", "example", "own", "PaymentsConsumerTest.java")).endsWith(snippet);
     }
 }

@@ -117,28 +117,18 @@ def consume_batch(consumer, db, ns, dedupe, n):
     msgs = [m for m in consumer.consume(num_messages=n, timeout=0.2) if not m.error()]
     if not msgs:
         return
-    for _ in range(30):
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            for msg in msgs:
-                try:
-                    payment = json.loads(msg.value())
-                    payment_id, cents = payment["paymentId"], int(payment["amountCents"])
-                except (ValueError, KeyError, TypeError) as e:
-                    print(f"skipping {msg.topic()}-{msg.partition()}@{msg.offset()}: {e}", flush=True)
-                    continue
-                new = db.execute("INSERT OR IGNORE INTO payment_inbox VALUES (?, ?)", (ns, payment_id)).rowcount == 1
-                if new or not dedupe:
-                    db.execute("INSERT INTO payment_ledger VALUES (?, ?, ?, ?)", (ns, payment_id, cents, payment.get("currency")))
-            db.execute("COMMIT")
-            break
-        except sqlite3.OperationalError as e:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            print("db busy, retrying:", e, flush=True)
-            time.sleep(0.2)
-    else:
-        raise RuntimeError("the database stayed locked")
+
+    def apply_all():
+        for msg in msgs:
+            try:
+                payment = json.loads(msg.value())
+                payment_id, cents = payment["paymentId"], int(payment["amountCents"])
+            except (ValueError, KeyError, TypeError) as e:
+                print(f"skipping {msg.topic()}-{msg.partition()}@{msg.offset()}: {e}", flush=True)
+                continue
+            insert(db, ns, dedupe, ("payment_inbox", (ns, payment_id)), payment_id, cents, payment.get("currency"))
+
+    transaction(db, apply_all, False)
     print(f"applied a batch of {len(msgs)} ending {msgs[-1].topic()}-{msgs[-1].partition()}@{msgs[-1].offset()}", flush=True)
     ends = {}
     for msg in msgs:
@@ -154,15 +144,26 @@ class Busy(Exception):
 
 
 def apply(db, ns, dedupe, inbox, payment_id, cents, currency, swallow_busy):
+    return transaction(db, lambda: insert(db, ns, dedupe, inbox, payment_id, cents, currency), swallow_busy)
+
+
+def insert(db, ns, dedupe, inbox, payment_id, cents, currency):
+    """The inbox row and, only when it is new (or without DEDUPE), the effect: inside the caller's transaction."""
     table, key = inbox
+    new = db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({', '.join('?' * len(key))})", key).rowcount == 1
+    if new or not dedupe:
+        db.execute("INSERT INTO payment_ledger VALUES (?, ?, ?, ?)", (ns, payment_id, cents, currency))
+    return new
+
+
+def transaction(db, work, swallow_busy):
+    """work() in one SQLite transaction, retried while the database is busy (or, with swallow_busy, given up at once)."""
     for _ in range(30):
         try:
             db.execute("BEGIN IMMEDIATE")
-            new = db.execute(f"INSERT OR IGNORE INTO {table} VALUES ({', '.join('?' * len(key))})", key).rowcount == 1
-            if new or not dedupe:
-                db.execute("INSERT INTO payment_ledger VALUES (?, ?, ?, ?)", (ns, payment_id, cents, currency))
+            result = work()
             db.execute("COMMIT")
-            return new
+            return result
         except sqlite3.OperationalError as e:
             if db.in_transaction:
                 db.execute("ROLLBACK")

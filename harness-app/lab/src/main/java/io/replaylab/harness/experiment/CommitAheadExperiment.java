@@ -93,11 +93,12 @@ final class CommitAheadExperiment {
                 held[0].close();
             }
         }
-        Event summary = e.record(Source.here("harness"), new Payload.Note("the live check: " + check.commits() + " commit(s) of " + group
-                + " seen, " + check.covering() + " covered records and were checked against the target, " + check.ahead().size()
-                + " ahead of the database" + (check.unchecked().isEmpty() ? "" : "; not checked: " + check.unchecked())));
-        if (check.blocking().isPresent()) {
-            return e.finish(Outcome.notRun("the live check did not read the target: " + check.blocking().get()
+        FrontierCheck.Tally seen = check.tally();
+        Event summary = e.record(Source.here("harness"), new Payload.Note("the live check: " + seen.commits() + " commit(s) of " + group
+                + " seen, " + seen.covering() + " covered records and were checked against the target, " + seen.ahead().size()
+                + " ahead of the database" + (seen.unchecked().isEmpty() ? "" : "; not checked: " + seen.unchecked())));
+        if (seen.blocking().isPresent()) {
+            return e.finish(Outcome.notRun("the live check did not read the target: " + seen.blocking().get()
                     + " (a reader that can block the subject's writes would cause the very failure it looks for)"));
         }
         Comparison c = ctx.target().compare(topic, inbox, group);
@@ -154,20 +155,21 @@ final class CommitAheadExperiment {
             return Outcome.judge(e.confirmFault("A killed (SIGKILL) at a commit ahead of the database: partition " + k.partition() + " at "
                     + k.offset() + " (event " + check.killEvent().seq() + ")", check.killEvent()), e.checks());
         }
-        if (!check.ahead().isEmpty()) {
-            FrontierCheck.Ahead a = check.ahead().get(0);
-            return Outcome.notRun(check.ahead().size() + " commit(s) ahead of the database were seen (the first: " + a.instance() + " at "
+        FrontierCheck.Tally seen = check.tally();
+        if (!seen.ahead().isEmpty()) {
+            FrontierCheck.Ahead a = seen.ahead().get(0);
+            return Outcome.notRun(seen.ahead().size() + " commit(s) ahead of the database were seen (the first: " + a.instance() + " at "
                     + a.partition() + "@" + a.offset() + ", " + a.uncovered() + "), none of them A's to kill: no loss was proved or ruled out");
         }
-        if (!check.unchecked().isEmpty()) {
-            return Outcome.notRun(check.unchecked().size() + " commit(s) could not be checked (the first: " + check.unchecked().get(0)
+        if (!seen.unchecked().isEmpty()) {
+            return Outcome.notRun(seen.unchecked().size() + " commit(s) could not be checked (the first: " + seen.unchecked().get(0)
                     + "): a commit ahead of the database among them cannot be ruled out");
         }
-        if (check.covering() < FrontierCheck.ENOUGH_COMMITS) {
-            return Outcome.notRun("only " + check.covering() + " commit(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
+        if (seen.covering() < FrontierCheck.ENOUGH_COMMITS) {
+            return Outcome.notRun("only " + seen.covering() + " commit(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
                     + " needed): too few to say the consumer never commits ahead of its database");
         }
-        return Outcome.judge(e.confirmFault("every commit of the group checked against the target the moment it was sent: " + check.covering()
+        return Outcome.judge(e.confirmFault("every commit of the group checked against the target the moment it was sent: " + seen.covering()
                 + " covered records, none ahead", summary), e.checks());
     }
 }

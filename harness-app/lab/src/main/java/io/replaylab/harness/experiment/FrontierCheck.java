@@ -178,26 +178,15 @@ final class FrontierCheck implements CommitCheck {
         return entries.subList(0, Math.min(SHOWN, entries.size())) + (entries.size() > SHOWN ? " and " + (entries.size() - SHOWN) + " more" : "");
     }
 
-    /** Why the check did not read (a target a read could block), or empty. */
-    synchronized Optional<String> blocking() {
-        return blocking == null ? Optional.empty() : blocking;
+    /**
+     * What the check saw so far: commits of the group, those that covered records and were checked, those ahead of the
+     * database, those the lab could not check (a failed read), and why it did not read at all (a target a read could block).
+     */
+    record Tally(int commits, int covering, List<Ahead> ahead, List<String> unchecked, Optional<String> blocking) {
     }
 
-    synchronized int commits() {
-        return commits;
-    }
-
-    /** Commits that covered at least one record and were checked. */
-    synchronized int covering() {
-        return covering;
-    }
-
-    synchronized List<Ahead> ahead() {
-        return List.copyOf(ahead);
-    }
-
-    synchronized List<String> unchecked() {
-        return List.copyOf(unchecked);
+    synchronized Tally tally() {
+        return new Tally(commits, covering, List.copyOf(ahead), List.copyOf(unchecked), blocking == null ? Optional.empty() : blocking);
     }
 
     /** The commit the armed instance was killed at, with the records still without an effect after the kill. */

@@ -63,8 +63,8 @@ class FrontierCheckTest {
             check.check(commit(topic, 4)); // covers id-2, id-3: neither
             check.check(commit(topic, 1)); // back after a reset: covers nothing new
 
-            assertThat(check.covering()).isEqualTo(2);
-            assertThat(check.ahead()).singleElement().satisfies(a -> {
+            assertThat(check.tally().covering()).isEqualTo(2);
+            assertThat(check.tally().ahead()).singleElement().satisfies(a -> {
                 assertThat(a.instance()).contains("an unknown client (client id 'stranger'");
                 assertThat(a.uncovered()).extracting(x -> x.id()).containsExactly("id-2", "id-3");
             });
@@ -103,8 +103,8 @@ class FrontierCheckTest {
         check.check(commit(topic, 2));
         check.check(commit(topic, 4));
 
-        assertThat(check.covering()).isZero();
-        assertThat(check.unchecked()).hasSize(2).allSatisfy(u -> assertThat(u).contains("the target was closed"));
+        assertThat(check.tally().covering()).isZero();
+        assertThat(check.tally().unchecked()).hasSize(2).allSatisfy(u -> assertThat(u).contains("the target was closed"));
         Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")));
         assertThat(o.status()).isEqualTo(Status.NOT_RUN);
         assertThat(o.reason()).contains("2 commit(s) could not be checked").contains("cannot be ruled out");
