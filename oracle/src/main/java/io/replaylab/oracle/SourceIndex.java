@@ -36,7 +36,6 @@ public final class SourceIndex {
     private final Map<Integer, NavigableMap<Long, String>> ids = new HashMap<>();
     /** Per partition, the end (next offset) up to which the topic was read. */
     private final Map<Integer, Long> readTo = new HashMap<>();
-    private int reads;
 
     SourceIndex(SourceSpec spec) {
         this.reader = new SourceReader(spec);
@@ -58,11 +57,6 @@ public final class SourceIndex {
         return out;
     }
 
-    /** How often the topic was read so far (the first read included): a trickle's cost. */
-    synchronized int reads() {
-        return reads;
-    }
-
     private void read() {
         ids.clear();
         readTo.clear();
@@ -75,6 +69,5 @@ public final class SourceIndex {
                 ids.computeIfAbsent(r.partition(), k -> new TreeMap<>()).put(r.offset(), parsed.id());
             }
         });
-        reads++;
     }
 }
