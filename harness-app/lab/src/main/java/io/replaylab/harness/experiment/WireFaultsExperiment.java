@@ -145,9 +145,20 @@ final class WireFaultsExperiment {
                     // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
                     FaultFiring first = fired.get();
                     OffsetSnapshot drainedBefore = beforeRewind;
+                    // a commit below is the stronger word; a fetch below alone counts once no such commit followed it for a while
+                    // (a consumer that commits only a batch's end never sends one)
+                    long[] fetchedSince = {0};
                     wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().drain()).until(() -> {
                         ctx.subjects().checkpoint(a);
-                        return wentBack(proxy, group, topic, first, drainedBefore).or(() -> fetchedBelow(fetches, topic, drainedBefore));
+                        Optional<String> committed = wentBack(proxy, group, topic, first, drainedBefore);
+                        if (committed.isPresent()) {
+                            return committed;
+                        }
+                        Optional<String> fetched = fetchedBelow(fetches, topic, drainedBefore);
+                        if (fetched.isPresent() && fetchedSince[0] == 0) {
+                            fetchedSince[0] = System.nanoTime();
+                        }
+                        return fetched.filter(x -> System.nanoTime() - fetchedSince[0] > FETCH_ONLY_AFTER.toNanos());
                     }, Optional::isPresent);
                 }
                 drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "after the fault", a);
@@ -196,6 +207,9 @@ final class WireFaultsExperiment {
                 .findFirst().map(o -> o.partitionName() + "=" + o.offset() + " committed after " + LabKafka.committed(before, topic, o.partition())
                         + " was stored");
     }
+
+    /** How long a fetch below the stored offsets waits for a commit below them before it alone says A went back. */
+    private static final Duration FETCH_ONLY_AFTER = Duration.ofSeconds(2);
 
     /** A partition A fetched from below the offset stored before the rewind: it went back (whatever it commits: a batch's end only, say). */
     private static Optional<String> fetchedBelow(FetchWatch fetches, String topic, OffsetSnapshot before) {
