@@ -7,8 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.HoldMode;
@@ -31,14 +29,27 @@ import picocli.CommandLine.Option;
  * The native barrier's cost before its arrival: records per second of a consumer that is not a
  * JVM (e.g. the Python inbox consumer), not attached vs attached with the SQLite commit armed on
  * a condition that is evaluated at every {@code sqlite3_step} and never holds. Each round runs
- * both on fresh topics, in the {@link Alternation}'s order; the rate is taken between the group's
- * first committed offset and its last (start-up and group join are not in it).
+ * both on fresh topics, in the {@link Alternation}'s order; the rate is taken from sending the measured
+ * records to their last commit, once a few records sent before them are committed (start-up and group join are not in it).
  */
 @Command(name = "native", mixinStandardHelpOptions = true,
         description = "Records/second of a consumer that is not a JVM: no debugger vs the native barrier armed at a SQLite commit that never holds.")
 final class NativeBench implements BenchCase {
     /** The alternation's variants: 0 is the consumer not attached, 1 with the barrier armed. */
     private static final int ARMED = 1;
+    /**
+     * Records sent (under ids of their own) before the measured ones: once they are committed the consumer has joined
+     * and committed, and the clock starts as the measured records are sent. Taking the first committed offset seen as
+     * the start instead measured nothing when a fast consumer drained all 60 records between two looks (CI: 0 records
+     * in 0.16 s, a rate of 0).
+     */
+    private static final int WARM_UP = 3;
+
+    /** Sends n records to the run's topic, their ids under idPrefix. */
+    @FunctionalInterface
+    interface Send {
+        void records(String idPrefix, int n) throws Exception;
+    }
 
     @Option(names = "--subject-cmd", required = true, description = "The consumer's command, with the placeholders {bootstrap} {topic} {group} "
             + "{db} {namespace} {instance} (as for run).")
@@ -52,10 +63,6 @@ final class NativeBench implements BenchCase {
 
     @Mixin
     BenchBroker.Choice brokerChoice;
-
-    /** The group's committed offsets (summed over its partitions) when they were read. */
-    record Committed(long nanoTime, long offsets) {
-    }
 
     /** One consumer's run: whether the barrier was armed, and its rate. */
     record Rate(boolean armed, long recordsPerSecond) {
@@ -79,7 +86,7 @@ final class NativeBench implements BenchCase {
         try (BenchBroker broker = brokerChoice.open()) {
             String b = broker.bootstrapServers();
             try (KafkaOps ops = KafkaOps.connect(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
-                out.printf("%d records in 3 partitions per run; the consumer commits per record; rates from its first committed offset to its last%n",
+                out.printf("%d records in 3 partitions per run; the consumer commits per record; rates from sending the records to their last commit%n",
                         records);
                 try {
                     for (int r = 0; r < runs; r++) {
@@ -92,7 +99,7 @@ final class NativeBench implements BenchCase {
                             ops.createTopic(run, run.topic(), 3);
                             long seed = 7L + r;
                             long rate = measure(out, ops, b, template, run, dir, withBarrier,
-                                    () -> SyntheticProducer.produce(b, run.topic(), 3, run.inbox(1), records, seed, 50, 0, null, null));
+                                    (idPrefix, n) -> SyntheticProducer.produce(b, run.topic(), 3, idPrefix, n, seed, 50, 0, null, null));
                             rates.add(new Rate(withBarrier, rate));
                         }
                     }
@@ -108,7 +115,7 @@ final class NativeBench implements BenchCase {
     }
 
     private long measure(PrintWriter out, KafkaOps ops, String bootstrap, Subject template, LabNamespace run, Path dir,
-            boolean withBarrier, Callable<?> produce) throws Exception {
+            boolean withBarrier, Send send) throws Exception {
         Map<String, String> values = Map.of("bootstrap", bootstrap, "topic", run.topic(), "group", run.group(), "db",
                 dir.resolve("target.db").toString(), "namespace", run.inbox(1), "instance", "bench", "logdir", dir.toString());
         String name = run.prefix().substring(run.prefix().lastIndexOf('.') + 1);
@@ -118,33 +125,31 @@ final class NativeBench implements BenchCase {
             if (gdb != null) {
                 gdb.arm("bench", NativePoint.sqliteCommit().thatNeverHolds(), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
             }
-            produce.call();
-            // the first commit starts the clock: the consumer's start and its join are not its rate
-            AtomicReference<Committed> first = new AtomicReference<>();
-            AtomicReference<Committed> last = new AtomicReference<>();
-            boolean drained = Poll.every(Duration.ofMillis(20)).upTo(Duration.ofMinutes(5)).until(() -> {
-                if (!c.isAlive()) {
-                    throw new IllegalStateException("the consumer exited with " + c.exitCode().orElse(-1) + ": " + c.stderrTail(5));
-                }
-                Committed now = new Committed(System.nanoTime(),
-                        ops.describe(run.group()).partitions().stream().mapToLong(x -> Math.max(0, x.committed())).sum());
-                if (first.get() == null && now.offsets() > 0) {
-                    first.set(now);
-                    return false;
-                }
-                last.set(now);
-                return now.offsets() >= records;
-            });
-            if (!drained) {
-                throw new IllegalStateException("the consumer did not drain " + records + " records within 5 minutes");
-            }
-            double secs = (last.get().nanoTime() - first.get().nanoTime()) / 1e9;
-            long counted = records - first.get().offsets();
+            send.records(run.inbox(1) + ".warm", WARM_UP);
+            awaitCommitted(c, ops, run, WARM_UP);
+            // the clock runs from sending the measured records to their last commit: start-up and join are not the rate
+            long start = System.nanoTime();
+            send.records(run.inbox(1), records);
+            awaitCommitted(c, ops, run, WARM_UP + records);
+            double secs = (System.nanoTime() - start) / 1e9;
+            long counted = records;
             long rate = Math.round(counted / secs);
             out.printf("  %-12s %6d records/s (%d records in %.2f s)%s%n", withBarrier ? "armed" : "not attached", rate, counted, secs,
                     gdb == null ? "" : "; conditions evaluated: " + gdb.evaluations());
             out.flush();
             return rate;
+        }
+    }
+
+    private static void awaitCommitted(ChildProcess c, KafkaOps ops, LabNamespace run, long offsets) throws Exception {
+        boolean drained = Poll.every(Duration.ofMillis(20)).upTo(Duration.ofMinutes(5)).until(() -> {
+            if (!c.isAlive()) {
+                throw new IllegalStateException("the consumer exited with " + c.exitCode().orElse(-1) + ": " + c.stderrTail(5));
+            }
+            return ops.describe(run.group()).partitions().stream().mapToLong(x -> Math.max(0, x.committed())).sum() >= offsets;
+        });
+        if (!drained) {
+            throw new IllegalStateException("the consumer did not commit " + offsets + " offsets within 5 minutes");
         }
     }
 }
