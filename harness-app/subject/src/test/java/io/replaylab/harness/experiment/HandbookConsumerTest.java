@@ -136,6 +136,19 @@ class HandbookConsumerTest {
     }
 
     @Test
+    void anAutoCommittingTwinHeldAtItsOffsetCommitKeepsPollingSoTheCellIsNotRunNotFailed(LocalKafka kafka) throws Exception {
+        // librdkafka's timer commits on a thread of its own: holding that commit's answer leaves A polling and in the group
+        Subject autoCommitter = consumer("1").env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000");
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
+                .handoffTimeout(java.time.Duration.ofSeconds(25)).subject(autoCommitter).source(theirProducer()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-offset-commit.hold");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("A kept taking part in the group while held at after-offset-commit")
+                .contains("still A's for PT25S").contains("not on A's polling path");
+    }
+
+    @Test
     void aProducerThatFailsHangsOrWritesNothingMakesTheExperimentNotRunNamingTheCommandAndItsStderr(LocalKafka kafka) throws Exception {
         String[][] producers = {
             {"sh -c 'echo broker refused the payments >&2; exit 3' {topic}", "exited with code 3", "broker refused the payments"},
