@@ -66,6 +66,22 @@ class HandbookConsumerTest {
     }
 
     @Test
+    void theCorrectConsumerPassesTheWholeBatteryWithNoFalseAlarm(LocalKafka kafka) throws Exception {
+        Gdb.require(); // the DB points of a program that is not a JVM are held by gdb
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.thorough()).subject(consumer("1")).source(theirProducer()).build(), null);
+
+        assertThat(r.refused()).isEmpty();
+        assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).contains("replay", "rebalance", "rebuild", "schedules",
+                "wire-faults", "commit-ahead", "duplicate-publish");
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        for (Defect d : Defect.all()) {
+            assertThat(d.in(r.evidence())).as(d.name() + " judged by " + d.caughtBy()).hasValueSatisfying(x -> assertThat(x.outcome().status())
+                    .isEqualTo(Status.PASS));
+        }
+    }
+
+    @Test
     void itsTwinThatAppliesEveryDeliveryFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("0")).source(theirProducer()).build(), null);
 
