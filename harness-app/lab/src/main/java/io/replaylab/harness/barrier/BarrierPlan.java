@@ -78,13 +78,22 @@ public final class BarrierPlan {
                 // (its schema), and the return point is armed only now because watching returns slows the whole JVM down
                 Barrier warmUp = debugger.arm("warm-up", MethodPoint.kafkaCommitSync(), a.mode, evidence, a.options);
                 debugger.resumeProgram();
+                boolean heldAtCommitSync;
                 try {
-                    Held.awaitArrival(a.ctx, warmUp, inst);
+                    heldAtCommitSync = Held.awaitWarmUpOrCommit(a.ctx, warmUp, inst, a.group);
                 } catch (BarrierTimeoutException t) {
-                    throw new PointNotReached("call KafkaConsumer#commitSync (the warm-up: its first offset commit)");
+                    throw new PointNotReached("commit an offset of group " + a.group + " (the warm-up: its first commit, held at "
+                            + "KafkaConsumer#commitSync or seen in the group)");
                 }
                 h.barrier = debugger.arm(a.pointName, at, a.mode, evidence, a.options);
-                warmUp.release();
+                if (heldAtCommitSync) {
+                    warmUp.release();
+                } else {
+                    // an auto-committing consumer never calls commitSync: its timer's first commit ends the warm-up instead
+                    a.e.record(Source.here("harness"), new Payload.Note("the warm-up: group " + a.group + " got its first committed offset "
+                            + "without A calling KafkaConsumer#commitSync (a timer's or an async commit); " + a.pointName
+                            + " is armed while A runs"));
+                }
                 return h;
             }
 
@@ -96,7 +105,8 @@ public final class BarrierPlan {
             @Override
             String limitation() {
                 return "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets "
-                        + "another way (commitAsync, auto-commit) is not held.";
+                        + "another way (commitAsync, auto-commit) is not held there (its DB point is: the warm-up ends at its group's first "
+                        + "committed offset).";
             }
         },
         /** A's OffsetCommit request (or the broker's answer to it) held in the proxy. */

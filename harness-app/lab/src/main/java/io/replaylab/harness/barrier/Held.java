@@ -122,6 +122,40 @@ public final class Held implements AutoCloseable {
     }
 
     /**
+     * A warm-up's wait: true when A arrived at the warm-up hold, false when the group got a committed
+     * offset without it (A commits another way: its client's timer, commitAsync): then the warm-up is
+     * given up, since A's start-up is behind it either way.
+     */
+    static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group) throws InterruptedException {
+        boolean[] committed = {false};
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+            Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
+            if (got.isPresent()) {
+                return got;
+            }
+            ctx.subjects().checkpoint(a);
+            if (ctx.kafka().ops().describe(group).partitions().stream().anyMatch(p -> p.committed() >= 0)) {
+                try {
+                    warmUp.expire();
+                    committed[0] = true;
+                    return Optional.<Arrival>empty();
+                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+                    return warmUp.tryAwaitArrival(Duration.ZERO);
+                }
+            }
+            return got;
+        }, got -> got.isPresent() || committed[0]);
+        if (committed[0]) {
+            return false;
+        }
+        if (arrived.isPresent()) {
+            return true;
+        }
+        warmUp.awaitArrival(Duration.ofNanos(1)); // throws the barrier's timeout
+        return true;
+    }
+
+    /**
      * Stops every thread of A at the point and records it: through gdb where gdb holds A (under
      * ptrace a SIGSTOP only reaches the debugger), else SIGSTOP to A's process group; confirmed in /proc.
      */

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Properties;
 
 import org.apache.kafka.clients.consumer.CommitFailedException;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.GroupProtocol;
@@ -57,6 +58,11 @@ class InboxConsumer {
         return false;
     }
 
+    /** A test twin's: the client's timer commits the polled positions (every second), the loop never commits. */
+    boolean commitsOnATimer() {
+        return false;
+    }
+
     /** One payment's effect with its inbox row, in one transaction. */
     InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
         return db.apply(r.topic(), r.partition(), r.offset(), p);
@@ -73,6 +79,7 @@ class InboxConsumer {
         long duplicates = 0;
         long quarantined = 0;
         boolean commitBeforeDb = commitsFirst();
+        boolean onATimer = commitsOnATimer();
         try (InboxProjection db = projection();
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
@@ -115,7 +122,7 @@ class InboxConsumer {
                     processing.write(line);
                     activity.touch();
                     handled.put(tp, r.offset() + 1);
-                    if (!commitBeforeDb && !commit(c, next, processing, r)) {
+                    if (!commitBeforeDb && !onATimer && !commit(c, next, processing, r)) {
                         rejected = true;
                         break; // the partition may no longer be ours: poll again to rejoin
                     }
@@ -206,7 +213,12 @@ class InboxConsumer {
     }
 
     private Properties config() {
-        return SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
+        Properties p = SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
                 o.sessionTimeoutMs(), o.maxPollRecords());
+        if (commitsOnATimer()) {
+            p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
+            p.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "1000");
+        }
+        return p;
     }
 }

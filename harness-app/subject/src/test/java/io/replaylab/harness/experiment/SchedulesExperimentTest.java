@@ -193,9 +193,22 @@ class SchedulesExperimentTest {
         assertThat(offsets.outcome().reason()).isEqualTo("the injection point before-offset-commit was never reached: A did not reach "
                 + "org.apache.kafka.clients.consumer.KafkaConsumer#commitSync within PT4S");
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
-        assertThat(db.outcome().reason()).isEqualTo("the injection point before-db-commit was never reached: A did not call "
-                + "KafkaConsumer#commitSync (the warm-up: its first offset commit) within PT4S");
+        assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not commit an offset of "
+                + "group rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.hold\\.group \\(the warm-up: its first commit, held at "
+                + "KafkaConsumer#commitSync or seen in the group\\) within PT4S");
         assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
+    }
+
+    @Test
+    void anAutoCommittingJvmConsumerReachesTheDbPointItsTimersFirstCommitEndingTheWarmUp(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(BrokenSubjectMain.template("auto-commit")))
+                .build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isNotEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().confirmation()).as("the crash at the DB point was confirmed: " + x.outcome().reason()).isNotNull();
+        assertThat(x.events()).extracting(e -> e.payload().summary()).anyMatch(t -> t.contains("got its first committed offset without A calling "
+                + "KafkaConsumer#commitSync"));
     }
 
     @Test

@@ -20,7 +20,7 @@ import org.apache.kafka.common.TopicPartition;
 /**
  * Test-only broken variants of the reference consumer, to prove the lab catches them:
  * {@code no-inbox} applies an effect without the inbox check (a second effect on redelivery);
- * {@code commit-first} commits the offset BEFORE the DB commit; {@code skip-replay} jumps over committed-but-unread
+ * {@code commit-first} commits the offset BEFORE the DB commit; {@code auto-commit} leaves its commits to the client's timer; {@code skip-replay} jumps over committed-but-unread
  * records to the end (a replay delivers nothing); {@code stall}, {@code stall-on-replay}, {@code stall-in-g2},
  * {@code stall-after-rebalance} stop reading at that moment, {@code stall-on-duplicate} at a message id it has already handled (a
  * re-sent one); {@code lossy} loses every 10th effect;
@@ -99,6 +99,12 @@ public final class BrokenSubjectMain {
                     } catch (RuntimeException ignored) {
                         // the next poll rejoins
                     }
+                }
+            };
+            case "auto-commit" -> new InboxConsumer(o) { // enable.auto.commit: the timer commits what poll returned, applied or not
+                @Override
+                boolean commitsOnATimer() {
+                    return true;
                 }
             };
             case "commit-first" -> new InboxConsumer(o) {
