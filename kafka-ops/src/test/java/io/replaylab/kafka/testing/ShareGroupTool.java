@@ -2,11 +2,13 @@ package io.replaylab.kafka.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+
+import org.apache.kafka.tools.consumer.group.ShareGroupCommand;
+import org.apache.kafka.tools.consumer.group.ShareGroupCommandOptions;
 
 /**
  * Kafka's own {@code kafka-share-groups.sh} ({@code ShareGroupCommand} from kafka-tools), run in-process for parity
@@ -46,15 +48,16 @@ public final class ShareGroupTool {
         ByteArrayOutputStream o = new ByteArrayOutputStream();
         ByteArrayOutputStream e = new ByteArrayOutputStream();
         try {
-            // mainNoExit: main would end the JVM
-            Method m = Class.forName("org.apache.kafka.tools.consumer.group.ShareGroupCommand").getDeclaredMethod("mainNoExit", String[].class);
-            m.setAccessible(true);
             System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
             System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            int rc = (int) m.invoke(null, (Object) args);
-            return new Run(rc, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
-        } catch (ReflectiveOperationException x) {
-            throw new IllegalStateException("cannot run ShareGroupCommand (kafka-tools on the test class path?)", x);
+            // what main does, without its System.exit
+            ShareGroupCommandOptions opts = new ShareGroupCommandOptions(args);
+            opts.checkArgs();
+            ShareGroupCommand.run(opts);
+            return new Run(0, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
+        } catch (Exception x) {
+            System.err.println(x);
+            return new Run(1, o.toString(StandardCharsets.UTF_8), e.toString(StandardCharsets.UTF_8));
         } finally {
             System.setOut(out);
             System.setErr(err);
