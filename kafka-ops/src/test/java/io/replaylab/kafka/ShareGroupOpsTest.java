@@ -166,7 +166,8 @@ class ShareGroupOpsTest {
         args.addAll(List.of(toolTarget));
         ShareGroupTool.Run tool = ShareGroupTool.run(args.toArray(String[]::new));
         assertThat(tool.exitCode()).as(tool.out() + tool.err()).isZero();
-        assertThat(tool.rows("GROUP")).containsExactlyInAnyOrderElementsOf(plan.rows() // the tool prints them in hash order.stream()
+        // the tool prints its plan in hash order
+        assertThat(tool.rows("GROUP")).containsExactlyInAnyOrderElementsOf(plan.rows().stream()
                 .map(r -> List.of(ns.group(), r.topic(), Integer.toString(r.partition()), Long.toString(r.next()))).toList());
 
         ResetResult done = ops.executeReset(plan, options(ns));
