@@ -26,9 +26,14 @@ import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.GroupListing;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ShareGroupDescription;
+import org.apache.kafka.clients.admin.ShareMemberDescription;
+import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.GroupType;
@@ -124,6 +129,75 @@ final class AdminKafkaOps implements KafkaOps {
         return new OffsetSnapshot(taken, bootstrap, group, state, protocol, coordinator, members, rows);
     }
 
+    @Override
+    public OffsetSnapshot describeShareGroup(String group) {
+        return describeShare(group, Set.of());
+    }
+
+    /**
+     * Describes a share group over the partitions it has start offsets for (share-partition state, made at a member's
+     * first fetch or by an alter), its members' assigned partitions and {@code extra}.
+     */
+    private OffsetSnapshot describeShare(String group, Set<PartitionRef> extra) {
+        Instant taken = Instant.now();
+        GroupState state;
+        String coordinator = null;
+        List<GroupMember> members = new ArrayList<>();
+        Set<PartitionRef> assigned = new LinkedHashSet<>();
+        try {
+            ShareGroupDescription d = get(admin.describeShareGroups(List.of(group)).describedGroups().get(group), "describe share group " + group);
+            state = map(d.groupState());
+            coordinator = d.coordinator() == null ? null : d.coordinator().host() + ":" + d.coordinator().port() + " (" + d.coordinator().id() + ")";
+            for (ShareMemberDescription m : d.members()) {
+                List<PartitionRef> parts = m.assignment().topicPartitions().stream().map(tp -> new PartitionRef(tp.topic(), tp.partition())).toList();
+                assigned.addAll(parts);
+                members.add(new GroupMember(m.consumerId(), null, m.clientId(), m.host(), m.memberEpoch(), parts));
+            }
+            if (state == GroupState.DEAD && members.isEmpty()) {
+                state = GroupState.NOT_FOUND;
+            }
+        } catch (NotFound e) {
+            refuseOtherType(group, GroupType.SHARE);
+            state = GroupState.NOT_FOUND;
+        }
+        Map<TopicPartition, SharePartitionOffsetInfo> start = state == GroupState.NOT_FOUND ? Map.of()
+                : get(admin.listShareGroupOffsets(Map.of(group, new ListShareGroupOffsetsSpec())).partitionsToOffsetInfo(group),
+                        "list start offsets of share group " + group);
+        Set<PartitionRef> all = new LinkedHashSet<>(extra);
+        start.forEach((tp, info) -> {
+            if (info != null) {
+                all.add(new PartitionRef(tp.topic(), tp.partition()));
+            }
+        });
+        all.addAll(assigned);
+        Map<PartitionRef, long[]> bounds = logBounds(all);
+        List<PartitionOffsets> rows = new ArrayList<>();
+        for (PartitionRef r : all) {
+            SharePartitionOffsetInfo info = start.get(new TopicPartition(r.topic(), r.partition()));
+            long[] b = bounds.getOrDefault(r, new long[] {-1, -1});
+            // no single owner: a share group's members share partitions; the members' assignments say who fetches where
+            rows.add(new PartitionOffsets(r.topic(), r.partition(), info == null ? PartitionOffsets.NONE : info.startOffset(),
+                    info == null ? null : info.leaderEpoch().orElse(null), b[0], b[1], null, info == null ? null : info.lag().orElse(null)));
+        }
+        return new OffsetSnapshot(taken, bootstrap, group, state, OffsetSnapshot.SHARE, coordinator, members, rows);
+    }
+
+    /** A group the broker does not know as {@code expected} may exist as another type: say so rather than call it not found. */
+    private void refuseOtherType(String group, GroupType expected) {
+        get(admin.listGroups().all(), "list groups").stream().filter(g -> g.groupId().equals(group)).findFirst()
+                .flatMap(GroupListing::type).filter(t -> t != expected).ifPresent(t -> {
+                    throw new IllegalArgumentException("group '" + group + "' is a " + t.toString().toLowerCase(java.util.Locale.ROOT) + " group, not a "
+                            + expected.toString().toLowerCase(java.util.Locale.ROOT) + " group" + (expected == GroupType.SHARE
+                                    ? ": describe and reset it as a consumer group (KafkaOps.describe, KafkaOps.planReset)"
+                                    : ": describe and reset it as a share group (KafkaOps.describeShareGroup, KafkaOps.planShareGroupReset)"));
+                });
+    }
+
+    /** The group as the plan knows it: a share group's start offsets or a consumer group's committed offsets. */
+    private OffsetSnapshot snapshot(String group, boolean share, Set<PartitionRef> extra) {
+        return share ? describeShare(group, extra) : describe(group, extra);
+    }
+
     /** Log start and end of each partition: two batched ListOffsets calls. */
     private Map<PartitionRef, long[]> logBounds(Collection<PartitionRef> parts) {
         if (parts.isEmpty()) {
@@ -146,6 +220,15 @@ final class AdminKafkaOps implements KafkaOps {
 
     @Override
     public ResetPlan planReset(String group, ResetScope scope, ResetTarget target) {
+        return plan(group, false, scope, target);
+    }
+
+    @Override
+    public ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target) {
+        return plan(group, true, scope, target);
+    }
+
+    private ResetPlan plan(String group, boolean share, ResetScope scope, ResetTarget target) {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(target, "target");
         Set<PartitionRef> inScope = target.ownPartitions().map(s -> (Set<PartitionRef>) new LinkedHashSet<>(s))
@@ -160,12 +243,14 @@ final class AdminKafkaOps implements KafkaOps {
                 }
             }
         }
-        OffsetSnapshot before = describe(group, inScope == null ? Set.of() : inScope);
-        List<PartitionOffsets> rows = inScope == null ? before.partitions()
+        OffsetSnapshot before = snapshot(group, share, inScope == null ? Set.of() : inScope);
+        List<PartitionOffsets> rows = inScope == null ? before.partitions().stream().filter(p -> !share || p.hasCommitted()).toList()
                 : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
         if (rows.isEmpty()) {
-            throw new IllegalArgumentException("group '" + group + "' has no committed offsets" + (inScope == null
-                    ? "; name the topics to reset (ResetScope.topics)" : " in " + scope.describe()));
+            throw new IllegalArgumentException(share
+                    ? "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (ResetScope.topics)"
+                    : "group '" + group + "' has no committed offsets" + (inScope == null
+                            ? "; name the topics to reset (ResetScope.topics)" : " in " + scope.describe()));
         }
         Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
         List<PlanRow> plan = new ArrayList<>();
@@ -178,7 +263,7 @@ final class AdminKafkaOps implements KafkaOps {
             String note = null;
             if (want == ResetTarget.REMOVE) {
                 next = PartitionOffsets.NONE;
-                note = "removes the committed offset (there was none before)";
+                note = share ? "removes the start offset (there was none before)" : "removes the committed offset (there was none before)";
             } else if (want < p.logStart()) {
                 next = p.logStart();
                 note = "clamped up from " + want + " to log start " + p.logStart();
@@ -195,7 +280,7 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public ResetPlan planRestore(SavedPlan saved) {
         ResetPlan p = saved.plan();
-        return planReset(p.group(), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
+        return plan(p.group(), p.shareGroup(), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
     }
 
     @Override
@@ -219,7 +304,8 @@ final class AdminKafkaOps implements KafkaOps {
         if (!bootstrap.equals(plan.bootstrap())) {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
         }
-        OffsetSnapshot now = describe(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        boolean share = plan.shareGroup();
+        OffsetSnapshot now = snapshot(plan.group(), share, Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         if (!now.state().isInactive()) {
             failed.add(activeMessage(now));
         }
@@ -228,9 +314,12 @@ final class AdminKafkaOps implements KafkaOps {
             PartitionOffsets c = current.get(r.ref());
             long committedNow = c == null ? PartitionOffsets.NONE : c.committed();
             if (committedNow != r.previous()) {
-                failed.add("the plan is stale: " + r.ref() + " was committed at " + show(r.previous()) + " when planned and is "
-                        + show(committedNow) + " now; plan again");
+                failed.add("the plan is stale: " + r.ref() + (share ? " had start offset " : " was committed at ") + show(r.previous())
+                        + " when planned and is " + show(committedNow) + " now; plan again");
             }
+        }
+        if (share) {
+            failed.addAll(partialTopicRemovals(plan, now));
         }
         Path planDir = options.planDir();
         if (planDir == null) {
@@ -264,21 +353,25 @@ final class AdminKafkaOps implements KafkaOps {
         }
         try {
             beforeAlter.run();
-            if (!alter.isEmpty()) {
-                get(admin.alterConsumerGroupOffsets(plan.group(), alter).all(), "alter offsets of group " + plan.group());
-            }
-            if (!delete.isEmpty()) {
-                get(admin.deleteConsumerGroupOffsets(plan.group(), delete).all(), "delete offsets of group " + plan.group());
+            if (share) {
+                alterShare(plan.group(), alter, delete);
+            } else {
+                if (!alter.isEmpty()) {
+                    get(admin.alterConsumerGroupOffsets(plan.group(), alter).all(), "alter offsets of group " + plan.group());
+                }
+                if (!delete.isEmpty()) {
+                    get(admin.deleteConsumerGroupOffsets(plan.group(), delete).all(), "delete offsets of group " + plan.group());
+                }
             }
         } catch (KafkaOpsException e) {
-            OffsetSnapshot after = safeDescribe(plan.group());
+            OffsetSnapshot after = safeDescribe(plan.group(), share);
             String why = "the broker refused the reset of group '" + plan.group() + "'" + (after == null ? "" : " (" + activeMessage(after) + ")")
                     + ": " + e.getMessage();
             ResetPlans.save(saved.withStatus(SavedPlan.Status.NOT_APPLIED, why));
             throw new KafkaOpsException(why + "; the saved plan " + saved.file() + " records that it did not apply", e);
         }
         afterAlter.run();
-        OffsetSnapshot after = describe(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        OffsetSnapshot after = snapshot(plan.group(), share, Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         Map<PartitionRef, PartitionOffsets> landed = after.byPartition();
         List<ResetResult.PartitionResult> results = plan.rows().stream().map(r -> {
             PartitionOffsets a = landed.get(r.ref());
@@ -288,6 +381,7 @@ final class AdminKafkaOps implements KafkaOps {
         String detail = all ? "applied; every partition verified" : "applied, but not every partition landed: "
                 + results.stream().filter(x -> !x.landed()).map(x -> x.topic() + "-" + x.partition() + " is " + x.actual() + " not " + x.planned())
                         .collect(Collectors.joining(", "));
+        detail += plan.caveat().map(c -> "; " + c).orElse("");
         saved = ResetPlans.save(saved.withStatus(all ? SavedPlan.Status.APPLIED : SavedPlan.Status.PARTIAL, detail));
         return new ResetResult(plan, saved, results, after);
     }
@@ -332,20 +426,25 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public List<String> deleteNamespace(LabNamespace namespace) {
         List<String> deleted = new ArrayList<>();
-        List<String> groups = get(admin.listGroups().all(), "list groups").stream().map(g -> g.groupId())
-                .filter(namespace::owns).sorted().toList();
-        if (!groups.isEmpty()) {
-            var result = admin.deleteConsumerGroups(groups).deletedGroups();
-            for (String g : groups) {
-                try {
-                    get(result.get(g), "delete group " + g);
-                    deleted.add("group " + g);
-                } catch (KafkaOpsException e) {
-                    // e.g. a member that died without leaving is still in the group until its session times out
-                    deleted.add("group " + g + " NOT deleted: " + e.getMessage());
-                }
+        // each group by its type: the consumer-group delete refuses a share or streams group (GROUP_ID_NOT_FOUND)
+        Map<GroupType, List<String>> groups = get(admin.listGroups().all(), "list groups").stream().filter(g -> namespace.owns(g.groupId()))
+                .collect(Collectors.groupingBy(g -> g.type().orElse(GroupType.UNKNOWN), () -> new java.util.EnumMap<>(GroupType.class),
+                        Collectors.mapping(GroupListing::groupId, Collectors.toList())));
+        Map<String, org.apache.kafka.common.KafkaFuture<Void>> results = new TreeMap<>();
+        groups.forEach((type, ids) -> results.putAll(switch (type) {
+            case SHARE -> admin.deleteShareGroups(ids).deletedGroups();
+            case STREAMS -> admin.deleteStreamsGroups(ids).deletedGroups();
+            default -> admin.deleteConsumerGroups(ids).deletedGroups();
+        }));
+        results.forEach((g, result) -> {
+            try {
+                get(result, "delete group " + g);
+                deleted.add("group " + g);
+            } catch (KafkaOpsException e) {
+                // e.g. a member that died without leaving is still in the group until its session times out
+                deleted.add("group " + g + " NOT deleted: " + e.getMessage());
             }
-        }
+        });
         List<String> topics = get(admin.listTopics().names(), "list topics").stream().filter(namespace::owns).sorted().toList();
         if (!topics.isEmpty()) {
             get(admin.deleteTopics(topics).all(), "delete topics " + topics);
@@ -464,15 +563,56 @@ final class AdminKafkaOps implements KafkaOps {
         return out;
     }
 
-    private OffsetSnapshot safeDescribe(String group) {
+    /**
+     * A share group's start offsets are altered per partition, but removed per topic ({@code deleteShareGroupOffsets} takes
+     * topics): removes only where the plan removes every partition of the topic the group has a start offset for.
+     */
+    private void alterShare(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
+        if (!alter.isEmpty()) {
+            Map<TopicPartition, Long> start = new HashMap<>();
+            alter.forEach((tp, om) -> start.put(tp, om.offset()));
+            get(admin.alterShareGroupOffsets(group, start).all(), "alter start offsets of share group " + group);
+        }
+        if (!delete.isEmpty()) {
+            Set<String> topics = delete.stream().map(TopicPartition::topic).collect(Collectors.toCollection(java.util.TreeSet::new));
+            get(admin.deleteShareGroupOffsets(group, topics).all(), "delete start offsets of share group " + group + " on " + topics);
+        }
+    }
+
+    /** The guard of {@link #alterShare}: a plan that removes some but not all of a topic's start offsets cannot be executed. */
+    private static List<String> partialTopicRemovals(ResetPlan plan, OffsetSnapshot now) {
+        Set<PartitionRef> removed = plan.rows().stream().filter(r -> r.next() == PartitionOffsets.NONE).map(PlanRow::ref).collect(Collectors.toSet());
+        List<String> out = new ArrayList<>();
+        removed.stream().map(PartitionRef::topic).distinct().sorted().forEach(topic -> {
+            List<String> kept = now.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted() && !removed.contains(p.ref()))
+                    .map(p -> p.ref().toString()).toList();
+            List<String> planned = plan.rows().stream().filter(r -> r.topic().equals(topic) && r.next() != PartitionOffsets.NONE)
+                    .map(r -> r.ref().toString()).toList();
+            if (!kept.isEmpty() || !planned.isEmpty()) {
+                List<String> both = new ArrayList<>(kept);
+                planned.stream().filter(x -> !both.contains(x)).forEach(both::add);
+                out.add("share group '" + plan.group() + "': the plan removes some start offsets of topic '" + topic
+                        + "' but not those of " + both + "; a share group's start offsets are removed only per topic (deleteShareGroupOffsets)");
+            }
+        });
+        return out;
+    }
+
+    private OffsetSnapshot safeDescribe(String group, boolean share) {
         try {
-            return describe(group);
+            return snapshot(group, share, Set.of());
         } catch (RuntimeException e) {
             return null;
         }
     }
 
     static String activeMessage(OffsetSnapshot s) {
+        if (s.shareGroup()) {
+            // a share group's members have no instance ids and many may share a client id: name each member
+            String who = s.members().stream().map(m -> m.clientId() + "@" + m.host() + " (member " + m.memberId() + ")").collect(Collectors.joining(", "));
+            return "share group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"
+                    + (who.isEmpty() ? "" : " [" + who + "]") + "; stop its share consumers before executing a reset (describeShareGroup shows them)";
+        }
         String who = s.members().stream().map(m -> m.clientId() + "@" + m.host()).collect(Collectors.joining(", "));
         return "group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"
                 + (who.isEmpty() ? "" : " [" + who + "]") + "; stop its consumers before executing a reset (describe shows them)";

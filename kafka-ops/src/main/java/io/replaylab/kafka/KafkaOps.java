@@ -39,26 +39,54 @@ public interface KafkaOps extends AutoCloseable {
 
     /**
      * Executes a plan only if every guard holds, reporting all failed guards at once (SPEC R3, R4):
-     * the group is inactive right now; the group and every topic start with an allowed prefix; the
+     * the group is inactive right now (a share group: no member); the group and every topic start with an allowed prefix; the
      * bootstrap is loopback unless remote is allowed; the plan is fresh (committed offsets are still
-     * the plan's previous ones); the plan has been saved durably into the plan dir. Then alters,
-     * describes again and reports per partition whether it landed.
+     * the plan's previous ones; a share group's start offsets); the plan has been saved durably into the
+     * plan dir. Then alters, describes again and reports per partition whether it landed. A share
+     * group's plan alters start offsets ({@code alterShareGroupOffsets}); removing one is possible only
+     * for every partition of a topic at once ({@code deleteShareGroupOffsets} takes topics).
      *
      * @throws ResetRefusedException when a guard fails (nothing altered)
      * @throws KafkaOpsException when the broker refuses the alteration (the saved plan says NOT_APPLIED)
      */
     ResetResult executeReset(ResetPlan plan, ExecuteResetOptions options);
 
-    /** Plans the way back to a saved plan's previous offsets; execute it through the same guards. */
+    /**
+     * Plans the way back to a saved plan's previous offsets (a consumer group's committed offsets or a
+     * share group's start offsets, as the saved plan was); execute it through the same guards. A share
+     * group's restore brings back start offsets only, never acknowledgement state ({@link ResetPlan#caveat()}).
+     */
     ResetPlan planRestore(SavedPlan saved);
+
+    /**
+     * A share group's state, members (member id, client id, host, assigned partitions) and per partition
+     * its start offset and the broker's lag, with log start/end: what {@code kafka-share-groups --describe}
+     * shows with {@code --members}, {@code --offsets} and {@code --state}. The snapshot's protocol is
+     * {@code share}; a share group that does not exist is NOT_FOUND.
+     *
+     * @throws IllegalArgumentException when {@code group} is a group of another type (describe a consumer group with {@link #describe})
+     */
+    OffsetSnapshot describeShareGroup(String group);
+
+    /**
+     * Computes a reset of a share group's start offsets without changing anything: the dry run of
+     * {@code kafka-share-groups --reset-offsets}. The targets of Kafka's tool apply ({@link ResetTargets#toEarliest()},
+     * {@link ResetTargets#toLatest()}, {@link ResetTargets#toDatetime}, {@link ResetTargets#toOffset}, {@link ResetTargets#toCurrent()},
+     * {@link ResetTargets#toOffsets} for a CSV file), clamped to [log start, log end]; so do the others.
+     * {@link #executeReset} executes it through the guards of a consumer group's reset (the share group must
+     * have no member), and {@link #planRestore} plans the way back. Acknowledgement state is not part of a
+     * reset and cannot be restored: the plan's {@link ResetPlan#caveat()} says so.
+     */
+    ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target);
 
     /** The cluster's id: the same broker (or cluster) answers with the same id, another with another. */
     String clusterId();
 
     /**
-     * Deletes the namespace's own topics and consumer groups, and nothing else (SPEC R17): only names
-     * the namespace {@link LabNamespace#owns owns}. Returns what was deleted; a group that cannot be
-     * deleted yet (a member that died without leaving) is listed as NOT deleted.
+     * Deletes the namespace's own topics and groups (consumer, share and streams groups, each by its
+     * type), and nothing else (SPEC R17): only names the namespace {@link LabNamespace#owns owns}.
+     * Returns what was deleted; a group that cannot be deleted yet (a member that died without leaving)
+     * is listed as NOT deleted.
      */
     java.util.List<String> deleteNamespace(LabNamespace namespace);
 

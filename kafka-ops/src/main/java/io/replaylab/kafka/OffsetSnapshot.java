@@ -13,14 +13,25 @@ import java.util.stream.Collectors;
  * state, protocol, coordinator, members, and per partition the committed offset, log start/end,
  * lag and owner.
  *
- * @param protocol {@code classic} or {@code consumer}; null for a group that does not exist
+ * For a share group ({@link KafkaOps#describeShareGroup}) each partition's {@code committed} is the
+ * share-partition start offset and the lag is the broker's, as {@code kafka-share-groups --describe} shows them.
+ *
+ * @param protocol {@code classic} or {@code consumer}; null for a consumer group that does not exist; {@code share}
+ *        for a share group (also one that does not exist yet: it was asked for as a share group)
  */
 public record OffsetSnapshot(Instant takenAt, String bootstrap, String group, GroupState state, String protocol,
         String coordinator, List<GroupMember> members, List<PartitionOffsets> partitions) {
+    /** The {@link #protocol} of a share group. */
+    public static final String SHARE = "share";
 
     public OffsetSnapshot {
         members = List.copyOf(members);
         partitions = partitions.stream().sorted((a, b) -> a.ref().compareTo(b.ref())).toList();
+    }
+
+    /** Whether this describes a share group (KIP-932): start offsets, no committed offsets. */
+    public boolean shareGroup() {
+        return SHARE.equals(protocol);
     }
 
     public Optional<PartitionOffsets> partition(PartitionRef ref) {

@@ -15,6 +15,11 @@ public record ResetResult(ResetPlan plan, SavedPlan saved, List<PartitionResult>
         }
     }
 
+    /** What the reset could not do, from the plan ({@link ResetPlan#caveat()}): a share group's acknowledgement state. */
+    public java.util.Optional<String> caveat() {
+        return plan.caveat();
+    }
+
     public boolean allLanded() {
         return partitions.stream().allMatch(PartitionResult::landed);
     }

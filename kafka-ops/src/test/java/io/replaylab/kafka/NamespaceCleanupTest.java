@@ -49,6 +49,29 @@ class NamespaceCleanupTest {
     }
 
     @Test
+    void deleteNamespaceDeletesEachGroupByItsTypeAShareGroupToo(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 1);
+        io.replaylab.kafka.testing.ShareConsumers.startAtEarliest(kafka.bootstrapServers(), ns.group("queue"));
+        try (var share = io.replaylab.kafka.testing.ShareConsumers.open(kafka.bootstrapServers(), ns.group("queue"), "share-a", List.of(ns.topic()))) {
+            io.replaylab.kafka.testing.ShareConsumers.acknowledge(share, 2, Duration.ofSeconds(30));
+        }
+
+        List<String> deleted;
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.EMPTY); // the member left on close
+            deleted = ops.deleteNamespace(ns);
+            assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.NOT_FOUND);
+        }
+
+        assertThat(deleted).containsExactlyInAnyOrder("group " + ns.group(), "group " + ns.group("queue"), "topic " + ns.topic());
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            assertThat(admin.listGroups().all().get().stream().map(g -> g.groupId())).doesNotContain(ns.group(), ns.group("queue"));
+        }
+    }
+
+    @Test
     void createTopicMakesOnlyTheNamespacesOwnTopicsWithLeadersAndLeavesAnExistingOneAlone(LocalKafka kafka, LabNamespace ns) throws Exception {
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers()); Admin admin = Clients.admin(kafka.bootstrapServers())) {
             ops.createTopic(ns, ns.topic("output"), 3);

@@ -315,10 +315,10 @@ final class Connection {
             }
             for (FetchResponseData.PartitionData p : t.partitions()) {
                 try {
-                    if (p.records() instanceof org.apache.kafka.common.record.Records records) {
+                    if (p.records() instanceof org.apache.kafka.common.record.internal.Records records) {
                         long first = -1;
                         long end = -1;
-                        for (org.apache.kafka.common.record.RecordBatch b : records.batches()) {
+                        for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
                             first = first < 0 ? b.baseOffset() : Math.min(first, b.baseOffset());
                             end = Math.max(end, b.lastOffset() + 1);
                         }

@@ -63,6 +63,23 @@ final class OffsetsCommand implements Runnable {
         }
     }
 
+    /** Which group: a consumer group or a share group (picocli refuses both at once and names the one missing). */
+    static final class GroupChoice {
+        @Option(names = "--group", required = true, paramLabel = "G", description = "a consumer group")
+        String group;
+
+        @Option(names = "--share-group", required = true, paramLabel = "G", description = "a share group (its start offsets: KIP-932)")
+        String shareGroup;
+
+        String name() {
+            return shareGroup != null ? shareGroup : group;
+        }
+
+        boolean share() {
+            return shareGroup != null;
+        }
+    }
+
     @Command(name = "describe", mixinStandardHelpOptions = true, description = "A group's state, members and per-partition offsets (SPEC R1).")
     static final class Describe implements Callable<Integer> {
         @Spec
@@ -71,14 +88,14 @@ final class OffsetsCommand implements Runnable {
         @Mixin
         Connection conn;
 
-        @Option(names = "--group", required = true, paramLabel = "G", description = "the consumer group to describe")
-        String group;
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        GroupChoice which;
 
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             try (KafkaOps ops = conn.connect()) {
-                OffsetSnapshot s = ops.describe(group);
+                OffsetSnapshot s = which.share() ? ops.describeShareGroup(which.name()) : ops.describe(which.name());
                 if (conn.json) {
                     printJson(out, s);
                 } else {
@@ -90,11 +107,12 @@ final class OffsetsCommand implements Runnable {
     }
 
     static void printSnapshot(PrintWriter out, OffsetSnapshot s) {
-        out.printf("Consumer group '%s' is %s%s with %d member(s)%s.%n", s.group(), s.state().display(),
-                s.protocol() == null ? "" : " (" + s.protocol() + ")", s.members().size(),
+        out.printf("%s group '%s' is %s%s with %d member(s)%s.%n", s.shareGroup() ? "Share" : "Consumer", s.group(), s.state().display(),
+                s.protocol() == null || s.shareGroup() ? "" : " (" + s.protocol() + ")", s.members().size(),
                 s.coordinator() == null ? "" : "; coordinator " + s.coordinator());
-        Table t = new Table("GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID", "HOST", "CLIENT-ID",
-                "LOG-START-OFFSET", "LEADER-EPOCH");
+        // a share group has a start offset per partition, not a committed one (the columns kafka-share-groups --describe prints)
+        Table t = new Table("GROUP", "TOPIC", "PARTITION", s.shareGroup() ? "START-OFFSET" : "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
+                "HOST", "CLIENT-ID", "LOG-START-OFFSET", "LEADER-EPOCH");
         for (PartitionOffsets p : s.partitions()) {
             GroupMember m = s.members().stream().filter(x -> x.memberId().equals(p.owner())).findFirst().orElse(null);
             t.row(s.group(), p.topic(), p.partition(), p.hasCommitted() ? p.committed() : "-", p.logEnd(), p.lag(),
@@ -113,8 +131,9 @@ final class OffsetsCommand implements Runnable {
         @Mixin
         Connection conn;
 
-        @Option(names = "--group", required = true, paramLabel = "G", description = "the consumer group whose offsets the plan moves (it must be inactive to execute)")
-        String group;
+        /** The group whose offsets (a share group: start offsets) the plan moves; it must have no member to execute. */
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        GroupChoice which;
 
         /** Which topics: picocli refuses both at once. */
         static final class Scope {
@@ -170,7 +189,7 @@ final class OffsetsCommand implements Runnable {
             ResetTarget target = target();
             ResetScope scope = scope();
             try (KafkaOps ops = conn.connect()) {
-                ResetPlan plan = ops.planReset(group, scope, target);
+                ResetPlan plan = which.share() ? ops.planShareGroupReset(which.name(), scope, target) : ops.planReset(which.name(), scope, target);
                 return finish(spec, ops, plan, conn.json, execute, export, guards.options());
             }
         }
@@ -309,12 +328,14 @@ final class OffsetsCommand implements Runnable {
     }
 
     private static void printPlan(PrintWriter out, ResetPlan plan) {
-        out.printf("Plan %s: %s over %s of group '%s'.%n", plan.planId(), plan.target(), plan.scope(), plan.group());
+        out.printf("Plan %s: %s over %s of %sgroup '%s'.%n", plan.planId(), plan.target(), plan.scope(), plan.shareGroup() ? "share " : "",
+                plan.group());
         Table t = new Table("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "PREVIOUS-OFFSET", "NOTE");
         for (PlanRow r : plan.rows()) {
             t.row(plan.group(), r.topic(), r.partition(), show(r.next()), show(r.previous()), r.note() == null ? "" : r.note());
         }
         t.print(out);
+        plan.caveat().ifPresent(c -> out.println("Note: " + c + "."));
     }
 
     private static String show(long offset) {

@@ -18,6 +18,7 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.Clients;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Offsets;
+import io.replaylab.kafka.testing.ShareConsumers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -57,6 +58,42 @@ class OffsetsCommandTest {
         assertThat(r.out()).contains("Consumer group '" + ns.group() + "' is Empty (classic) with 0 member(s)");
         assertThat(r.out()).containsPattern("GROUP +TOPIC +PARTITION +CURRENT-OFFSET +LOG-END-OFFSET +LAG +CONSUMER-ID +HOST +CLIENT-ID");
         assertThat(r.out()).containsPattern(ns.group() + " +" + ns.topic() + " +0 +4 +6 +2 +- +- +-");
+    }
+
+    @Test
+    void aShareGroupIsDescribedByItsStartOffsetsAndResetThroughTheSameGuardsWithItsCaveat(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 6);
+        String group = ns.prefix() + ".share";
+        ShareConsumers.startAtEarliest(kafka.bootstrapServers(), group);
+        try (var c = ShareConsumers.open(kafka.bootstrapServers(), group, "share-cli", List.of(ns.topic()))) {
+            ShareConsumers.acknowledge(c, 12, java.time.Duration.ofSeconds(30));
+            Run live = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
+                    "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
+            assertThat(live.rc()).as("refused while a member is in: " + live.out()).isNotZero();
+            assertThat(live.err()).contains("share group '" + group + "'").contains("share-cli");
+        }
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            ShareConsumers.await(ops, group, s -> s.members().isEmpty(), "no member", java.time.Duration.ofSeconds(30));
+        }
+
+        Run d = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group);
+        assertThat(d.rc()).as(d.err()).isZero();
+        assertThat(d.out()).contains("Share group '" + group + "' is Empty with 0 member(s)")
+                .containsPattern("GROUP +TOPIC +PARTITION +START-OFFSET +LOG-END-OFFSET +LAG").containsPattern(ns.topic() + " +0 +\\d+ +6 +0 ");
+
+        Run reset = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
+                "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
+        assertThat(reset.rc()).as(reset.err()).isZero();
+        assertThat(reset.out()).contains("of share group '" + group + "'").contains("Note: a share group's reset moves only its start offsets");
+        try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
+            assertThat(ops.describeShareGroup(group).partitions()).extracting(PartitionOffsets::committed).containsExactly(0L, 0L);
+            assertThat(ops.describeShareGroup(group).partitions()).extracting(PartitionOffsets::lag).containsExactly(6L, 6L);
+        }
+
+        Run both = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", "g", "--share-group", group);
+        assertThat(both.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(both.err()).contains("--group").contains("--share-group");
     }
 
     @Test

@@ -34,6 +34,14 @@ public record LocalKafkaConfig(
             Map.entry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"),
             Map.entry("share.coordinator.state.topic.replication.factor", "1"),
             Map.entry("share.coordinator.state.topic.min.isr", "1"),
+            // share groups are on by default in 4.4 (the share.version feature, 2 in a freshly formatted store); a lab share
+            // group may set share.record.lock.duration.ms as low as 1 s (the broker's floor is 15 s) to see a lock expire quickly
+            Map.entry("group.share.min.record.lock.duration.ms", "1000"),
+            // as for consumer groups: a share member gets its assignment within a second, a dead one is gone after 6 s
+            Map.entry("group.share.heartbeat.interval.ms", "1000"),
+            Map.entry("group.share.min.heartbeat.interval.ms", "500"),
+            Map.entry("group.share.session.timeout.ms", "6000"),
+            Map.entry("group.share.min.session.timeout.ms", "1000"),
             Map.entry("group.initial.rebalance.delay.ms", "0"),
             // the group coordinator writes each offset commit at once instead of lingering 5 ms for more to batch:
             // the subjects commit per record, one at a time

@@ -50,7 +50,7 @@ class LocalKafkaSharedBrokerTest {
 
     @Test
     void brokerReportsItsVersionAndRunsInItsOwnProcess(LocalKafka kafka) {
-        assertThat(kafka.brokerVersion()).contains("4.1.2");
+        assertThat(kafka.brokerVersion()).contains("4.4.0");
         assertThat(kafka.pid()).isNotEqualTo(ProcessHandle.current().pid());
         assertThat(kafka.bootstrapServers()).startsWith("127.0.0.1:");
     }

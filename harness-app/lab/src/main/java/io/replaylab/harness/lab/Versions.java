@@ -1,6 +1,6 @@
 package io.replaylab.harness.lab;
 
-import org.apache.kafka.common.utils.AppInfoParser;
+import org.apache.kafka.common.utils.internals.AppInfoParser;
 
 /** Versions of replay-lab and what it runs on; recorded in evidence and printed by a CLI's version. */
 public final class Versions {
