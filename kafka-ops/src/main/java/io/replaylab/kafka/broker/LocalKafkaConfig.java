@@ -22,7 +22,7 @@ public record LocalKafkaConfig(
 
     /**
      * Lab-friendly broker settings: no initial rebalance delay, no linger before an offset commit's
-     * write, short session timeouts allowed (both group protocols), replication factor 1, a small log-cleaner buffer (it is most of the
+     * write, short session timeouts allowed (both group protocols), share-group record locks down to 1 s, replication factor 1, a small log-cleaner buffer (it is most of the
      * default heap).
      */
     public static final Map<String, String> LAB_BROKER_DEFAULTS = Map.ofEntries(
@@ -34,6 +34,9 @@ public record LocalKafkaConfig(
             Map.entry("transaction.abort.timed.out.transaction.cleanup.interval.ms", "1000"),
             Map.entry("share.coordinator.state.topic.replication.factor", "1"),
             Map.entry("share.coordinator.state.topic.min.isr", "1"),
+            // a share group may set its record lock (share.record.lock.duration.ms) down to 1 s, not 15: a lock expiry in a test or
+            // an experiment is a second's wait
+            Map.entry("group.share.min.record.lock.duration.ms", "1000"),
             Map.entry("group.initial.rebalance.delay.ms", "0"),
             // the group coordinator writes each offset commit at once instead of lingering 5 ms for more to batch:
             // the subjects commit per record, one at a time
