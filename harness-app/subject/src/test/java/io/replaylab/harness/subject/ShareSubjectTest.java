@@ -194,7 +194,8 @@ class ShareSubjectTest {
         assertThat(first.path("result").asText()).isEqualTo("applied");
         assertThat(withResult(log, "ack-rejected")).as("the late acknowledgement, refused").singleElement().satisfies(n -> {
             assertThat(n.path("offset").asLong()).isEqualTo(first.path("offset").asLong());
-            assertThat(n.path("exception").asText()).isEqualTo("org.apache.kafka.common.errors.InvalidRecordStateException");
+            assertThat(n.path("exception").asText()).isEqualTo("org.apache.kafka.common.errors.InvalidRecordStateException"); // INVALID_RECORD_STATE
+            assertThat(n.path("deliveryCount").asInt()).isEqualTo(1);
         });
         assertThat(withResult(log, "duplicate")).as("the redelivery meets the inbox").singleElement().satisfies(n -> {
             assertThat(n.path("id").asText()).isEqualTo(first.path("id").asText());
