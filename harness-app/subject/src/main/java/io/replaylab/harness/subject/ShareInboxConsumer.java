@@ -131,7 +131,7 @@ class ShareInboxConsumer {
             if (stop.requested()) {
                 c.close(Duration.ofSeconds(3)); // bounded: the broker may be gone, and leaving the group must not hold up the stop
             }
-            System.out.printf("%s: applied %d, duplicate %d, quarantined %d, ack-rejected %d%n", o.instanceId(), applied, duplicates, quarantined,
+            System.out.printf("%s: applied %d, duplicate %d, quarantined %d, not acknowledged %d%n", o.instanceId(), applied, duplicates, quarantined,
                     refused);
             System.out.flush();
             return stop.finished(0);
