@@ -22,7 +22,7 @@ public record LocalKafkaConfig(
 
     /**
      * Lab-friendly broker settings: no initial rebalance delay, no linger before an offset commit's
-     * write, short session timeouts allowed (both group protocols), replication factor 1, a small log-cleaner buffer (it is most of the
+     * write, short session timeouts allowed (both group protocols), share-group record locks down to 1 s, replication factor 1, a small log-cleaner buffer (it is most of the
      * default heap).
      */
     public static final Map<String, String> LAB_BROKER_DEFAULTS = Map.ofEntries(

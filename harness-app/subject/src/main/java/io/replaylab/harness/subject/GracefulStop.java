@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
@@ -17,7 +18,7 @@ final class GracefulStop {
     private final CountDownLatch done = new CountDownLatch(1);
     private volatile boolean requested;
     private volatile int exitCode;
-    private volatile KafkaConsumer<?, ?> consumer;
+    private volatile Runnable wakeup;
 
     static GracefulStop install() {
         GracefulStop s = new GracefulStop();
@@ -30,9 +31,9 @@ final class GracefulStop {
             return;
         }
         requested = true;
-        KafkaConsumer<?, ?> c = consumer;
-        if (c != null) {
-            c.wakeup();
+        Runnable w = wakeup;
+        if (w != null) {
+            w.run();
         }
         try {
             boolean finished = done.await(10, TimeUnit.SECONDS);
@@ -44,7 +45,12 @@ final class GracefulStop {
 
     /** The consumer a signal wakes. */
     void watch(KafkaConsumer<?, ?> c) {
-        consumer = c;
+        wakeup = c::wakeup;
+    }
+
+    /** The share consumer a signal wakes. */
+    void watch(KafkaShareConsumer<?, ?> c) {
+        wakeup = c::wakeup;
     }
 
     /**
@@ -52,6 +58,15 @@ final class GracefulStop {
      * is already true, so the loop leaves.
      */
     <K, V> ConsumerRecords<K, V> poll(KafkaConsumer<K, V> c) {
+        try {
+            return c.poll(Duration.ofMillis(200));
+        } catch (WakeupException stopping) {
+            return ConsumerRecords.empty();
+        }
+    }
+
+    /** As {@link #poll(KafkaConsumer)}, for a share consumer. */
+    <K, V> ConsumerRecords<K, V> poll(KafkaShareConsumer<K, V> c) {
         try {
             return c.poll(Duration.ofMillis(200));
         } catch (WakeupException stopping) {

@@ -114,7 +114,7 @@ class InboxConsumer {
                         default -> quarantined++;
                     }
                     Map<String, Object> line = logLine(r);
-                    line.put("id", idOf(r.value()));
+                    line.put("id", Payment.idOf(r.value()));
                     line.put("result", result.name().toLowerCase(java.util.Locale.ROOT));
                     if (reason != null) {
                         line.put("reason", reason);
@@ -204,13 +204,6 @@ class InboxConsumer {
         return SubjectLogs.processing(o.instanceId(), r);
     }
 
-    private static String idOf(String value) {
-        try {
-            return Payment.parse(value).id();
-        } catch (Payment.Malformed e) {
-            return null;
-        }
-    }
 
     private Properties config() {
         Properties p = SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),

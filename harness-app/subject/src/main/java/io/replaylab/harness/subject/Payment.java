@@ -42,4 +42,13 @@ record Payment(String id, String account, long amount) {
         }
         return new Payment(id.asText(), account.asText(), amount.asLong());
     }
+
+    /** The record's message id for a log line; null for a record without one (malformed). */
+    static String idOf(String value) {
+        try {
+            return parse(value).id();
+        } catch (Malformed e) {
+            return null;
+        }
+    }
 }

@@ -30,6 +30,17 @@ public final class ReferenceSubject {
                 "--group", "{group}", "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}")), "reference (replay-lab subject consume)");
     }
 
+    /**
+     * The serial inbox consumer on a share group ({@code consume --group-type share}): per record one DB transaction, then
+     * acknowledge(ACCEPT) and commitSync. The consumer-group settings do not apply to it; the share group's own configs
+     * ({@code share.auto.offset.reset}: a new group starts at latest; the lock duration) are set by the lab before it starts.
+     */
+    public static Subject shareConsume() {
+        return Subject.javaMain(ReferenceSubject.class.getName(), JVM, List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}",
+                "--topic", "{topic}", "--group", "{group}", "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}",
+                "--processing-log", "{logdir}/{instance}.processing.jsonl"), "reference share consumer (replay-lab subject consume --group-type share)");
+    }
+
     /** The consume-transform-produce consumer: per record one transaction with the output record and the consumed offset. */
     public static Subject transform() {
         return Subject.javaMain(ReferenceSubject.class.getName(), JVM, args(List.of("transform", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}",

@@ -117,8 +117,15 @@ public final class SubjectCommand implements Runnable {
         }
     }
 
+    /** What kind of group {@code consume} joins. */
+    enum GroupType { CONSUMER, SHARE }
+
     @Command(name = "consume", mixinStandardHelpOptions = true,
-            description = "Serial consumer: per record one database transaction (inbox + effect), then commitSync.")
+            description = {"Serial consumer: per record one database transaction (inbox + effect), then commitSync.",
+                "With --group-type share: a share consumer (KIP-932) with explicit acknowledgement, acquiring only the records it "
+                        + "processes: per record one database transaction, then acknowledge(ACCEPT) and commitSync. The share group's own "
+                        + "settings (share.auto.offset.reset, share.isolation.level, share.record.lock.duration.ms) are the group's configs: "
+                        + "set them before it starts (a new share group starts at latest)."})
     static final class Consume implements Callable<Integer> {
         @Mixin
         ConsumerOptions c;
@@ -130,18 +137,36 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--namespace", required = true, description = "inbox namespace: lab namespace + target generation, e.g. lab-x/g1")
         String namespace;
 
-        @Option(names = "--max-poll-records", defaultValue = "100", description = "max.poll.records (default ${DEFAULT-VALUE})")
-        int maxPollRecords;
+        @Option(names = "--max-poll-records", description = "max.poll.records (default 100; " + ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS
+                + " with --group-type share: the records a share member acquires, and holds locks on, per poll)")
+        Integer maxPollRecords;
+
+        @Option(names = "--group-type", defaultValue = "consumer", description = "consumer (default): a consumer group; share: a share group "
+                + "(--group-protocol, --max-poll-interval-ms and --session-timeout-ms do not apply, no assignment log)")
+        GroupType groupType;
 
         @Override
         public Integer call() {
+            if (groupType == GroupType.SHARE) {
+                return new ShareInboxConsumer(shareOptions()).run();
+            }
             c.check();
             return new InboxConsumer(options()).run();
         }
 
         InboxConsumer.Options options() {
             return new InboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
-                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords);
+                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords == null ? 100 : maxPollRecords);
+        }
+
+        /** The consumer-group settings have no share-consumer counterpart (ShareConsumerConfig refuses them): they are left out, said once. */
+        ShareInboxConsumer.Options shareOptions() {
+            if (c.sessionTimeoutMs != null || c.groupProtocol != GroupProtocol.CLASSIC) {
+                LoggerFactory.getLogger(SubjectCommand.class).info("--group-protocol and --session-timeout-ms ignored: a share member's session "
+                        + "timeout is the group's share.session.timeout.ms");
+            }
+            return new ShareInboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.untilIdle, c.processingLog,
+                    maxPollRecords == null ? ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS : maxPollRecords);
         }
     }
 

@@ -44,7 +44,29 @@ final class SubjectLogs {
         return p;
     }
 
-    /** The common fields of a processing-log line: time, instance, topic, partition, offset. */
+    /**
+     * A share consumer's settings: explicit acknowledgement (nothing is acknowledged that the code did not
+     * acknowledge) and {@code record_limit} acquisition (the broker locks at most {@code maxPollRecords} records
+     * for this member, so it acquires only what it processes). None of the consumer group's settings above:
+     * {@code ShareConsumerConfig} refuses auto.offset.reset, enable.auto.commit, isolation.level, session and
+     * heartbeat timeouts and group.protocol; their share-group counterparts ({@code share.auto.offset.reset},
+     * {@code share.isolation.level}, {@code share.record.lock.duration.ms}, ...) are the group's configs, set by
+     * whoever runs the group (the lab), not by a member.
+     */
+    static Properties shareConsumerProperties(String bootstrap, String group, String instanceId, int maxPollRecords) {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
+        p.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        p.put(ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
+        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        return p;
+    }
+
+    /** The common fields of a processing-log line: time, instance, topic, partition, offset (and a share group's delivery count). */
     static Map<String, Object> processing(String instance, ConsumerRecord<?, ?> r) {
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("time", Instant.now().toString());
@@ -52,6 +74,7 @@ final class SubjectLogs {
         line.put("topic", r.topic());
         line.put("partition", r.partition());
         line.put("offset", r.offset());
+        r.deliveryCount().ifPresent(n -> line.put("deliveryCount", n)); // a share group's record only: its how-many-th delivery
         return line;
     }
 

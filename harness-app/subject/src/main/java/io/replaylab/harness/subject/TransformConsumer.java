@@ -76,7 +76,7 @@ class TransformConsumer {
                     activity.touch();
                     Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                     Map<String, Object> line = SubjectLogs.processing(o.instanceId(), r);
-                    String id = idOf(r.value());
+                    String id = Payment.idOf(r.value());
                     line.put("id", id);
                     try {
                         producer.beginTransaction();
@@ -181,11 +181,4 @@ class TransformConsumer {
         }
     }
 
-    private static String idOf(String value) {
-        try {
-            return Payment.parse(value).id();
-        } catch (Payment.Malformed e) {
-            return null;
-        }
-    }
 }

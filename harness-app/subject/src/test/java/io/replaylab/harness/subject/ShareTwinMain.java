@@ -1,0 +1,89 @@
+package io.replaylab.harness.subject;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import io.replaylab.harness.lab.Subject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Test-only broken variants of the reference share consumer ({@code consume --group-type share}), to prove
+ * the lab catches them: {@code share-no-inbox} applies every delivery (a second effect after a lock-expiry
+ * redelivery); {@code share-ack-first} acknowledges and commits BEFORE its DB transaction (a crash between
+ * loses the record); {@code share} is the reference itself. Test hooks, the same for every mode, to put
+ * the fault where the tests want it: {@code stall-first=MS} holds its first record for MS after its DB
+ * transaction and before its acknowledgement (past a short lock: the record is redelivered and the late
+ * acknowledgement refused); {@code crash-at=N} halts the JVM as it starts the DB transaction of its N-th
+ * record (from 1); {@code until-idle-ms=MS} is {@code --until-idle}.
+ * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [crash-at=N] [until-idle-ms=MS].
+ */
+public final class ShareTwinMain {
+    private ShareTwinMain() {
+    }
+
+    public static void main(String[] a) {
+        Map<String, Integer> hooks = Arrays.stream(a).skip(8).map(h -> h.split("=", 2))
+                .collect(Collectors.toMap(h -> h[0], h -> Integer.valueOf(h[1])));
+        Integer idleMs = hooks.get("until-idle-ms");
+        ShareInboxConsumer.Options o = new ShareInboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], idleMs == null ? null : java.time.Duration.ofMillis(idleMs),
+                Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS);
+        System.exit(twin(a[0], o, hooks.getOrDefault("stall-first", 0), hooks.getOrDefault("crash-at", 0)).run());
+    }
+
+    /** The reference share consumer with one step changed, by mode, and the test hooks in its projection step. */
+    static ShareInboxConsumer twin(String mode, ShareInboxConsumer.Options o, int stallFirstMs, int crashAt) {
+        AtomicInteger records = new AtomicInteger();
+        return new ShareInboxConsumer(o) {
+            @Override
+            InboxProjection projection() {
+                if (!mode.equals("share-no-inbox")) {
+                    return super.projection();
+                }
+                return new InboxProjection(o.db(), o.namespace(), o.instanceId()) {
+                    @Override
+                    boolean claim(Connection c, String topic, int partition, long offset, String id, String now) {
+                        return true; // no check at all: a redelivery applies a second effect
+                    }
+                };
+            }
+
+            @Override
+            boolean acknowledgesFirst() {
+                return switch (mode) {
+                    case "share", "share-no-inbox" -> false;
+                    case "share-ack-first" -> true;
+                    default -> throw new IllegalArgumentException("unknown mode " + mode);
+                };
+            }
+
+            @Override
+            InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
+                int n = records.incrementAndGet();
+                if (n == crashAt) {
+                    System.out.println("crash at record " + n + ": " + p.id());
+                    System.out.flush();
+                    Runtime.getRuntime().halt(137); // no shutdown hook, no acknowledgement, no close: as a SIGKILL
+                }
+                InboxProjection.Result result = super.project(db, r, p);
+                if (n == 1 && stallFirstMs > 0) {
+                    try {
+                        Thread.sleep(stallFirstMs); // the DB transaction is committed, the acknowledgement not sent: the lock runs out
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return result;
+            }
+        };
+    }
+
+    /** The --subject-cmd template for a mode, on this JVM's classpath. */
+    public static String template(String mode) {
+        return Subject.javaCommand(ShareTwinMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode
+                + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
+    }
+}
