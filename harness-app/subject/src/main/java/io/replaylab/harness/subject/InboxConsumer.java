@@ -75,15 +75,13 @@ class InboxConsumer {
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
         GracefulStop stop = GracefulStop.install();
-        long applied = 0;
-        long duplicates = 0;
-        long quarantined = 0;
         boolean commitBeforeDb = commitsFirst();
         boolean onATimer = commitsOnATimer();
         try (InboxProjection db = projection();
              JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
+            RecordHandling handling = new RecordHandling(db, processing, o.instanceId(), this::project);
             stop.watch(c);
             int[] assigned = {0}; // how many assignments this instance has had
             SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> onAssigned(c, parts, assigned[0]++));
@@ -99,27 +97,7 @@ class InboxConsumer {
                         rejected = true;
                         break;
                     }
-                    InboxProjection.Result result;
-                    String reason = null;
-                    try {
-                        Payment p = Payment.parse(r.value());
-                        result = project(db, r, p);
-                    } catch (Payment.Malformed m) {
-                        reason = m.getMessage();
-                        result = db.quarantine(r.topic(), r.partition(), r.offset(), reason, r.value());
-                    }
-                    switch (result) {
-                        case APPLIED -> applied++;
-                        case DUPLICATE -> duplicates++;
-                        default -> quarantined++;
-                    }
-                    Map<String, Object> line = logLine(r);
-                    line.put("id", Payment.idOf(r.value()));
-                    line.put("result", result.name().toLowerCase(java.util.Locale.ROOT));
-                    if (reason != null) {
-                        line.put("reason", reason);
-                    }
-                    processing.write(line);
+                    handling.handle(r);
                     activity.touch();
                     handled.put(tp, r.offset() + 1);
                     if (!commitBeforeDb && !onATimer && !commit(c, next, processing, r)) {
@@ -141,7 +119,7 @@ class InboxConsumer {
             if (stop.requested()) {
                 c.close(Duration.ofSeconds(3)); // bounded: the broker may be gone, and leaving the group must not hold up the stop
             }
-            System.out.printf("%s: applied %d, duplicate %d, quarantined %d%n", o.instanceId(), applied, duplicates, quarantined);
+            System.out.println(handling.summary());
             System.out.flush();
             return stop.finished(0);
         } catch (RuntimeException e) {

@@ -3,7 +3,6 @@ package io.replaylab.harness.subject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -75,15 +74,13 @@ class ShareInboxConsumer {
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
         GracefulStop stop = GracefulStop.install();
-        long applied = 0;
-        long duplicates = 0;
-        long quarantined = 0;
         long refused = 0;
         boolean ackFirst = acknowledgesFirst();
         try (InboxProjection db = projection();
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(
                      SubjectLogs.shareConsumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.maxPollRecords()))) {
+            RecordHandling handling = new RecordHandling(db, processing, o.instanceId(), this::project);
             stop.watch(c);
             c.subscribe(List.of(o.topic()));
             long lastActivity = System.nanoTime();
@@ -95,26 +92,7 @@ class ShareInboxConsumer {
                     if (ackFirst && !acknowledge(c, r, processing)) {
                         refused++;
                     }
-                    InboxProjection.Result result;
-                    String reason = null;
-                    try {
-                        result = project(db, r, Payment.parse(r.value()));
-                    } catch (Payment.Malformed m) {
-                        reason = m.getMessage();
-                        result = db.quarantine(r.topic(), r.partition(), r.offset(), reason, r.value());
-                    }
-                    switch (result) {
-                        case APPLIED -> applied++;
-                        case DUPLICATE -> duplicates++;
-                        default -> quarantined++;
-                    }
-                    Map<String, Object> line = SubjectLogs.processing(o.instanceId(), r);
-                    line.put("id", Payment.idOf(r.value()));
-                    line.put("result", result.name().toLowerCase(Locale.ROOT));
-                    if (reason != null) {
-                        line.put("reason", reason);
-                    }
-                    processing.write(line);
+                    handling.handle(r);
                     if (!ackFirst && !acknowledge(c, r, processing)) {
                         refused++;
                     }
@@ -131,8 +109,7 @@ class ShareInboxConsumer {
             if (stop.requested()) {
                 c.close(Duration.ofSeconds(3)); // bounded: the broker may be gone, and leaving the group must not hold up the stop
             }
-            System.out.printf("%s: applied %d, duplicate %d, quarantined %d, not acknowledged %d%n", o.instanceId(), applied, duplicates, quarantined,
-                    refused);
+            System.out.println(handling.summary() + ", not acknowledged " + refused);
             System.out.flush();
             return stop.finished(0);
         } catch (RuntimeException e) {
