@@ -61,8 +61,15 @@ final class Connection {
         }
     }
 
-    /** What the response side needs to know about a forwarded request: who reads its answer (null: nobody), and the commit it carries. */
-    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault) {
+    /**
+     * What the response side needs to know about a forwarded request: who reads its answer (null: nobody), the commit it carries,
+     * and (ApiVersions) whether the client asked in a version newer than the proxy reads, so that its answer is UNSUPPORTED_VERSION.
+     */
+    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault,
+            boolean refuseVersion) {
+        Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault) {
+            this(key, version, observer, witnessed, fault, false);
+        }
     }
 
     final int id;
@@ -157,6 +164,11 @@ final class Connection {
                         held.add(f.kept());
                         continue;
                     }
+                }
+                if (ApiVersionsClamp.tooNew(f.key(), f.version())) {
+                    // the broker's ranges are still wanted (clamped, in the refusal): it is asked in version 0, which every broker reads
+                    askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, null, true));
+                    continue;
                 }
                 if (!proxy.faults().isEmpty()) {
                     ArmedFault.Action fault = faultOn(proxy.faults(), this, f, clientId);
@@ -361,12 +373,17 @@ final class Connection {
      * fault's error answer in its place.
      */
     private void substitute(Frame f, ArmedFault.Action fault) throws IOException {
-        RequestHeader h = new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, clientId, f.correlationId());
+        askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, fault));
+    }
+
+    /** Sends the broker an ApiVersions v0 request under {@code correlationId}: its answer takes that request's place in the answers' order. */
+    private void askApiVersionsUpstream(int correlationId, Pending answer) throws IOException {
+        RequestHeader h = new RequestHeader(ApiKeys.API_VERSIONS, (short) 0, clientId, correlationId);
         ByteBuffer header = org.apache.kafka.common.protocol.MessageUtil.toByteBufferAccessor(h.data(), h.headerVersion()).buffer();
         header.rewind();
         ByteBuffer frame = ByteBuffer.allocate(4 + header.remaining());
         frame.putInt(header.remaining()).put(header).flip();
-        pending.put(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, fault));
+        pending.put(correlationId, answer);
         synchronized (upstreamWrite) {
             FrameReader.writeFully(upstream, frame);
         }
@@ -467,7 +484,7 @@ final class Connection {
                     reading = null;
                     continue;
                 }
-                if (p == null || p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version())) {
+                if (p == null || p.observer() == null && !Addresses.mayCarryAddresses(p.key(), p.version()) && p.key() != ApiKeys.API_VERSIONS) {
                     in.pipe(length, toClient);
                     continue;
                 }
@@ -635,6 +652,14 @@ final class Connection {
                     // what this answer delivered is unknown: no watch may judge a replay on what it did not see
                     proxy.witness().fetchAnswersUnreadable("a Fetch v" + p.version() + " answer on " + this + ": " + e);
                 }
+            }
+        }
+        if (p.key() == ApiKeys.API_VERSIONS) {
+            try {
+                return ApiVersionsClamp.clampFrame(p.version(), frame, p.refuseVersion());
+            } catch (RuntimeException e) {
+                log.warn("{}: could not read an ApiVersions v{} response ({}); passed on unchanged", this, p.version(), e.toString());
+                return null;
             }
         }
         try {

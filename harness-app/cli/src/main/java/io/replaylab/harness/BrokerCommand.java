@@ -11,7 +11,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code replay-lab broker}: a local Kafka 4.1 broker in the foreground until Ctrl-C / SIGTERM. */
+/** {@code replay-lab broker}: a local Kafka broker (the bundled kafka_2.13) in the foreground until Ctrl-C / SIGTERM. */
 @Command(name = "broker", mixinStandardHelpOptions = true,
         description = "Start a local single-node Kafka broker (KRaft) and keep it running until Ctrl-C or SIGTERM.")
 final class BrokerCommand implements java.util.concurrent.Callable<Integer> {

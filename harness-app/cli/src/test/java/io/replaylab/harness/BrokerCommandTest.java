@@ -52,7 +52,7 @@ class BrokerCommandTest {
         java.io.StringWriter out = new java.io.StringWriter();
         int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(new java.io.StringWriter()), "--version");
         assertThat(rc).isZero();
-        assertThat(out.toString()).contains("replay-lab ").contains("kafka-clients 4.1.2").contains("kafka broker (bundled, kafka_2.13) 4.1.2");
+        assertThat(out.toString()).contains("replay-lab ").contains("kafka-clients 4.4.0").contains("kafka broker (bundled, kafka_2.13) 4.4.0");
     }
 
     @Test

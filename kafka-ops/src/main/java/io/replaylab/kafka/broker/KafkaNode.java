@@ -91,7 +91,7 @@ final class KafkaNode {
         cmd.add("-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties").toUri());
         cmd.add("-Dkafka.logs.dir=" + dir);
         cmd.add("-cp");
-        cmd.add(classpath);
+        cmd.add(withBrokerMain(classpath));
         cmd.add(BrokerMain.class.getName());
         cmd.add(dir.resolve("server.properties").toString());
         if (!format.isEmpty()) {
@@ -103,6 +103,25 @@ final class KafkaNode {
         } catch (ChildProcessException e) {
             throw new LocalKafkaException("cannot launch " + name + "'s JVM: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * {@code classpath} with the jar (or directory) that holds {@link BrokerMain} after it, unless it is there already: a classpath
+     * of other Kafka jars (another version's broker, LocalKafkaConfig's {@code classpath}) needs it, and nothing else of ours.
+     */
+    static String withBrokerMain(String classpath) {
+        java.security.CodeSource source = BrokerMain.class.getProtectionDomain().getCodeSource();
+        if (source == null) {
+            return classpath;
+        }
+        String own;
+        try {
+            own = Path.of(source.getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+            return classpath;
+        }
+        List<String> entries = List.of(classpath.split(java.io.File.pathSeparator));
+        return entries.contains(own) ? classpath : classpath + java.io.File.pathSeparator + own;
     }
 
     /** Why a node in {@code dir} did not start, from its output and log: jars, ports ({@code ports} in words), Java version, last errors. */
@@ -118,7 +137,7 @@ final class KafkaNode {
             sb.append("A port is already in use (").append(ports).append("). ");
         }
         if (err.contains("UnsupportedClassVersionError")) {
-            sb.append("The Java runtime is too old for these Kafka jars (Kafka 4.1 needs Java 17). ");
+            sb.append("The Java runtime is too old for these Kafka jars (Kafka 4 needs Java 17). ");
         }
         sb.append("Last broker output:\n").append(err);
         List<String> errors = brokerLog.lines().filter(l -> l.contains("ERROR") || l.contains("FATAL")).toList();
@@ -167,14 +186,14 @@ final class KafkaNode {
             Class.forName("kafka.Kafka", false, KafkaNode.class.getClassLoader());
         } catch (ClassNotFoundException e) {
             throw new LocalKafkaException("The Kafka broker jars are not on the classpath (kafka.Kafka not found). "
-                    + "Add org.apache.kafka:kafka_2.13:4.1.x and org.apache.logging.log4j:log4j-slf4j2-impl "
+                    + "Add org.apache.kafka:kafka_2.13:4.4.x and org.apache.logging.log4j:log4j-slf4j2-impl "
                     + "(test scope is enough for tests).");
         }
     }
 
     static void checkJava() {
         if (Runtime.version().feature() < 17) {
-            throw new LocalKafkaException("Kafka 4.1 needs Java 17 or newer; this JVM is " + Runtime.version());
+            throw new LocalKafkaException("Kafka 4 needs Java 17 or newer; this JVM is " + Runtime.version());
         }
     }
 

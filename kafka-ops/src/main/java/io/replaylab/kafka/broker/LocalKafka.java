@@ -12,6 +12,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -44,6 +45,8 @@ public final class LocalKafka implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LocalKafka.class);
     private static final Pattern VERSION_LINE = Pattern.compile("Kafka version: (\\S+)");
+    /** The brokers this JVM runs, by bootstrap: a run handed one's address still knows its version ({@link #versionAt}). */
+    private static final Map<String, LocalKafka> RUNNING = new ConcurrentHashMap<>();
 
     private final LocalKafkaConfig config;
     private final Path workDir;
@@ -114,6 +117,7 @@ public final class LocalKafka implements AutoCloseable {
             throw e;
         }
         formatted = true;
+        RUNNING.put(bootstrapServers(), this);
         log.info("Kafka broker ready at {} (pid {}) in {} ms; dir {}", bootstrapServers(), process.pid(),
                 TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), workDir);
         return this;
@@ -153,9 +157,18 @@ public final class LocalKafka implements AutoCloseable {
         return workDir.resolve("broker.log");
     }
 
-    /** The broker's version as it logged it at start, e.g. {@code 4.1.2}. */
+    /** The broker's version as it logged it at start, e.g. {@code 4.4.0}. */
     public Optional<String> brokerVersion() {
         return grepLog(VERSION_LINE);
+    }
+
+    /**
+     * The version of the broker this JVM runs at {@code bootstrap} (a {@link LocalKafka} started here), as
+     * {@link #brokerVersion()}; empty for any other address.
+     */
+    public static Optional<String> versionAt(String bootstrap) {
+        LocalKafka k = RUNNING.get(bootstrap);
+        return k == null || !k.isRunning() ? Optional.empty() : k.brokerVersion();
     }
 
     /** Stops the broker with SIGTERM and waits for a clean shutdown (SIGKILL after the stop timeout). */
@@ -163,6 +176,7 @@ public final class LocalKafka implements AutoCloseable {
         if (process == null) {
             return;
         }
+        RUNNING.remove(bootstrapServers(), this);
         process.stop(config.stopTimeout());
         removeHook();
         process = null;
@@ -173,6 +187,7 @@ public final class LocalKafka implements AutoCloseable {
         if (process == null) {
             return;
         }
+        RUNNING.remove(bootstrapServers(), this);
         process.kill();
         removeHook();
         process = null;

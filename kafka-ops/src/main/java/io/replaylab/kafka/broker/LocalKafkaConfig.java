@@ -107,7 +107,10 @@ public record LocalKafkaConfig(
             return this;
         }
 
-        /** A directory for data, config and logs; reusing one restarts on existing data. Default: a new temp dir, deleted on close. */
+        /**
+         * A directory for data, config and logs; reusing one restarts on existing data, with the same or a newer Kafka only (a
+         * newer kafka-storage formats data an older broker may not read). Default: a new temp dir, deleted on close.
+         */
         public Builder workDir(Path workDir) {
             this.workDir = Objects.requireNonNull(workDir, "workDir");
             return this;
@@ -130,7 +133,10 @@ public record LocalKafkaConfig(
             return this;
         }
 
-        /** The classpath for the broker JVM; by default this JVM's own, which must hold kafka_2.13. */
+        /**
+         * The classpath for the broker JVM; by default this JVM's own, which must hold kafka_2.13. Another Kafka's jars (e.g.
+         * {@code dir/*}) run that version's broker: the jar of {@code LocalKafka} itself is added to it, nothing else of ours.
+         */
         public Builder classpath(String classpath) {
             this.classpath = Objects.requireNonNull(classpath, "classpath");
             return this;

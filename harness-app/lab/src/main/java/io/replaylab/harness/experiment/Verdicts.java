@@ -56,8 +56,10 @@ final class Verdicts {
      * experiment's end unless the commit was refused (then the experiment goes on). Not observed or
      * never delivered: NOT_RUN (nothing was shown either way). ACCEPTED, by the client or by the
      * broker on the wire (even when the client reported an error): FAIL. A correct broker refuses it
-     * (old generation or member epoch), so only a broken broker, coordinator or client can produce
-     * that, which is why no scenario against Kafka 4.1 reaches it and a unit test proves the branch.
+     * (old generation or member epoch; Kafka 4.3+ accepts an older member epoch only when every
+     * partition of the commit is still the member's, KIP-1251, never the one that moved), so only a
+     * broken broker, coordinator or client can produce that, which is why no scenario against Kafka
+     * 4.1 or 4.4 reaches it and a unit test proves the branch. Only the moved partition's answer is judged.
      */
     static Optional<Outcome> staleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, RebalanceExperiment.StaleCommitOnWire wire) {
         if (outcome.isEmpty()) {

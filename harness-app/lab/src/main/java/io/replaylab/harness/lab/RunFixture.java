@@ -42,7 +42,8 @@ final class RunFixture implements AutoCloseable {
     static RunFixture open(LabSettings settings, Path runDir, LabNamespace ns, RunRecorder run, Progress p) throws Exception {
         LocalKafka broker = null;
         String bootstrap = settings.broker().bootstrap().orElse(null);
-        String brokerVersion = "external (not known)";
+        // a broker this JVM started (a test's shared LocalKafka) is handed over by address: its version is still known
+        String brokerVersion = bootstrap == null ? "unknown" : LocalKafka.versionAt(bootstrap).orElse("external (not known)");
         RunFixture f = null;
         try {
             if (bootstrap == null) {
