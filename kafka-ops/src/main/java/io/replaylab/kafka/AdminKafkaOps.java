@@ -24,6 +24,8 @@ import java.util.stream.Collectors;
 
 import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.GroupListing;
@@ -36,6 +38,7 @@ import org.apache.kafka.clients.admin.ShareMemberDescription;
 import org.apache.kafka.clients.admin.SharePartitionOffsetInfo;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.GroupType;
 import org.apache.kafka.common.Metric;
 import org.apache.kafka.common.MetricName;
@@ -127,6 +130,14 @@ final class AdminKafkaOps implements KafkaOps {
                     om == null ? null : om.leaderEpoch().orElse(null), b[0], b[1], owners.get(r)));
         }
         return new OffsetSnapshot(taken, bootstrap, group, state, protocol, coordinator, members, rows);
+    }
+
+    @Override
+    public void setGroupConfigs(String group, Map<String, String> configs) {
+        List<AlterConfigOp> ops = configs.entrySet().stream().map(c -> new AlterConfigOp(
+                new ConfigEntry(c.getKey(), c.getValue()), AlterConfigOp.OpType.SET)).toList();
+        get(admin.incrementalAlterConfigs(Map.of(new ConfigResource(
+                ConfigResource.Type.GROUP, group), ops)).all(), "set configs " + configs + " of group " + group);
     }
 
     @Override

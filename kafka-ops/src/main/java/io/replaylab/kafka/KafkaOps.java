@@ -79,6 +79,13 @@ public interface KafkaOps extends AutoCloseable {
      */
     ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target);
 
+    /**
+     * Sets dynamic configs of a group (the broker's GROUP config resource), e.g. a share group's
+     * {@code share.auto.offset.reset} and {@code share.record.lock.duration.ms}; the broker checks each
+     * against its own bounds and refuses the whole change with its message.
+     */
+    void setGroupConfigs(String group, java.util.Map<String, String> configs);
+
     /** The cluster's id: the same broker (or cluster) answers with the same id, another with another. */
     String clusterId();
 

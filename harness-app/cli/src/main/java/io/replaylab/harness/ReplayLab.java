@@ -125,6 +125,7 @@ public final class ReplayLab implements Runnable {
             Map.entry("targetQuery", "--target-query"),
             Map.entry("subject", "--subject-cmd"),
             Map.entry("transformSubject", "--transform-cmd"),
+            Map.entry("shareSubject", "--share-cmd"),
             Map.entry("source", "the source (--producer-cmd, --record-key/--record-value, --source-id/--source-amount)"));
 
     static String flagOf(String setting) {

@@ -45,7 +45,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY;
+        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY, SHARE_OWNERSHIP;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -70,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, description = "default (replay, rebalance and "
             + "rebuild), thorough (the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names), all "
             + "(thorough, eos and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, duplicate-publish, "
-            + "durability (default: ${DEFAULT-VALUE})")
+            + "durability, share-ownership (a share group's consumer: --share-cmd) (default: ${DEFAULT-VALUE})")
     ExperimentChoice experiment;
 
     @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
@@ -128,6 +128,16 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--subject-dir", description = "the consumer's working directory (a relative program path in --subject-cmd is resolved against it)")
     Path subjectDir;
+
+    @Option(names = "--share-cmd", description = "share-ownership: a share-group consumer (KIP-932) instead of the reference one, with the "
+            + "placeholders of --subject-cmd ({group} is a share group); it must acknowledge explicitly")
+    String shareCmd;
+
+    @Option(names = "--share-env", paramLabel = "NAME=TEMPLATE", description = "share-ownership: as --subject-env, for --share-cmd")
+    List<String> shareEnv;
+
+    @Option(names = "--share-dir", description = "share-ownership: as --subject-dir, for --share-cmd")
+    Path shareDir;
 
     @Option(names = "--transform-env", paramLabel = "NAME=TEMPLATE", description = "eos: as --subject-env, for --transform-cmd")
     List<String> transformEnv;
@@ -211,6 +221,7 @@ final class RunCommand implements Callable<Integer> {
                 () -> b.partitions(partitions),
                 () -> b.subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume())),
                 () -> b.transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform())),
+                () -> b.shareSubject(subject("--share", shareCmd, shareEnv, shareDir, ReferenceSubject.shareConsume())),
                 () -> b.source(recordSource()),
                 () -> b.handoffTimeout(handoffTimeout),
                 () -> b.barrierTimeout(barrierTimeout),
@@ -357,6 +368,7 @@ final class RunCommand implements Callable<Integer> {
             case COMMIT_AHEAD -> List.of(Experiments.commitAhead());
             case DURABILITY -> List.of(Experiments.durability());
             case DUPLICATE_PUBLISH -> List.of(Experiments.duplicatePublish());
+            case SHARE_OWNERSHIP -> List.of(Experiments.shareOwnership());
         };
     }
 

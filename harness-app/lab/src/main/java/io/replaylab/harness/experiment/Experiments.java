@@ -49,6 +49,15 @@ public final class Experiments {
         return new Experiment(DuplicatePublishExperiment.NAME, List.of(DuplicatePublishExperiment.REQUIREMENTS), DuplicatePublishExperiment::run);
     }
 
+    /**
+     * Share-group ownership (KIP-932; R7–R9, R11–R14): A held after its DB transaction and before its acknowledgement, the
+     * record's lock expires, B gets it again, A's acknowledgement is refused; one effect per message. Needs LabSettings'
+     * share subject; not part of {@link #all()} (a share group is another kind of consumer).
+     */
+    public static Experiment shareOwnership() {
+        return new Experiment(ShareOwnershipExperiment.NAME, List.of(ShareOwnershipExperiment.REQUIREMENTS), ShareOwnershipExperiment::run);
+    }
+
     /** replay, rebalance, rebuild: a run's default. */
     public static List<Experiment> reference() {
         return List.of(replay(), rebalance(), rebuild());

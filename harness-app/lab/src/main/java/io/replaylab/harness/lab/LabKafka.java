@@ -250,6 +250,37 @@ public final class LabKafka {
         return done;
     }
 
+    /**
+     * Waits until a share group has acknowledged (or archived) every record of {@code topic}: a start
+     * offset on each of its partitions and the broker's lag 0 there (the start offset itself may stay on
+     * the last acknowledged record); null when it did not within {@code timeout}.
+     */
+    public OffsetSnapshot awaitShareDrained(String group, String topic, int partitions, Duration timeout, String stage, LabContext.Instance... needed)
+            throws InterruptedException {
+        Timer.Sample t = Timer.start(ctx.meters());
+        long[] lastReport = {System.nanoTime()};
+        OffsetSnapshot s = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
+            ctx.subjects().checkpoint(needed);
+            OffsetSnapshot look = ops.describeShareGroup(group);
+            if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
+                ctx.step("  … share group " + group + ": lag " + look.partitions().stream().filter(p -> p.topic().equals(topic))
+                        .mapToLong(PartitionOffsets::lag).sum());
+                lastReport[0] = System.nanoTime();
+            }
+            return look;
+        }, look -> shareDrained(look, topic, partitions));
+        if (!shareDrained(s, topic, partitions)) {
+            return null;
+        }
+        t.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
+        return s;
+    }
+
+    private static boolean shareDrained(OffsetSnapshot s, String topic, int partitions) {
+        List<PartitionOffsets> mine = s.partitions().stream().filter(p -> p.topic().equals(topic)).toList();
+        return mine.size() == partitions && mine.stream().allMatch(p -> p.hasCommitted() && p.lag() == 0);
+    }
+
     private static long committedSum(OffsetSnapshot s, String topic) {
         return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
     }

@@ -48,6 +48,7 @@ public final class LabSettings {
     private final int records;
     private final Optional<Subject> subject;
     private final Optional<Subject> transformSubject;
+    private final Optional<Subject> shareSubject;
     private final BrokerSettings broker;
     private final TargetSettings target;
     private final Timeouts timeouts;
@@ -64,6 +65,7 @@ public final class LabSettings {
         this.records = b.records;
         this.subject = Optional.ofNullable(b.subject);
         this.transformSubject = Optional.ofNullable(b.transformSubject);
+        this.shareSubject = Optional.ofNullable(b.shareSubject);
         this.broker = b.broker();
         this.target = b.target();
         this.timeouts = new Timeouts(b.handoffTimeout, b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs,
@@ -94,6 +96,11 @@ public final class LabSettings {
     /** The consumer under test; empty: every experiment that starts a subject is NOT_RUN. */
     public Optional<Subject> subject() {
         return subject;
+    }
+
+    /** The share experiments' share consumer (a member of a share group, KIP-932); empty: they are NOT_RUN. */
+    public Optional<Subject> shareSubject() {
+        return shareSubject;
     }
 
     /** The eos experiment's consume-transform-produce program; empty: eos is NOT_RUN. */
@@ -185,6 +192,7 @@ public final class LabSettings {
         private String targetUser;
         private String targetPassword;
         private Subject transformSubject;
+        private Subject shareSubject;
         private Duration stopGrace = Duration.ofSeconds(20);
         private MethodPoint dbCommitPoint = MethodPoint.jdbcCommit();
         private int parallel = DEFAULT_PARALLEL;
@@ -340,6 +348,16 @@ public final class LabSettings {
             return this;
         }
 
+        /**
+         * The share experiments' consumer: a member of a share group that projects into the same target,
+         * with the placeholders of {@link #subject} ({@code {group}} is a share group's id); the lab sets the
+         * group's {@code share.auto.offset.reset} and lock duration before it starts.
+         */
+        public Builder shareSubject(Subject s) {
+            this.shareSubject = s;
+            return this;
+        }
+
         /** How long a subject gets after SIGTERM before SIGKILL (default 20 s; a stopped run gives 3 s whatever this says). */
         public Builder stopGrace(Duration d) {
             this.stopGrace = Timeouts.positive(d, "stopGrace");
@@ -396,6 +414,10 @@ public final class LabSettings {
             if (subject != null && !subject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("subject", "must get {group} through its command or its environment "
                         + "(Subject.env): each experiment gives its instances a group of its own"));
+            }
+            if (shareSubject != null && !shareSubject.uses("{group}")) {
+                problems.add(new InvalidSettingsException.SettingProblem("shareSubject", "must get {group} through its command or its "
+                        + "environment (Subject.env)"));
             }
             if (transformSubject != null && !transformSubject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "

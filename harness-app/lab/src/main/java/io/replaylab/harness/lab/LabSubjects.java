@@ -77,6 +77,19 @@ public final class LabSubjects {
         return InstanceSpec.of(instance, ctx.settings().subject().orElseThrow(), values);
     }
 
+    /** Instance {@code instance} of the run's share subject ({@link LabSettings#shareSubject()}), a member of share group {@code group}. */
+    public InstanceSpec shareConsumer(String instance, String topic, String group, String inbox) {
+        Subject share = ctx.settings().shareSubject().orElseThrow(() -> new NoSubjectException("no share consumer to test: give the lab one "
+                + "(LabSettings.shareSubject, e.g. the reference subject's ReferenceSubject.shareConsume())"));
+        Map<String, String> values = new HashMap<>();
+        values.put("bootstrap", ctx.kafka().subjectBootstrap());
+        values.put("topic", topic);
+        values.put("group", group);
+        values.put("db", db.subjectDb());
+        values.put("namespace", inbox);
+        return InstanceSpec.of(instance, share, values);
+    }
+
     /**
      * Starts an instance: the spec's values fill its template's placeholders; {@code {instance}} and
      * {@code {logdir}} are added. Output goes to {@code logs/<instance>.out|err}, the start is recorded
@@ -212,20 +225,40 @@ public final class LabSubjects {
 
     /** Counts of the processing log lines by result, when the subject writes one (the reference subject does); empty when it writes none. */
     public Optional<Map<String, Long>> processingCounts(String instance) {
+        return processingLines(instance).map(lines -> {
+            Map<String, Long> out = new HashMap<>();
+            lines.forEach(l -> out.merge(l.result() == null ? "?" : l.result(), 1L, Long::sum));
+            return out;
+        });
+    }
+
+    /** The subject's processing log as it is now, line by line; empty when it writes none. */
+    public Optional<List<ProcessingLine>> processingLines(String instance) {
         Path log = ctx.runDir().resolve("logs").resolve(instance + ".processing.jsonl");
-        Map<String, Long> out = new HashMap<>();
         if (!Files.exists(log)) {
             return Optional.empty();
         }
+        List<ProcessingLine> out = new ArrayList<>();
         try {
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                if (line.isBlank()) {
+                    continue;
+                }
                 JsonNode n = SUBJECT_LOGS.readTree(line);
-                out.merge(n.path("result").asText("?"), 1L, Long::sum);
+                out.add(new ProcessingLine(text(n, "instance"), text(n, "topic"), n.path("partition").asInt(-1), n.path("offset").asLong(-1),
+                        n.hasNonNull("deliveryCount") ? n.get("deliveryCount").asInt() : null, text(n, "id"), text(n, "result"), text(n, "exception"),
+                        text(n, "message")));
             }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException torn) {
+            // the subject may be writing its last line right now: what was complete counts, the rest on the next look
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
         return Optional.of(out);
+    }
+
+    private static String text(JsonNode n, String field) {
+        return n.hasNonNull(field) ? n.get(field).asText() : null;
     }
 
     /** Replays a subject's assignment log (if it writes one) into the timeline. */

@@ -1,6 +1,7 @@
 package io.replaylab.harness.lab;
 
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.Target;
@@ -34,8 +35,13 @@ public final class LabTarget {
 
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
     public Comparison compare(String topic, String inbox, String group) {
+        return compare(topic, inbox, ctx.kafka().ops().describe(group));
+    }
+
+    /** As above, against a snapshot taken already, e.g. a share group's ({@code KafkaOps.describeShareGroup}: its start offsets). */
+    public Comparison compare(String topic, String inbox, OffsetSnapshot group) {
         Timer.Sample t = Timer.start(ctx.meters());
-        Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(ctx.kafka().ops().describe(group));
+        Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(group);
         t.stop(ctx.meters().timer("replaylab.oracle.compare"));
         return c;
     }

@@ -8,6 +8,6 @@ public final class ReferenceLab {
     }
 
     public static LabSettings.Builder settings() {
-        return LabSettings.custom().subject(ReferenceSubject.consume()).transformSubject(ReferenceSubject.transform());
+        return LabSettings.custom().subject(ReferenceSubject.consume()).transformSubject(ReferenceSubject.transform()).shareSubject(ReferenceSubject.shareConsume());
     }
 }

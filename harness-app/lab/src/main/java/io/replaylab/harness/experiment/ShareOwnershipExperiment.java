@@ -1,0 +1,226 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.BarrierOptions;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.MethodPoint;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
+import io.replaylab.harness.barrier.BarrierPlan;
+import io.replaylab.harness.barrier.Held;
+import io.replaylab.harness.barrier.PointNotReached;
+import io.replaylab.harness.barrier.PointUnreachable;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.ProcessingLine;
+import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.KafkaOpsException;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.Comparison;
+
+/**
+ * Ownership in a share group (KIP-932), the rebalance experiment's question without a rebalance: a
+ * record is ACQUIRED by one member under a lock; A applies it to the DB and is held before its
+ * acknowledgement; the lock expires, B gets the record again (delivery count 2) and must not apply it
+ * again; A resumes, and the broker refuses its stale acknowledgement. The DB must hold one effect per
+ * message. The topic has one partition, so that both members fetch from it.
+ */
+final class ShareOwnershipExperiment {
+    static final String NAME = "share-ownership";
+
+    static final String[] REQUIREMENTS = {"R7", "R8", "R9", "R11", "R12", "R13", "R14"};
+
+    /** Where A is held: its acknowledgement of the record it applied, before the acknowledgement goes to the broker. */
+    static final MethodPoint ACKNOWLEDGE = MethodPoint.parse("org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge");
+
+    /** The lab's lock: short, so that it expires while A is held (the lab's broker allows 1 s and up), long enough for B's brief hold. */
+    static final Duration LOCK = Duration.ofSeconds(4);
+
+    /** After the lock's end, before B starts: the broker's lock timer and its next fetch answer may take a moment. */
+    private static final Duration LOCK_MARGIN = Duration.ofMillis(1500);
+
+    /** An external broker's floor for a group's lock, by default ({@code group.share.min.record.lock.duration.ms}). */
+    static final Duration BROKER_DEFAULT_MIN_LOCK = Duration.ofSeconds(15);
+
+    /** How long A's stale acknowledgement may take to come back refused once A is released. */
+    private static final Duration ACK_ANSWER = Duration.ofSeconds(20);
+
+    private ShareOwnershipExperiment() {
+    }
+
+    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
+        Experiments.environment(ctx, e, ns);
+        String topic = ns.topic();
+        String group = ns.group();
+        String inbox = ns.inbox(1);
+        Source harness = Source.here("harness");
+        if (ctx.settings().shareSubject().isEmpty()) {
+            return e.finish(Outcome.notRun("no share consumer to test: give the lab one (LabSettings.shareSubject, --share-cmd; e.g. the reference "
+                    + "subject's ReferenceSubject.shareConsume())"));
+        }
+        e.environment("subject", ctx.settings().shareSubject().get().description());
+        e.environment("group type", "share (KIP-932)");
+        e.environment("barrier", "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
+        e.limitation("The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the "
+                + "acknowledgement reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
+        e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
+
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
+        Duration lock = configureGroup(ctx, e, group);
+        Experiments.produce(ctx, e, ns);
+
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
+        Held at;
+        try {
+            at = BarrierPlan.debuggerAt(ACKNOWLEDGE).arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox),
+                    group, HoldMode.THREAD, options);
+        } catch (PointNotReached | PointUnreachable x) {
+            return e.finish(Outcome.notRun(x.getMessage()));
+        }
+        try (at) {
+            LabContext.Instance a = at.instance();
+            Arrival arrival;
+            try {
+                arrival = at.awaitArrival();
+            } catch (BarrierTimeoutException t) {
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + ACKNOWLEDGE + " within "
+                        + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
+            }
+            Optional<ProcessingLine> applied = ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
+                    .filter(l -> "applied".equals(l.result())).max(Comparator.comparingLong(ProcessingLine::offset)));
+            if (applied.isEmpty()) {
+                at.barrier().release();
+                return e.finish(Outcome.notRun("A is held at " + ACKNOWLEDGE + " but its processing log ({logdir}/{instance}.processing.jsonl) names "
+                        + "no record it applied: the lab cannot tell which record's lock to watch"));
+            }
+            ProcessingLine held = applied.get();
+            OffsetSnapshot atHold = ctx.kafka().ops().describeShareGroup(group);
+            e.record(harness, atHold.toPayload("while A is held"));
+            Event heldEvent = e.record(Source.of(a.name(), a.pid(), "processing log"), new Payload.Note("A applied " + held.id() + " ("
+                    + topic + "-" + held.partition() + "@" + held.offset() + ", delivery " + held.delivery().map(String::valueOf).orElse("?")
+                    + ") and is held before acknowledging it (thread " + arrival.thread() + ")"));
+            e.check(Check.pass("A held after its DB transaction, before its acknowledgement", "R8", "an applied record not yet acknowledged",
+                    held.id() + " at offset " + held.offset()));
+
+            // B starts once A's lock has run out: the expired record is then the lowest one available, B's first
+            Duration sinceArrival = Duration.between(arrival.time(), java.time.Instant.now());
+            Duration expiry = lock.plus(LOCK_MARGIN).minus(sinceArrival);
+            ctx.step("A holds " + held.id() + " unacknowledged; B starts once its " + lock.toMillis() + " ms lock has run out");
+            if (!expiry.isNegative()) {
+                Thread.sleep(expiry.toMillis());
+            }
+            // B is held at its own acknowledgement of the record, so that A's late one meets the record acquired by B
+            Held atB;
+            try {
+                atB = BarrierPlan.debuggerAt(ACKNOWLEDGE).arm(ctx, e, "B-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-B", topic, group, inbox),
+                        group, HoldMode.THREAD, options);
+            } catch (PointNotReached | PointUnreachable x) {
+                at.barrier().release();
+                return e.finish(Outcome.notRun("B: " + x.getMessage()));
+            }
+            try (atB) {
+                LabContext.Instance b = atB.instance();
+                at.running().add(b);
+                e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
+                try {
+                    atB.awaitArrival();
+                } catch (BarrierTimeoutException t) {
+                    at.barrier().release();
+                    e.check(Check.fail("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
+                            "B acknowledged nothing within " + ctx.settings().timeouts().barrier()));
+                    return e.finish(Outcome.faultNotObserved("no redelivery: B did not acknowledge any record within " + ctx.settings().timeouts().barrier()
+                            + " after A's lock on " + held.id() + " had run out"));
+                }
+                Optional<ProcessingLine> first = ctx.subjects().processingLines(b.name()).flatMap(lines -> lines.stream()
+                        .filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+                if (first.isEmpty() || !first.get().isAbout(held.partition(), held.offset()) || first.get().deliveryCount() == null
+                        || first.get().deliveryCount() < 2) {
+                    at.barrier().release();
+                    String got = first.map(l -> l.id() + " (offset " + l.offset() + ", delivery " + l.delivery().map(String::valueOf).orElse("?") + ")")
+                            .orElse("nothing its processing log names");
+                    e.check(Check.fail("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
+                            "B's first record: " + got));
+                    return e.finish(Outcome.faultNotObserved("no redelivery: B's first record was " + got + ", not " + held.id() + " again, after A "
+                            + "held it unacknowledged past its " + lock.toMillis() + " ms lock"));
+                }
+                ProcessingLine again = first.get();
+                OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(group);
+                boolean aStillIn = atRedelivery.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals);
+                e.record(harness, atRedelivery.toPayload("when B got the record again"));
+                Event redelivered = e.record(Source.of(b.name(), b.pid(), "processing log"), new Payload.Note("B got " + held.id() + " again, delivery "
+                        + again.deliveryCount() + ", and handled it as " + again.result() + "; A was "
+                        + (aStillIn ? "still a member (its heartbeats go on while its thread is held): the lock expired"
+                                : "no longer a member (removed after the share session timeout): the record came back by A's removal")));
+                e.check(Check.pass("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
+                        "delivery " + again.deliveryCount() + " to B, " + again.result()));
+
+                ctx.step("releasing A: its acknowledgement of " + held.id() + " is stale (B holds the record now)");
+                at.barrier().release();
+                Optional<ProcessingLine> answer = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
+                    ctx.subjects().checkpoint(a, b);
+                    return ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
+                            .filter(l -> l.isAbout(held.partition(), held.offset()) && l.result() != null && l.result().startsWith("ack")).findFirst());
+                }, Optional::isPresent);
+                atB.barrier().release();
+                if (answer.isEmpty() || !"ack-rejected".equals(answer.get().result())) {
+                    String what = answer.map(l -> "A's acknowledgement came back " + l.result()).orElse("A logged no answer to its acknowledgement "
+                            + "within " + ACK_ANSWER);
+                    e.check(Check.fail("A's stale acknowledgement refused by the broker", "R9", "refused", what));
+                    return e.finish(Outcome.faultNotObserved("the stale acknowledgement was not refused: " + what + " (B held the record, delivery "
+                            + again.deliveryCount() + ")"));
+                }
+                Event refused = e.record(Source.of(a.name(), a.pid(), "processing log"), new Payload.Note("A's late acknowledgement of " + held.id()
+                        + " refused: " + answer.get().exception() + ": " + answer.get().message()));
+                e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", answer.get().exception()));
+
+                ctx.step("the share group drains");
+                OffsetSnapshot drained = ctx.kafka().awaitShareDrained(group, topic, 1, ctx.settings().timeouts().drain(), "recovery", b);
+                for (LabContext.Instance i : new ArrayList<>(at.running())) {
+                    ctx.subjects().stop(e, i);
+                }
+                if (drained == null) {
+                    return Experiments.notDrained(ctx, e);
+                }
+                e.record(harness, drained.toPayload("drained"));
+                Comparison c = ctx.target().compare(topic, inbox, drained);
+                e.record(harness, c.toPayload());
+                c.toChecks().forEach(e::check);
+                Outcome judged = Outcome.judge(e.confirmFault("A held before acknowledging " + held.id() + " (event " + heldEvent.seq() + "), its lock "
+                        + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());
+                return e.finish(Verdicts.naming(judged, c));
+            }
+        }
+    }
+
+    /**
+     * The group starts at the earliest record (a share group starts at the latest, and the lab produces first) and its
+     * lock is short; a broker whose floor is higher gets its default floor, said in the evidence.
+     */
+    private static Duration configureGroup(LabContext ctx, ExperimentRecorder e, String group) {
+        try {
+            ctx.kafka().ops().setGroupConfigs(group, Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms",
+                    Long.toString(LOCK.toMillis())));
+            e.environment("record lock", LOCK.toMillis() + " ms (the group's share.record.lock.duration.ms)");
+            return LOCK;
+        } catch (KafkaOpsException refused) {
+            ctx.kafka().ops().setGroupConfigs(group, Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms",
+                    Long.toString(BROKER_DEFAULT_MIN_LOCK.toMillis())));
+            e.environment("record lock", BROKER_DEFAULT_MIN_LOCK.toMillis() + " ms: the broker refused " + LOCK.toMillis() + " ms ("
+                    + refused.getMessage() + "); its group.share.min.record.lock.duration.ms is above it");
+            return BROKER_DEFAULT_MIN_LOCK;
+        }
+    }
+}

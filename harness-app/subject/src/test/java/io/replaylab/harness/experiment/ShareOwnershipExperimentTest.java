@@ -1,0 +1,68 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ShareTwinMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** share-ownership on the real broker: the reference share consumer and its defective twins. */
+@LocalKafkaTest
+class ShareOwnershipExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder settings(LocalKafka kafka) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+                .experiments(Experiments.shareOwnership());
+    }
+
+    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), ShareOwnershipExperiment.NAME);
+    }
+
+    @Test
+    void theReferenceShareConsumerPassesItsLockExpiringWhileHeldBAppliesNothingAgainAndAsStaleAcknowledgementIsRefused(LocalKafka kafka)
+            throws Exception {
+        ExperimentEvidence x = run(settings(kafka));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-\\d+ \\(event \\d+\\), "
+                + "its lock expired and B got it again \\(event \\d+\\), A's acknowledgement refused");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary())
+                .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("handled it as duplicate")
+                        && t.contains("still a member (its heartbeats go on while its thread is held): the lock expired"))
+                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: org.apache.kafka.common.errors.InvalidRecordStateException"));
+        assertThat(x.environment().get("record lock")).isEqualTo("4000 ms (the group's share.record.lock.duration.ms)");
+    }
+
+    @Test
+    void aShareConsumerWithoutInboxFailsNamingTheDoubledId(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("a second effect of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-ownership-\\d+");
+    }
+
+    @Test
+    void withoutAShareConsumerTheExperimentIsNotRunNamingTheSetting(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(LabSettings.custom().subject(io.replaylab.harness.subject.ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
+                .workDir(dir.resolve("runs")).records(5).experiments(Experiments.shareOwnership()));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("no share consumer to test").contains("LabSettings.shareSubject");
+    }
+}
