@@ -72,6 +72,10 @@ final class ShareOwnershipExperiment {
                     + "subject's ReferenceSubject.shareConsume())"));
         }
         e.environment("subject", ctx.settings().shareSubject().get().description());
+        if (!ctx.settings().shareSubject().get().jvm()) {
+            return e.finish(Outcome.notRun("the share consumer is not a JVM: A is held by a debugger breakpoint at " + ACKNOWLEDGE
+                    + " (a hold at the wire's ShareAcknowledge, for any client, is not built yet)"));
+        }
         e.environment("group type", "share (KIP-932)");
         e.environment("barrier", "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
         e.limitation("The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the "

@@ -4,6 +4,7 @@ import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
@@ -11,7 +12,9 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -59,10 +62,41 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void withoutAShareConsumerTheExperimentIsNotRunNamingTheSetting(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(LabSettings.custom().subject(io.replaylab.harness.subject.ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
+        ExperimentEvidence x = run(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
                 .workDir(dir.resolve("runs")).records(5).experiments(Experiments.shareOwnership()));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("no share consumer to test").contains("LabSettings.shareSubject");
+    }
+
+    @Test
+    void aShareConsumerThatIsNotAJvmIsNotRunNamingTheDebuggerItNeeds(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the share consumer is not a JVM").contains("KafkaShareConsumer#acknowledge");
+    }
+
+    @Test
+    void aConsumerThatNeverAcknowledgesAShareRecordIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
+        // a consumer-group consumer given the share group's id: it never calls KafkaShareConsumer#acknowledge
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+                .barrierTimeout(java.time.Duration.ofSeconds(4)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the injection point was never reached: A did not call "
+                + "org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge within PT4S (does it acknowledge explicitly: "
+                + "share.acknowledgement.mode=explicit?)");
+    }
+
+    @Test
+    void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheHeldRecordCannotBeNamed(LocalKafka kafka) throws Exception {
+        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
+                        "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
+        ExperimentEvidence x = run(settings(kafka).shareSubject(noLog));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");
     }
 }
