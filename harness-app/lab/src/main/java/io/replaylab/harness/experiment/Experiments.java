@@ -58,6 +58,20 @@ public final class Experiments {
         return new Experiment(ShareOwnershipExperiment.NAME, List.of(ShareOwnershipExperiment.REQUIREMENTS), ShareOwnershipExperiment::run);
     }
 
+    /**
+     * Replay on a share group (R1–R6 for queues, R11–R15): the share group's start offsets reset to the earliest record
+     * through the consumer group's guards, every record delivered again, the target unchanged. Needs LabSettings' share
+     * subject; not part of {@link #all()}.
+     */
+    public static Experiment shareReplay() {
+        return new Experiment(ShareReplayExperiment.NAME, List.of(ShareReplayExperiment.REQUIREMENTS), ShareReplayExperiment::run);
+    }
+
+    /** share-replay and share-ownership: the share-group experiments. */
+    public static List<Experiment> shares() {
+        return List.of(shareReplay(), shareOwnership());
+    }
+
     /** replay, rebalance, rebuild: a run's default. */
     public static List<Experiment> reference() {
         return List.of(replay(), rebalance(), rebuild());

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 import io.replaylab.barrier.Arrival;
@@ -26,7 +25,6 @@ import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.ProcessingLine;
 import io.replaylab.kafka.GroupMember;
-import io.replaylab.kafka.KafkaOpsException;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -52,9 +50,6 @@ final class ShareOwnershipExperiment {
     /** After the lock's end, before B starts: the broker's lock timer and its next fetch answer may take a moment. */
     private static final Duration LOCK_MARGIN = Duration.ofMillis(1500);
 
-    /** An external broker's floor for a group's lock, by default ({@code group.share.min.record.lock.duration.ms}). */
-    static final Duration BROKER_DEFAULT_MIN_LOCK = Duration.ofSeconds(15);
-
     /** How long A's stale acknowledgement may take to come back refused once A is released. */
     private static final Duration ACK_ANSWER = Duration.ofSeconds(20);
 
@@ -68,8 +63,7 @@ final class ShareOwnershipExperiment {
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
         if (ctx.settings().shareSubject().isEmpty()) {
-            return e.finish(Outcome.notRun("no share consumer to test: give the lab one (LabSettings.shareSubject, --share-cmd; e.g. the reference "
-                    + "subject's ReferenceSubject.shareConsume())"));
+            return e.finish(Shares.noShareSubject());
         }
         e.environment("subject", ctx.settings().shareSubject().get().description());
         if (!ctx.settings().shareSubject().get().jvm()) {
@@ -83,7 +77,7 @@ final class ShareOwnershipExperiment {
         e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
 
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
-        Duration lock = configureGroup(ctx, e, group);
+        Duration lock = Shares.configureGroup(ctx, e, group, LOCK);
         Experiments.produce(ctx, e, ns);
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
@@ -206,25 +200,6 @@ final class ShareOwnershipExperiment {
                         + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());
                 return e.finish(Verdicts.naming(judged, c));
             }
-        }
-    }
-
-    /**
-     * The group starts at the earliest record (a share group starts at the latest, and the lab produces first) and its
-     * lock is short; a broker whose floor is higher gets its default floor, said in the evidence.
-     */
-    private static Duration configureGroup(LabContext ctx, ExperimentRecorder e, String group) {
-        try {
-            ctx.kafka().ops().setGroupConfigs(group, Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms",
-                    Long.toString(LOCK.toMillis())));
-            e.environment("record lock", LOCK.toMillis() + " ms (the group's share.record.lock.duration.ms)");
-            return LOCK;
-        } catch (KafkaOpsException refused) {
-            ctx.kafka().ops().setGroupConfigs(group, Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms",
-                    Long.toString(BROKER_DEFAULT_MIN_LOCK.toMillis())));
-            e.environment("record lock", BROKER_DEFAULT_MIN_LOCK.toMillis() + " ms: the broker refused " + LOCK.toMillis() + " ms ("
-                    + refused.getMessage() + "); its group.share.min.record.lock.duration.ms is above it");
-            return BROKER_DEFAULT_MIN_LOCK;
         }
     }
 }

@@ -1,0 +1,68 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ReferenceSubject;
+import io.replaylab.harness.subject.ShareTwinMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** share-replay on the real broker: a share group's start offsets reset through the guards, every record again, no second effect. */
+@LocalKafkaTest
+class ShareReplayExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder settings(LocalKafka kafka) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+                .experiments(Experiments.shareReplay());
+    }
+
+    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), ShareReplayExperiment.NAME);
+    }
+
+    @Test
+    void theReferenceShareConsumerGetsEveryRecordAgainAfterTheResetAndTheTargetDoesNotChange(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.checks()).extracting(c -> c.name()).contains("plan and previous offsets saved before the reset",
+                "reset executed only for a share group without members, in the lab's namespace", "reset landed on every partition", "records delivered again");
+        assertThat(x.limitations()).anyMatch(l -> l.contains("a share group's reset moves only its start offsets"));
+        assertThat(x.artifacts()).anyMatch(a -> a.path().startsWith("plans/") && a.path().endsWith(".plan.json"));
+    }
+
+    @Test
+    void aShareConsumerWithoutInboxAppliesTheReplayAgainAndFailsNamingTheDoubledIds(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("a second effect of 20 message id\\(s\\): rl-[0-9a-f]+\\.share-replay-\\d+");
+    }
+
+    @Test
+    void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheRedeliveryCannotBeConfirmed(LocalKafka kafka) throws Exception {
+        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
+                        "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
+        ExperimentEvidence x = run(settings(kafka).shareSubject(noLog));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("writes no processing log").contains("cannot confirm that it got the records again");
+    }
+}
