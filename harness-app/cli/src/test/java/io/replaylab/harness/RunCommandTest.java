@@ -40,6 +40,20 @@ class RunCommandTest {
     }
 
     @Test
+    void shareOwnershipOnItsOwnBrokerPassesTheReferenceShareConsumerWithTheBrokersRefusalInTheReport() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "share-ownership", "--records", "20",
+                "--workdir", dir.toString(), "--json");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(j.get("outcome").asText()).isEqualTo("PASS");
+        assertThat(java.nio.file.Files.readString(Path.of(j.get("report").asText())))
+                .contains("late acknowledgement").contains("refused: org.apache.kafka.common.errors.InvalidRecordStateException");
+    }
+
+    @Test
     void schedulesPrintsItsMatrixOnTheConsole() throws Exception {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
