@@ -3,7 +3,6 @@ package io.replaylab.barrier.wire;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *         && a.refused(), Duration.ofSeconds(10));   // stale.get().error(): "INVALID_RECORD_STATE"
  * }</pre>
  *
- * Read the ShareFetch and ShareAcknowledge requests and answers of every share group; a request or
- * answer that cannot be read is forwarded all the same (the witness only watches).
+ * <p>The ShareFetch and ShareAcknowledge requests and answers of every share group are read; one that
+ * cannot be read is forwarded all the same (the witness only watches). Kept for the proxy's life.
  */
 public final class ShareWitness {
     private static final Logger log = LoggerFactory.getLogger(ShareWitness.class);
