@@ -44,4 +44,15 @@ class PointTest {
         assertThat(WirePoint.offsetCommitAnswer("g").edge()).isEqualTo(WirePoint.Edge.ANSWER);
         assertThat(WirePoint.offsetCommitAnswer("g").describe()).contains("answer");
     }
+
+    @Test
+    void aShareAcknowledgementPointHoldsTheRequestOnlyAndSaysWhichRequestsCarryOne() {
+        WirePoint p = WirePoint.shareAcknowledgement("q");
+        assertThat(p.request()).isEqualTo(WirePoint.Request.SHARE_ACKNOWLEDGEMENT);
+        assertThat(p.edge()).isEqualTo(WirePoint.Edge.REQUEST);
+        assertThat(p.describe()).contains("share group q").contains("ShareAcknowledge").contains("ShareFetch");
+        assertThat(new WirePoint("g", WirePoint.Edge.ANSWER)).isEqualTo(WirePoint.offsetCommitAnswer("g"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new WirePoint("q", WirePoint.Edge.ANSWER, WirePoint.Request.SHARE_ACKNOWLEDGEMENT))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("share group q");
+    }
 }

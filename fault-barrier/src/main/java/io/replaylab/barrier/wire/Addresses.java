@@ -7,6 +7,8 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.FindCoordinatorResponseData;
 import org.apache.kafka.common.message.MetadataResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -25,19 +27,22 @@ final class Addresses {
     private Addresses() {
     }
 
-    /** Whether an answer of this kind can carry broker addresses (Produce v10+ and Fetch v16+ carry NodeEndpoints). */
+    /**
+     * Whether an answer of this kind can carry broker addresses (Produce v10+ and Fetch v16+ carry NodeEndpoints, ShareFetch
+     * and ShareAcknowledge in every version: a regular last field there, not a tagged one).
+     */
     static boolean mayCarryAddresses(ApiKeys key, short version) {
         return switch (key) {
-            case METADATA, FIND_COORDINATOR, DESCRIBE_CLUSTER -> true;
+            case METADATA, FIND_COORDINATOR, DESCRIBE_CLUSTER, SHARE_FETCH, SHARE_ACKNOWLEDGE -> true;
             case PRODUCE -> version >= 10;
             case FETCH -> version >= 16;
             default -> false;
         };
     }
 
-    /** Whether the broker names in an answer of this kind come after everything else (the top-level NodeEndpoints tagged field). */
+    /** Whether the broker names in an answer of this kind come after everything else (the top-level NodeEndpoints field). */
     static boolean namesBrokersLast(ApiKeys key) {
-        return key == ApiKeys.PRODUCE || key == ApiKeys.FETCH;
+        return key == ApiKeys.PRODUCE || key == ApiKeys.FETCH || key == ApiKeys.SHARE_FETCH;
     }
 
     /**
@@ -90,6 +95,8 @@ final class Addresses {
             case DESCRIBE_CLUSTER -> cluster((DescribeClusterResponseData) data, proxy);
             case PRODUCE -> produce((ProduceResponseData) data, proxy);
             case FETCH -> fetch((FetchResponseData) data, proxy);
+            case SHARE_FETCH -> shareFetch((ShareFetchResponseData) data, proxy);
+            case SHARE_ACKNOWLEDGE -> shareAcknowledge((ShareAcknowledgeResponseData) data, proxy);
             default -> false;
         };
         if (!changed) {
@@ -146,6 +153,22 @@ final class Addresses {
     }
 
     private static boolean fetch(FetchResponseData d, WireProxy proxy) {
+        d.nodeEndpoints().forEach(n -> {
+            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
+            n.setHost(LOOPBACK);
+        });
+        return !d.nodeEndpoints().isEmpty();
+    }
+
+    private static boolean shareFetch(ShareFetchResponseData d, WireProxy proxy) {
+        d.nodeEndpoints().forEach(n -> {
+            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
+            n.setHost(LOOPBACK);
+        });
+        return !d.nodeEndpoints().isEmpty();
+    }
+
+    private static boolean shareAcknowledge(ShareAcknowledgeResponseData d, WireProxy proxy) {
         d.nodeEndpoints().forEach(n -> {
             n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
             n.setHost(LOOPBACK);

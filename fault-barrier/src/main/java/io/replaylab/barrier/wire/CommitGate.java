@@ -20,23 +20,29 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
+import org.apache.kafka.common.message.ShareFetchResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The barrier side of the proxy for one group: decides which OffsetCommit frames are held, keeps
- * the held member's retries with them, forwards them on release and reads the broker's answer.
+ * The barrier side of the proxy for one group: decides which OffsetCommit frames (or, for a share
+ * group, which frames carrying acknowledgements) are held, keeps the held member's retries with them,
+ * forwards them on release and reads the broker's answer.
  */
 final class CommitGate {
     private static final Logger log = LoggerFactory.getLogger(CommitGate.class);
 
     /** What the request side does with a commit frame: hold it (this gate), or forward it (observed by the gate, or not). */
-    record Decision(CommitGate hold, Consumer<OffsetCommitResponseData> observer) {
+    record Decision(CommitGate hold, Consumer<ApiMessage> observer) {
         static final Decision PASS = new Decision(null, null);
     }
 
     private final String group;
+    /** Holds a share group's acknowledgements, not a consumer group's OffsetCommits. */
+    private final boolean share;
     private final BarrierListener listener;
     private final WireProxy proxy;
     private final Barrier barrier;
@@ -56,8 +62,9 @@ final class CommitGate {
     private int framesDropped;
     private int framesForwarded;
 
-    CommitGate(String point, String group, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
+    CommitGate(String point, String group, boolean share, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
         this.group = group;
+        this.share = share;
         this.answers = answers;
         this.listener = listener;
         this.proxy = proxy;
@@ -88,7 +95,7 @@ final class CommitGate {
 
     private Decision decide(Connection c, Connection.Frame f) {
         CommitRequest r = f.commit();
-        if (!group.equals(r.group())) {
+        if (!group.equals(r.group()) || r.isOffsetCommit() == share) {
             return Decision.PASS;
         }
         if (answers) {
@@ -110,7 +117,7 @@ final class CommitGate {
                         return Decision.PASS;
                     }
                     hold(c, f, "held with it (the same member's commit again)");
-                    listener.onObservation(barrier.point(), "the same member sent its OffsetCommit again on " + c + " (correlation "
+                    listener.onObservation(barrier.point(), "the same member sent its " + r.api().name + " again on " + c + " (correlation "
                             + f.correlationId() + ", " + r.offsetsText() + "); held as well");
                     return new Decision(this, null);
                 }
@@ -135,8 +142,7 @@ final class CommitGate {
 
     private void note(Connection c, Connection.Frame f, String what) {
         CommitRequest r = f.commit();
-        String line = Instant.now() + " " + c + " correlation " + f.correlationId() + " OffsetCommit v" + f.version() + " group " + r.group()
-                + " member " + r.memberId() + " generation " + r.generation() + " " + r.offsetsText() + ": " + what;
+        String line = Instant.now() + " " + c + " correlation " + f.correlationId() + " " + r.describe() + " " + r.offsetsText() + ": " + what;
         history.add(line);
         log.info(line);
     }
@@ -146,13 +152,19 @@ final class CommitGate {
         Map<String, String> ctx = new TreeMap<>();
         ctx.put("group", r.group());
         ctx.put("member", r.memberId());
-        ctx.put("generation", Integer.toString(r.generation()));
+        if (r.isOffsetCommit()) {
+            ctx.put("generation", Integer.toString(r.generation()));
+        } else {
+            ctx.put("session.epoch", Integer.toString(r.generation()));
+            ctx.put("acknowledgements", r.offsetsText());
+            ctx.put("api", r.api().name);
+        }
         ctx.put("client.id", r.clientId() == null ? "" : r.clientId());
         ctx.put("api.version", Short.toString(r.version()));
         ctx.put("connection", c.toString());
         ctx.put("correlation.id", Integer.toString(f.correlationId()));
         return new Arrival(barrier.point(), "client " + (r.clientId() == null ? "?" : r.clientId()), Arrival.withOffsets(ctx, r.offsets()), r.offsets(),
-                List.of("OffsetCommit v" + r.version() + " on " + c), Instant.now(), System.nanoTime());
+                List.of(r.api().name + " v" + r.version() + " on " + c), Instant.now(), System.nanoTime());
     }
 
     /** A connection that kept frames for this gate closed; its frames are gone. */
@@ -166,7 +178,8 @@ final class CommitGate {
                 }
             }
         }
-        listener.onObservation(barrier.point(), "the client closed " + c + " while its OffsetCommit was held; that frame was never sent");
+        listener.onObservation(barrier.point(), "the client closed " + c + " while its " + (share ? "acknowledgement" : "OffsetCommit")
+                + " was held; that frame was never sent");
     }
 
     /**
@@ -174,7 +187,7 @@ final class CommitGate {
      * every later response on that connection wait here, on the connection's response thread, until
      * release; the outcome is ACCEPTED (the broker stored the offsets). A refused commit passes.
      */
-    private Consumer<OffsetCommitResponseData> answerHold(Connection c, Connection.Frame f) {
+    private Consumer<ApiMessage> answerHold(Connection c, Connection.Frame f) {
         return response -> {
             List<String> errors = errorsOf(response);
             if (!errors.isEmpty()) {
@@ -209,8 +222,25 @@ final class CommitGate {
         };
     }
 
-    private List<String> errorsOf(OffsetCommitResponseData response) {
+    /**
+     * The partitions the broker refused, {@code topic-p ERROR (message)}: an OffsetCommit's per partition; a share
+     * acknowledgement's top-level error (for the whole request) or per partition (a ShareFetch's acknowledge error code).
+     */
+    private List<String> errorsOf(ApiMessage m) {
         List<String> errors = new ArrayList<>();
+        if (m instanceof ShareAcknowledgeResponseData r) {
+            addError(errors, "request-level", r.errorCode());
+            r.responses().forEach(t -> t.partitions().forEach(p -> addError(errors, proxy.topicName(t.topicId()) + "-" + p.partitionIndex(),
+                    p.errorCode())));
+            return errors;
+        }
+        if (m instanceof ShareFetchResponseData r) {
+            addError(errors, "request-level", r.errorCode());
+            r.responses().forEach(t -> t.partitions().forEach(p -> addError(errors, proxy.topicName(t.topicId()) + "-" + p.partitionIndex(),
+                    p.acknowledgeErrorCode())));
+            return errors;
+        }
+        OffsetCommitResponseData response = (OffsetCommitResponseData) m;
         for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
             String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
             for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
@@ -221,6 +251,13 @@ final class CommitGate {
             }
         }
         return errors;
+    }
+
+    private static void addError(List<String> errors, String where, short code) {
+        Errors e = Errors.forCode(code);
+        if (e != Errors.NONE) {
+            errors.add(where + " " + e.name() + " (" + e.message() + ")");
+        }
     }
 
     private void released() {
@@ -251,13 +288,14 @@ final class CommitGate {
             forwarded = framesForwarded;
         }
         if (barrier.outcome().isEmpty() && forwarded == 0) {
-            injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held OffsetCommit ("
+            injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held "
+                    + (share ? "acknowledgement" : "OffsetCommit") + " ("
                     + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release"));
         }
     }
 
     /** Observes the broker's answer to a released (or later) commit of the held member: the first answer is the outcome. */
-    Consumer<OffsetCommitResponseData> observerFor(Connection c, Connection.Frame f) {
+    Consumer<ApiMessage> observerFor(Connection c, Connection.Frame f) {
         if (!f.commit().memberId().equals(heldMember) || !group.equals(f.commit().group())) {
             return null;
         }
@@ -267,7 +305,7 @@ final class CommitGate {
         note(c, f, "forwarded to the broker");
         return response -> {
             List<String> errors = errorsOf(response);
-            String where = "OffsetCommit v" + f.version() + " correlation " + f.correlationId() + " on " + c;
+            String where = f.commit().api().name + " v" + f.version() + " correlation " + f.correlationId() + " on " + c;
             synchronized (this) {
                 String line = Instant.now() + " " + where + ": broker answered " + (errors.isEmpty() ? "NONE" : errors);
                 history.add(line);

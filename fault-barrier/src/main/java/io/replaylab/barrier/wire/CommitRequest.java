@@ -8,16 +8,20 @@ import java.util.function.Function;
 import io.replaylab.barrier.CommitOffset;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.requests.RequestHeader;
 
 /**
- * What an OffsetCommit request says, read with kafka-clients' own message class: group, member,
- * generation (classic) or member epoch (consumer protocol), and the offsets per partition
- * ({@code topic-partition}; v10+ names topics by id, resolved through the Metadata answers the
- * proxy has seen).
+ * A request a gate may hold: an OffsetCommit, read with kafka-clients' own message class (group,
+ * member, generation (classic) or member epoch (consumer protocol), and the offsets per partition
+ * ({@code topic-partition}; v10+ names topics by id, resolved through the Metadata answers the proxy
+ * has seen)), or a share group's acknowledgement (a ShareAcknowledge, or a ShareFetch that carries
+ * acknowledgements): its share session epoch in {@code generation}, each acknowledged record's offset
+ * in {@code offsets}, and the runs with their types in {@code share}.
  */
-record CommitRequest(String group, String memberId, int generation, List<CommitOffset> offsets, short version, String clientId) {
+record CommitRequest(ApiKeys api, String group, String memberId, int generation, List<CommitOffset> offsets, short version, String clientId,
+        ShareRequest share) {
 
     static CommitRequest parse(ByteBuffer body, RequestHeader h, Function<Uuid, String> topicNames) {
         OffsetCommitRequestData d = new OffsetCommitRequestData(new ByteBufferAccessor(body.duplicate()), h.apiVersion());
@@ -28,11 +32,33 @@ record CommitRequest(String group, String memberId, int generation, List<CommitO
                 offsets.add(new CommitOffset(topic, p.partitionIndex(), p.committedOffset()));
             }
         }
-        return new CommitRequest(d.groupId(), d.memberId(), d.generationIdOrMemberEpoch(), offsets, h.apiVersion(), h.clientId());
+        return new CommitRequest(ApiKeys.OFFSET_COMMIT, d.groupId(), d.memberId(), d.generationIdOrMemberEpoch(), offsets, h.apiVersion(),
+                h.clientId(), null);
     }
 
-    /** {@code t-0=5,t-1=7}, for the log. */
+    /** A share request that carries acknowledgements. */
+    static CommitRequest of(ShareRequest s) {
+        List<CommitOffset> offsets = new ArrayList<>();
+        s.acks().forEach(a -> {
+            for (long o = a.first(); o <= a.last(); o++) {
+                offsets.add(new CommitOffset(a.topic(), a.partition(), o));
+            }
+        });
+        return new CommitRequest(s.api(), s.group(), s.memberId() == null ? "" : s.memberId(), s.sessionEpoch(), offsets, s.version(),
+                s.clientId(), s);
+    }
+
+    boolean isOffsetCommit() {
+        return api == ApiKeys.OFFSET_COMMIT;
+    }
+
+    /** {@code t-0=5,t-1=7} (OffsetCommit) or {@code t-0 3..5 ACCEPT} (a share acknowledgement), for the log. */
     String offsetsText() {
-        return CommitOffset.text(offsets);
+        return share == null ? CommitOffset.text(offsets) : share.acksText();
+    }
+
+    /** {@code OffsetCommit v9 group g member m generation 3}, for the log. */
+    String describe() {
+        return api.name + " v" + version + " group " + group + " member " + memberId + (share == null ? " generation " : " session epoch ") + generation;
     }
 }

@@ -19,7 +19,6 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
-import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -46,7 +45,7 @@ final class Connection {
     static final int KEPT_TAIL_BYTES = 64 * 1024;
 
     /** A request frame ({@code bytes}: the whole frame, size prefix included, from position 0), with what its header says. */
-    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, int bodyAt, CommitRequest commit, WireWitness.Entry witnessed,
+    record Frame(ApiKeys key, short version, int correlationId, ByteBuffer bytes, int bodyAt, CommitRequest commit, Witnessed witnessed,
             Consumer<ApiMessage> answerWitness) {
         /** A copy that owns its bytes: for a frame kept while held (the read buffer is reused for the next frame). */
         Frame kept() {
@@ -65,9 +64,9 @@ final class Connection {
      * What the response side needs to know about a forwarded request: who reads its answer (null: nobody), the commit it carries,
      * and (ApiVersions) whether the client asked in a version newer than the proxy reads, so that its answer is UNSUPPORTED_VERSION.
      */
-    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault,
+    private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, Witnessed witnessed, ArmedFault.Action fault,
             boolean refuseVersion) {
-        Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, WireWitness.Entry witnessed, ArmedFault.Action fault) {
+        Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, Witnessed witnessed, ArmedFault.Action fault) {
             this(key, version, observer, witnessed, fault, false);
         }
     }
@@ -176,7 +175,7 @@ final class Connection {
                         WireFault.AtRequest at = fault.effect().atRequest();
                         if (at == WireFault.AtRequest.DISCONNECT) {
                             if (f.witnessed() != null) {
-                                f.witnessed().faulted(Map.of());
+                                f.witnessed().faulted(null);
                             }
                             fault.fault().done(fault.firing(), "closed the connection at it; the request was never forwarded");
                             closedByFault = true;
@@ -184,11 +183,8 @@ final class Connection {
                         }
                         if (at == WireFault.AtRequest.ANSWER_IN_ITS_PLACE) {
                             if (f.witnessed() != null) {
-                                // the commit's answer is the fault's: its error for every partition
-                                Map<String, String> answers = new java.util.TreeMap<>();
-                                String error = fault.effect() instanceof WireFault.Effect.Error e ? e.error().name() : fault.effect().spec();
-                                f.witnessed().request().offsets().forEach(o -> answers.put(o.partitionName(), error));
-                                f.witnessed().faulted(answers);
+                                // the request's answer is the fault's: its error for every partition
+                                f.witnessed().faulted(fault.effect() instanceof WireFault.Effect.Error e ? e.error().name() : fault.effect().spec());
                             }
                             substitute(f, fault);
                         } else {
@@ -197,9 +193,9 @@ final class Connection {
                         continue;
                     }
                 }
-                Consumer<OffsetCommitResponseData> observer = null;
+                Consumer<ApiMessage> observer = null;
                 if (f.commit() != null) {
-                    if (proxy.checkingCommits()) {
+                    if (f.commit().isOffsetCommit() && proxy.checkingCommits()) {
                         CommitRequest r = f.commit();
                         proxy.check(new CommitCheck.Pending(r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
                                 client.socket().getPort(), toString(), r.offsets()));
@@ -251,8 +247,23 @@ final class Connection {
             proxy.witness().client(clientId);
         }
         CommitRequest commit = null;
-        WireWitness.Entry witnessed = null;
-        if (h.apiKey() == ApiKeys.OFFSET_COMMIT) {
+        Witnessed witnessed = null;
+        Consumer<ApiMessage> answerWitness = null;
+        if (h.apiKey() == ApiKeys.SHARE_FETCH || h.apiKey() == ApiKeys.SHARE_ACKNOWLEDGE) {
+            try {
+                ShareRequest share = ShareRequest.parse(buf, h, proxy::topicName);
+                ShareWitness.Exchange exchange = proxy.witness().share().sent(this, share);
+                if (share.acks().isEmpty()) {
+                    answerWitness = exchange::answered; // the records it acquires
+                } else {
+                    commit = CommitRequest.of(share); // a share acknowledgement: a gate may hold it
+                    witnessed = exchange;
+                }
+            } catch (RuntimeException e) {
+                log.warn("{}: the share witness could not read a {} v{} request (correlation {}); forwarded unwatched: {}", this, h.apiKey(),
+                        h.apiVersion(), h.correlationId(), e.toString());
+            }
+        } else if (h.apiKey() == ApiKeys.OFFSET_COMMIT) {
             try {
                 commit = CommitRequest.parse(buf, h, proxy::topicName);
             } catch (RuntimeException e) {
@@ -261,7 +272,9 @@ final class Connection {
             }
             witnessed = proxy.witness().sent(this, commit);
         }
-        Consumer<ApiMessage> answerWitness = witnessGroupRequest(h, buf);
+        if (answerWitness == null) {
+            answerWitness = witnessGroupRequest(h, buf);
+        }
         in.shrink();
         return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, 4 + buf.position(), commit, witnessed, answerWitness);
     }
@@ -389,18 +402,18 @@ final class Connection {
         }
     }
 
-    private void forward(Frame f, Consumer<OffsetCommitResponseData> gate) throws IOException {
+    private void forward(Frame f, Consumer<ApiMessage> gate) throws IOException {
         forward(f, gate, null);
     }
 
-    private void forward(Frame f, Consumer<OffsetCommitResponseData> gate, ArmedFault.Action fault) throws IOException {
+    private void forward(Frame f, Consumer<ApiMessage> gate, ArmedFault.Action fault) throws IOException {
         Consumer<ApiMessage> observer = f.answerWitness();
         if (f.witnessed() != null) {
-            WireWitness.Entry w = f.witnessed();
+            Witnessed w = f.witnessed();
             observer = m -> {
-                w.answered((OffsetCommitResponseData) m); // first: a gate may hold this thread with the answer
+                w.answered(m); // first: a gate may hold this thread with the answer
                 if (gate != null) {
-                    gate.accept((OffsetCommitResponseData) m);
+                    gate.accept(m);
                 }
             };
         }
@@ -523,7 +536,7 @@ final class Connection {
             if (reading != null && reading.witnessed() != null) {
                 reading.witnessed().unanswered(); // the broker closed in the middle of its answer
             }
-            pending.values().stream().map(Pending::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::unanswered);
+            pending.values().stream().map(Pending::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::unanswered);
             Thread l = linger;
             if (l != null) {
                 l.interrupt();
@@ -686,7 +699,7 @@ final class Connection {
             holder = null;
         }
         if (frames != null) {
-            frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(WireWitness.Entry::notSent);
+            frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::notSent);
         }
         if (frames != null && gate != null) {
             gate.dropped(this, frames); // outside this lock: the gate locks itself, then a connection

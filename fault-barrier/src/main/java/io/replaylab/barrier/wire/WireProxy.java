@@ -185,8 +185,16 @@ public final class WireProxy implements BarrierSource<WirePoint> {
      * commits of the same member are held with it until release. {@link WirePoint.Edge#ANSWER}: the
      * first commit the broker accepts (it has stored the offsets) has its answer held on the way back,
      * with every later response on that connection, so the client has not seen it; the outcome is
-     * ACCEPTED, and a refused commit's answer passes. The hold is the connection's whatever
-     * {@code mode} says. The safety hold timeout releases it anyway.
+     * ACCEPTED, and a refused commit's answer passes. {@link WirePoint.Request#SHARE_ACKNOWLEDGEMENT}
+     * ({@link WirePoint#shareAcknowledgement}): the share group's first request that carries
+     * acknowledgements (a ShareAcknowledge, or a ShareFetch with acknowledgement batches) and passes
+     * {@code options.when()} is held the same way (context keys: {@code group}, {@code member},
+     * {@code session.epoch}, {@code acknowledgements} as {@code topic-p first..last TYPE, ...},
+     * {@code api}, {@code client.id}, {@code api.version}, {@code connection}; the arrival's offsets are
+     * the acknowledged records' offsets), with the same member's later ones; its outcome is the
+     * broker's answer per partition (REJECTED with e.g. {@code INVALID_RECORD_STATE}: the lock had
+     * expired). The hold is the connection's whatever {@code mode} says. The safety hold timeout
+     * releases it anyway.
      */
     @Override
     public Barrier arm(String point, WirePoint at, HoldMode mode, BarrierListener listener, BarrierOptions options) {
@@ -194,7 +202,8 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         if (closed) {
             throw new IllegalStateException("the proxy is closed");
         }
-        CommitGate gate = new CommitGate(point, at.group(), at.edge() == WirePoint.Edge.ANSWER, listener, options, this);
+        CommitGate gate = new CommitGate(point, at.group(), at.request() == WirePoint.Request.SHARE_ACKNOWLEDGEMENT,
+                at.edge() == WirePoint.Edge.ANSWER, listener, options, this);
         gates.add(gate);
         return gate.barrier();
     }

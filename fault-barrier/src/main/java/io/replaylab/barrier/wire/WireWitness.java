@@ -48,8 +48,16 @@ public final class WireWitness {
     /** Open fetch watches by topic. */
     private final Map<String, List<FetchWatch>> fetchWatches = new ConcurrentHashMap<>();
 
+    private final ShareWitness share;
+
     WireWitness(WireProxy proxy) {
         this.proxy = proxy;
+        this.share = new ShareWitness(proxy);
+    }
+
+    /** What the proxy saw of share groups: the records each member acquired, with their delivery counts, and each acknowledgement's fate. */
+    public ShareWitness share() {
+        return share;
     }
 
     /**
@@ -210,7 +218,7 @@ public final class WireWitness {
     }
 
     /** One commit on its way: told once what became of it (later news is ignored). */
-    final class Entry {
+    final class Entry implements Witnessed {
         private final long seq;
         private final Instant sent;
         private final String connection;
@@ -225,15 +233,14 @@ public final class WireWitness {
             this.request = request;
         }
 
-        void held() {
+        @Override
+        public void held() {
             held = true;
         }
 
-        CommitRequest request() {
-            return request;
-        }
-
-        void answered(OffsetCommitResponseData response) {
+        @Override
+        public void answered(org.apache.kafka.common.protocol.ApiMessage m) {
+            OffsetCommitResponseData response = (OffsetCommitResponseData) m;
             Map<String, String> answers = new TreeMap<>();
             for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
                 String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
@@ -244,16 +251,23 @@ public final class WireWitness {
             end(WitnessedCommit.Fate.ANSWERED, Instant.now(), answers);
         }
 
-        void notSent() {
+        @Override
+        public void notSent() {
             end(WitnessedCommit.Fate.NOT_SENT, null, Map.of());
         }
 
-        /** A fault answered it with these errors per partition (none: it closed the connection at it). */
-        void faulted(Map<String, String> answers) {
+        /** A fault answered it with {@code error} for every partition (null: it closed the connection at it). */
+        @Override
+        public void faulted(String error) {
+            Map<String, String> answers = new TreeMap<>();
+            if (error != null) {
+                request.offsets().forEach(o -> answers.put(o.partitionName(), error));
+            }
             end(WitnessedCommit.Fate.FAULTED, answers.isEmpty() ? null : Instant.now(), answers);
         }
 
-        void unanswered() {
+        @Override
+        public void unanswered() {
             end(WitnessedCommit.Fate.UNANSWERED, null, Map.of());
         }
 
