@@ -50,7 +50,8 @@ class RunCommandTest {
         JsonNode j = Json.mapper().readTree(out.toString());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         assertThat(java.nio.file.Files.readString(Path.of(j.get("report").asText())))
-                .contains("late acknowledgement").contains("refused: org.apache.kafka.common.errors.InvalidRecordStateException");
+                .contains("late acknowledgement").contains("the broker answered INVALID_RECORD_STATE on the wire")
+                .contains("InvalidRecordStateException");
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.MethodPoint;
+import io.replaylab.barrier.wire.ShareWitness;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -165,24 +166,36 @@ final class ShareOwnershipExperiment {
                 e.check(Check.pass("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
                         "delivery " + again.deliveryCount() + " to B, " + again.result()));
 
+                wireDelivery(ctx, group, topic, held, b).ifPresent(d -> e.record(harness, new Payload.Note("on the wire: " + d.summary())));
+
                 ctx.step("releasing A: its acknowledgement of " + held.id() + " is stale (B holds the record now)");
                 at.barrier().release();
-                Optional<ProcessingLine> answer = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
+                // the broker's answer on the wire, and what the client reported (a client without a callback tells nobody)
+                Optional<ShareWitness.Acknowledgement> onWire = wireAnswer(ctx, group, topic, held, a);
+                Duration logWait = onWire.isPresent() ? Duration.ofSeconds(3) : ACK_ANSWER;
+                Optional<ProcessingLine> answer = Poll.every(Duration.ofMillis(100)).upTo(logWait).until(() -> {
                     ctx.subjects().checkpoint(a, b);
                     return ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
                             .filter(l -> l.isAbout(held.partition(), held.offset()) && l.result() != null && l.result().startsWith("ack")).findFirst());
                 }, Optional::isPresent);
                 atB.barrier().release();
-                if (answer.isEmpty() || !"ack-rejected".equals(answer.get().result())) {
-                    String what = answer.map(l -> "A's acknowledgement came back " + l.result()).orElse("A logged no answer to its acknowledgement "
-                            + "within " + ACK_ANSWER);
+                boolean refusedOnWire = onWire.filter(ShareWitness.Acknowledgement::refused).isPresent();
+                boolean refusedInLog = answer.filter(l -> "ack-rejected".equals(l.result())).isPresent();
+                onWire.ifPresent(w -> e.record(Source.here("wire witness"), new Payload.Note("A's acknowledgement on the wire: " + w.summary())));
+                if (!refusedOnWire && !refusedInLog) {
+                    String what = onWire.map(w -> "the broker answered " + (w.error() == null ? "NONE" : w.error()) + " on the wire")
+                            .or(() -> answer.map(l -> "A's acknowledgement came back " + l.result()))
+                            .orElse("no answer to A's acknowledgement within " + ACK_ANSWER + " (wire or processing log)");
                     e.check(Check.fail("A's stale acknowledgement refused by the broker", "R9", "refused", what));
                     return e.finish(Outcome.faultNotObserved("the stale acknowledgement was not refused: " + what + " (B held the record, delivery "
                             + again.deliveryCount() + ")"));
                 }
-                Event refused = e.record(Source.of(a.name(), a.pid(), "processing log"), new Payload.Note("A's late acknowledgement of " + held.id()
-                        + " refused: " + answer.get().exception() + ": " + answer.get().message()));
-                e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", answer.get().exception()));
+                String client = answer.map(l -> "ack-rejected".equals(l.result()) ? "A's client reported " + l.exception() + ": " + l.message()
+                        : "A's client reported " + l.result()).orElse("A's client reported nothing in its processing log");
+                String broker = onWire.map(w -> "the broker answered " + w.error() + " on the wire").orElse("no wire witness");
+                Event refused = e.record(refusedOnWire ? Source.here("wire witness") : Source.of(a.name(), a.pid(), "processing log"),
+                        new Payload.Note("A's late acknowledgement of " + held.id() + " refused: " + broker + "; " + client));
+                e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", broker + "; " + client));
 
                 ctx.step("the share group drains");
                 OffsetSnapshot drained = ctx.kafka().awaitShareDrained(group, topic, 1, ctx.settings().timeouts().drain(), "recovery", b);
@@ -201,5 +214,21 @@ final class ShareOwnershipExperiment {
                 return e.finish(Verdicts.naming(judged, c));
             }
         }
+    }
+
+    /** B's delivery of the held record as the wire saw it (delivery count 2 or more), if a witness runs. */
+    private static Optional<ShareWitness.Delivery> wireDelivery(LabContext ctx, String group, String topic, ProcessingLine held, LabContext.Instance b) {
+        return ctx.kafka().witness().flatMap(w -> w.share().deliveries(group, topic, held.partition(), held.offset()).stream()
+                .filter(d -> b.name().equals(d.clientId()) && d.deliveryCount() >= 2).findFirst());
+    }
+
+    /** The broker's answer to A's acknowledgement of the held record, on the wire; empty without a witness or an answer. */
+    private static Optional<ShareWitness.Acknowledgement> wireAnswer(LabContext ctx, String group, String topic, ProcessingLine held,
+            LabContext.Instance a) throws InterruptedException {
+        if (ctx.kafka().witness().isEmpty()) {
+            return Optional.empty();
+        }
+        return ctx.kafka().witness().get().share().awaitAcknowledgement(ack -> ack.group().equals(group) && a.name().equals(ack.clientId())
+                && ack.covers(topic, held.partition(), held.offset()) && ack.answered() != null, ACK_ANSWER);
     }
 }

@@ -47,7 +47,9 @@ class ShareOwnershipExperimentTest {
         assertThat(x.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("handled it as duplicate")
                         && t.contains("still a member (its heartbeats go on while its thread is held): the lock expired"))
-                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: org.apache.kafka.common.errors.InvalidRecordStateException"));
+                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: the broker answered INVALID_RECORD_STATE on the wire; "
+                        + "A's client reported org.apache.kafka.common.errors.InvalidRecordStateException"))
+                .anyMatch(t -> t.startsWith("on the wire: ") && t.contains("share-ownership-B"));
         assertThat(x.environment().get("record lock")).isEqualTo("4000 ms (the group's share.record.lock.duration.ms)");
     }
 
