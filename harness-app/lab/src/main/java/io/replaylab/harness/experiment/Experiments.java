@@ -67,9 +67,18 @@ public final class Experiments {
         return new Experiment(ShareReplayExperiment.NAME, List.of(ShareReplayExperiment.REQUIREMENTS), ShareReplayExperiment::run);
     }
 
-    /** share-replay and share-ownership: the share-group experiments. */
+    /**
+     * A poison record in a share group: published after the source, no consumer can read it; the consumer's ACCEPT (after
+     * a quarantine) or REJECT PASSes, a RELEASE every time until the broker archives it FAILs ("the consumer lost it"). Reads
+     * delivery counts and acknowledgement types on the wire (the witness).
+     */
+    public static Experiment sharePoison() {
+        return new Experiment(SharePoisonExperiment.NAME, List.of(SharePoisonExperiment.REQUIREMENTS), SharePoisonExperiment::run);
+    }
+
+    /** share-replay, share-ownership and share-poison: the share-group experiments. */
     public static List<Experiment> shares() {
-        return List.of(shareReplay(), shareOwnership());
+        return List.of(shareReplay(), shareOwnership(), sharePoison());
     }
 
     /** replay, rebalance, rebuild: a run's default. */

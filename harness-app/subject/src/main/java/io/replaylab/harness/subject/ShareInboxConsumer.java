@@ -57,6 +57,11 @@ class ShareInboxConsumer {
         return new InboxProjection(o.db(), o.namespace(), o.instanceId());
     }
 
+    /** How a record it could not read (quarantined in the DB) is acknowledged: ACCEPT, it was handled; a test twin changes it. */
+    AcknowledgeType quarantinedAck() {
+        return AcknowledgeType.ACCEPT;
+    }
+
     /** Whether the record is acknowledged before the DB transaction (never, here: the effect first, then the acknowledgement). */
     boolean acknowledgesFirst() {
         return false;
@@ -89,11 +94,12 @@ class ShareInboxConsumer {
                 ConsumerRecords<String, String> records = stop.poll(c);
                 for (ConsumerRecord<String, String> r : records) {
                     received = true;
-                    if (ackFirst && !acknowledge(c, r, processing)) {
+                    if (ackFirst && !acknowledge(c, r, processing, AcknowledgeType.ACCEPT)) {
                         refused++;
                     }
-                    handling.handle(r);
-                    if (!ackFirst && !acknowledge(c, r, processing)) {
+                    InboxProjection.Result result = handling.handle(r);
+                    if (!ackFirst && !acknowledge(c, r, processing, result == InboxProjection.Result.QUARANTINED ? quarantinedAck()
+                            : AcknowledgeType.ACCEPT)) {
                         refused++;
                     }
                     lastActivity = System.nanoTime();
@@ -135,17 +141,17 @@ class ShareInboxConsumer {
      * processing log. False unless the broker confirmed it: refused (in commitSync's map: the lock expired and the
      * record is no longer this member's; or by the client, for a record it no longer holds) or not confirmed.
      */
-    private boolean acknowledge(KafkaShareConsumer<String, String> c, ConsumerRecord<String, String> r, JsonLines processing) {
+    private boolean acknowledge(KafkaShareConsumer<String, String> c, ConsumerRecord<String, String> r, JsonLines processing, AcknowledgeType type) {
         Ack ack;
         try {
-            c.acknowledge(r, AcknowledgeType.ACCEPT);
+            c.acknowledge(r, type);
             ack = commit(c, r);
         } catch (IllegalStateException | KafkaException e) {
             ack = Ack.rejected(e);
         }
         Map<String, Object> line = SubjectLogs.processing(o.instanceId(), r);
         line.put("id", Payment.idOf(r.value()));
-        line.put("ack", AcknowledgeType.ACCEPT.name());
+        line.put("ack", type.name());
         line.put("result", ack.result());
         if (ack.refusal() != null) {
             log.warn("acknowledgement of {}-{}@{} refused: {}", r.topic(), r.partition(), r.offset(), ack.refusal().toString());

@@ -8,13 +8,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.replaylab.harness.lab.Subject;
+import org.apache.kafka.clients.consumer.AcknowledgeType;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
  * Test-only broken variants of the reference share consumer ({@code consume --group-type share}), to prove
  * the lab catches them: {@code share-no-inbox} applies every delivery (a second effect after a lock-expiry
  * redelivery); {@code share-ack-first} acknowledges and commits BEFORE its DB transaction (a crash between
- * loses the record); {@code share} is the reference itself. Test hooks, the same for every mode, to put
+ * loses the record); {@code share-release-malformed} RELEASEs a record it cannot read instead of accepting its
+ * quarantine (delivered again and again until the broker archives it); {@code share-reject-malformed} REJECTs
+ * it; {@code share} is the reference itself. Test hooks, the same for every mode, to put
  * the fault where the tests want it: {@code stall-first=MS} holds its first record for MS after its DB
  * transaction and before its acknowledgement (past a short lock: the record is redelivered and the late
  * acknowledgement refused); {@code crash-at=N} halts the JVM as it starts the DB transaction of its N-th
@@ -52,9 +55,18 @@ public final class ShareTwinMain {
             }
 
             @Override
+            AcknowledgeType quarantinedAck() {
+                return switch (mode) {
+                    case "share-release-malformed" -> AcknowledgeType.RELEASE; // "try again later", every time: the broker archives it at its limit
+                    case "share-reject-malformed" -> AcknowledgeType.REJECT; // the consumer's own word: never deliver it again
+                    default -> super.quarantinedAck();
+                };
+            }
+
+            @Override
             boolean acknowledgesFirst() {
                 return switch (mode) {
-                    case "share", "share-no-inbox" -> false;
+                    case "share", "share-no-inbox", "share-release-malformed", "share-reject-malformed" -> false;
                     case "share-ack-first" -> true;
                     default -> throw new IllegalArgumentException("unknown mode " + mode);
                 };

@@ -1,0 +1,72 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ShareTwinMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** share-poison on the real broker: what became of a record no consumer can read, as the wire saw it. */
+@LocalKafkaTest
+class SharePoisonExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder settings(LocalKafka kafka) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(10)
+                .experiments(Experiments.sharePoison());
+    }
+
+    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), SharePoisonExperiment.NAME);
+    }
+
+    @Test
+    void theReferenceShareConsumerQuarantinesThePoisonAndAcceptsItOnce(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).isEqualTo("ACCEPT at delivery 1"));
+    }
+
+    @Test
+    void aConsumerThatRejectsThePoisonMeantItAndPasses(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-malformed"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).isEqualTo("REJECT at delivery 1"));
+    }
+
+    @Test
+    void aConsumerThatReleasesThePoisonEveryTimeLosesItToTheBrokersArchiveAndFails(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-release-malformed"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
+                + "with nobody's word for it \\(5 deliveries, acknowledgements: RELEASE accepted, RELEASE accepted, RELEASE accepted, RELEASE accepted, "
+                + "RELEASE accepted\\): the consumer lost it");
+    }
+
+    @Test
+    void withoutTheWireWitnessTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).witness(false));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("no wire witness");
+    }
+}
