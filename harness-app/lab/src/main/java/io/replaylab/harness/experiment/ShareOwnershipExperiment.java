@@ -24,6 +24,7 @@ import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.ProcessingLine;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.kafka.LabNamespace;
@@ -58,20 +59,18 @@ final class ShareOwnershipExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Optional<Subject> subject = Shares.begin(ctx, ns, e);
+        if (subject.isEmpty()) {
+            return e.finish(Shares.noShareSubject());
+        }
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
-        if (ctx.settings().shareSubject().isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        e.environment("subject", ctx.settings().shareSubject().get().description());
-        if (!ctx.settings().shareSubject().get().jvm()) {
+        if (!subject.get().jvm()) {
             return e.finish(Outcome.notRun("the share consumer is not a JVM: A is held by a debugger breakpoint at " + ACKNOWLEDGE
                     + " (a hold at the wire's ShareAcknowledge, for any client, is not built yet)"));
         }
-        e.environment("group type", "share (KIP-932)");
         e.environment("barrier", "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
         e.limitation("The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the "
                 + "acknowledgement reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");

@@ -14,6 +14,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -41,21 +42,19 @@ final class SharePoisonExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Optional<Subject> subject = Shares.begin(ctx, ns, e);
+        if (subject.isEmpty()) {
+            return e.finish(Shares.noShareSubject());
+        }
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
-        if (ctx.settings().shareSubject().isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
         Optional<WireWitness> witness = ctx.kafka().witness();
         if (witness.isEmpty()) {
             return e.finish(Outcome.notRun("share-poison reads each delivery's count and each acknowledgement's type on the wire, and this run has "
                     + "no wire witness (--no-witness, or LabSettings.witness(false))"));
         }
-        e.environment("subject", ctx.settings().shareSubject().get().description());
-        e.environment("group type", "share (KIP-932)");
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
         Shares.configureGroup(ctx, e, group, Shares.BROKER_DEFAULT_MIN_LOCK);
         Experiments.produce(ctx, e, ns);

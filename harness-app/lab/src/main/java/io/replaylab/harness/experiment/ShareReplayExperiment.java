@@ -10,6 +10,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -38,16 +39,14 @@ final class ShareReplayExperiment {
     }
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Experiments.environment(ctx, e, ns);
+        Optional<Subject> subject = Shares.begin(ctx, ns, e);
+        if (subject.isEmpty()) {
+            return e.finish(Shares.noShareSubject());
+        }
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
-        if (ctx.settings().shareSubject().isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        e.environment("subject", ctx.settings().shareSubject().get().description());
-        e.environment("group type", "share (KIP-932)");
         int partitions = ctx.settings().broker().partitions();
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, partitions);
         Shares.configureGroup(ctx, e, group, Shares.BROKER_DEFAULT_MIN_LOCK);

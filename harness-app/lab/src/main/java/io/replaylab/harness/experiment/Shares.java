@@ -2,10 +2,13 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.KafkaOpsException;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.evidence.process.Poll;
@@ -16,6 +19,17 @@ final class Shares {
     static final Duration BROKER_DEFAULT_MIN_LOCK = Duration.ofSeconds(15);
 
     private Shares() {
+    }
+
+    /**
+     * A share experiment's start: the run's environment, the share subject and the group type in the evidence; empty when
+     * there is no share subject (the experiment is then {@link #noShareSubject()}).
+     */
+    static Optional<Subject> begin(LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
+        Experiments.environment(ctx, e, ns);
+        Optional<Subject> share = ctx.settings().shareSubject();
+        share.ifPresent(s -> e.environment("subject", s.description()).environment("group type", "share (KIP-932)"));
+        return share;
     }
 
     static Outcome noShareSubject() {
