@@ -76,6 +76,18 @@ public final class BarrierPlan {
                 }
                 // a warm-up hold at A's first commitSync, then the point: the DB point skips the transactions A ran while starting
                 // (its schema), and the return point is armed only now because watching returns slows the whole JVM down
+                if (a.warmUpAt != null) { // a warm-up of the experiment's choosing: A's first call there
+                    Barrier warmUp = debugger.arm("warm-up", a.warmUpAt, a.mode, evidence, a.options);
+                    debugger.resumeProgram();
+                    try {
+                        Held.awaitArrival(a.ctx, warmUp, inst);
+                    } catch (BarrierTimeoutException t) {
+                        throw new PointNotReached("call " + a.warmUpAt + " (the warm-up)");
+                    }
+                    h.barrier = debugger.arm(a.pointName, at, a.mode, evidence, a.options);
+                    warmUp.release();
+                    return h;
+                }
                 Barrier warmUp = debugger.arm("warm-up", MethodPoint.kafkaCommitSync(), a.mode, evidence, a.options);
                 debugger.resumeProgram();
                 boolean heldAtCommitSync;
@@ -232,12 +244,18 @@ public final class BarrierPlan {
     private final Technology technology;
     private final CommitPoint point;
     private final MethodPoint method;
+    private final MethodPoint warmUpAt;
     private final String display;
 
     private BarrierPlan(Technology technology, CommitPoint point, MethodPoint method, String display) {
+        this(technology, point, method, null, display);
+    }
+
+    private BarrierPlan(Technology technology, CommitPoint point, MethodPoint method, MethodPoint warmUpAt, String display) {
         this.technology = technology;
         this.point = point;
         this.method = method;
+        this.warmUpAt = warmUpAt;
         this.display = display;
     }
 
@@ -257,6 +275,15 @@ public final class BarrierPlan {
     /** A debugger breakpoint at any method of a JVM subject (e.g. a transactional producer's commit), held at the first call. */
     public static BarrierPlan debuggerAt(MethodPoint method) {
         return new BarrierPlan(Technology.DEBUGGER, null, Objects.requireNonNull(method, "method"), "debugger at " + method);
+    }
+
+    /**
+     * A debugger breakpoint at {@code method}, armed only once A has been held at {@code warmUpAt} (and let go): the calls
+     * A makes while it starts (e.g. a DB commit that creates its schema) pass, its next one is held.
+     */
+    public static BarrierPlan debuggerAt(MethodPoint method, MethodPoint warmUpAt) {
+        return new BarrierPlan(Technology.DEBUGGER, null, Objects.requireNonNull(method, "method"), Objects.requireNonNull(warmUpAt, "warmUpAt"),
+                "debugger at " + method + " (after a warm-up at " + warmUpAt + ")");
     }
 
     /** The wire instead of the debugger, for a commit the debugger could not read ({@code why} goes into the display). */
@@ -305,15 +332,15 @@ public final class BarrierPlan {
             case BEFORE_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync();
             case AFTER_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync().onReturn();
         };
-        return technology.arm(new Arming(ctx, e, point, at, pointName, spec, group, mode, options));
+        return technology.arm(new Arming(ctx, e, point, at, warmUpAt, pointName, spec, group, mode, options));
     }
 
     /** What arming needs ({@code point} null: a method of the subject's own, {@code method}). */
-    record Arming(LabContext ctx, ExperimentRecorder e, CommitPoint point, MethodPoint method, String pointName, InstanceSpec spec, String group,
+    record Arming(LabContext ctx, ExperimentRecorder e, CommitPoint point, MethodPoint method, MethodPoint warmUpAt, String pointName, InstanceSpec spec, String group,
             HoldMode mode, BarrierOptions options) {
         /** The DB point and the return point are armed after a warm-up hold; the offset commit's own point, and a method's, are the first call. */
         boolean warmUp() {
-            return point != null && point != CommitPoint.BEFORE_OFFSET_COMMIT;
+            return warmUpAt != null || point != null && point != CommitPoint.BEFORE_OFFSET_COMMIT;
         }
     }
 

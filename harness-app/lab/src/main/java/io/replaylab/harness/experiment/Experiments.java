@@ -76,9 +76,17 @@ public final class Experiments {
         return new Experiment(SharePoisonExperiment.NAME, List.of(SharePoisonExperiment.REQUIREMENTS), SharePoisonExperiment::run);
     }
 
-    /** share-replay, share-ownership and share-poison: the share-group experiments. */
+    /**
+     * A crash at the DB commit in a share group: A held at its DB transaction's commit (after its first acknowledgement)
+     * and killed; a consumer that acknowledges before its transaction FAILs, naming the lost record.
+     */
+    public static Experiment shareCrash() {
+        return new Experiment(ShareCrashExperiment.NAME, List.of(ShareCrashExperiment.REQUIREMENTS), ShareCrashExperiment::run);
+    }
+
+    /** share-replay, share-ownership, share-crash and share-poison: the share-group experiments. */
     public static List<Experiment> shares() {
-        return List.of(shareReplay(), shareOwnership(), sharePoison());
+        return List.of(shareReplay(), shareOwnership(), shareCrash(), sharePoison());
     }
 
     /** replay, rebalance, rebuild: a run's default. */

@@ -1,0 +1,83 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.BrokenSubjectMain;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ShareTwinMain;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** share-crash on the real broker: a kill at the DB commit loses nothing for the reference, the record for an acknowledge-first twin. */
+@LocalKafkaTest
+class ShareCrashExperimentTest {
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder settings(LocalKafka kafka) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(10)
+                .experiments(Experiments.shareCrash());
+    }
+
+    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), ShareCrashExperiment.NAME);
+    }
+
+    @Test
+    void theReferenceShareConsumerCrashedAtItsDbCommitLosesNothingItsRecordComesBackToB(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.outcome().confirmation().description()).isEqualTo("A crashed at its DB commit, after its first acknowledgement");
+    }
+
+    @Test
+    void aShareConsumerThatAcknowledgesBeforeItsTransactionLosesTheRecordAtTheCrashAndFailsNamingIt(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("effect lost of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("A crashed at its DB commit; its accepted "
+                + "acknowledgements on the wire: ") && t.contains("ACCEPT"));
+    }
+
+    @Test
+    void aShareConsumerThatIsNotAJvmIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the share consumer is not a JVM: A is held by a debugger breakpoint at its DB commit");
+    }
+
+    @Test
+    void aConsumerThatNeverAcknowledgesAShareRecordNeverEndsTheWarmUpAndIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+                .barrierTimeout(java.time.Duration.ofSeconds(4)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the injection point was never reached: A did not call "
+                + "org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge (the warm-up) within PT4S");
+    }
+
+    @Test
+    void aSourceOfOneRecordLeavesNoDbCommitAfterTheWarmUpAndIsNotRun(LocalKafka kafka) throws Exception {
+        // long enough for A to start, join and acknowledge its one record: the wait that ends NOT_RUN is the one after it
+        ExperimentEvidence x = run(settings(kafka).records(1).barrierTimeout(java.time.Duration.ofSeconds(15)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the injection point was never reached: A did not reach ").endsWith(" after its first "
+                + "acknowledgement within PT15S");
+    }
+}
