@@ -53,7 +53,7 @@ final class SharePoisonExperiment {
         Optional<WireWitness> witness = ctx.kafka().witness();
         if (witness.isEmpty()) {
             return e.finish(Outcome.notRun("share-poison reads each delivery's count and each acknowledgement's type on the wire, and this run has "
-                    + "no wire witness (--no-witness, or LabSettings.witness(false))"));
+                    + "no wire witness (LabSettings.witness(false))"));
         }
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
         Shares.configureGroup(ctx, e, group, Shares.BROKER_DEFAULT_MIN_LOCK);

@@ -33,7 +33,7 @@ final class Shares {
     }
 
     static Outcome noShareSubject() {
-        return Outcome.notRun("no share consumer to test: give the lab one (LabSettings.shareSubject, --share-cmd; e.g. the reference subject's "
+        return Outcome.notRun("no share consumer to test: give the lab one (LabSettings.shareSubject, e.g. the reference subject's "
                 + "ReferenceSubject.shareConsume())");
     }
 
