@@ -128,19 +128,23 @@ public final class BarrierPlan {
                 WireProxy proxy = a.ctx.kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
                 long[] pid = {0};
                 BarrierEvidence evidence = BarrierEvidence.into(a.e, a.spec.name(), () -> pid[0], "wire");
+                boolean share = a.point == null; // a share group's acknowledgement (shareAcknowledgement())
                 boolean request = a.point != CommitPoint.AFTER_OFFSET_COMMIT;
+                WirePoint at = share ? WirePoint.shareAcknowledgement(a.group) : request ? WirePoint.offsetCommit(a.group)
+                        : WirePoint.offsetCommitAnswer(a.group);
                 // armed before A exists: its first commit cannot slip by
-                Barrier barrier = proxy.arm(a.pointName, request ? WirePoint.offsetCommit(a.group) : WirePoint.offsetCommitAnswer(a.group), a.mode,
-                        evidence, a.options);
-                a.ctx.step("wire barrier armed on group " + a.group + "'s OffsetCommit; instance " + a.spec.name() + " starts through the proxy at "
-                        + proxy.bootstrapServers());
+                Barrier barrier = proxy.arm(a.pointName, at, a.mode, evidence, a.options);
+                a.ctx.step("wire barrier armed on group " + a.group + "'s " + (share ? "share acknowledgements" : "OffsetCommit") + "; instance "
+                        + a.spec.name() + " starts through the proxy at " + proxy.bootstrapServers());
                 LabContext.Instance inst = a.ctx.subjects().start(a.e, a.spec);
                 pid[0] = inst.pid();
                 Held h = new Held(this, a.ctx, a.e, a.pointName, a.spec.name(), inst);
                 h.barrier = barrier;
                 h.evidence = evidence;
-                h.heldBy = request ? "A's OffsetCommit request on the wire" : "the broker's answer to A's OffsetCommit on the wire";
-                h.unreached = (request ? "send an OffsetCommit" : "get an OffsetCommit accepted") + " for group " + a.group;
+                h.heldBy = share ? "A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) on the wire"
+                        : request ? "A's OffsetCommit request on the wire" : "the broker's answer to A's OffsetCommit on the wire";
+                h.unreached = (share ? "send an acknowledgement" : request ? "send an OffsetCommit" : "get an OffsetCommit accepted") + " for group "
+                        + a.group;
                 return h;
             }
 
@@ -286,6 +290,19 @@ public final class BarrierPlan {
                 "debugger at " + method + " (after a warm-up at " + warmUpAt + ")");
     }
 
+    /**
+     * A share group's acknowledgement (KIP-932), before it reaches the broker: for {@link BarrierKind#DEBUGGER} a
+     * breakpoint at {@code KafkaShareConsumer#acknowledge} (a JVM's explicit acknowledgement, after what it did with the
+     * record), for {@link BarrierKind#WIRE} the request that carries it held on the wire (any client), at the first call.
+     */
+    public static BarrierPlan shareAcknowledgement(BarrierKind kind) {
+        return kind == BarrierKind.WIRE ? new BarrierPlan(Technology.WIRE, null, null, "wire (a share group's acknowledgement request)")
+                : debuggerAt(SHARE_ACKNOWLEDGE);
+    }
+
+    /** Where a JVM's share consumer acknowledges a record explicitly. */
+    public static final MethodPoint SHARE_ACKNOWLEDGE = MethodPoint.parse("org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge");
+
     /** The wire instead of the debugger, for a commit the debugger could not read ({@code why} goes into the display). */
     public BarrierPlan onTheWire(String why) {
         return new BarrierPlan(Technology.WIRE, point, null, "wire (" + why + ")");
@@ -327,7 +344,7 @@ public final class BarrierPlan {
      */
     public Held arm(LabContext ctx, ExperimentRecorder e, String pointName, InstanceSpec spec, String group, HoldMode mode, BarrierOptions options)
             throws InterruptedException {
-        MethodPoint at = method != null ? method : switch (point) {
+        MethodPoint at = method != null || point == null ? method : switch (point) {
             case BEFORE_DB_COMMIT -> ctx.settings().barrier().dbCommitPoint();
             case BEFORE_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync();
             case AFTER_OFFSET_COMMIT -> MethodPoint.kafkaCommitSync().onReturn();
@@ -346,6 +363,6 @@ public final class BarrierPlan {
 
     @Override
     public String toString() {
-        return technology + " at " + (point != null ? point.id() : method.describe());
+        return technology + " at " + (point != null ? point.id() : method != null ? method.describe() : "a share group's acknowledgement");
     }
 }

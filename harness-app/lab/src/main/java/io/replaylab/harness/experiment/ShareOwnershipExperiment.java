@@ -23,6 +23,7 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
+import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.ProcessingLine;
@@ -44,7 +45,7 @@ final class ShareOwnershipExperiment {
     static final String[] REQUIREMENTS = {"R7", "R8", "R9", "R11", "R12", "R13", "R14"};
 
     /** Where A is held: its acknowledgement of the record it applied, before the acknowledgement goes to the broker. */
-    static final MethodPoint ACKNOWLEDGE = MethodPoint.parse("org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge");
+    static final MethodPoint ACKNOWLEDGE = BarrierPlan.SHARE_ACKNOWLEDGE;
 
     /** The lab's lock: short, so that it expires while A is held (the lab's broker allows 1 s and up), long enough for B's brief hold. */
     static final Duration LOCK = Duration.ofSeconds(4);
@@ -67,13 +68,19 @@ final class ShareOwnershipExperiment {
         String group = ns.group();
         String inbox = ns.inbox(1);
         Source harness = Source.here("harness");
-        if (!subject.get().jvm()) {
-            return e.finish(Outcome.notRun("the share consumer is not a JVM: A is held by a debugger breakpoint at " + ACKNOWLEDGE
-                    + " (a hold at the wire's ShareAcknowledge, for any client, is not built yet)"));
+        // a JVM is held by the debugger at its acknowledge call; any other client (or a run on the wire barrier) on the wire
+        boolean onTheWire = !subject.get().jvm() || ctx.settings().barrier().choice().kind() == BarrierKind.WIRE;
+        if (onTheWire && ctx.kafka().witness().isEmpty()) {
+            return e.finish(Outcome.notRun("the share consumer " + (subject.get().jvm() ? "is to be held on the wire" : "is not a JVM (no debugger "
+                    + "can hold it)") + ", and this run has no wire proxy to hold its acknowledgement (LabSettings.witness(false))"));
         }
-        e.environment("barrier", "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
-        e.limitation("The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the "
-                + "acknowledgement reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
+        BarrierPlan plan = BarrierPlan.shareAcknowledgement(onTheWire ? BarrierKind.WIRE : BarrierKind.DEBUGGER);
+        e.environment("barrier", onTheWire ? "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy"
+                : "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
+        e.limitation(onTheWire ? "The in-flight point is A's first request that carries an acknowledgement, held on the wire (its connection "
+                + "waits; its heartbeats go to the group coordinator on another one)."
+                : "The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the acknowledgement "
+                + "reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
         e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
 
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
@@ -83,7 +90,7 @@ final class ShareOwnershipExperiment {
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
-            at = BarrierPlan.debuggerAt(ACKNOWLEDGE).arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox),
+            at = plan.arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox),
                     group, HoldMode.THREAD, options);
         } catch (PointNotReached | PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
@@ -94,11 +101,11 @@ final class ShareOwnershipExperiment {
             try {
                 arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + ACKNOWLEDGE + " within "
-                        + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (onTheWire ? at.unreached() : "call " + ACKNOWLEDGE)
+                        + " within " + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
             }
-            Optional<ProcessingLine> applied = ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
-                    .filter(l -> "applied".equals(l.result())).max(Comparator.comparingLong(ProcessingLine::offset)));
+            Optional<ProcessingLine> applied = onTheWire ? acknowledged(ctx, arrival, a, topic) : ctx.subjects().processingLines(a.name())
+                    .flatMap(lines -> lines.stream().filter(l -> "applied".equals(l.result())).max(Comparator.comparingLong(ProcessingLine::offset)));
             if (applied.isEmpty()) {
                 at.barrier().release();
                 return e.finish(Outcome.notRun("A is held at " + ACKNOWLEDGE + " but its processing log ({logdir}/{instance}.processing.jsonl) names "
@@ -107,9 +114,10 @@ final class ShareOwnershipExperiment {
             ProcessingLine held = applied.get();
             OffsetSnapshot atHold = ctx.kafka().ops().describeShareGroup(group);
             e.record(harness, atHold.toPayload("while A is held"));
-            Event heldEvent = e.record(Source.of(a.name(), a.pid(), "processing log"), new Payload.Note("A applied " + held.id() + " ("
+            Event heldEvent = e.record(Source.of(a.name(), a.pid(), onTheWire ? "wire barrier" : "processing log"), new Payload.Note("A "
+                    + held.result() + " " + held.id() + " ("
                     + topic + "-" + held.partition() + "@" + held.offset() + ", delivery " + held.delivery().map(String::valueOf).orElse("?")
-                    + ") and is held before acknowledging it (thread " + arrival.thread() + ")"));
+                    + ") and is held before acknowledging it (" + (onTheWire ? "its acknowledgement request on the wire" : "thread " + arrival.thread()) + ")"));
             e.check(Check.pass("A held after its DB transaction, before its acknowledgement", "R8", "an applied record not yet acknowledged",
                     held.id() + " at offset " + held.offset()));
 
@@ -123,7 +131,7 @@ final class ShareOwnershipExperiment {
             // B is held at its own acknowledgement of the record, so that A's late one meets the record acquired by B
             Held atB;
             try {
-                atB = BarrierPlan.debuggerAt(ACKNOWLEDGE).arm(ctx, e, "B-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-B", topic, group, inbox),
+                atB = plan.arm(ctx, e, "B-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-B", topic, group, inbox),
                         group, HoldMode.THREAD, options);
             } catch (PointNotReached | PointUnreachable x) {
                 at.barrier().release();
@@ -133,8 +141,9 @@ final class ShareOwnershipExperiment {
                 LabContext.Instance b = atB.instance();
                 at.running().add(b);
                 e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
+                Arrival arrivalB;
                 try {
-                    atB.awaitArrival();
+                    arrivalB = atB.awaitArrival();
                 } catch (BarrierTimeoutException t) {
                     at.barrier().release();
                     e.check(Check.fail("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
@@ -142,8 +151,8 @@ final class ShareOwnershipExperiment {
                     return e.finish(Outcome.faultNotObserved("no redelivery: B did not acknowledge any record within " + ctx.settings().timeouts().barrier()
                             + " after A's lock on " + held.id() + " had run out"));
                 }
-                Optional<ProcessingLine> first = ctx.subjects().processingLines(b.name()).flatMap(lines -> lines.stream()
-                        .filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+                Optional<ProcessingLine> first = onTheWire ? acknowledged(ctx, arrivalB, b, topic) : ctx.subjects().processingLines(b.name())
+                        .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
                 if (first.isEmpty() || !first.get().isAbout(held.partition(), held.offset()) || first.get().deliveryCount() == null
                         || first.get().deliveryCount() < 2) {
                     at.barrier().release();
@@ -158,7 +167,8 @@ final class ShareOwnershipExperiment {
                 OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(group);
                 boolean aStillIn = atRedelivery.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals);
                 e.record(harness, atRedelivery.toPayload("when B got the record again"));
-                Event redelivered = e.record(Source.of(b.name(), b.pid(), "processing log"), new Payload.Note("B got " + held.id() + " again, delivery "
+                Event redelivered = e.record(Source.of(b.name(), b.pid(), onTheWire ? "wire witness" : "processing log"), new Payload.Note("B got "
+                        + held.id() + " again, delivery "
                         + again.deliveryCount() + ", and handled it as " + again.result() + "; A was "
                         + (aStillIn ? "still a member (its heartbeats go on while its thread is held): the lock expired"
                                 : "no longer a member (removed after the share session timeout): the record came back by A's removal")));
@@ -229,5 +239,25 @@ final class ShareOwnershipExperiment {
         }
         return ctx.kafka().witness().get().share().awaitAcknowledgement(ack -> ack.group().equals(group) && a.name().equals(ack.clientId())
                 && ack.covers(topic, held.partition(), held.offset()) && ack.answered() != null, ACK_ANSWER);
+    }
+
+    /**
+     * The record an instance held on the wire is acknowledging: the held request's first acknowledged offset, its delivery
+     * count to that instance on the wire, and its id and outcome from the instance's processing log when it keeps one.
+     */
+    private static Optional<ProcessingLine> acknowledged(LabContext ctx, Arrival arrival, LabContext.Instance i, String topic) {
+        Optional<io.replaylab.barrier.CommitOffset> acked = arrival.offsets().stream().filter(o -> o.topic().equals(topic)).findFirst();
+        if (acked.isEmpty()) {
+            return Optional.empty();
+        }
+        int partition = acked.get().partition();
+        long offset = acked.get().offset();
+        String group = arrival.context().getOrDefault("group", "");
+        Integer count = ctx.kafka().witness().flatMap(w -> w.share().deliveries(group, topic, partition, offset).stream()
+                .filter(d -> i.name().equals(d.clientId())).map(ShareWitness.Delivery::deliveryCount).max(Integer::compare)).orElse(null);
+        Optional<ProcessingLine> logged = ctx.subjects().processingLines(i.name()).flatMap(lines -> lines.stream()
+                .filter(l -> l.isAbout(partition, offset) && l.result() != null && !l.result().startsWith("ack")).reduce((x, y) -> y));
+        return Optional.of(new ProcessingLine(i.name(), topic, partition, offset, count, logged.map(ProcessingLine::id).orElse(topic + "-" + partition
+                + "@" + offset), logged.map(ProcessingLine::result).orElse("acknowledging"), null, null));
     }
 }

@@ -9,6 +9,7 @@ import java.util.List;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
@@ -72,11 +73,23 @@ class ShareOwnershipExperimentTest {
     }
 
     @Test
-    void aShareConsumerThatIsNotAJvmIsNotRunNamingTheDebuggerItNeeds(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
+    void aShareConsumerThatIsNotAJvmNeedsTheWireAndWithoutItsProxyIsNotRun(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")).witness(false));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("the share consumer is not a JVM").contains("KafkaShareConsumer#acknowledge");
+        assertThat(x.outcome().reason()).isEqualTo("the share consumer is not a JVM (no debugger can hold it), and this run has no wire proxy to hold "
+                + "its acknowledgement (LabSettings.witness(false))");
+    }
+
+    @Test
+    void onTheWireBarrierTheReferenceShareConsumerPassesItsAcknowledgementHeldInTheProxy(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).barrier(BarrierKind.WIRE));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary())
+                .anyMatch(t -> t.contains("B got") && t.contains("delivery 2"))
+                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("the broker answered INVALID_RECORD_STATE on the wire"));
     }
 
     @Test
