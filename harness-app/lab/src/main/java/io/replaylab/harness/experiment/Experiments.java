@@ -55,7 +55,7 @@ public final class Experiments {
      * share subject; not part of {@link #all()} (a share group is another kind of consumer).
      */
     public static Experiment shareOwnership() {
-        return new Experiment(ShareOwnershipExperiment.NAME, List.of(ShareOwnershipExperiment.REQUIREMENTS), ShareOwnershipExperiment::run);
+        return new Experiment(ShareOwnershipExperiment.NAME, List.of(ShareOwnershipExperiment.REQUIREMENTS), Shares.body(ShareOwnershipExperiment::run));
     }
 
     /**
@@ -64,7 +64,7 @@ public final class Experiments {
      * subject; not part of {@link #all()}.
      */
     public static Experiment shareReplay() {
-        return new Experiment(ShareReplayExperiment.NAME, List.of(ShareReplayExperiment.REQUIREMENTS), ShareReplayExperiment::run);
+        return new Experiment(ShareReplayExperiment.NAME, List.of(ShareReplayExperiment.REQUIREMENTS), Shares.body(ShareReplayExperiment::run));
     }
 
     /**
@@ -73,7 +73,7 @@ public final class Experiments {
      * delivery counts and acknowledgement types on the wire (the witness).
      */
     public static Experiment sharePoison() {
-        return new Experiment(SharePoisonExperiment.NAME, List.of(SharePoisonExperiment.REQUIREMENTS), SharePoisonExperiment::run);
+        return new Experiment(SharePoisonExperiment.NAME, List.of(SharePoisonExperiment.REQUIREMENTS), Shares.body(SharePoisonExperiment::run));
     }
 
     /**
@@ -81,7 +81,7 @@ public final class Experiments {
      * and killed; a consumer that acknowledges before its transaction FAILs, naming the lost record.
      */
     public static Experiment shareCrash() {
-        return new Experiment(ShareCrashExperiment.NAME, List.of(ShareCrashExperiment.REQUIREMENTS), ShareCrashExperiment::run);
+        return new Experiment(ShareCrashExperiment.NAME, List.of(ShareCrashExperiment.REQUIREMENTS), Shares.body(ShareCrashExperiment::run));
     }
 
     /** share-replay, share-ownership, share-crash and share-poison: the share-group experiments. */

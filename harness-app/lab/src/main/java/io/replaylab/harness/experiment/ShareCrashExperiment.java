@@ -2,7 +2,6 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.BarrierOptions;
@@ -19,8 +18,6 @@ import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.Subject;
-import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 
@@ -35,34 +32,28 @@ final class ShareCrashExperiment {
 
     static final String[] REQUIREMENTS = {"R7", "R11", "R12", "R13", "R14"};
 
+    private static final Source HARNESS = Source.here("harness");
+
     private ShareCrashExperiment() {
     }
 
-    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Optional<Subject> subject = Shares.begin(ctx, ns, e);
-        if (subject.isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
-        Source harness = Source.here("harness");
-        if (!subject.get().jvm()) {
+    static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
+        if (!s.subject().jvm()) {
             return e.finish(Outcome.notRun("the share consumer is not a JVM: A is held by a debugger breakpoint at its DB commit ("
                     + ctx.settings().barrier().dbCommitPoint() + ")"));
         }
         e.environment("barrier", "debugger at " + ctx.settings().barrier().dbCommitPoint() + ", armed after a warm-up at "
                 + ShareOwnershipExperiment.ACKNOWLEDGE + " (A's first record is behind it)");
         e.limitation("One partition: B fetches from the partition A was reading.");
-        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
-        Duration lock = Shares.configureGroup(ctx, e, group, ShareOwnershipExperiment.LOCK);
-        Experiments.produce(ctx, e, ns);
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), ShareOwnershipExperiment.LOCK);
+        Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
             at = BarrierPlan.debuggerAt(ctx.settings().barrier().dbCommitPoint(), ShareOwnershipExperiment.ACKNOWLEDGE).arm(ctx, e, "before-db-commit",
-                    ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox), group, HoldMode.THREAD, options);
+                    ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()), s.group(), HoldMode.THREAD, options);
         } catch (PointNotReached x) {
             return e.finish(Outcome.notRun("the injection point was never reached: A did not " + x.getMessage() + " within "
                     + ctx.settings().timeouts().barrier()));
@@ -78,27 +69,27 @@ final class ShareCrashExperiment {
                         + " after its first acknowledgement within " + ctx.settings().timeouts().barrier()));
             }
             // what A had acknowledged when it was killed, on the wire: a consumer that acknowledges first has let go of its record
-            List<ShareWitness.Acknowledgement> acked = ctx.kafka().witness().map(w -> w.share().acknowledgements(group).stream()
+            List<ShareWitness.Acknowledgement> acked = ctx.kafka().witness().map(w -> w.share().acknowledgements(s.group()).stream()
                     .filter(k -> a.name().equals(k.clientId()) && k.accepted()).toList()).orElse(List.of());
             Event crash = at.crash();
-            e.record(harness, new Payload.Note("A crashed at its DB commit; its accepted acknowledgements on the wire: " + (acked.isEmpty()
+            e.record(HARNESS, new Payload.Note("A crashed at its DB commit; its accepted acknowledgements on the wire: " + (acked.isEmpty()
                     ? "none seen" : acked.stream().map(k -> k.topic() + "-" + k.partition() + "@" + k.firstOffset()
                             + (k.lastOffset() == k.firstOffset() ? "" : "-" + k.lastOffset()) + " " + k.type()).collect(Collectors.joining(", ")))));
 
             ctx.step("A crashed at its DB commit; B takes over (A's record comes back once its " + lock.toMillis() + " ms lock runs out)");
-            LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-B", topic, group, inbox));
+            LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-B", s.topic(), s.group(), s.inbox()));
             OffsetSnapshot drained;
             try {
-                drained = ctx.kafka().awaitShareDrained(group, topic, 1, ctx.settings().timeouts().drain(), "recovery", b);
+                drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "recovery", b);
             } finally {
                 ctx.subjects().stop(e, b);
             }
             if (drained == null) {
                 return Experiments.notDrained(ctx, e);
             }
-            e.record(harness, drained.toPayload("drained"));
-            Comparison c = ctx.target().compare(topic, inbox, drained);
-            e.record(harness, c.toPayload());
+            e.record(HARNESS, drained.toPayload("drained"));
+            Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+            e.record(HARNESS, c.toPayload());
             c.toChecks().forEach(e::check);
             return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("A crashed at its DB commit, after its first acknowledgement", crash),
                     e.checks()), c));

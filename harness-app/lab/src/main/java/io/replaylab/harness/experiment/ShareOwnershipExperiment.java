@@ -25,10 +25,8 @@ import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.ProcessingLine;
 import io.replaylab.kafka.GroupMember;
-import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 
@@ -56,22 +54,16 @@ final class ShareOwnershipExperiment {
     /** How long A's stale acknowledgement may take to come back refused once A is released. */
     private static final Duration ACK_ANSWER = Duration.ofSeconds(20);
 
+    private static final Source HARNESS = Source.here("harness");
+
     private ShareOwnershipExperiment() {
     }
 
-    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Optional<Subject> subject = Shares.begin(ctx, ns, e);
-        if (subject.isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
-        Source harness = Source.here("harness");
+    static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
         // a JVM is held by the debugger at its acknowledge call; any other client (or a run on the wire barrier) on the wire
-        boolean onTheWire = !subject.get().jvm() || ctx.settings().barrier().choice().kind() == BarrierKind.WIRE;
+        boolean onTheWire = !s.subject().jvm() || ctx.settings().barrier().choice().kind() == BarrierKind.WIRE;
         if (onTheWire && ctx.kafka().witness().isEmpty()) {
-            return e.finish(Outcome.notRun("the share consumer " + (subject.get().jvm() ? "is to be held on the wire" : "is not a JVM (no debugger "
+            return e.finish(Outcome.notRun("the share consumer " + (s.subject().jvm() ? "is to be held on the wire" : "is not a JVM (no debugger "
                     + "can hold it)") + ", and this run has no wire proxy to hold its acknowledgement (LabSettings.witness(false))"));
         }
         BarrierPlan plan = BarrierPlan.shareAcknowledgement(onTheWire ? BarrierKind.WIRE : BarrierKind.DEBUGGER);
@@ -83,15 +75,15 @@ final class ShareOwnershipExperiment {
                 + "reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
         e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
 
-        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
-        Duration lock = Shares.configureGroup(ctx, e, group, LOCK);
-        Experiments.produce(ctx, e, ns);
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), LOCK);
+        Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
-            at = plan.arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox),
-                    group, HoldMode.THREAD, options);
+            at = plan.arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()),
+                    s.group(), HoldMode.THREAD, options);
         } catch (PointNotReached | PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
         }
@@ -104,7 +96,7 @@ final class ShareOwnershipExperiment {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (onTheWire ? at.unreached() : "call " + ACKNOWLEDGE)
                         + " within " + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
             }
-            Optional<ProcessingLine> applied = onTheWire ? acknowledged(ctx, arrival, a, topic) : ctx.subjects().processingLines(a.name())
+            Optional<ProcessingLine> applied = onTheWire ? acknowledged(ctx, arrival, a, s.topic()) : ctx.subjects().processingLines(a.name())
                     .flatMap(lines -> lines.stream().filter(l -> "applied".equals(l.result())).max(Comparator.comparingLong(ProcessingLine::offset)));
             if (applied.isEmpty()) {
                 at.barrier().release();
@@ -112,11 +104,11 @@ final class ShareOwnershipExperiment {
                         + "no record it applied: the lab cannot tell which record's lock to watch"));
             }
             ProcessingLine held = applied.get();
-            OffsetSnapshot atHold = ctx.kafka().ops().describeShareGroup(group);
-            e.record(harness, atHold.toPayload("while A is held"));
+            OffsetSnapshot atHold = ctx.kafka().ops().describeShareGroup(s.group());
+            e.record(HARNESS, atHold.toPayload("while A is held"));
             Event heldEvent = e.record(Source.of(a.name(), a.pid(), onTheWire ? "wire barrier" : "processing log"), new Payload.Note("A "
                     + held.result() + " " + held.id() + " ("
-                    + topic + "-" + held.partition() + "@" + held.offset() + ", delivery " + held.delivery().map(String::valueOf).orElse("?")
+                    + s.topic() + "-" + held.partition() + "@" + held.offset() + ", delivery " + held.delivery().map(String::valueOf).orElse("?")
                     + ") and is held before acknowledging it (" + (onTheWire ? "its acknowledgement request on the wire" : "thread " + arrival.thread()) + ")"));
             e.check(Check.pass("A held after its DB transaction, before its acknowledgement", "R8", "an applied record not yet acknowledged",
                     held.id() + " at offset " + held.offset()));
@@ -131,8 +123,8 @@ final class ShareOwnershipExperiment {
             // B is held at its own acknowledgement of the record, so that A's late one meets the record acquired by B
             Held atB;
             try {
-                atB = plan.arm(ctx, e, "B-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-B", topic, group, inbox),
-                        group, HoldMode.THREAD, options);
+                atB = plan.arm(ctx, e, "B-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-B", s.topic(), s.group(), s.inbox()),
+                        s.group(), HoldMode.THREAD, options);
             } catch (PointNotReached | PointUnreachable x) {
                 at.barrier().release();
                 return e.finish(Outcome.notRun("B: " + x.getMessage()));
@@ -151,7 +143,7 @@ final class ShareOwnershipExperiment {
                     return e.finish(Outcome.faultNotObserved("no redelivery: B did not acknowledge any record within " + ctx.settings().timeouts().barrier()
                             + " after A's lock on " + held.id() + " had run out"));
                 }
-                Optional<ProcessingLine> first = onTheWire ? acknowledged(ctx, arrivalB, b, topic) : ctx.subjects().processingLines(b.name())
+                Optional<ProcessingLine> first = onTheWire ? acknowledged(ctx, arrivalB, b, s.topic()) : ctx.subjects().processingLines(b.name())
                         .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
                 if (first.isEmpty() || !first.get().isAbout(held.partition(), held.offset()) || first.get().deliveryCount() == null
                         || first.get().deliveryCount() < 2) {
@@ -164,9 +156,9 @@ final class ShareOwnershipExperiment {
                             + "held it unacknowledged past its " + lock.toMillis() + " ms lock"));
                 }
                 ProcessingLine again = first.get();
-                OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(group);
+                OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(s.group());
                 boolean aStillIn = atRedelivery.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals);
-                e.record(harness, atRedelivery.toPayload("when B got the record again"));
+                e.record(HARNESS, atRedelivery.toPayload("when B got the record again"));
                 Event redelivered = e.record(Source.of(b.name(), b.pid(), onTheWire ? "wire witness" : "processing log"), new Payload.Note("B got "
                         + held.id() + " again, delivery "
                         + again.deliveryCount() + ", and handled it as " + again.result() + "; A was "
@@ -175,12 +167,12 @@ final class ShareOwnershipExperiment {
                 e.check(Check.pass("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
                         "delivery " + again.deliveryCount() + " to B, " + again.result()));
 
-                wireDelivery(ctx, group, topic, held, b).ifPresent(d -> e.record(harness, new Payload.Note("on the wire: " + d.summary())));
+                wireDelivery(ctx, s.group(), s.topic(), held, b).ifPresent(d -> e.record(HARNESS, new Payload.Note("on the wire: " + d.summary())));
 
                 ctx.step("releasing A: its acknowledgement of " + held.id() + " is stale (B holds the record now)");
                 at.barrier().release();
                 // the broker's answer on the wire, and what the client reported (a client without a callback tells nobody)
-                Optional<ShareWitness.Acknowledgement> onWire = wireAnswer(ctx, group, topic, held, a);
+                Optional<ShareWitness.Acknowledgement> onWire = wireAnswer(ctx, s.group(), s.topic(), held, a);
                 Duration logWait = onWire.isPresent() ? Duration.ofSeconds(3) : ACK_ANSWER;
                 Optional<ProcessingLine> answer = Poll.every(Duration.ofMillis(100)).upTo(logWait).until(() -> {
                     ctx.subjects().checkpoint(a, b);
@@ -207,16 +199,16 @@ final class ShareOwnershipExperiment {
                 e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", broker + "; " + client));
 
                 ctx.step("the share group drains");
-                OffsetSnapshot drained = ctx.kafka().awaitShareDrained(group, topic, 1, ctx.settings().timeouts().drain(), "recovery", b);
+                OffsetSnapshot drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "recovery", b);
                 for (LabContext.Instance i : new ArrayList<>(at.running())) {
                     ctx.subjects().stop(e, i);
                 }
                 if (drained == null) {
                     return Experiments.notDrained(ctx, e);
                 }
-                e.record(harness, drained.toPayload("drained"));
-                Comparison c = ctx.target().compare(topic, inbox, drained);
-                e.record(harness, c.toPayload());
+                e.record(HARNESS, drained.toPayload("drained"));
+                Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+                e.record(HARNESS, c.toPayload());
                 c.toChecks().forEach(e::check);
                 Outcome judged = Outcome.judge(e.confirmFault("A held before acknowledging " + held.id() + " (event " + heldEvent.seq() + "), its lock "
                         + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());

@@ -14,8 +14,6 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.Subject;
-import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -38,56 +36,50 @@ final class SharePoisonExperiment {
     /** What the poison record holds: no mapping reads an id or an amount in it. */
     static final String POISON = "not a payment: a poison record for share-poison";
 
+    private static final Source HARNESS = Source.here("harness");
+
     private SharePoisonExperiment() {
     }
 
-    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Optional<Subject> subject = Shares.begin(ctx, ns, e);
-        if (subject.isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
-        Source harness = Source.here("harness");
+    static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
         Optional<WireWitness> witness = ctx.kafka().witness();
         if (witness.isEmpty()) {
             return e.finish(Outcome.notRun("share-poison reads each delivery's count and each acknowledgement's type on the wire, and this run has "
                     + "no wire witness (LabSettings.witness(false))"));
         }
-        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, 1);
-        Shares.configureGroup(ctx, e, group, Shares.BROKER_DEFAULT_MIN_LOCK);
-        Experiments.produce(ctx, e, ns);
-        long poison = ctx.kafka().publishRaw(topic, List.of(new ConsumerRecord<>(topic, 0, 0L, System.currentTimeMillis(), TimestampType.CREATE_TIME,
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
+        Shares.configureGroup(ctx, e, s.group(), Shares.BROKER_DEFAULT_MIN_LOCK);
+        Experiments.produce(ctx, e, s.ns());
+        long poison = ctx.kafka().publishRaw(s.topic(), List.of(new ConsumerRecord<>(s.topic(), 0, 0L, System.currentTimeMillis(), TimestampType.CREATE_TIME,
                 0, 0, "poison".getBytes(StandardCharsets.UTF_8), POISON.getBytes(StandardCharsets.UTF_8), new RecordHeaders(), Optional.empty()))).get(0);
-        e.record(harness, new Payload.Note("published a poison record at " + topic + "-0@" + poison + ": \"" + POISON + "\""));
+        e.record(HARNESS, new Payload.Note("published a poison record at " + s.topic() + "-0@" + poison + ": \"" + POISON + "\""));
 
         ctx.step("share consumer A drains the topic, the poison record last");
-        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox));
+        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()));
         OffsetSnapshot drained;
         try {
-            drained = ctx.kafka().awaitShareDrained(group, topic, 1, ctx.settings().timeouts().drain(), "drain", a);
+            drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "drain", a);
         } finally {
             ctx.subjects().stop(e, a);
         }
         if (drained == null) {
-            return e.finish(Outcome.notRun("the share group did not get past every record of " + topic + " (the poison record too) within "
+            return e.finish(Outcome.notRun("the share group did not get past every record of " + s.topic() + " (the poison record too) within "
                     + ctx.settings().timeouts().drain() + " (see logs/" + NAME + "-A.err)"));
         }
-        e.record(harness, drained.toPayload("drained"));
+        e.record(HARNESS, drained.toPayload("drained"));
 
         ShareWitness share = witness.get().share();
-        List<ShareWitness.Delivery> deliveries = share.deliveries(group, topic, 0, poison);
-        List<ShareWitness.Acknowledgement> acks = share.acknowledgements(group, topic, 0, poison);
-        int count = share.deliveryCount(group, topic, 0, poison);
+        List<ShareWitness.Delivery> deliveries = share.deliveries(s.group(), s.topic(), 0, poison);
+        List<ShareWitness.Acknowledgement> acks = share.acknowledgements(s.group(), s.topic(), 0, poison);
+        int count = share.deliveryCount(s.group(), s.topic(), 0, poison);
         String seen = count + " deliver" + (count == 1 ? "y" : "ies") + ", acknowledgements: "
                 + (acks.isEmpty() ? "none" : acks.stream().map(k -> k.type() + (k.refused() ? " refused " + k.error() : k.accepted() ? " accepted" : " unanswered"))
                         .collect(Collectors.joining(", ")));
         if (deliveries.isEmpty()) {
-            return e.finish(Outcome.notRun("the wire saw no delivery of the poison record " + topic + "-0@" + poison + " (does the share consumer take "
+            return e.finish(Outcome.notRun("the wire saw no delivery of the poison record " + s.topic() + "-0@" + poison + " (does the share consumer take "
                     + "its broker from {bootstrap}, the proxy?)"));
         }
-        Event fate = e.record(Source.here("wire witness"), new Payload.Note("the poison record " + topic + "-0@" + poison + ": " + seen));
+        Event fate = e.record(Source.here("wire witness"), new Payload.Note("the poison record " + s.topic() + "-0@" + poison + ": " + seen));
         Optional<ShareWitness.Acknowledgement> decided = acks.stream()
                 .filter(k -> k.accepted() && (k.type() == ShareWitness.AckType.ACCEPT || k.type() == ShareWitness.AckType.REJECT)).findFirst();
         if (decided.isPresent()) {
@@ -98,12 +90,12 @@ final class SharePoisonExperiment {
                     + " deliveries, never accepted nor rejected (" + seen + ")"));
         }
 
-        Comparison c = ctx.target().compare(topic, inbox, drained);
-        e.record(harness, c.toPayload());
+        Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+        e.record(HARNESS, c.toPayload());
         c.toChecks().forEach(e::check);
         Outcome judged = Outcome.judge(e.confirmFault("the poison record delivered (" + seen + ")", fate), e.checks());
         if (decided.isEmpty() && judged.status() == io.replaylab.evidence.Status.FAIL) {
-            return e.finish(Outcome.checkFailed("the poison record " + topic + "-0@" + poison + " was archived after " + count + " deliveries with nobody's "
+            return e.finish(Outcome.checkFailed("the poison record " + s.topic() + "-0@" + poison + " was archived after " + count + " deliveries with nobody's "
                     + "word for it (" + seen + "): the consumer lost it; " + judged.reason()));
         }
         return e.finish(Verdicts.naming(judged, c));

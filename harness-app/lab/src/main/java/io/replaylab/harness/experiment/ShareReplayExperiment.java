@@ -10,9 +10,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.ExecuteResetOptions;
-import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
@@ -35,85 +33,79 @@ final class ShareReplayExperiment {
 
     static final String[] REQUIREMENTS = {"R1", "R2", "R3", "R4", "R5", "R6", "R11", "R12", "R13", "R14", "R15"};
 
+    private static final Source HARNESS = Source.here("harness");
+
     private ShareReplayExperiment() {
     }
 
-    static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
-        Optional<Subject> subject = Shares.begin(ctx, ns, e);
-        if (subject.isEmpty()) {
-            return e.finish(Shares.noShareSubject());
-        }
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
-        Source harness = Source.here("harness");
+    static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
         int partitions = ctx.settings().broker().partitions();
-        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), topic, partitions);
-        Shares.configureGroup(ctx, e, group, Shares.BROKER_DEFAULT_MIN_LOCK);
-        long total = Experiments.produce(ctx, e, ns).records();
+        ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), partitions);
+        Shares.configureGroup(ctx, e, s.group(), Shares.BROKER_DEFAULT_MIN_LOCK);
+        long total = Experiments.produce(ctx, e, s.ns()).records();
 
-        ctx.step("share consumer A drains the topic into the target (" + inbox + ")");
-        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", topic, group, inbox));
+        ctx.step("share consumer A drains the topic into the target (" + s.inbox() + ")");
+        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()));
         OffsetSnapshot drained;
         try {
-            drained = ctx.kafka().awaitShareDrained(group, topic, partitions, ctx.settings().timeouts().drain(), "first pass", a);
+            drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "first pass", a);
         } finally {
             ctx.subjects().stop(e, a);
         }
         if (drained == null) {
-            return e.finish(Outcome.notRun("the share consumer did not acknowledge every record of " + topic + " within "
+            return e.finish(Outcome.notRun("the share consumer did not acknowledge every record of " + s.topic() + " within "
                     + ctx.settings().timeouts().drain() + " (see logs/" + NAME + "-A.err)"));
         }
-        e.record(harness, drained.toPayload("drained"));
+        e.record(HARNESS, drained.toPayload("drained"));
 
-        OffsetSnapshot before = Shares.awaitNoMember(ctx, group, ctx.settings().timeouts().handoff());
-        e.record(harness, before.toPayload("before reset"));
+        OffsetSnapshot before = Shares.awaitNoMember(ctx, s.group(), ctx.settings().timeouts().handoff());
+        e.record(HARNESS, before.toPayload("before reset"));
         e.artifact(ctx.save(NAME + "-offsets-before", before), "the share group's start offsets before the reset");
-        TargetSnapshot targetBefore = ctx.target().snapshot(inbox, NAME + "-target-before");
+        TargetSnapshot targetBefore = ctx.target().snapshot(s.inbox(), NAME + "-target-before");
         e.artifact("snapshots/" + NAME + "-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.members().isEmpty()) {
-            return e.finish(Outcome.notRun("share group " + group + " still had " + before.members().size() + " member(s) "
+            return e.finish(Outcome.notRun("share group " + s.group() + " still had " + before.members().size() + " member(s) "
                     + ctx.settings().timeouts().handoff() + " after its consumer stopped"));
         }
 
         ctx.step("dry run of the share group's reset to earliest");
-        ResetPlan plan = ctx.kafka().ops().planShareGroupReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
-        e.record(harness, plan.toPayload(true, null));
+        ResetPlan plan = ctx.kafka().ops().planShareGroupReset(s.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+        e.record(HARNESS, plan.toPayload(true, null));
         plan.caveat().ifPresent(c -> e.limitation("The reset: " + c + "."));
         ResetResult reset;
         try {
             reset = ctx.kafka().ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.kafka().namespace().prefix())
                     .allowRemote(ctx.settings().allowRemote()).planDir(ctx.runDir().resolve("plans")).build());
         } catch (ResetRefusedException refused) {
-            e.record(harness, new OffsetsEvent.ResetRefused(group, refused.failedGuards()));
+            e.record(HARNESS, new OffsetsEvent.ResetRefused(s.group(), refused.failedGuards()));
             return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
         }
         String planFile = ctx.runDir().relativize(reset.saved().file()).toString();
-        e.record(harness, plan.toPayload(false, planFile));
+        e.record(HARNESS, plan.toPayload(false, planFile));
         e.artifact(planFile, "the executed plan with the previous start offsets (restore it with KafkaOps, or replay-lab offsets restore)");
         e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
                 planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
         e.check(Check.of("reset executed only for a share group without members, in the lab's namespace", "R3",
-                "no member, group within " + ctx.kafka().namespace().prefix(), before.members().size() + " member(s), " + group,
-                before.members().isEmpty() && ctx.kafka().namespace().owns(group)));
+                "no member, group within " + ctx.kafka().namespace().prefix(), before.members().size() + " member(s), " + s.group(),
+                before.members().isEmpty() && ctx.kafka().namespace().owns(s.group())));
         e.check(Check.of("reset landed on every partition", "R2", "every partition's start offset at its log start", reset.partitions().stream()
                 .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
                 .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
         ctx.step("share consumer A2 gets every record again, into the same target");
-        LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A2", topic, group, inbox));
+        LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A2", s.topic(), s.group(), s.inbox()));
         OffsetSnapshot after;
         try {
-            after = ctx.kafka().awaitShareDrained(group, topic, partitions, ctx.settings().timeouts().drain(), "replay", a2);
+            after = ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "replay", a2);
         } finally {
             ctx.subjects().stop(e, a2);
         }
         if (after == null) {
             return e.finish(Outcome.notRun("the share consumer did not acknowledge the replay to the end within " + ctx.settings().timeouts().drain()));
         }
-        e.record(harness, after.toPayload("after replay"));
+        e.record(HARNESS, after.toPayload("after replay"));
 
-        // The fault: every record delivered again, as the subject's processing log says (a share group's
+        // The fault: every record delivered again, as the subject's processing log says (a share s.group()'s
         // acknowledgements leave no offsets behind to count)
         Optional<Map<String, Long>> log = ctx.subjects().processingCounts(NAME + "-A2");
         if (log.isEmpty()) {
@@ -131,11 +123,11 @@ final class ShareReplayExperiment {
         }
 
         ctx.step("checks (snapshot equality, oracle)");
-        TargetSnapshot targetAfter = ctx.target().snapshot(inbox, NAME + "-target-after");
+        TargetSnapshot targetAfter = ctx.target().snapshot(s.inbox(), NAME + "-target-after");
         e.artifact("snapshots/" + NAME + "-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
         e.check(targetBefore.equalityCheck(targetAfter));
-        Comparison c = ctx.target().compare(topic, inbox, after);
-        e.record(harness, c.toPayload());
+        Comparison c = ctx.target().compare(s.topic(), s.inbox(), after);
+        e.record(HARNESS, c.toPayload());
         c.toChecks().forEach(e::check);
         return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("every record delivered again after the share group's reset", delivered),
                 e.checks()), c));

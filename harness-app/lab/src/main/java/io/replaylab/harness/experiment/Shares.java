@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.LabNamespace;
@@ -21,18 +22,33 @@ final class Shares {
     private Shares() {
     }
 
-    /**
-     * A share experiment's start: the run's environment, the share subject and the group type in the evidence; empty when
-     * there is no share subject (the experiment is then {@link #noShareSubject()}).
-     */
-    static Optional<Subject> begin(LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
-        Experiments.environment(ctx, e, ns);
-        Optional<Subject> share = ctx.settings().shareSubject();
-        share.ifPresent(s -> e.environment("subject", s.description()).environment("group type", "share (KIP-932)"));
-        return share;
+    /** What a share experiment runs with: its share consumer, its namespace, topic, share group and inbox namespace. */
+    record Share(Subject subject, LabNamespace ns, String topic, String group, String inbox) {
     }
 
-    static Outcome noShareSubject() {
+    /** A share experiment's body. */
+    @FunctionalInterface
+    interface Body {
+        Outcome run(LabContext ctx, ExperimentRecorder e, Share s) throws Exception;
+    }
+
+    /**
+     * The experiment's body, started the one way every share experiment starts: the run's environment, the share subject
+     * and the group type in the evidence, NOT_RUN without a share subject.
+     */
+    static Experiment.Body body(Body b) {
+        return (ctx, ns, e) -> {
+            Experiments.environment(ctx, e, ns);
+            Optional<Subject> share = ctx.settings().shareSubject();
+            if (share.isEmpty()) {
+                return e.finish(noShareSubject());
+            }
+            e.environment("subject", share.get().description()).environment("group type", "share (KIP-932)");
+            return b.run(ctx, e, new Share(share.get(), ns, ns.topic(), ns.group(), ns.inbox(1)));
+        };
+    }
+
+    private static Outcome noShareSubject() {
         return Outcome.notRun("no share consumer to test: give the lab one (LabSettings.shareSubject, e.g. the reference subject's "
                 + "ReferenceSubject.shareConsume())");
     }
