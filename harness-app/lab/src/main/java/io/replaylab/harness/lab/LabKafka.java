@@ -261,7 +261,13 @@ public final class LabKafka {
         long[] lastReport = {System.nanoTime()};
         OffsetSnapshot s = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
             ctx.subjects().checkpoint(needed);
-            OffsetSnapshot look = ops.describeShareGroup(group);
+            OffsetSnapshot look;
+            try {
+                look = ops.describeShareGroup(group);
+            } catch (IllegalArgumentException otherType) { // a consumer group's member took the group id: not a share consumer
+                throw new NoSubjectException("the share consumer joined " + group + " as another kind of group (" + otherType.getMessage()
+                        + "): the share experiments need a share group's consumer (KafkaShareConsumer, or a client's share consumer)");
+            }
             if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
                 ctx.step("  … share group " + group + ": lag " + look.partitions().stream().filter(p -> p.topic().equals(topic))
                         .mapToLong(PartitionOffsets::lag).sum());

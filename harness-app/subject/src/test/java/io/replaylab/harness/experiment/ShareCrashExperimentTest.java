@@ -74,10 +74,10 @@ class ShareCrashExperimentTest {
     @Test
     void aSourceOfOneRecordLeavesNoDbCommitAfterTheWarmUpAndIsNotRun(LocalKafka kafka) throws Exception {
         // long enough for A to start, join and acknowledge its one record: the wait that ends NOT_RUN is the one after it
-        ExperimentEvidence x = run(settings(kafka).records(1).barrierTimeout(java.time.Duration.ofSeconds(15)));
+        ExperimentEvidence x = run(settings(kafka).records(1).barrierTimeout(java.time.Duration.ofSeconds(10)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).startsWith("the injection point was never reached: A did not reach ").endsWith(" after its first "
-                + "acknowledgement within PT15S");
+                + "acknowledgement within PT10S");
     }
 }

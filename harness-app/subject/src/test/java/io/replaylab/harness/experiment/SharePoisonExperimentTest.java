@@ -4,6 +4,7 @@ import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.List;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
@@ -11,7 +12,9 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -68,5 +71,35 @@ class SharePoisonExperimentTest {
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("no wire witness");
+    }
+
+    @Test
+    void aShareConsumerThatBypassesTheProxyLeavesTheWireBlindAndIsNotRun(LocalKafka kafka) throws Exception {
+        Subject direct = Subject.javaMain(ReferenceSubject.class.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+                List.of("consume", "--group-type", "share", "--bootstrap-server", kafka.bootstrapServers(), "--topic", "{topic}", "--group", "{group}",
+                        "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer, straight to the broker");
+        ExperimentEvidence x = run(settings(kafka).shareSubject(direct));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the wire saw no delivery of the poison record").contains("{bootstrap}");
+    }
+
+    @Test
+    void aConsumerThatNeverGetsPastThePoisonIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
+        // a share consumer that stalls: it takes records and acknowledges none of them
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
+                .drainTimeout(java.time.Duration.ofSeconds(3)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the share group did not get past every record").contains("within PT3S");
+    }
+
+    @Test
+    void aConsumerGroupsConsumerGivenTheShareGroupIsNotRunNamingWhatItIs(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+                .drainTimeout(java.time.Duration.ofSeconds(10)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("joined").contains("as another kind of group").contains("need a share group's consumer");
     }
 }

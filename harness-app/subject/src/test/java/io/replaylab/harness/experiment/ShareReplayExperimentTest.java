@@ -65,4 +65,14 @@ class ShareReplayExperimentTest {
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("writes no processing log").contains("cannot confirm that it got the records again");
     }
+
+    @Test
+    void aConsumerThatAcknowledgesNothingIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
+        // a share consumer that stalls after its first record's transaction: it acknowledges nothing
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
+                .drainTimeout(java.time.Duration.ofSeconds(3)));
+
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).contains("the share consumer did not acknowledge every record of").contains("within PT3S");
+    }
 }
