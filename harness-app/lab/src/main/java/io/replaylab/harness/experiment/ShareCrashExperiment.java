@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.BarrierOptions;
@@ -18,7 +19,6 @@ import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 
 /**
@@ -78,19 +78,11 @@ final class ShareCrashExperiment {
 
             ctx.step("A crashed at its DB commit; B takes over (A's record comes back once its " + lock.toMillis() + " ms lock runs out)");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-B", s.topic(), s.group(), s.inbox()));
-            OffsetSnapshot drained;
-            try {
-                drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "recovery", b);
-            } finally {
-                ctx.subjects().stop(e, b);
-            }
-            if (drained == null) {
+            Optional<Comparison> compared = Shares.drainAndCompare(ctx, e, s, 1, List.of(b), b);
+            if (compared.isEmpty()) {
                 return Experiments.notDrained(ctx, e);
             }
-            e.record(HARNESS, drained.toPayload("drained"));
-            Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
-            e.record(HARNESS, c.toPayload());
-            c.toChecks().forEach(e::check);
+            Comparison c = compared.get();
             return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("A crashed at its DB commit, after its first acknowledgement", crash),
                     e.checks()), c));
         }

@@ -1,9 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Optional;
 
 import io.replaylab.barrier.Arrival;
@@ -199,17 +197,11 @@ final class ShareOwnershipExperiment {
                 e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", broker + "; " + client));
 
                 ctx.step("the share group drains");
-                OffsetSnapshot drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "recovery", b);
-                for (LabContext.Instance i : new ArrayList<>(at.running())) {
-                    ctx.subjects().stop(e, i);
-                }
-                if (drained == null) {
+                Optional<Comparison> compared = Shares.drainAndCompare(ctx, e, s, 1, at.running(), b);
+                if (compared.isEmpty()) {
                     return Experiments.notDrained(ctx, e);
                 }
-                e.record(HARNESS, drained.toPayload("drained"));
-                Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
-                e.record(HARNESS, c.toPayload());
-                c.toChecks().forEach(e::check);
+                Comparison c = compared.get();
                 Outcome judged = Outcome.judge(e.confirmFault("A held before acknowledging " + held.id() + " (event " + heldEvent.seq() + "), its lock "
                         + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());
                 return e.finish(Verdicts.naming(judged, c));

@@ -1,11 +1,14 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Source;
+import io.replaylab.oracle.Comparison;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
@@ -75,5 +78,31 @@ final class Shares {
     /** Waits until the share group has no member; its last description either way. */
     static OffsetSnapshot awaitNoMember(LabContext ctx, String group, Duration timeout) throws InterruptedException {
         return Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> ctx.kafka().ops().describeShareGroup(group), s -> s.members().isEmpty());
+    }
+
+    /**
+     * The end of a share experiment: the share group drains with {@code needed} running (lag 0 on each of the topic's
+     * {@code partitions}), every instance in {@code running} stops, and the oracle compares the target with the source against
+     * the group's start offsets (its checks recorded); empty when the group did not drain (no verdict on a group not done).
+     */
+    static Optional<Comparison> drainAndCompare(LabContext ctx, ExperimentRecorder e, Share s, int partitions, List<LabContext.Instance> running,
+            LabContext.Instance needed) throws InterruptedException {
+        OffsetSnapshot drained;
+        try {
+            drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "recovery", needed);
+        } finally {
+            for (LabContext.Instance i : new java.util.ArrayList<>(running)) {
+                ctx.subjects().stop(e, i);
+            }
+        }
+        if (drained == null) {
+            return Optional.empty();
+        }
+        Source harness = Source.here("harness");
+        e.record(harness, drained.toPayload("drained"));
+        Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+        e.record(harness, c.toPayload());
+        c.toChecks().forEach(e::check);
+        return Optional.of(c);
     }
 }

@@ -114,4 +114,16 @@ class ShareOwnershipExperimentTest {
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");
     }
+
+    @Test
+    void aBThatNeverAcknowledgesLeavesTheRedeliveryUnconfirmedAndFailsAsFaultNotObserved(LocalKafka kafka) throws Exception {
+        // the reference as A; B stalls after its first record's transaction, before acknowledging it
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
+                .barrierTimeout(java.time.Duration.ofSeconds(12)));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).matches("no redelivery: B did not acknowledge any record within PT12S after A's lock on "
+                + "rl-[0-9a-f]+\\.share-ownership-\\d+ had run out");
+    }
 }

@@ -21,8 +21,9 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * the fault where the tests want it: {@code stall-first=MS} holds its first record for MS after its DB
  * transaction and before its acknowledgement (past a short lock: the record is redelivered and the late
  * acknowledgement refused); {@code crash-at=N} halts the JVM as it starts the DB transaction of its N-th
- * record (from 1); {@code until-idle-ms=MS} is {@code --until-idle}.
- * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [crash-at=N] [until-idle-ms=MS].
+ * record (from 1); {@code stall-b=MS} is {@code stall-first} for an instance whose name ends in {@code -B} only (the
+ * lab's second instance; the first one as the reference); {@code until-idle-ms=MS} is {@code --until-idle}.
+ * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [stall-b=MS] [crash-at=N] [until-idle-ms=MS].
  */
 public final class ShareTwinMain {
     private ShareTwinMain() {
@@ -34,7 +35,9 @@ public final class ShareTwinMain {
         Integer idleMs = hooks.get("until-idle-ms");
         ShareInboxConsumer.Options o = new ShareInboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], idleMs == null ? null : java.time.Duration.ofMillis(idleMs),
                 Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS);
-        System.exit(twin(a[0], o, hooks.getOrDefault("stall-first", 0), hooks.getOrDefault("crash-at", 0)).run());
+        // stall-b: an instance named ...-B (the lab's second one) never gets past its first record's transaction
+        int stallFirst = a[6].endsWith("-B") && hooks.containsKey("stall-b") ? hooks.get("stall-b") : hooks.getOrDefault("stall-first", 0);
+        System.exit(twin(a[0], o, stallFirst, hooks.getOrDefault("crash-at", 0)).run());
     }
 
     /** The reference share consumer with one step changed, by mode, and the test hooks in its projection step. */
