@@ -80,4 +80,14 @@ class ShareCrashExperimentTest {
         assertThat(x.outcome().reason()).startsWith("the injection point was never reached: A did not reach ").endsWith(" after its first "
                 + "acknowledgement within PT10S");
     }
+
+    @Test
+    void aBThatNeverAcknowledgesLeavesTheGroupUndrainedAndTheExperimentNotRun(LocalKafka kafka) throws Exception {
+        // the reference as A; B stalls after its first record's transaction, before acknowledging it
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
+                .drainTimeout(java.time.Duration.ofSeconds(6)));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT6S");
+    }
 }
