@@ -37,6 +37,9 @@ if mode == "exec":
     lib = ctypes.CDLL(ctypes.util.find_library("sqlite3") or "libsqlite3.so.0")
     handle = ctypes.c_void_p()
     lib.sqlite3_open(db_path.encode(), ctypes.byref(handle))
+    # as the sqlite3 module's timeout=10 below: without it a COMMIT that meets the test's read lock fails BUSY and leaves
+    # the transaction open, every later BEGIN fails, and no row is ever committed again
+    lib.sqlite3_busy_timeout(handle, 10000)
     lib.sqlite3_exec.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.sqlite3_exec(handle, b"CREATE TABLE IF NOT EXISTS t (n INTEGER)", None, None, None)
     print("ready", flush=True)
