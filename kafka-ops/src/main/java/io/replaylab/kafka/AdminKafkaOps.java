@@ -25,6 +25,7 @@ import java.util.stream.Collectors;
 import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
@@ -138,6 +139,15 @@ final class AdminKafkaOps implements KafkaOps {
                 new ConfigEntry(c.getKey(), c.getValue()), AlterConfigOp.OpType.SET)).toList();
         get(admin.incrementalAlterConfigs(Map.of(new ConfigResource(
                 ConfigResource.Type.GROUP, group), ops)).all(), "set configs " + configs + " of group " + group);
+    }
+
+    @Override
+    public Map<String, String> groupConfigs(String group) {
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.GROUP, group);
+        Config config = get(admin.describeConfigs(List.of(resource)).all(), "describe configs of group " + group).get(resource);
+        Map<String, String> out = new java.util.TreeMap<>();
+        config.entries().stream().filter(c -> c.value() != null).forEach(c -> out.put(c.name(), c.value()));
+        return out;
     }
 
     @Override

@@ -86,6 +86,12 @@ public interface KafkaOps extends AutoCloseable {
      */
     void setGroupConfigs(String group, java.util.Map<String, String> configs);
 
+    /**
+     * A group's configs as the broker applies them (the GROUP config resource): those set on the group and the
+     * broker's defaults for the rest, e.g. the {@code share.record.lock.duration.ms} its records are locked for now.
+     */
+    java.util.Map<String, String> groupConfigs(String group);
+
     /** The cluster's id: the same broker (or cluster) answers with the same id, another with another. */
     String clusterId();
 

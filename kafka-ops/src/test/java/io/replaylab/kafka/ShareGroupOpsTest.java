@@ -190,4 +190,15 @@ class ShareGroupOpsTest {
         assertThatThrownBy(() -> ops.planShareGroupReset(ns.group("missing"), ResetScope.allTopics(), ResetTargets.toEarliest()))
                 .hasMessageContaining("has no start offsets");
     }
+
+    @Test
+    void aGroupsConfigsSetWithinTheBrokersBoundsAreReadBackAndOneBelowItsFloorIsRefusedNamingIt(LabNamespace ns, KafkaOps ops) {
+        ops.setGroupConfigs(ns.group(), Map.of("share.record.lock.duration.ms", "4000", "share.auto.offset.reset", "earliest"));
+
+        Map<String, String> configs = ops.groupConfigs(ns.group());
+        assertThat(configs).containsEntry("share.record.lock.duration.ms", "4000").containsEntry("share.auto.offset.reset", "earliest");
+        assertThatThrownBy(() -> ops.setGroupConfigs(ns.group(), Map.of("share.record.lock.duration.ms", "10")))
+                .isInstanceOf(KafkaOpsException.class).hasMessageContaining("share.record.lock.duration.ms");
+        assertThat(ops.groupConfigs(ns.group())).containsEntry("share.record.lock.duration.ms", "4000");
+    }
 }

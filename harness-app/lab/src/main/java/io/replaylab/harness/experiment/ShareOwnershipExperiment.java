@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.BarrierOptions;
@@ -50,7 +51,7 @@ final class ShareOwnershipExperiment {
     private static final Duration LOCK_MARGIN = Duration.ofMillis(1500);
 
     /** How long A's stale acknowledgement may take to come back refused once A is released. */
-    private static final Duration ACK_ANSWER = Duration.ofSeconds(20);
+    private static final Duration ACK_ANSWER = Duration.ofSeconds(10);
 
     private static final Source HARNESS = Source.here("harness");
 
@@ -151,7 +152,7 @@ final class ShareOwnershipExperiment {
                     e.check(Check.fail("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
                             "B's first record: " + got));
                     return e.finish(Outcome.faultNotObserved("no redelivery: B's first record was " + got + ", not " + held.id() + " again, after A "
-                            + "held it unacknowledged past its " + lock.toMillis() + " ms lock"));
+                            + "held it unacknowledged past its " + lock.toMillis() + " ms lock" + lockNow(ctx, s.group(), lock)));
                 }
                 ProcessingLine again = first.get();
                 OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(s.group());
@@ -170,13 +171,16 @@ final class ShareOwnershipExperiment {
                 ctx.step("releasing A: its acknowledgement of " + held.id() + " is stale (B holds the record now)");
                 at.barrier().release();
                 // the broker's answer on the wire, and what the client reported (a client without a callback tells nobody)
-                Optional<ShareWitness.Acknowledgement> onWire = wireAnswer(ctx, s.group(), s.topic(), held, a);
-                Duration logWait = onWire.isPresent() ? Duration.ofSeconds(3) : ACK_ANSWER;
-                Optional<ProcessingLine> answer = Poll.every(Duration.ofMillis(100)).upTo(logWait).until(() -> {
+                AtomicReference<Optional<ShareWitness.Acknowledgement>> wire = new AtomicReference<>(Optional.empty());
+                Optional<ProcessingLine> logged = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
+                    wire.set(wireAnswer(ctx, s.group(), s.topic(), held, a));
                     ctx.subjects().checkpoint(a, b);
-                    return ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
-                            .filter(l -> l.isAbout(held.partition(), held.offset()) && l.result() != null && l.result().startsWith("ack")).findFirst());
-                }, Optional::isPresent);
+                    return ackLine(ctx, a, held);
+                }, l -> l.isPresent() || wire.get().isPresent());
+                Optional<ShareWitness.Acknowledgement> onWire = wire.get();
+                Optional<ProcessingLine> answer = logged.isEmpty() && onWire.isPresent()
+                        ? Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(3)).until(() -> ackLine(ctx, a, held), Optional::isPresent)
+                        : logged;
                 atB.barrier().release();
                 boolean refusedOnWire = onWire.filter(ShareWitness.Acknowledgement::refused).isPresent();
                 boolean refusedInLog = answer.filter(l -> "ack-rejected".equals(l.result())).isPresent();
@@ -209,20 +213,33 @@ final class ShareOwnershipExperiment {
         }
     }
 
+    /**
+     * The group's record lock as the broker has it now, when it is not the lab's: a consumer (or its operator) that
+     * configures its own group lengthens the lock the lab chose, and the held record is still A's when B starts.
+     */
+    private static String lockNow(LabContext ctx, String group, Duration lock) {
+        String now = ctx.kafka().ops().groupConfigs(group).get("share.record.lock.duration.ms");
+        return now == null || now.equals(Long.toString(lock.toMillis())) ? ""
+                : "; the group's share.record.lock.duration.ms is now " + now + " ms, not the lab's " + lock.toMillis() + " ms: something else set it";
+    }
+
     /** B's delivery of the held record as the wire saw it (delivery count 2 or more), if a witness runs. */
     private static Optional<ShareWitness.Delivery> wireDelivery(LabContext ctx, String group, String topic, ProcessingLine held, LabContext.Instance b) {
         return ctx.kafka().witness().flatMap(w -> w.share().deliveries(group, topic, held.partition(), held.offset()).stream()
                 .filter(d -> b.name().equals(d.clientId()) && d.deliveryCount() >= 2).findFirst());
     }
 
-    /** The broker's answer to A's acknowledgement of the held record, on the wire; empty without a witness or an answer. */
+    /** The broker's answer to A's acknowledgement of the held record, on the wire, so far; empty without a witness or an answer. */
     private static Optional<ShareWitness.Acknowledgement> wireAnswer(LabContext ctx, String group, String topic, ProcessingLine held,
-            LabContext.Instance a) throws InterruptedException {
-        if (ctx.kafka().witness().isEmpty()) {
-            return Optional.empty();
-        }
-        return ctx.kafka().witness().get().share().awaitAcknowledgement(ack -> ack.group().equals(group) && a.name().equals(ack.clientId())
-                && ack.covers(topic, held.partition(), held.offset()) && ack.answered() != null, ACK_ANSWER);
+            LabContext.Instance a) {
+        return ctx.kafka().witness().flatMap(w -> w.share().acknowledgements(group, topic, held.partition(), held.offset()).stream()
+                .filter(ack -> a.name().equals(ack.clientId()) && ack.answered() != null).findFirst());
+    }
+
+    /** A's processing-log line with its acknowledgement's outcome for the held record, so far. */
+    private static Optional<ProcessingLine> ackLine(LabContext ctx, LabContext.Instance a, ProcessingLine held) {
+        return ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
+                .filter(l -> l.isAbout(held.partition(), held.offset()) && l.result() != null && l.result().startsWith("ack")).findFirst());
     }
 
     /**

@@ -67,6 +67,10 @@ class ShareInboxConsumer {
         return false;
     }
 
+    /** Between {@code acknowledge} and {@code commitSync}: the acknowledgement is noted in the client, not sent (a test twin halts here). */
+    void acknowledging(ConsumerRecord<String, String> r) {
+    }
+
     /** One payment's effect with its inbox row, in one transaction. */
     InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
         return db.apply(r.topic(), r.partition(), r.offset(), p);
@@ -145,6 +149,7 @@ class ShareInboxConsumer {
         Ack ack;
         try {
             c.acknowledge(r, type);
+            acknowledging(r);
             ack = commit(c, r);
         } catch (IllegalStateException | KafkaException e) {
             ack = Ack.rejected(e);

@@ -126,4 +126,38 @@ class ShareOwnershipExperimentTest {
         assertThat(x.outcome().reason()).matches("no redelivery: B did not acknowledge any record within PT12S after A's lock on "
                 + "rl-[0-9a-f]+\\.share-ownership-\\d+ had run out");
     }
+
+    @Test
+    void aConsumerThatLengthensItsGroupsLockKeepsTheHeldRecordSoBGetsAnotherAndTheRedeliveryIsNotObserved(LocalKafka kafka) throws Exception {
+        // the application sets its own group's lock to 60 s as it starts, over the lab's 4 s: A's record is still A's when B starts
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).matches("no redelivery: B's first record was rl-[0-9a-f]+\\.share-ownership-\\d+ \\(offset 1, delivery 1\\), "
+                + "not rl-[0-9a-f]+\\.share-ownership-\\d+ again, after A held it unacknowledged past its 4000 ms lock; the group's "
+                + "share.record.lock.duration.ms is now 60000 ms, not the lab's 4000 ms: something else set it");
+    }
+
+    @Test
+    void anAcknowledgementThatNeverLeavesAIsNotRefusedSoTheFaultIsNotObserved(LocalKafka kafka) throws Exception {
+        // A hangs after acknowledge() of the held record, before the commitSync that would send it
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " hang-after-ack=1")));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.outcome().reason()).isEqualTo("the stale acknowledgement was not refused: no answer to A's acknowledgement within PT10S "
+                + "(wire or processing log) (B held the record, delivery 2)");
+    }
+
+    @Test
+    void membersThatStopAfterTheHandoffLeaveTheShareGroupUndrainedAndTheExperimentNotRun(LocalKafka kafka) throws Exception {
+        // both members handle the held record (A applies it, B finds it in the inbox), then stall on their next one
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-after=1"))
+                .drainTimeout(java.time.Duration.ofSeconds(6)));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT6S");
+        assertThat(x.checks()).anyMatch(c -> c.name().equals("A's stale acknowledgement refused by the broker") && c.status() == Status.PASS);
+    }
 }

@@ -3,12 +3,18 @@ package io.replaylab.harness.subject;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 import io.replaylab.harness.lab.Subject;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.consumer.AcknowledgeType;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
@@ -22,8 +28,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * transaction and before its acknowledgement (past a short lock: the record is redelivered and the late
  * acknowledgement refused); {@code crash-at=N} halts the JVM as it starts the DB transaction of its N-th
  * record (from 1); {@code stall-b=MS} is {@code stall-first} for an instance whose name ends in {@code -B} only (the
- * lab's second instance; the first one as the reference); {@code until-idle-ms=MS} is {@code --until-idle}.
- * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [stall-b=MS] [crash-at=N] [until-idle-ms=MS].
+ * lab's second instance; the first one as the reference); {@code until-idle-ms=MS} is {@code --until-idle};
+ * {@code lock-ms=MS} sets its own group's {@code share.record.lock.duration.ms} as it starts (an application that
+ * configures its group, over what the lab set); {@code hang-after-ack=N} hangs after {@code acknowledge} of its
+ * N-th record, before the {@code commitSync} that would send it (the acknowledgement never leaves; say, a blocking call
+ * between the two);
+ * {@code stall-after=N} stops in the projection of its record N+1, the record acquired and never acknowledged.
+ * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [stall-b=MS] [crash-at=N] [until-idle-ms=MS]
+ * [lock-ms=MS] [hang-after-ack=N] [stall-after=N].
  */
 public final class ShareTwinMain {
     private ShareTwinMain() {
@@ -37,13 +49,36 @@ public final class ShareTwinMain {
                 Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS);
         // stall-b: an instance named ...-B (the lab's second one) never gets past its first record's transaction
         int stallFirst = a[6].endsWith("-B") && hooks.containsKey("stall-b") ? hooks.get("stall-b") : hooks.getOrDefault("stall-first", 0);
-        System.exit(twin(a[0], o, stallFirst, hooks.getOrDefault("crash-at", 0)).run());
+        if (hooks.containsKey("lock-ms")) {
+            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap()))) {
+                admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.GROUP, o.group()), List.of(new AlterConfigOp(
+                        new ConfigEntry("share.record.lock.duration.ms", hooks.get("lock-ms").toString()), AlterConfigOp.OpType.SET)))).all().get();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not set the group's lock: " + e, e);
+            }
+        }
+        if (hooks.containsKey("hang-after-ack") || hooks.containsKey("stall-after")) {
+            Thread main = Thread.currentThread(); // a SIGTERM ends the hang: the lab's stop need not wait for its kill
+            Runtime.getRuntime().addShutdownHook(new Thread(main::interrupt));
+        }
+        System.exit(twin(a[0], o, stallFirst, hooks.getOrDefault("crash-at", 0), hooks.getOrDefault("hang-after-ack", 0),
+                hooks.getOrDefault("stall-after", 0)).run());
     }
 
     /** The reference share consumer with one step changed, by mode, and the test hooks in its projection step. */
-    static ShareInboxConsumer twin(String mode, ShareInboxConsumer.Options o, int stallFirstMs, int crashAt) {
+    static ShareInboxConsumer twin(String mode, ShareInboxConsumer.Options o, int stallFirstMs, int crashAt, int hangAfterAck, int stallAfter) {
         AtomicInteger records = new AtomicInteger();
+        AtomicInteger acknowledged = new AtomicInteger();
         return new ShareInboxConsumer(o) {
+            @Override
+            void acknowledging(ConsumerRecord<String, String> r) {
+                if (acknowledged.incrementAndGet() == hangAfterAck) {
+                    System.out.println("hanging after acknowledging " + r.topic() + "-" + r.partition() + "@" + r.offset() + ", before its commit");
+                    System.out.flush();
+                    sleepUntilStopped();
+                }
+            }
+
             @Override
             InboxProjection projection() {
                 if (!mode.equals("share-no-inbox")) {
@@ -78,6 +113,9 @@ public final class ShareTwinMain {
             @Override
             InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
                 int n = records.incrementAndGet();
+                if (stallAfter > 0 && n > stallAfter) {
+                    sleepUntilStopped(); // acquired, never applied nor acknowledged: the group cannot drain through this member
+                }
                 if (n == crashAt) {
                     System.out.println("crash at record " + n + ": " + p.id());
                     System.out.flush();
@@ -94,6 +132,15 @@ public final class ShareTwinMain {
                 return result;
             }
         };
+    }
+
+    private static void sleepUntilStopped() {
+        try {
+            Thread.sleep(Long.MAX_VALUE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("stopped while hanging");
+        }
     }
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */
