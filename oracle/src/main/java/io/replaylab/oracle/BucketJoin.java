@@ -49,6 +49,12 @@ final class BucketJoin implements AutoCloseable {
     private final int[] sourceInBucket;
     private final Examples<long[]> malformed = new Examples<>(BY_PARTITION_OFFSET);
     private volatile boolean abandoned;
+    /** Null: no archived records were given (not a share group, or nobody watched), and no archived findings are made. */
+    private Map<Integer, Map<Long, ArchivedRecord>> archived;
+    private long archivedMalformed;
+    private long rejectedMalformed;
+    private final Examples<long[]> archivedMalformedEx = new Examples<>(BY_PARTITION_OFFSET);
+    private final Examples<long[]> rejectedMalformedEx = new Examples<>(BY_PARTITION_OFFSET);
     private long malformedCount;
     private long sourceCount;
     private long targetCount;
@@ -72,6 +78,17 @@ final class BucketJoin implements AutoCloseable {
             close();
             throw new UncheckedIOException("cannot create the oracle's scratch files in " + dir, e);
         }
+    }
+
+    /** The records a share group archived (before any record is read): one without an effect is archived or rejected, not missing. */
+    void archived(java.util.Collection<ArchivedRecord> records) {
+        archived = new HashMap<>();
+        records.forEach(r -> archived.computeIfAbsent(r.partition().partition(), p -> new HashMap<>()).put(r.offset(), r));
+    }
+
+    private ArchivedRecord archivedAt(int partition, long offset) {
+        Map<Long, ArchivedRecord> p = archived == null ? null : archived.get(partition);
+        return p == null ? null : p.get(offset);
     }
 
     /** The comparison will not be judged (one side failed): the other side may stop reading. */
@@ -98,6 +115,17 @@ final class BucketJoin implements AutoCloseable {
     void malformed(int partition, long offset, String reason) {
         malformedCount++;
         malformed.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + ": " + reason);
+        ArchivedRecord a = archivedAt(partition, offset);
+        if (a != null) { // listed as malformed all the same; its fate is said once more where it counts
+            String text = "p" + partition + "@" + offset + " (malformed) " + a.fate();
+            if (a.rejected()) {
+                rejectedMalformed++;
+                rejectedMalformedEx.offer(new long[] {partition, offset}, text);
+            } else {
+                archivedMalformed++;
+                archivedMalformedEx.offer(new long[] {partition, offset}, text);
+            }
+        }
     }
 
     /** One target effect with an integer amount (called from one thread, which may differ from the source's). */
@@ -151,8 +179,12 @@ final class BucketJoin implements AutoCloseable {
         Finding malformedF = new Finding("malformed", malformedCount, malformed.texts());
         Finding sourceDupF = new Finding("source-duplicates", t.sourceDuplicates, t.sourceDupEx.texts());
         Finding holesF = committed == null ? null : new Finding("holes", t.holes, holeEx);
+        t.archivedEx.addAll(archivedMalformedEx);
+        t.rejectedEx.addAll(rejectedMalformedEx);
+        Finding archivedF = archived == null ? null : new Finding("archived", t.archived + archivedMalformed, t.archivedEx.texts());
+        Finding rejectedF = archived == null ? null : new Finding("rejected", t.rejected + rejectedMalformed, t.rejectedEx.texts());
         List<String> bad = new ArrayList<>();
-        for (Finding f : new Finding[] {missingF, duplicatedF, unexpectedF, mismatchedF, holesF}) {
+        for (Finding f : new Finding[] {missingF, duplicatedF, unexpectedF, mismatchedF, holesF, archivedF}) {
             if (f != null && f.count() > 0) {
                 bad.add(f.count() + " " + f.kind());
             }
@@ -160,9 +192,10 @@ final class BucketJoin implements AutoCloseable {
         Status status = bad.isEmpty() ? Status.PASS : Status.FAIL;
         String reason = bad.isEmpty() ? sourceCount + " source records, " + targetCount + " effects: every identity and amount matches"
                 + (malformedCount > 0 ? "; " + malformedCount + " malformed source record(s) listed" : "")
+                + (rejectedF != null && rejectedF.count() > 0 ? "; " + rejectedF.count() + " rejected by the consumer (its word), listed" : "")
                 : String.join(", ", bad);
         return new Comparison(status, reason, cut, namespace, sourceCount, targetCount, missingF, duplicatedF, unexpectedF, mismatchedF,
-                malformedF, sourceDupF, holesF);
+                malformedF, sourceDupF, holesF, archivedF, rejectedF);
     }
 
     /** Buckets are independent: a few threads take them in turn, each with its own tally, merged at the end. */
@@ -268,6 +301,18 @@ final class BucketJoin implements AutoCloseable {
                 int partition = i32(s, tail);
                 long offset = i64(s, tail + 4);
                 String key = idAt(s, at);
+                ArchivedRecord archival = archivedAt(partition, offset);
+                if (archival != null) { // no effect, and the broker will never deliver it again: whose word it was decides
+                    String text = key + " (p" + partition + "@" + offset + ") " + archival.fate();
+                    if (archival.rejected()) {
+                        t.rejected++;
+                        t.rejectedEx.offer(new long[] {partition, offset}, text);
+                    } else {
+                        t.archived++;
+                        t.archivedEx.offer(new long[] {partition, offset}, text);
+                    }
+                    continue;
+                }
                 t.missing++;
                 t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + Spill.amountText(s, a) + ")");
                 Long c = frontier.get(partition);
@@ -346,7 +391,11 @@ final class BucketJoin implements AutoCloseable {
         long mismatched;
         long sourceDuplicates;
         long holes;
+        long archived;
+        long rejected;
         final Examples<long[]> missingEx = new Examples<>(BY_PARTITION_OFFSET);
+        final Examples<long[]> archivedEx = new Examples<>(BY_PARTITION_OFFSET);
+        final Examples<long[]> rejectedEx = new Examples<>(BY_PARTITION_OFFSET);
         final Examples<String> duplicatedEx = new Examples<String>(Comparator.<String>naturalOrder());
         final Examples<String> unexpectedEx = new Examples<String>(Comparator.<String>naturalOrder());
         final Examples<String> mismatchedEx = new Examples<String>(Comparator.<String>naturalOrder());
@@ -367,7 +416,11 @@ final class BucketJoin implements AutoCloseable {
             mismatched += o.mismatched;
             sourceDuplicates += o.sourceDuplicates;
             holes += o.holes;
+            archived += o.archived;
+            rejected += o.rejected;
             missingEx.addAll(o.missingEx);
+            archivedEx.addAll(o.archivedEx);
+            rejectedEx.addAll(o.rejectedEx);
             duplicatedEx.addAll(o.duplicatedEx);
             unexpectedEx.addAll(o.unexpectedEx);
             mismatchedEx.addAll(o.mismatchedEx);

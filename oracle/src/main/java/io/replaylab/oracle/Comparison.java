@@ -14,11 +14,17 @@ import io.replaylab.evidence.Status;
  * records, holes below the committed offset. FAIL if any discrepancy; malformed records are listed,
  * never dropped, and do not fail by themselves.
  *
- * @param holes null when no committed offsets were given (the frontier was not checked)
+ * For a share group given its archived records ({@link ArchivedRecord}), a record without an effect the broker
+ * will never deliver again is not missing: {@code archived} when nobody's word archived it (the delivery count
+ * limit: the consumer lost it, FAIL), {@code rejected} when the consumer REJECTed it (its word: listed, no FAIL).
+ *
+ * @param holes    null when no committed offsets were given (the frontier was not checked)
+ * @param archived null when no archived records were given
+ * @param rejected null when no archived records were given
  */
 public record Comparison(Status status, String reason, Cut cut, String namespace, long sourceRecords, long targetEffects,
         Finding missing, Finding duplicated, Finding unexpected, Finding mismatched, Finding malformed, Finding sourceDuplicates,
-        Finding holes) {
+        Finding holes, Finding archived, Finding rejected) {
 
     public Map<String, Long> counts() {
         Map<String, Long> m = new LinkedHashMap<>();
@@ -35,6 +41,10 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
         if (holes != null) {
             out.add(holes);
         }
+        if (archived != null) {
+            out.add(archived);
+            out.add(rejected);
+        }
         return out;
     }
 
@@ -47,6 +57,9 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
         checks.add(zero("amounts match exactly", "R12", mismatched));
         if (holes != null) {
             checks.add(zero("no committed offset beyond a missing effect", "R11", holes));
+        }
+        if (archived != null) {
+            checks.add(zero("no record archived with nobody's word for it", "R12", archived));
         }
         return checks;
     }

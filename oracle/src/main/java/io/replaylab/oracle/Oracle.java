@@ -57,7 +57,17 @@ public final class Oracle {
 
     /** Compares source and target; with {@code committed} (a describe of the group) it also checks the frontier (R11). */
     public Comparison compare(OffsetSnapshot committed) {
-        return SourceJoin.run(source, committed, target.spec().namespace(), join -> TargetReader.readInto(target, join));
+        return SourceJoin.run(source, committed, null, target.spec().namespace(), join -> TargetReader.readInto(target, join));
+    }
+
+    /**
+     * Compares source and target for a share group: {@code committed} its description (start offsets), {@code archived}
+     * the records it archived (read on the wire: no Admin API shows them); one without an effect is reported as
+     * {@link Comparison#archived() archived} or {@link Comparison#rejected() rejected}, not missing.
+     */
+    public Comparison compare(OffsetSnapshot committed, java.util.Collection<ArchivedRecord> archived) {
+        return SourceJoin.run(source, committed, Objects.requireNonNull(archived, "archived"), target.spec().namespace(),
+                join -> TargetReader.readInto(target, join));
     }
 
     /**

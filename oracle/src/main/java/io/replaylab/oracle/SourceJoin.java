@@ -27,10 +27,14 @@ final class SourceJoin {
         void read(BucketJoin join) throws IOException;
     }
 
-    static Comparison run(SourceSpec source, OffsetSnapshot committed, String targetName, TargetSide targetSide) {
+    static Comparison run(SourceSpec source, OffsetSnapshot committed, java.util.Collection<ArchivedRecord> archived, String targetName,
+            TargetSide targetSide) {
         SourceReader reader = new SourceReader(source);
         Cut cut = reader.cutOrNow();
         try (BucketJoin join = new BucketJoin(cut.total())) {
+            if (archived != null) {
+                join.archived(archived);
+            }
             long t0 = System.nanoTime();
             CompletableFuture<Long> targetRead = CompletableFuture.supplyAsync(() -> {
                 try {

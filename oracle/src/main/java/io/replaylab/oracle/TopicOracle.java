@@ -117,7 +117,7 @@ public final class TopicOracle {
     public Comparison compare(SourceSpec output, OffsetSnapshot committed) {
         SourceReader outputReader = new SourceReader(output);
         Cut outputCut = outputReader.cutOrNow();
-        return SourceJoin.run(spec, committed, "topic " + output.topic() + " (read_committed)", join -> outputReader.readTo(outputCut, join,
+        return SourceJoin.run(spec, committed, null, "topic " + output.topic() + " (read_committed)", join -> outputReader.readTo(outputCut, join,
                 new SourceReader.RecordSink() {
                     @Override
                     public void ok(int partition, long offset, String id, long amount) throws IOException {

@@ -18,7 +18,7 @@ class ComparisonTest {
         return new Comparison(missing + duplicated == 0 ? Status.PASS : Status.FAIL, "why", CUT, "ns", 12, 11,
                 new Finding("missing", missing, missing == 0 ? List.of() : List.of("pay-3")), new Finding("duplicated", duplicated, List.of()),
                 new Finding("unexpected", 0, List.of()), new Finding("mismatched", 0, List.of()), new Finding("malformed", 1, List.of("p0@2: not JSON")),
-                new Finding("source-duplicates", 0, List.of()), holes);
+                new Finding("source-duplicates", 0, List.of()), holes, null, null);
     }
 
     @Test

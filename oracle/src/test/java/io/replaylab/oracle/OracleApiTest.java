@@ -14,7 +14,7 @@ class OracleApiTest {
     void theOnlyPublicTypesAreTheApi() {
         assertThat(PublicTypes.simpleNames("io.replaylab.oracle"))
                 .containsExactlyInAnyOrder(
-                "Comparison", "Cut", "Finding", "Oracle", "OracleReadException", "RecordParser",
+                "ArchivedRecord", "Comparison", "Cut", "Finding", "Oracle", "OracleReadException", "RecordParser",
                 "RecordParsers", "SnapshotDiff", "SourceIndex", "SourceMapping", "SourceSpec", "Target", "TargetEvent", "TargetSnapshot", "TargetSpec", "TopicOracle");
     }
 }
