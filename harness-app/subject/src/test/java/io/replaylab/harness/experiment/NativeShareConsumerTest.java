@@ -1,0 +1,95 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Experiment;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The share experiments on a share consumer that is not a JVM: C on librdkafka 2.15's share consumer (a preview) and SQLite
+ * ({@link NativeShareConsumer}), held on the wire, judged from the broker's answers and its own processing log.
+ *
+ * <p>librdkafka speaks ShareFetch v1, which has no acquire mode: the broker acquires whole producer batches
+ * ({@code batch_optimized}), past {@code max.poll.records=1}. A held at its first acknowledgement holds the locks of every
+ * record of its batch; when they expire B gets them all again (delivery 2), and A, released, goes on through its batch,
+ * applying records that are B's now (each acknowledgement refused). The inbox makes all of it harmless; without it every
+ * record of the batch has a second effect, not only the held one.
+ */
+@LocalKafkaTest
+class NativeShareConsumerTest {
+    @TempDir
+    Path dir;
+
+    private ExperimentEvidence run(LocalKafka kafka, Experiment experiment, String name, Subject consumer, int records) throws Exception {
+        LabSettings.Builder b = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(records)
+                .experiments(experiment).shareSubject(consumer).targetQuery(NativeShareConsumer.TARGET_QUERY);
+        return experiment(Lab.run(b.build(), null).evidence(), name);
+    }
+
+    @Test
+    void theCShareConsumerPassesShareOwnershipOnTheWireItsStaleAcknowledgementRefusedByTheBroker(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(kafka, Experiments.shareOwnership(), ShareOwnershipExperiment.NAME, NativeShareConsumer.subject(), 20);
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
+        assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-0 \\(event \\d+\\), "
+                + "its lock expired and B got it again \\(event \\d+\\), A's acknowledgement refused");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary())
+                .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("handled it as duplicate")
+                        && t.contains("still a member (its heartbeats go on while its thread is held): the lock expired"))
+                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: the broker answered INVALID_RECORD_STATE on the wire; "
+                        + "A's client reported INVALID_RECORD_STATE: Broker: The record state is invalid"));
+    }
+
+    @Test
+    void itsTwinWithoutInboxFailsShareOwnershipNamingTheHeldIdAmongTheDoubled(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(kafka, Experiments.shareOwnership(), ShareOwnershipExperiment.NAME, NativeShareConsumer.subject().env("NO_INBOX", "1"),
+                20);
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        // the whole batch A had acquired came back to B, not only the held record (see the class comment)
+        assertThat(x.outcome().reason()).containsPattern("a second effect of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-ownership-0 x2");
+    }
+
+    @Test
+    void theCShareConsumerGetsEveryRecordAgainAfterTheResetAndPassesShareReplay(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(kafka, Experiments.shareReplay(), ShareReplayExperiment.NAME, NativeShareConsumer.subject(), 20);
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.contains("share-replay-A2 delivered 20: 0 applied, 20 duplicate"));
+    }
+
+    @Test
+    void theCShareConsumerQuarantinesThePoisonAndAcceptsItOnce(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(kafka, Experiments.sharePoison(), SharePoisonExperiment.NAME, NativeShareConsumer.subject(), 10);
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
+                .satisfies(c -> assertThat(c.actual()).isEqualTo("ACCEPT at delivery 1"));
+    }
+
+    @Test
+    void itsTwinThatReleasesThePoisonEveryTimeLosesItToTheBrokersArchiveAndFails(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(kafka, Experiments.sharePoison(), SharePoisonExperiment.NAME, NativeShareConsumer.subject().env("QUARANTINE_ACK", "RELEASE"),
+                10);
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
+                + "with nobody's word for it");
+    }
+}
