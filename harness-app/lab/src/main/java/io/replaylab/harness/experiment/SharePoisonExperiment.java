@@ -90,13 +90,13 @@ final class SharePoisonExperiment {
                     + " deliveries, never accepted nor rejected (" + seen + ")"));
         }
 
-        Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+        Comparison c = Shares.compare(ctx, e, s, drained); // the oracle names the archived records (the poison one among them), not as missing
         e.record(HARNESS, c.toPayload());
         c.toChecks().forEach(e::check);
         Outcome judged = Outcome.judge(e.confirmFault("the poison record delivered (" + seen + ")", fate), e.checks());
         if (decided.isEmpty() && judged.status() == io.replaylab.evidence.Status.FAIL) {
-            return e.finish(Outcome.checkFailed("the poison record " + s.topic() + "-0@" + poison + " was archived after " + count + " deliveries with nobody's "
-                    + "word for it (" + seen + "): the consumer lost it; " + judged.reason()));
+            return e.finish(Verdicts.naming(Outcome.checkFailed("the poison record " + s.topic() + "-0@" + poison + " was archived after " + count
+                    + " deliveries with nobody's word for it (" + seen + "): the consumer lost it; " + judged.reason()), c));
         }
         return e.finish(Verdicts.naming(judged, c));
     }

@@ -126,7 +126,7 @@ final class ShareReplayExperiment {
         TargetSnapshot targetAfter = ctx.target().snapshot(s.inbox(), NAME + "-target-after");
         e.artifact("snapshots/" + NAME + "-target-after.tsv", "target after the replay; sha256 " + targetAfter.digest());
         e.check(targetBefore.equalityCheck(targetAfter));
-        Comparison c = ctx.target().compare(s.topic(), s.inbox(), after);
+        Comparison c = Shares.compare(ctx, e, s, after);
         e.record(HARNESS, c.toPayload());
         c.toChecks().forEach(e::check);
         return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("every record delivered again after the share group's reset", delivered),

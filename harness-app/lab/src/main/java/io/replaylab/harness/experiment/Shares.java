@@ -8,6 +8,9 @@ import java.util.Optional;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Source;
+import io.replaylab.barrier.wire.ShareWitness;
+import io.replaylab.kafka.PartitionRef;
+import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
@@ -21,6 +24,9 @@ import io.replaylab.evidence.process.Poll;
 final class Shares {
     /** An external broker's floor for a group's record lock, by default ({@code group.share.min.record.lock.duration.ms}). */
     static final Duration BROKER_DEFAULT_MIN_LOCK = Duration.ofSeconds(15);
+
+    /** A broker's delivery count limit by default ({@code group.share.delivery.count.limit}). */
+    static final int DEFAULT_DELIVERY_COUNT_LIMIT = 5;
 
     private Shares() {
     }
@@ -100,9 +106,66 @@ final class Shares {
         }
         Source harness = Source.here("harness");
         e.record(harness, drained.toPayload("drained"));
-        Comparison c = ctx.target().compare(s.topic(), s.inbox(), drained);
+        Comparison c = compare(ctx, e, s, drained);
         e.record(harness, c.toPayload());
         c.toChecks().forEach(e::check);
         return Optional.of(c);
+    }
+
+    /**
+     * The oracle's comparison of a drained share group: with a wire witness, the records the group archived are given to
+     * the oracle (archived at the delivery count limit, or REJECTed), so that one without an effect is said as such, not
+     * missing; without one, the plain comparison (an archived record counts as missing).
+     */
+    static Comparison compare(LabContext ctx, ExperimentRecorder e, Share s, OffsetSnapshot drained) {
+        if (ctx.kafka().witness().isEmpty()) {
+            return ctx.target().compare(s.topic(), s.inbox(), drained);
+        }
+        int limit = deliveryCountLimit(ctx, e, s.group());
+        return ctx.target().compare(s.topic(), s.inbox(), drained, archived(ctx.kafka().witness().get().share(), s.group(), s.topic(), limit));
+    }
+
+    /** The group's delivery count limit (a group config since Kafka 4.2; the broker's default, 5, where the broker has none). */
+    static int deliveryCountLimit(LabContext ctx, ExperimentRecorder e, String group) {
+        String limit = ctx.kafka().ops().groupConfigs(group).get("share.delivery.count.limit");
+        e.environment("delivery count limit", limit == null ? DEFAULT_DELIVERY_COUNT_LIMIT + " (the broker's default: it has no group config for it)"
+                : limit + " (the group's share.delivery.count.limit)");
+        return limit == null ? DEFAULT_DELIVERY_COUNT_LIMIT : Integer.parseInt(limit);
+    }
+
+    /**
+     * The records of {@code topic} the share group archived as the wire saw them: one an acknowledgement the broker took
+     * REJECTed (the consumer's word), and one delivered {@code limit} times that nobody's acknowledgement took as ACCEPT or
+     * REJECT (released, or its lock run out, at the limit: the broker archived it with nobody's word for it).
+     */
+    static List<ArchivedRecord> archived(ShareWitness wire, String group, String topic, int limit) {
+        Map<PartitionRef, Map<Long, Integer>> delivered = new java.util.HashMap<>();
+        for (ShareWitness.Delivery d : wire.deliveries(group)) {
+            if (d.topic().equals(topic)) {
+                Map<Long, Integer> p = delivered.computeIfAbsent(PartitionRef.of(topic, d.partition()), k -> new java.util.TreeMap<>());
+                for (long o = d.firstOffset(); o <= d.lastOffset(); o++) {
+                    p.merge(o, d.deliveryCount(), Math::max);
+                }
+            }
+        }
+        Map<PartitionRef, Map<Long, ShareWitness.AckType>> decided = new java.util.HashMap<>();
+        for (ShareWitness.Acknowledgement a : wire.acknowledgements(group)) {
+            if (a.topic().equals(topic) && a.accepted() && (a.type() == ShareWitness.AckType.ACCEPT || a.type() == ShareWitness.AckType.REJECT)) {
+                Map<Long, ShareWitness.AckType> p = decided.computeIfAbsent(PartitionRef.of(topic, a.partition()), k -> new java.util.HashMap<>());
+                for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
+                    p.putIfAbsent(o, a.type()); // the first word the broker took is the record's fate
+                }
+            }
+        }
+        List<ArchivedRecord> out = new java.util.ArrayList<>();
+        delivered.forEach((partition, offsets) -> offsets.forEach((offset, count) -> {
+            ShareWitness.AckType word = decided.getOrDefault(partition, Map.of()).get(offset);
+            if (word == ShareWitness.AckType.REJECT) {
+                out.add(ArchivedRecord.rejected(partition, offset, count));
+            } else if (word == null && count >= limit) {
+                out.add(ArchivedRecord.atLimit(partition, offset, count));
+            }
+        }));
+        return out;
     }
 }

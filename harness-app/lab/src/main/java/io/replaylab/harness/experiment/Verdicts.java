@@ -248,6 +248,9 @@ final class Verdicts {
         if (c.duplicated().count() > 0) {
             effects.add("a second effect of " + listed(c.duplicated()));
         }
+        if (c.archived() != null && c.archived().count() > 0) {
+            effects.add("archived by the broker with nobody's word for it, " + listed(c.archived()));
+        }
         return effects.isEmpty() ? judged
                 : new Outcome(Status.FAIL, judged.reason() + ": " + String.join("; ", effects), judged.failKind(), judged.confirmation());
     }

@@ -2,6 +2,7 @@ package io.replaylab.harness.lab;
 
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.Target;
@@ -42,6 +43,14 @@ public final class LabTarget {
     public Comparison compare(String topic, String inbox, OffsetSnapshot group) {
         Timer.Sample t = Timer.start(ctx.meters());
         Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(group);
+        t.stop(ctx.meters().timer("replaylab.oracle.compare"));
+        return c;
+    }
+
+    /** As above for a share group whose archived records are known (read on the wire): those without an effect are archived or rejected, not missing. */
+    public Comparison compare(String topic, String inbox, OffsetSnapshot shareGroup, java.util.Collection<ArchivedRecord> archived) {
+        Timer.Sample t = Timer.start(ctx.meters());
+        Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(shareGroup, archived);
         t.stop(ctx.meters().timer("replaylab.oracle.compare"));
         return c;
     }

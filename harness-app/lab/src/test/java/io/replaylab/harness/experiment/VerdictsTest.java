@@ -245,7 +245,7 @@ class VerdictsTest {
         io.replaylab.oracle.Finding none = new io.replaylab.oracle.Finding("x", 0, List.of());
         io.replaylab.oracle.Comparison c = new io.replaylab.oracle.Comparison(Status.FAIL, "", null, "ns", 10, 9,
                 new io.replaylab.oracle.Finding("missing", 7, List.of("p-1", "p-2", "p-3", "p-4", "p-5")),
-                new io.replaylab.oracle.Finding("duplicated", 1, List.of("p-9")), none, none, none, none, null);
+                new io.replaylab.oracle.Finding("duplicated", 1, List.of("p-9")), none, none, none, none, null, null, null);
         Outcome failed = Outcome.checkFailed("check failed: no missing effect (R12)");
 
         assertThat(Verdicts.naming(failed, c).reason()).isEqualTo("check failed: no missing effect (R12): effect lost of 7 message id(s): "
@@ -256,7 +256,11 @@ class VerdictsTest {
         Outcome notRun = Outcome.notRun("no broker");
         assertThat(Verdicts.naming(notRun, c)).isSameAs(notRun);
         io.replaylab.oracle.Comparison clean = new io.replaylab.oracle.Comparison(Status.PASS, "", null, "ns", 10, 10,
-                none, none, none, none, none, none, null);
+                none, none, none, none, none, none, null, null, null);
         assertThat(Verdicts.naming(failed, clean)).as("a FAIL of some other check names no ids").isSameAs(failed);
+        io.replaylab.oracle.Comparison archived = new io.replaylab.oracle.Comparison(Status.FAIL, "", null, "ns", 10, 9, none, none, none, none, none,
+                none, null, new io.replaylab.oracle.Finding("archived", 1, List.of("p-4 (p0@4) archived after 5 deliveries")), none);
+        assertThat(Verdicts.naming(failed, archived).reason()).isEqualTo("check failed: no missing effect (R12): archived by the broker with nobody's "
+                + "word for it, 1 message id(s): p-4 (p0@4) archived after 5 deliveries");
     }
 }

@@ -12,6 +12,7 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
+import io.replaylab.oracle.TargetEvent;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
@@ -52,6 +53,8 @@ class SharePoisonExperimentTest {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).isEqualTo("REJECT at delivery 1"));
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof TargetEvent.OracleVerdict).singleElement()
+                .satisfies(p -> assertThat(((TargetEvent.OracleVerdict) p).counts()).containsEntry("rejected", 1L).containsEntry("archived", 0L));
     }
 
     @Test
@@ -63,6 +66,11 @@ class SharePoisonExperimentTest {
         assertThat(x.outcome().reason()).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
                 + "with nobody's word for it \\(5 deliveries, acknowledgements: RELEASE accepted, RELEASE accepted, RELEASE accepted, RELEASE accepted, "
                 + "RELEASE accepted\\): the consumer lost it");
+        assertThat(x.outcome().reason()).containsPattern("archived by the broker with nobody's word for it, 1 message id\\(s\\): p0@10 \\(malformed\\) "
+                + "archived after 5 deliveries");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no record archived with nobody's word for it")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
+        assertThat(x.environment().get("delivery count limit")).isEqualTo("5 (the group's share.delivery.count.limit)");
     }
 
     @Test
