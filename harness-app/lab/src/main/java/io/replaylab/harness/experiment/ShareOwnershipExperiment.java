@@ -47,6 +47,12 @@ final class ShareOwnershipExperiment {
     /** The lab's lock: short, so that it expires while A is held (the lab's broker allows 1 s and up), long enough for B's brief hold. */
     static final Duration LOCK = Duration.ofSeconds(4);
 
+    /** A frozen A's lock outlasts the share session timeout by this much: its removal, not the lock, gives the record back. */
+    static final Duration REMOVAL_MARGIN = Duration.ofSeconds(10);
+
+    /** The longest record lock a broker allows by default ({@code group.share.max.record.lock.duration.ms}). */
+    private static final Duration MAX_LOCK = Duration.ofSeconds(60);
+
     /** After the lock's end, before B starts: the broker's lock timer and its next fetch answer may take a moment. */
     private static final Duration LOCK_MARGIN = Duration.ofMillis(1500);
 
@@ -67,22 +73,38 @@ final class ShareOwnershipExperiment {
         }
         BarrierPlan plan = BarrierPlan.shareAcknowledgement(onTheWire ? BarrierKind.WIRE : BarrierKind.DEBUGGER);
         e.environment("barrier", onTheWire ? "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy"
-                : "debugger at " + ACKNOWLEDGE + " (thread hold: A's other threads, its heartbeats too, run on)");
+                : "debugger at " + ACKNOWLEDGE + (ctx.settings().barrier().holdMode() == HoldMode.PROCESS ? " (whole-JVM hold: A frozen, its "
+                + "heartbeats too)" : " (thread hold: A's other threads, its heartbeats too, run on)"));
         e.limitation(onTheWire ? "The in-flight point is A's first request that carries an acknowledgement, held on the wire (its connection "
                 + "waits; its heartbeats go to the group coordinator on another one)."
                 : "The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the acknowledgement "
                 + "reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
         e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
 
+        // a frozen A (the debugger's whole-JVM hold) stops heartbeating: the broker removes it after the share session timeout,
+        // which must come before the lock's end for the evidence to show the redelivery by removal, not by expiry
+        HoldMode holdA = onTheWire ? HoldMode.THREAD : ctx.settings().barrier().holdMode();
+        boolean frozen = holdA == HoldMode.PROCESS;
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
-        Duration lock = Shares.configureGroup(ctx, e, s.group(), LOCK);
+        Duration session = Duration.ZERO;
+        if (frozen) {
+            session = Duration.ofMillis(Long.parseLong(ctx.kafka().ops().groupConfigs(s.group()).getOrDefault("share.session.timeout.ms", "45000")));
+            if (session.plus(REMOVAL_MARGIN).compareTo(MAX_LOCK) > 0) {
+                return e.finish(Outcome.notRun("A frozen would be removed only after the share session timeout of " + session.toMillis() + " ms, and "
+                        + "no record lock (at most " + MAX_LOCK.toMillis() + " ms) outlasts it by " + REMOVAL_MARGIN.toSeconds() + " s: lock expiry "
+                        + "and removal cannot be told apart on this broker (lower its group.share.session.timeout.ms)"));
+            }
+        }
+        e.environment("hold mode", frozen ? "process: A's whole JVM frozen (its heartbeats stop; the broker removes it after the share session "
+                + "timeout of " + session.toMillis() + " ms, before its lock runs out)" : onTheWire ? "connection" : "thread");
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), frozen ? session.plus(REMOVAL_MARGIN) : LOCK);
         Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
             at = plan.arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()),
-                    s.group(), HoldMode.THREAD, options);
+                    s.group(), holdA, options);
         } catch (PointNotReached | PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
         }
@@ -113,11 +135,32 @@ final class ShareOwnershipExperiment {
                     held.id() + " at offset " + held.offset()));
 
             // B starts once A's lock has run out: the expired record is then the lowest one available, B's first
-            Duration sinceArrival = Duration.between(arrival.time(), java.time.Instant.now());
-            Duration expiry = lock.plus(LOCK_MARGIN).minus(sinceArrival);
-            ctx.step("A holds " + held.id() + " unacknowledged; B starts once its " + lock.toMillis() + " ms lock has run out");
-            if (!expiry.isNegative()) {
-                Thread.sleep(expiry.toMillis());
+            Optional<String> atRemoval = Optional.empty(); // frozen A: what a probe got at A's removal (empty: X itself, or not frozen)
+            if (frozen) {
+                ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
+                OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(session.plus(REMOVAL_MARGIN.dividedBy(2)))
+                        .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> g.members().stream().map(GroupMember::clientId)
+                                .noneMatch(a.name()::equals));
+                if (gone.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals)) {
+                    at.barrier().release();
+                    return e.finish(Outcome.notRun("A, frozen, was still a member of the share group " + session.plus(REMOVAL_MARGIN.dividedBy(2))
+                            .toMillis() + " ms after its hold (its share session timeout: " + session.toMillis() + " ms): the removal was not seen"));
+                }
+                e.record(HARNESS, new Payload.Note("the broker removed frozen A from the share group " + Duration.between(arrival.time(),
+                        java.time.Instant.now()).toMillis() + " ms after its hold (its lock: " + lock.toMillis() + " ms)"));
+                atRemoval = probe(ctx, e, plan, s, held, options);
+                Duration left = lock.plus(LOCK_MARGIN).minus(Duration.between(arrival.time(), java.time.Instant.now()));
+                ctx.step("B starts once A's " + lock.toMillis() + " ms lock has run out too");
+                if (!left.isNegative()) {
+                    Thread.sleep(left.toMillis());
+                }
+            } else {
+                Duration sinceArrival = Duration.between(arrival.time(), java.time.Instant.now());
+                Duration expiry = lock.plus(LOCK_MARGIN).minus(sinceArrival);
+                ctx.step("A holds " + held.id() + " unacknowledged; B starts once its " + lock.toMillis() + " ms lock has run out");
+                if (!expiry.isNegative()) {
+                    Thread.sleep(expiry.toMillis());
+                }
             }
             // B is held at its own acknowledgement of the record, so that A's late one meets the record acquired by B
             Held atB;
@@ -162,7 +205,10 @@ final class ShareOwnershipExperiment {
                         + held.id() + " again, delivery "
                         + again.deliveryCount() + ", and handled it as " + again.result() + "; A was "
                         + (aStillIn ? "still a member (its heartbeats go on while its thread is held): the lock expired"
-                                : "no longer a member (removed after the share session timeout): the record came back by A's removal")));
+                                : atRemoval.map(y -> "no longer a member (removed after the share session timeout), yet the record came back only "
+                                        + "when its lock ran out: at A's removal it was still A's (a probe member got " + y + " first)")
+                                        .orElse(frozen ? "no longer a member (removed after the share session timeout): the record came back at A's "
+                                                + "removal (a probe member got it then)" : "no longer a member (removed after the share session timeout)"))));
                 e.check(Check.pass("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
                         "delivery " + again.deliveryCount() + " to B, " + again.result()));
 
@@ -210,6 +256,37 @@ final class ShareOwnershipExperiment {
                         + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());
                 return e.finish(Verdicts.naming(judged, c));
             }
+        }
+    }
+
+    /**
+     * What a probe member gets first right after a frozen A's removal, while A's lock still runs: empty when it is the record A
+     * holds (the removal gave it back), else the record it got (the held one stays A's until its lock runs out; measured so on
+     * Kafka 4.4: the removed member's connection is still open). The probe is stopped either way; what it did is the subject's
+     * own handling (its inbox is the target's).
+     */
+    private static Optional<String> probe(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, Shares.Share s, ProcessingLine held,
+            BarrierOptions options) throws Exception {
+        ctx.step("a probe member fetches at A's removal: does the broker give " + held.id() + " back now?");
+        try (Held p = plan.arm(ctx, e, "probe-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-P", s.topic(), s.group(), s.inbox()),
+                s.group(), HoldMode.THREAD, options)) {
+            try {
+                p.awaitArrival();
+            } catch (BarrierTimeoutException t) {
+                e.record(HARNESS, new Payload.Note("the probe member acknowledged nothing within " + ctx.settings().timeouts().barrier()
+                        + " of A's removal"));
+                return Optional.of("nothing");
+            }
+            Optional<ProcessingLine> first = ctx.subjects().processingLines(p.instance().name())
+                    .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+            boolean same = first.filter(l -> l.isAbout(held.partition(), held.offset())).isPresent();
+            String got = first.map(l -> l.id() + " (offset " + l.offset() + ", delivery " + l.delivery().map(String::valueOf).orElse("?") + ")")
+                    .orElse("nothing its processing log names");
+            e.record(Source.of(p.instance().name(), p.instance().pid(), "processing log"), new Payload.Note("at A's removal a probe member got "
+                    + got + (same ? ": the removal gave " + held.id() + " back" : ": " + held.id() + " is still A's, locked")));
+            return same ? Optional.empty() : Optional.of(got);
+        } catch (PointNotReached | PointUnreachable x) {
+            return Optional.of("nothing (" + x.getMessage() + ")");
         }
     }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
@@ -159,5 +160,22 @@ class ShareOwnershipExperimentTest {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery within PT6S");
         assertThat(x.checks()).anyMatch(c -> c.name().equals("A's stale acknowledgement refused by the broker") && c.status() == Status.PASS);
+    }
+
+    @Test
+    void aFrozenAIsRemovedAfterTheShareSessionTimeoutYetItsRecordComesBackOnlyWhenItsLockRunsOutAndTheEvidenceSaysSo(LocalKafka kafka)
+            throws Exception {
+        ExperimentEvidence x = run(settings(kafka).holdMode(HoldMode.PROCESS));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.environment().get("hold mode")).startsWith("process: A's whole JVM frozen");
+        assertThat(x.environment().get("record lock")).isEqualTo("16000 ms (the group's share.record.lock.duration.ms)");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary())
+                .anyMatch(t -> t.startsWith("the broker removed frozen A from the share group"))
+                .anyMatch(t -> t.startsWith("at A's removal a probe member got rl-") && t.contains("(offset 1, delivery 1)")
+                        && t.endsWith("is still A's, locked"))
+                .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("no longer a member (removed after the share session "
+                        + "timeout), yet the record came back only when its lock ran out: at A's removal it was still A's"))
+                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: the broker answered INVALID_RECORD_STATE on the wire"));
     }
 }
