@@ -89,10 +89,9 @@ final class ShareOwnershipExperiment {
         Duration session = Duration.ZERO;
         if (frozen) {
             session = Duration.ofMillis(Long.parseLong(ctx.kafka().ops().groupConfigs(s.group()).getOrDefault("share.session.timeout.ms", "45000")));
-            if (session.plus(REMOVAL_MARGIN).compareTo(MAX_LOCK) > 0) {
-                return e.finish(Outcome.notRun("A frozen would be removed only after the share session timeout of " + session.toMillis() + " ms, and "
-                        + "no record lock (at most " + MAX_LOCK.toMillis() + " ms) outlasts it by " + REMOVAL_MARGIN.toSeconds() + " s: lock expiry "
-                        + "and removal cannot be told apart on this broker (lower its group.share.session.timeout.ms)"));
+            Optional<Outcome> untellable = removalUntellable(session);
+            if (untellable.isPresent()) {
+                return e.finish(untellable.get());
             }
         }
         e.environment("hold mode", frozen ? "process: A's whole JVM frozen (its heartbeats stop; the broker removes it after the share session "
@@ -138,13 +137,13 @@ final class ShareOwnershipExperiment {
             Optional<String> atRemoval = Optional.empty(); // frozen A: what a probe got at A's removal (empty: X itself, or not frozen)
             if (frozen) {
                 ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
-                OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(session.plus(REMOVAL_MARGIN.dividedBy(2)))
-                        .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> g.members().stream().map(GroupMember::clientId)
-                                .noneMatch(a.name()::equals));
-                if (gone.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals)) {
+                Duration removalWait = session.plus(REMOVAL_MARGIN.dividedBy(2));
+                OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(removalWait)
+                        .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> removalNotSeen(g, a.name(), removalWait, session).isEmpty());
+                Optional<Outcome> notSeen = removalNotSeen(gone, a.name(), removalWait, session);
+                if (notSeen.isPresent()) {
                     at.barrier().release();
-                    return e.finish(Outcome.notRun("A, frozen, was still a member of the share group " + session.plus(REMOVAL_MARGIN.dividedBy(2))
-                            .toMillis() + " ms after its hold (its share session timeout: " + session.toMillis() + " ms): the removal was not seen"));
+                    return e.finish(notSeen.get());
                 }
                 e.record(HARNESS, new Payload.Note("the broker removed frozen A from the share group " + Duration.between(arrival.time(),
                         java.time.Instant.now()).toMillis() + " ms after its hold (its lock: " + lock.toMillis() + " ms)"));
@@ -257,6 +256,25 @@ final class ShareOwnershipExperiment {
                 return e.finish(Verdicts.naming(judged, c));
             }
         }
+    }
+
+    /** NOT_RUN when no record lock (at most 60 s) outlasts the share session timeout by the margin: removal and expiry would look alike. */
+    static Optional<Outcome> removalUntellable(Duration session) {
+        if (session.plus(REMOVAL_MARGIN).compareTo(MAX_LOCK) <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(Outcome.notRun("A frozen would be removed only after the share session timeout of " + session.toMillis() + " ms, and "
+                + "no record lock (at most " + MAX_LOCK.toMillis() + " ms) outlasts it by " + REMOVAL_MARGIN.toSeconds() + " s: lock expiry "
+                + "and removal cannot be told apart on this broker (lower its group.share.session.timeout.ms)"));
+    }
+
+    /** NOT_RUN when frozen A is still a member of the share group in {@code group} after {@code waited}: its removal was not seen. */
+    static Optional<Outcome> removalNotSeen(OffsetSnapshot group, String a, Duration waited, Duration session) {
+        if (group.members().stream().map(GroupMember::clientId).noneMatch(a::equals)) {
+            return Optional.empty();
+        }
+        return Optional.of(Outcome.notRun("A, frozen, was still a member of the share group " + waited.toMillis() + " ms after its hold (its share "
+                + "session timeout: " + session.toMillis() + " ms): the removal was not seen"));
     }
 
     /**
