@@ -86,9 +86,9 @@ final class ShareOwnershipExperiment {
         HoldMode holdA = onTheWire ? HoldMode.THREAD : ctx.settings().barrier().holdMode();
         boolean frozen = holdA == HoldMode.PROCESS;
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
-        Duration session = Duration.ZERO;
+        Duration session = frozen ? Duration.ofMillis(Long.parseLong(ctx.kafka().ops().groupConfigs(s.group())
+                .getOrDefault("share.session.timeout.ms", "45000"))) : Duration.ZERO;
         if (frozen) {
-            session = Duration.ofMillis(Long.parseLong(ctx.kafka().ops().groupConfigs(s.group()).getOrDefault("share.session.timeout.ms", "45000")));
             Optional<Outcome> untellable = removalUntellable(session);
             if (untellable.isPresent()) {
                 return e.finish(untellable.get());
