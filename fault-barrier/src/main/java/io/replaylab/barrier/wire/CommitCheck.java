@@ -6,7 +6,8 @@ import java.util.Objects;
 import io.replaylab.barrier.CommitOffset;
 
 /**
- * A look at each OffsetCommit of a group the moment a client sends it, before the broker sees it:
+ * A look at each OffsetCommit of a group the moment a client sends it, before the broker sees it
+ * (and at each acknowledgement of a share group that ACCEPTs records: {@link Pending#acknowledgement()}):
  * the commit waits on its connection (and only there) until {@link #check} returns, then goes on to
  * the broker. What a check does with that moment is its own (ask a database what the commit covers,
  * kill the client that sent it); the proxy forwards the commit afterwards either way, as a commit
@@ -24,20 +25,25 @@ public interface CommitCheck {
     void check(Pending commit);
 
     /**
-     * An OffsetCommit on its way: who sent it and what it asks to store.
+     * An OffsetCommit on its way: who sent it and what it asks to store; or a share group's acknowledgement on its way (a
+     * ShareAcknowledge, or a ShareFetch that carries acknowledgements), its {@code offsets} then the records it ACCEPTs, one
+     * per record (RELEASE, REJECT and RENEW claim no effect), its share session epoch in {@code generation}.
      *
-     * @param clientPort the client's TCP port on loopback: with the proxy's port, the socket that tells which process sent it
-     * @param clientId   the request header's client id ({@code ""} when none)
+     * @param clientPort      the client's TCP port on loopback: with the proxy's port, the socket that tells which process sent it
+     * @param clientId        the request header's client id ({@code ""} when none)
+     * @param acknowledgement a share group's acknowledgement, not an OffsetCommit
      */
-    record Pending(String group, String memberId, int generation, String clientId, int clientPort, String connection, List<CommitOffset> offsets) {
+    record Pending(String group, String memberId, int generation, String clientId, int clientPort, String connection, List<CommitOffset> offsets,
+            boolean acknowledgement) {
         public Pending {
             Objects.requireNonNull(group, "group");
             offsets = List.copyOf(offsets);
         }
 
-        /** {@code t-0=5,t-1=7}. */
+        /** {@code t-0=5,t-1=7} (an OffsetCommit) or {@code ACCEPT t-0@3,t-0@4} (a share acknowledgement). */
         public String offsetsText() {
-            return CommitOffset.text(offsets);
+            return acknowledgement ? "ACCEPT " + offsets.stream().map(o -> o.topic() + "-" + o.partition() + "@" + o.offset())
+                    .collect(java.util.stream.Collectors.joining(",")) : CommitOffset.text(offsets);
         }
     }
 }

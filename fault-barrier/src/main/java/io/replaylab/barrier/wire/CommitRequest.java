@@ -48,6 +48,19 @@ record CommitRequest(ApiKeys api, String group, String memberId, int generation,
                 s.clientId(), s);
     }
 
+    /** The records a share acknowledgement ACCEPTs, one per record (none for an OffsetCommit). */
+    List<CommitOffset> accepted() {
+        List<CommitOffset> out = new ArrayList<>();
+        if (share != null) {
+            share.acks().stream().filter(a -> a.type() == ShareWitness.AckType.ACCEPT).forEach(a -> {
+                for (long o = a.first(); o <= a.last(); o++) {
+                    out.add(new CommitOffset(a.topic(), a.partition(), o));
+                }
+            });
+        }
+        return out;
+    }
+
     boolean isOffsetCommit() {
         return api == ApiKeys.OFFSET_COMMIT;
     }

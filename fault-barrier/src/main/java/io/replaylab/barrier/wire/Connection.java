@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 
+import io.replaylab.barrier.CommitOffset;
 import org.apache.kafka.common.message.ApiMessageType;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
@@ -195,10 +196,13 @@ final class Connection {
                 }
                 Consumer<ApiMessage> observer = null;
                 if (f.commit() != null) {
-                    if (f.commit().isOffsetCommit() && proxy.checkingCommits()) {
+                    if (proxy.checkingCommits()) {
                         CommitRequest r = f.commit();
-                        proxy.check(new CommitCheck.Pending(r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
-                                client.socket().getPort(), toString(), r.offsets()));
+                        List<CommitOffset> checked = r.isOffsetCommit() ? r.offsets() : r.accepted();
+                        if (!checked.isEmpty()) {
+                            proxy.check(new CommitCheck.Pending(r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
+                                    client.socket().getPort(), toString(), checked, !r.isOffsetCommit()));
+                        }
                     }
                     CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);
                     if (d.hold() != null) {

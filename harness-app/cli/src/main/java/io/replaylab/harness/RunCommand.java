@@ -45,7 +45,7 @@ final class RunCommand implements Callable<Integer> {
 
     /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
     enum ExperimentChoice {
-        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY, SHARES, SHARE_REPLAY, SHARE_OWNERSHIP, SHARE_CRASH, SHARE_POISON;
+        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY, SHARES, SHARE_REPLAY, SHARE_OWNERSHIP, SHARE_CRASH, SHARE_POISON, SHARE_ACK_AHEAD;
 
         /** {@code wire-faults}: how a user types it. */
         String id() {
@@ -70,8 +70,8 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, description = "default (replay, rebalance and "
             + "rebuild), thorough (the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names), all "
             + "(thorough, eos and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, duplicate-publish, "
-            + "durability, shares (share-replay, share-ownership, share-crash and share-poison: a share group's consumer, --share-cmd), "
-            + "share-replay, share-ownership, share-crash, share-poison "
+            + "durability, shares (share-replay, share-ownership, share-crash, share-poison and share-ack-ahead: a share group's consumer, "
+            + "--share-cmd), share-replay, share-ownership, share-crash, share-poison, share-ack-ahead "
             + "(default: ${DEFAULT-VALUE})")
     ExperimentChoice experiment;
 
@@ -375,6 +375,7 @@ final class RunCommand implements Callable<Integer> {
             case SHARE_OWNERSHIP -> List.of(Experiments.shareOwnership());
             case SHARE_CRASH -> List.of(Experiments.shareCrash());
             case SHARE_POISON -> List.of(Experiments.sharePoison());
+            case SHARE_ACK_AHEAD -> List.of(Experiments.shareAckAhead());
         };
     }
 

@@ -124,6 +124,26 @@ final class KafkaNode {
         return entries.contains(own) ? classpath : classpath + java.io.File.pathSeparator + own;
     }
 
+    /**
+     * {@code start}, and once more after {@code forgetPorts} when it failed on a port taken before the node bound it (by
+     * another process, or a client's ephemeral port: free ports are picked first and bound later). Only for ports the lab
+     * picked itself ({@code portsOfItsOwn}); a port the caller chose stays its error.
+     */
+    static <T> T startTakingNewPortsOnce(boolean portsOfItsOwn, Supplier<T> start, Runnable forgetPorts) {
+        try {
+            return start.get();
+        } catch (LocalKafkaException e) {
+            if (!portsOfItsOwn || e.getMessage() == null || !e.getMessage().contains(PORT_TAKEN)) {
+                throw e;
+            }
+            log.warn("a port picked for a Kafka node was taken before it bound it; starting once more on new ports");
+            forgetPorts.run();
+            return start.get();
+        }
+    }
+
+    private static final String PORT_TAKEN = "A port is already in use";
+
     /** Why a node in {@code dir} did not start, from its output and log: jars, ports ({@code ports} in words), Java version, last errors. */
     static String diagnosis(Path dir, String ports) {
         StringBuilder sb = new StringBuilder();
@@ -134,7 +154,7 @@ final class KafkaNode {
             sb.append("The Kafka broker jars are not on the classpath: add org.apache.kafka:kafka_2.13 and a log4j2 binding. ");
         }
         if (brokerLog.contains("Address already in use") || err.contains("Address already in use")) {
-            sb.append("A port is already in use (").append(ports).append("). ");
+            sb.append(PORT_TAKEN).append(" (").append(ports).append("). ");
         }
         if (err.contains("UnsupportedClassVersionError")) {
             sb.append("The Java runtime is too old for these Kafka jars (Kafka 4 needs Java 17). ");

@@ -89,22 +89,13 @@ public final class LocalKafka implements AutoCloseable {
         if (isRunning()) {
             return this;
         }
-        boolean portsOfItsOwn = brokerPort == 0 && controllerPort == 0 && !formatted;
-        try {
-            return startOnce();
-        } catch (LocalKafkaException e) {
-            // a free port may be taken (by another process, or a client's ephemeral port) before the broker binds it: once
-            // more on new ports, its half-formatted data gone, when the ports were the broker's own choice
-            if (!portsOfItsOwn || e.getMessage() == null || !e.getMessage().contains("A port is already in use")) {
-                throw e;
-            }
-            log.warn("a port picked for the broker was taken before it bound it; starting once more on new ports");
+        // its half-formatted data goes with the ports it could not bind
+        return KafkaNode.startTakingNewPortsOnce(brokerPort == 0 && controllerPort == 0 && !formatted, this::startOnce, () -> {
             removeHook();
             brokerPort = 0;
             controllerPort = 0;
             KafkaNode.deleteRecursively(workDir.resolve("data"));
-            return startOnce();
-        }
+        });
     }
 
     private LocalKafka startOnce() {

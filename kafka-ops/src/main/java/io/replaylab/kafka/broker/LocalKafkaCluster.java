@@ -120,6 +120,15 @@ public final class LocalKafkaCluster implements AutoCloseable {
         if (admin != null) {
             return this;
         }
+        // the ports are the cluster's own choice until it has started once (then they stay: a restart keeps its brokers' ports)
+        return KafkaNode.startTakingNewPortsOnce(!formatted, this::startOnce, () -> {
+            ports.clear();
+            nodes.keySet().forEach(id -> KafkaNode.deleteRecursively(nodeDir(id)));
+            nodes.clear();
+        });
+    }
+
+    private LocalKafkaCluster startOnce() {
         KafkaNode.checkJava();
         KafkaNode.checkKafkaOnClasspath(classpath);
         controllerPort = KafkaNode.freePort();

@@ -104,7 +104,7 @@ final class CommitAheadExperiment {
         Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(Source.here("harness"), c.toPayload());
         c.toChecks().forEach(e::check);
-        return e.finish(Verdicts.naming(verdict(e, check, summary), c));
+        return e.finish(Verdicts.naming(verdict(e, check, summary, "commit"), c));
     }
 
     /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */
@@ -146,30 +146,37 @@ final class CommitAheadExperiment {
         at.untrace();
     }
 
-    /** FAIL when the oracle found the loss; PASS only with enough commits checked and none ahead, or ahead but nothing lost. */
-    static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary) {
+    /**
+     * FAIL when the oracle found the loss; PASS only with enough commits (or share acknowledgements: {@code what}) checked and
+     * none ahead, or ahead but nothing lost.
+     */
+    static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary, String what) {
         Optional<FrontierCheck.Ahead> killed = check.killedAt();
         if (killed.isPresent()) {
             FrontierCheck.Ahead k = killed.get();
             // PASS too when the effects landed before the kill (the check said so when it asked again): ahead, yet nothing lost
-            return Outcome.judge(e.confirmFault("A killed (SIGKILL) at a commit ahead of the database: partition " + k.partition() + " at "
-                    + k.offset() + " (event " + check.killEvent().seq() + ")", check.killEvent()), e.checks());
+            return Outcome.judge(e.confirmFault("A killed (SIGKILL) at " + article(what) + " " + what + " ahead of the database: partition "
+                    + k.partition() + " at " + k.offset() + " (event " + check.killEvent().seq() + ")", check.killEvent()), e.checks());
         }
         FrontierCheck.Tally seen = check.tally();
         if (!seen.ahead().isEmpty()) {
             FrontierCheck.Ahead a = seen.ahead().get(0);
-            return Outcome.notRun(seen.ahead().size() + " commit(s) ahead of the database were seen (the first: " + a.instance() + " at "
+            return Outcome.notRun(seen.ahead().size() + " " + what + "(s) ahead of the database were seen (the first: " + a.instance() + " at "
                     + a.partition() + "@" + a.offset() + ", " + a.uncovered() + "), none of them A's to kill: no loss was proved or ruled out");
         }
         if (!seen.unchecked().isEmpty()) {
-            return Outcome.notRun(seen.unchecked().size() + " commit(s) could not be checked (the first: " + seen.unchecked().get(0)
-                    + "): a commit ahead of the database among them cannot be ruled out");
+            return Outcome.notRun(seen.unchecked().size() + " " + what + "(s) could not be checked (the first: " + seen.unchecked().get(0)
+                    + "): " + article(what) + " " + what + " ahead of the database among them cannot be ruled out");
         }
         if (seen.covering() < FrontierCheck.ENOUGH_COMMITS) {
-            return Outcome.notRun("only " + seen.covering() + " commit(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
-                    + " needed): too few to say the consumer never commits ahead of its database");
+            return Outcome.notRun("only " + seen.covering() + " " + what + "(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
+                    + " needed): too few to say the consumer never " + (what.equals("commit") ? "commits" : "acknowledges") + " ahead of its database");
         }
-        return Outcome.judge(e.confirmFault("every commit of the group checked against the target the moment it was sent: " + seen.covering()
+        return Outcome.judge(e.confirmFault("every " + what + " of the group checked against the target the moment it was sent: " + seen.covering()
                 + " covered records, none ahead", summary), e.checks());
+    }
+
+    private static String article(String what) {
+        return what.startsWith("a") ? "an" : "a";
     }
 }

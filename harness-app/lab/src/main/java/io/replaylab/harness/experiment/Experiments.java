@@ -84,9 +84,18 @@ public final class Experiments {
         return new Experiment(ShareCrashExperiment.NAME, List.of(ShareCrashExperiment.REQUIREMENTS), Shares.body(ShareCrashExperiment::run));
     }
 
-    /** share-replay, share-ownership, share-crash and share-poison: the share-group experiments. */
+    /**
+     * Acknowledged ahead of the database in a share group (R11 as it happens, R12): every acknowledgement that ACCEPTs records
+     * checked on the wire against the target as it is sent; A killed at its first one ahead; a record ACCEPTed before its
+     * effect is lost (FAIL naming it). Any client (the wire); needs the wire proxy.
+     */
+    public static Experiment shareAckAhead() {
+        return new Experiment(ShareAckAheadExperiment.NAME, List.of(ShareAckAheadExperiment.REQUIREMENTS), Shares.body(ShareAckAheadExperiment::run, false));
+    }
+
+    /** share-replay, share-ownership, share-crash, share-poison and share-ack-ahead: the share-group experiments. */
     public static List<Experiment> shares() {
-        return List.of(shareReplay(), shareOwnership(), shareCrash(), sharePoison());
+        return List.of(shareReplay(), shareOwnership(), shareCrash(), sharePoison(), shareAckAhead());
     }
 
     /** replay, rebalance, rebuild: a run's default. */

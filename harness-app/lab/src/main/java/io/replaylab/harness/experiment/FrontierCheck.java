@@ -92,6 +92,10 @@ final class FrontierCheck implements CommitCheck {
         if (blocking.isPresent()) {
             return; // no read while the subject may be writing (said once, by the experiment)
         }
+        if (c.acknowledgement()) {
+            acknowledged(c);
+            return;
+        }
         for (CommitOffset o : c.offsets()) {
             if (!topic.equals(o.topic())) {
                 continue;
@@ -122,6 +126,34 @@ final class FrontierCheck implements CommitCheck {
         }
     }
 
+    /**
+     * A share group's acknowledgement: the records it ACCEPTs, each of which must have its effect already (a share group has no
+     * frontier: each record is acknowledged on its own, so the check is of exactly those records, per partition).
+     */
+    private void acknowledged(Pending c) {
+        Map<Integer, java.util.TreeSet<Long>> accepted = new java.util.TreeMap<>();
+        c.offsets().stream().filter(o -> topic.equals(o.topic()))
+                .forEach(o -> accepted.computeIfAbsent(o.partition(), k -> new java.util.TreeSet<>()).add(o.offset()));
+        accepted.forEach((partition, offsets) -> {
+            List<SourceIndex.Entry> without;
+            try {
+                List<SourceIndex.Entry> covered = index.between(partition, offsets.first(), offsets.last() + 1).stream()
+                        .filter(x -> offsets.contains(x.offset())).toList();
+                if (covered.isEmpty()) {
+                    return; // no readable record among them (a quarantined poison one, say): no effect to ask for
+                }
+                without = without(covered);
+            } catch (RuntimeException x) {
+                unchecked.add(c.connection() + " " + c.offsetsText() + ": the lab's read of the source or the target failed (" + x.getMessage() + ")");
+                return;
+            }
+            covering++;
+            if (!without.isEmpty()) {
+                aheadOf(c, new CommitOffset(topic, partition, offsets.last()), without);
+            }
+        });
+    }
+
     private List<SourceIndex.Entry> without(List<SourceIndex.Entry> covered) {
         Set<String> with = target.get().withEffects(covered.stream().map(SourceIndex.Entry::id).toList());
         return covered.stream().filter(x -> !with.contains(x.id())).toList();
@@ -131,13 +163,16 @@ final class FrontierCheck implements CommitCheck {
         Optional<LabContext.Instance> who = attribute(c);
         String name = who.map(LabContext.Instance::name).orElse(crashInstance != null && crashInstance.equals(c.clientId()) ? crashInstance + " (by its client id; "
                 + "its process was not known yet)" : "an unknown client (client id '" + c.clientId() + "', port " + c.clientPort() + ")");
-        String text = "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
-                + " at " + o.offset() + ", covering " + without.size() + " record(s) with no effect in the target yet: " + shown(without);
+        String text = c.acknowledgement()
+                ? "acknowledgement ahead of the database: " + name + " (member " + c.memberId() + ") ACCEPTed " + without.size() + " record(s) of "
+                        + o.topic() + "-" + o.partition() + " with no effect in the target yet: " + shown(without)
+                : "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
+                        + " at " + o.offset() + ", covering " + without.size() + " record(s) with no effect in the target yet: " + shown(without);
         log.info("{}", text);
         boolean kills = killedAt == null && crash != null && who.isPresent() && who.get().name().equals(crashInstance);
         // a commit after the experiment's end (a passive listing) is in the log only: the evidence is closed
         Event ev = ahead.size() < LISTED || kills ? e.recordIfOpen(Source.here("harness"), new Payload.Note(text
-                + (ahead.size() == LISTED - 1 ? " (further commits ahead are counted, not listed)" : ""))).orElse(null) : null;
+                + (ahead.size() == LISTED - 1 ? " (further ones ahead are counted, not listed)" : ""))).orElse(null) : null;
         if (e.finished()) {
             return;
         }
@@ -151,10 +186,11 @@ final class FrontierCheck implements CommitCheck {
             } catch (RuntimeException x) {
                 still = without; // cannot tell: the judge's own read decides
             }
-            Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that commit; asked again once it was dead, "
+            String what = c.acknowledgement() ? "acknowledgement" : "commit";
+            Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that " + what + "; asked again once it was dead, "
                     + (still.isEmpty() ? "every one of those records has its effect now (it landed before the kill)"
                             : still.size() + " record(s) still have no effect: " + shown(still))
-                    + "; the commit goes on to the broker, as one already sent would"));
+                    + "; the " + what + " goes on to the broker, as one already sent would"));
             killedAt = new Ahead(name, o.partition(), o.offset(), still, after);
         }
     }

@@ -12,6 +12,7 @@ import io.replaylab.barrier.wire.ShareWitness;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
+import io.replaylab.oracle.TopicOracle;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
@@ -43,9 +44,16 @@ final class Shares {
 
     /**
      * The experiment's body, started the one way every share experiment starts: the run's environment, the share subject
-     * and the group type in the evidence, NOT_RUN without a share subject.
+     * and the group type in the evidence, NOT_RUN without a share subject; with the wire proxy, every acknowledgement of the
+     * share group that ACCEPTs records is checked against the target as it is sent, and one ahead of the database is listed
+     * in the evidence (never killed here: only share-ack-ahead proves a loss).
      */
     static Experiment.Body body(Body b) {
+        return body(b, true);
+    }
+
+    /** As {@link #body(Body)}; {@code passiveCheck} false for an experiment with a live check of its own (share-ack-ahead). */
+    static Experiment.Body body(Body b, boolean passiveCheck) {
         return (ctx, ns, e) -> {
             Experiments.environment(ctx, e, ns);
             Optional<Subject> share = ctx.settings().shareSubject();
@@ -53,7 +61,12 @@ final class Shares {
                 return e.finish(noShareSubject());
             }
             e.environment("subject", share.get().description()).environment("group type", "share (KIP-932)");
-            return b.run(ctx, e, new Share(share.get(), ns, ns.topic(), ns.group(), ns.inbox(1)));
+            Share s = new Share(share.get(), ns, ns.topic(), ns.group(), ns.inbox(1));
+            if (passiveCheck) {
+                ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(s.group(), new FrontierCheck(e, s.topic(),
+                        TopicOracle.of(ctx.kafka().source(s.topic())).index(), () -> ctx.target().inbox(s.inbox()), () -> ctx.subjects().started()))));
+            }
+            return b.run(ctx, e, s);
         };
     }
 

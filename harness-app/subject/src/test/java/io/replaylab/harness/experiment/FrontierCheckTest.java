@@ -70,7 +70,7 @@ class FrontierCheckTest {
             });
             assertThat(killed[0]).as("a commit no instance is named for is never crashed blindly").isFalse();
             Event summary = e.record(Source.here("test"), new Payload.Note("summary"));
-            Outcome o = CommitAheadExperiment.verdict(e, check, summary);
+            Outcome o = CommitAheadExperiment.verdict(e, check, summary, "commit");
             assertThat(o.status()).isEqualTo(Status.NOT_RUN);
             assertThat(o.reason()).contains("1 commit(s) ahead of the database were seen").contains("none of them A's to kill");
         }
@@ -105,12 +105,48 @@ class FrontierCheckTest {
 
         assertThat(check.tally().covering()).isZero();
         assertThat(check.tally().unchecked()).hasSize(2).allSatisfy(u -> assertThat(u).contains("the target was closed"));
-        Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")));
+        Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")), "commit");
         assertThat(o.status()).isEqualTo(Status.NOT_RUN);
         assertThat(o.reason()).contains("2 commit(s) could not be checked").contains("cannot be ruled out");
     }
 
+    @Test
+    void aShareAcknowledgementIsCheckedForExactlyTheRecordsItAcceptsAndOneAheadIsListedAsAnAcknowledgement(LocalKafka kafka) throws Exception {
+        String topic = topicOfFour(kafka);
+        Path db = dir.resolve("share.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("CREATE TABLE payment_ledger (payment_id TEXT, amount_cents INTEGER)");
+            s.execute("INSERT INTO payment_ledger VALUES ('id-0', 1), ('id-2', 1)");
+        }
+        ExperimentRecorder e = RunRecorder.start(dir.resolve("run"), "t").experiment(ShareAckAheadExperiment.NAME, "R11");
+        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0)));
+        try (Target target = Target.open(new TargetSpec("jdbc:sqlite:" + db, null,
+                "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"))) {
+            FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> target, List::of);
+
+            check.check(acknowledgement(topic, 0, 2)); // id-0 and id-2 applied; id-1 (offset 1, RELEASEd, say) is not among them
+            check.check(acknowledgement(topic, 3));    // id-3: no effect yet
+
+            assertThat(check.tally().covering()).isEqualTo(2);
+            assertThat(check.tally().ahead()).singleElement().satisfies(a -> {
+                assertThat(a.uncovered()).extracting(x -> x.id()).containsExactly("id-3");
+                assertThat(a.offset()).isEqualTo(3);
+            });
+            assertThat(e.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("acknowledgement ahead of the database: "
+                    + "an unknown client (client id 'stranger'") && t.endsWith("ACCEPTed 1 record(s) of " + topic + "-0 with no effect in the "
+                    + "target yet: [id-3 (0@3)]"));
+            Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")), "acknowledgement");
+            assertThat(o.reason()).startsWith("1 acknowledgement(s) ahead of the database were seen");
+        }
+    }
+
+    private static CommitCheck.Pending acknowledgement(String topic, long... offsets) {
+        return new CommitCheck.Pending("g", "m-1", 1, "stranger", 1, "connection 1",
+                java.util.Arrays.stream(offsets).mapToObj(o -> new CommitOffset(topic, 0, o)).toList(), true);
+    }
+
     private static CommitCheck.Pending commit(String topic, long offset) {
-        return new CommitCheck.Pending("g", "m-1", 1, "stranger", 1, "connection 1", List.of(new CommitOffset(topic, 0, offset)));
+        return new CommitCheck.Pending("g", "m-1", 1, "stranger", 1, "connection 1", List.of(new CommitOffset(topic, 0, offset)), false);
     }
 }

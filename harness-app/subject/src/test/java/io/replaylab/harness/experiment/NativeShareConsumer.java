@@ -35,8 +35,8 @@ final class NativeShareConsumer {
      * lab's share subject, with its settings from the placeholders; skips (or fails under CI) without librdkafka, gcc or SQLite.
      */
     static Subject subject() {
-        return Subject.command("'" + binary() + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db} --namespace {namespace}"
-                + " --instance {instance} --processing-log {logdir}/{instance}.processing.jsonl");
+        // positional: the lab's placeholders in the program's order (flags of its own would read as the CLI's)
+        return Subject.command("'" + binary() + "' {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}/{instance}.processing.jsonl");
     }
 
     private static Path binary() {

@@ -92,4 +92,21 @@ class NativeShareConsumerTest {
         assertThat(x.outcome().reason()).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
                 + "with nobody's word for it");
     }
+
+    @Test
+    void theCShareConsumerPassesShareAckAheadAndItsAcknowledgeFirstTwinIsKilledThereAndLosesItsRecord(LocalKafka kafka) throws Exception {
+        ExperimentEvidence ok = run(kafka, Experiments.shareAckAhead(), ShareAckAheadExperiment.NAME, NativeShareConsumer.subject(), 20);
+
+        assertThat(ok.outcome().status()).as(ok.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(ok.outcome().confirmation().description()).startsWith("every acknowledgement of the group checked against the target");
+
+        ExperimentEvidence first = run(kafka, Experiments.shareAckAhead(), ShareAckAheadExperiment.NAME,
+                NativeShareConsumer.subject().env("ACK_FIRST", "1"), 20);
+
+        assertThat(first.outcome().status()).as(first.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(first.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(first.outcome().reason()).containsPattern("effect lost of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-ack-ahead-0 \\(p0@0");
+        assertThat(first.events()).extracting(ev -> ev.payload().summary())
+                .anyMatch(t -> t.startsWith("share-ack-ahead-A killed at that acknowledgement"));
+    }
 }

@@ -9,9 +9,10 @@
  * the broker's error, never fatal: the effect is in the DB and the redelivery meets its inbox row.
  *
  * Twins by environment: NO_INBOX=1 writes the ledger row for every delivery (a second effect on a
- * redelivery); QUARANTINE_ACK=REJECT|RELEASE acknowledges a quarantined record so instead of ACCEPT.
+ * redelivery); QUARANTINE_ACK=REJECT|RELEASE acknowledges a quarantined record so instead of ACCEPT;
+ * ACK_FIRST=1 acknowledges ACCEPT (and commits) BEFORE the DB transaction (a crash between loses the record).
  *
- * Args: --bootstrap B --topic T --group G --db FILE --namespace NS --instance I --processing-log FILE
+ * Args: BOOTSTRAP TOPIC GROUP DB NAMESPACE INSTANCE PROCESSING_LOG
  * Target query: SELECT message_id, amount FROM c_ledger WHERE ns = {namespace}
  * Build: gcc -O2 -o share_consumer share_consumer.c -I$RDK/include -L$RDK/lib -Wl,-rpath,$RDK/lib -lrdkafka -lsqlite3
  */
@@ -415,19 +416,13 @@ static int acknowledge(rd_kafka_share_t *c, const rd_kafka_message_t *m, rd_kafk
     return !strcmp(result, "acknowledged");
 }
 
-static const char *arg(int argc, char **argv, const char *name) {
-    for (int i = 1; i + 1 < argc; i++)
-        if (!strcmp(argv[i], name))
-            return argv[i + 1];
-    die("missing %s (args: --bootstrap --topic --group --db --namespace --instance --processing-log)", name);
-    return NULL;
-}
-
 int main(int argc, char **argv) {
-    const char *bootstrap = arg(argc, argv, "--bootstrap"), *topic = arg(argc, argv, "--topic"), *group = arg(argc, argv, "--group"),
-               *dbpath = arg(argc, argv, "--db"), *ns = arg(argc, argv, "--namespace"), *instance = arg(argc, argv, "--instance"),
-               *logpath = arg(argc, argv, "--processing-log");
-    const char *no_inbox = getenv("NO_INBOX"), *qack = getenv("QUARANTINE_ACK");
+    if (argc != 8)
+        die("usage: share_consumer BOOTSTRAP TOPIC GROUP DB NAMESPACE INSTANCE PROCESSING_LOG (got %d arguments)", argc - 1);
+    const char *bootstrap = argv[1], *topic = argv[2], *group = argv[3], *dbpath = argv[4], *ns = argv[5], *instance = argv[6],
+               *logpath = argv[7];
+    const char *no_inbox = getenv("NO_INBOX"), *qack = getenv("QUARANTINE_ACK"), *ack_first_env = getenv("ACK_FIRST");
+    int ack_first = ack_first_env && !strcmp(ack_first_env, "1");
     rd_kafka_share_AcknowledgeType_t quarantined_ack = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT;
     if (qack && !strcmp(qack, "REJECT"))
         quarantined_ack = RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_REJECT;
@@ -493,6 +488,8 @@ int main(int argc, char **argv) {
             payment_t pay;
             const char *reason = NULL;
             int ok = parse_payment(m->payload, m->len, &pay, &reason) == 0;
+            if (ack_first && !acknowledge(c, m, RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT, &b, instance, ok ? pay.id : NULL))
+                refused++;
             result_t r = store_handle(&store, m, ok ? &pay : NULL, reason);
             counts[r]++;
             line_start(&b, instance, m);
@@ -505,8 +502,8 @@ int main(int argc, char **argv) {
                 put_json(&b, reason);
             }
             line_end(&b);
-            if (!acknowledge(c, m, r == QUARANTINED ? quarantined_ack : RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT, &b, instance,
-                             ok ? pay.id : NULL))
+            if (!ack_first && !acknowledge(c, m, r == QUARANTINED ? quarantined_ack : RD_KAFKA_SHARE_ACKNOWLEDGE_TYPE_ACCEPT, &b, instance,
+                                           ok ? pay.id : NULL))
                 refused++;
             if (stop)
                 break; /* the rest of the batch is not acknowledged: leaving the group releases it */
