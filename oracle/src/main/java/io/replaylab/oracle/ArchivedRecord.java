@@ -9,7 +9,8 @@ import io.replaylab.kafka.PartitionRef;
  * record the consumer REJECTed (its own word: it meant it) and one that came back once too often (released
  * or its lock expired at the delivery count limit: nobody's word for it, the consumer lost it). No Admin
  * API shows a record's state; the lab reads it on the wire. Given to {@link Oracle#compare(io.replaylab.kafka.OffsetSnapshot,
- * java.util.Collection)}, an archived record without an effect is reported as archived (or rejected), not missing.
+ * java.util.Collection)}, an archived record without an effect is reported as archived (or, a readable one the consumer
+ * REJECTed, as rejected), not missing; both fail. A REJECTed malformed record is the consumer's word on it: no finding.
  *
  * @param deliveries how many times it was delivered, the last included
  * @param rejected   the consumer REJECTed it; false: archived at the delivery count limit

@@ -52,9 +52,7 @@ final class BucketJoin implements AutoCloseable {
     /** Null: no archived records were given (not a share group, or nobody watched), and no archived findings are made. */
     private Map<Integer, Map<Long, ArchivedRecord>> archived;
     private long archivedMalformed;
-    private long rejectedMalformed;
     private final Examples<long[]> archivedMalformedEx = new Examples<>(BY_PARTITION_OFFSET);
-    private final Examples<long[]> rejectedMalformedEx = new Examples<>(BY_PARTITION_OFFSET);
     private long malformedCount;
     private long sourceCount;
     private long targetCount;
@@ -81,9 +79,15 @@ final class BucketJoin implements AutoCloseable {
     }
 
     /** The records a share group archived (before any record is read): one without an effect is archived or rejected, not missing. */
-    void archived(java.util.Collection<ArchivedRecord> records) {
+    void archived(String topic, java.util.Collection<ArchivedRecord> records) {
         archived = new HashMap<>();
-        records.forEach(r -> archived.computeIfAbsent(r.partition().partition(), p -> new HashMap<>()).put(r.offset(), r));
+        for (ArchivedRecord r : records) {
+            if (!r.partition().topic().equals(topic)) {
+                throw new IllegalArgumentException("archived record " + r.partition() + "@" + r.offset() + " is not of the source topic " + topic
+                        + ": give the oracle the archived records of its own topic only");
+            }
+            archived.computeIfAbsent(r.partition().partition(), p -> new HashMap<>()).put(r.offset(), r);
+        }
     }
 
     private ArchivedRecord archivedAt(int partition, long offset) {
@@ -116,16 +120,10 @@ final class BucketJoin implements AutoCloseable {
         malformedCount++;
         malformed.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + ": " + reason);
         ArchivedRecord a = archivedAt(partition, offset);
-        if (a != null) { // listed as malformed all the same; its fate is said once more where it counts
-            String text = "p" + partition + "@" + offset + " (malformed) " + a.fate();
-            if (a.rejected()) {
-                rejectedMalformed++;
-                rejectedMalformedEx.offer(new long[] {partition, offset}, text);
-            } else {
-                archivedMalformed++;
-                archivedMalformedEx.offer(new long[] {partition, offset}, text);
-            }
-        }
+        if (a != null && !a.rejected()) { // listed as malformed all the same; lost with nobody's word, it counts as archived too
+            archivedMalformed++;
+            archivedMalformedEx.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + " (malformed) " + a.fate());
+        } // a REJECT of a record nobody can read is the consumer's word on it: the malformed finding lists it
     }
 
     /** One target effect with an integer amount (called from one thread, which may differ from the source's). */
@@ -180,11 +178,10 @@ final class BucketJoin implements AutoCloseable {
         Finding sourceDupF = new Finding("source-duplicates", t.sourceDuplicates, t.sourceDupEx.texts());
         Finding holesF = committed == null ? null : new Finding("holes", t.holes, holeEx);
         t.archivedEx.addAll(archivedMalformedEx);
-        t.rejectedEx.addAll(rejectedMalformedEx);
         Finding archivedF = archived == null ? null : new Finding("archived", t.archived + archivedMalformed, t.archivedEx.texts());
-        Finding rejectedF = archived == null ? null : new Finding("rejected", t.rejected + rejectedMalformed, t.rejectedEx.texts());
+        Finding rejectedF = archived == null ? null : new Finding("rejected", t.rejected, t.rejectedEx.texts());
         List<String> bad = new ArrayList<>();
-        for (Finding f : new Finding[] {missingF, duplicatedF, unexpectedF, mismatchedF, holesF, archivedF}) {
+        for (Finding f : new Finding[] {missingF, duplicatedF, unexpectedF, mismatchedF, holesF, archivedF, rejectedF}) {
             if (f != null && f.count() > 0) {
                 bad.add(f.count() + " " + f.kind());
             }
@@ -192,7 +189,6 @@ final class BucketJoin implements AutoCloseable {
         Status status = bad.isEmpty() ? Status.PASS : Status.FAIL;
         String reason = bad.isEmpty() ? sourceCount + " source records, " + targetCount + " effects: every identity and amount matches"
                 + (malformedCount > 0 ? "; " + malformedCount + " malformed source record(s) listed" : "")
-                + (rejectedF != null && rejectedF.count() > 0 ? "; " + rejectedF.count() + " rejected by the consumer (its word), listed" : "")
                 : String.join(", ", bad);
         return new Comparison(status, reason, cut, namespace, sourceCount, targetCount, missingF, duplicatedF, unexpectedF, mismatchedF,
                 malformedF, sourceDupF, holesF, archivedF, rejectedF);
@@ -302,7 +298,7 @@ final class BucketJoin implements AutoCloseable {
                 long offset = i64(s, tail + 4);
                 String key = idAt(s, at);
                 ArchivedRecord archival = archivedAt(partition, offset);
-                if (archival != null) { // no effect, and the broker will never deliver it again: whose word it was decides
+                if (archival != null) { // no effect, and the broker will never deliver it again: a readable record's effect is lost either way
                     String text = key + " (p" + partition + "@" + offset + ") " + archival.fate();
                     if (archival.rejected()) {
                         t.rejected++;

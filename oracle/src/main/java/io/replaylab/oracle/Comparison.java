@@ -16,7 +16,9 @@ import io.replaylab.evidence.Status;
  *
  * For a share group given its archived records ({@link ArchivedRecord}), a record without an effect the broker
  * will never deliver again is not missing: {@code archived} when nobody's word archived it (the delivery count
- * limit: the consumer lost it, FAIL), {@code rejected} when the consumer REJECTed it (its word: listed, no FAIL).
+ * limit: the consumer lost it, FAIL; a malformed one too), {@code rejected} when the consumer REJECTed a readable
+ * record (its own word, but the record's effect is lost: FAIL). A REJECT of a malformed record is the consumer's
+ * word on a record nobody can read: the malformed finding lists it, nothing fails.
  *
  * @param holes    null when no committed offsets were given (the frontier was not checked)
  * @param archived null when no archived records were given
@@ -60,6 +62,7 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
         }
         if (archived != null) {
             checks.add(zero("no record archived with nobody's word for it", "R12", archived));
+            checks.add(zero("no readable record rejected without its effect", "R12", rejected));
         }
         return checks;
     }

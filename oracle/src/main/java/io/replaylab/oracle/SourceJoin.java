@@ -33,7 +33,7 @@ final class SourceJoin {
         Cut cut = reader.cutOrNow();
         try (BucketJoin join = new BucketJoin(cut.total())) {
             if (archived != null) {
-                join.archived(archived);
+                join.archived(source.topic(), archived);
             }
             long t0 = System.nanoTime();
             CompletableFuture<Long> targetRead = CompletableFuture.supplyAsync(() -> {

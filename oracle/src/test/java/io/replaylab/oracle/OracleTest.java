@@ -207,17 +207,18 @@ class OracleTest {
     }
 
     @Test
-    void aShareGroupsArchivedRecordWithoutEffectIsArchivedOrRejectedNotMissingAndOnlyNobodysWordFails(LocalKafka kafka, LabNamespace ns)
-            throws Exception {
-        List<Sent> sent = produce(kafka, ns, 6, "not json");
+    void aShareGroupsArchivedRecordWithoutEffectIsArchivedOrRejectedNotMissingAndOnlyARejectedPoisonIsTheConsumersWord(LocalKafka kafka,
+            LabNamespace ns) throws Exception {
+        List<Sent> sent = produce(kafka, ns, 6, "not json", "still not json");
         List<Sent> rows = new ArrayList<>(sent);
         rows.remove(4); // released until the broker archived it
-        rows.remove(2); // the consumer REJECTed it
+        rows.remove(2); // the consumer REJECTed it, a readable payment
         rows.remove(0); // simply missing
         String db = ledger(ns.inbox(1), rows);
         PartitionRef p0 = PartitionRef.of(ns.topic(), 0);
         List<ArchivedRecord> archived = List.of(ArchivedRecord.atLimit(p0, 4, 5), ArchivedRecord.rejected(p0, 2, 1),
-                ArchivedRecord.atLimit(p0, 6, 5), ArchivedRecord.atLimit(p0, 5, 5)); // 6: the malformed one; 5 has its effect
+                ArchivedRecord.atLimit(p0, 6, 5), ArchivedRecord.rejected(p0, 7, 1), // the malformed ones: released, rejected
+                ArchivedRecord.atLimit(p0, 5, 5)); // 5 has its effect
         try (Target t = Target.open(spec(db, ns.inbox(1)))) {
             Oracle oracle = Oracle.of(SourceSpec.topic(kafka.bootstrapServers(), ns.topic()), t);
             Comparison c = oracle.compare(null, archived);
@@ -226,20 +227,24 @@ class OracleTest {
             assertThat(c.archived().count()).isEqualTo(2);
             assertThat(c.archived().examples()).containsExactly(ns.prefix() + "-4 (p0@4) archived after 5 deliveries",
                     "p0@6 (malformed) archived after 5 deliveries");
-            assertThat(c.rejected().examples()).containsExactly(ns.prefix() + "-2 (p0@2) rejected by the consumer at delivery 1");
-            assertThat(c.malformed().count()).as("listed as malformed all the same").isEqualTo(1);
-            assertThat(c.reason()).isEqualTo("1 missing, 2 archived");
-            assertThat(c.toChecks()).filteredOn(ch -> ch.name().equals("no record archived with nobody's word for it"))
-                    .extracting(Check::status).containsExactly(Status.FAIL);
+            assertThat(c.rejected().examples()).as("a readable record REJECTed: its effect is lost all the same")
+                    .containsExactly(ns.prefix() + "-2 (p0@2) rejected by the consumer at delivery 1");
+            assertThat(c.malformed().count()).as("listed as malformed all the same").isEqualTo(2);
+            assertThat(c.reason()).isEqualTo("1 missing, 2 archived, 1 rejected");
+            assertThat(c.toChecks()).filteredOn(ch -> ch.name().equals("no record archived with nobody's word for it")
+                    || ch.name().equals("no readable record rejected without its effect")).extracting(Check::status)
+                    .containsExactly(Status.FAIL, Status.FAIL);
 
             Comparison plain = oracle.compare();
             assertThat(plain.archived()).as("no archived records given: no archived finding").isNull();
             assertThat(plain.missing().count()).isEqualTo(3);
 
-            ledger(ns.inbox(1), List.of(sent.get(0), sent.get(4)));
-            Comparison meant = oracle.compare(null, List.of(ArchivedRecord.rejected(p0, 2, 1)));
+            ledger(ns.inbox(1), List.of(sent.get(0), sent.get(2), sent.get(4)));
+            Comparison meant = oracle.compare(null, List.of(ArchivedRecord.rejected(p0, 7, 1)));
             assertThat(meant.status()).as(meant.reason()).isEqualTo(Status.PASS);
-            assertThat(meant.reason()).endsWith("; 1 malformed source record(s) listed; 1 rejected by the consumer (its word), listed");
+            assertThat(meant.rejected().count()).as("a REJECTed malformed record is the consumer's word on it").isZero();
+            assertThatThrownBy(() -> oracle.compare(null, List.of(ArchivedRecord.atLimit(PartitionRef.of("another", 0), 1, 5))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not of the source topic " + ns.topic());
         }
     }
 

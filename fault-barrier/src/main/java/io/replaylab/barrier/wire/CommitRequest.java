@@ -38,27 +38,24 @@ record CommitRequest(ApiKeys api, String group, String memberId, int generation,
 
     /** A share request that carries acknowledgements. */
     static CommitRequest of(ShareRequest s) {
-        List<CommitOffset> offsets = new ArrayList<>();
-        s.acks().forEach(a -> {
+        return new CommitRequest(s.api(), s.group(), s.memberId() == null ? "" : s.memberId(), s.sessionEpoch(), records(s.acks()), s.version(),
+                s.clientId(), s);
+    }
+
+    /** Each record of the runs, one offset per record. */
+    private static List<CommitOffset> records(List<ShareRequest.Ack> runs) {
+        List<CommitOffset> out = new ArrayList<>();
+        runs.forEach(a -> {
             for (long o = a.first(); o <= a.last(); o++) {
-                offsets.add(new CommitOffset(a.topic(), a.partition(), o));
+                out.add(new CommitOffset(a.topic(), a.partition(), o));
             }
         });
-        return new CommitRequest(s.api(), s.group(), s.memberId() == null ? "" : s.memberId(), s.sessionEpoch(), offsets, s.version(),
-                s.clientId(), s);
+        return out;
     }
 
     /** The records a share acknowledgement ACCEPTs, one per record (none for an OffsetCommit). */
     List<CommitOffset> accepted() {
-        List<CommitOffset> out = new ArrayList<>();
-        if (share != null) {
-            share.acks().stream().filter(a -> a.type() == ShareWitness.AckType.ACCEPT).forEach(a -> {
-                for (long o = a.first(); o <= a.last(); o++) {
-                    out.add(new CommitOffset(a.topic(), a.partition(), o));
-                }
-            });
-        }
-        return out;
+        return share == null ? List.of() : records(share.acks().stream().filter(a -> a.type() == ShareWitness.AckType.ACCEPT).toList());
     }
 
     boolean isOffsetCommit() {

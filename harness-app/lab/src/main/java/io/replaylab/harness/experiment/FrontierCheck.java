@@ -26,11 +26,12 @@ import io.replaylab.oracle.Target;
  * database": recorded with its instance, partition, offset and the first ids without an effect.
  * When armed for an instance, its first such commit kills it there (the commit then goes on to the
  * broker, as one already sent would) and the ids are asked again once it is dead: only those still
- * without an effect count as lost.
+ * without an effect count as lost. For a share group, each acknowledgement that ACCEPTs records is
+ * checked the same way, for exactly the records it ACCEPTs ("acknowledgement ahead of the database").
  */
 final class FrontierCheck implements CommitCheck {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FrontierCheck.class);
-    /** How many checked commits that covered a record a PASS needs. */
+    /** How many checked commits (or share acknowledgements) that covered a record a PASS needs. */
     static final int ENOUGH_COMMITS = 3;
     private static final int SHOWN = 5;
     /** Commits ahead listed in the evidence one by one; the rest are counted (a commit-first consumer is ahead at every commit). */

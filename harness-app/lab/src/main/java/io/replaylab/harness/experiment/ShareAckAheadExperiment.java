@@ -44,7 +44,7 @@ final class ShareAckAheadExperiment {
                 + "checked; RELEASE and REJECT claim no effect and are not checked.");
         e.limitation("One partition: B fetches from the partition A was reading.");
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
-        Duration lock = Shares.configureGroup(ctx, e, s.group(), ShareOwnershipExperiment.LOCK);
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), Shares.LOCK);
         Experiments.produce(ctx, e, s.ns());
 
         FrontierCheck check = new FrontierCheck(e, s.topic(), TopicOracle.of(ctx.kafka().source(s.topic())).index(), () -> ctx.target().inbox(s.inbox()),

@@ -46,7 +46,7 @@ final class ShareCrashExperiment {
                 + ShareOwnershipExperiment.ACKNOWLEDGE + " (A's first record is behind it)");
         e.limitation("One partition: B fetches from the partition A was reading.");
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
-        Duration lock = Shares.configureGroup(ctx, e, s.group(), ShareOwnershipExperiment.LOCK);
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), Shares.LOCK);
         Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));

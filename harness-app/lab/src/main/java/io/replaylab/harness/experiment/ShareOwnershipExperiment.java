@@ -44,8 +44,6 @@ final class ShareOwnershipExperiment {
     /** Where A is held: its acknowledgement of the record it applied, before the acknowledgement goes to the broker. */
     static final MethodPoint ACKNOWLEDGE = BarrierPlan.SHARE_ACKNOWLEDGE;
 
-    /** The lab's lock: short, so that it expires while A is held (the lab's broker allows 1 s and up), long enough for B's brief hold. */
-    static final Duration LOCK = Duration.ofSeconds(4);
 
     /** A frozen A's lock outlasts the share session timeout by this much: its removal, not the lock, gives the record back. */
     static final Duration REMOVAL_MARGIN = Duration.ofSeconds(10);
@@ -94,9 +92,13 @@ final class ShareOwnershipExperiment {
                 return e.finish(untellable.get());
             }
         }
+        Duration lock = Shares.configureGroup(ctx, e, s.group(), frozen ? session.plus(REMOVAL_MARGIN) : Shares.LOCK);
+        Optional<Outcome> shortLock = frozen ? lockTooShort(session, lock) : Optional.empty();
+        if (shortLock.isPresent()) {
+            return e.finish(shortLock.get());
+        }
         e.environment("hold mode", frozen ? "process: A's whole JVM frozen (its heartbeats stop; the broker removes it after the share session "
-                + "timeout of " + session.toMillis() + " ms, before its lock runs out)" : onTheWire ? "connection" : "thread");
-        Duration lock = Shares.configureGroup(ctx, e, s.group(), frozen ? session.plus(REMOVAL_MARGIN) : LOCK);
+                + "timeout of " + session.toMillis() + " ms, before its " + lock.toMillis() + " ms lock runs out)" : onTheWire ? "connection" : "thread");
         Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
@@ -134,7 +136,7 @@ final class ShareOwnershipExperiment {
                     held.id() + " at offset " + held.offset()));
 
             // B starts once A's lock has run out: the expired record is then the lowest one available, B's first
-            Optional<String> atRemoval = Optional.empty(); // frozen A: what a probe got at A's removal (empty: X itself, or not frozen)
+            Optional<String> atRemoval = Optional.empty(); // frozen A: what gave the record back, as a probe at A's removal showed
             if (frozen) {
                 ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
                 Duration removalWait = session.plus(REMOVAL_MARGIN.dividedBy(2));
@@ -147,7 +149,7 @@ final class ShareOwnershipExperiment {
                 }
                 e.record(HARNESS, new Payload.Note("the broker removed frozen A from the share group " + Duration.between(arrival.time(),
                         java.time.Instant.now()).toMillis() + " ms after its hold (its lock: " + lock.toMillis() + " ms)"));
-                atRemoval = probe(ctx, e, plan, s, held, options);
+                atRemoval = Optional.of(probe(ctx, e, plan, s, held, options, arrival.time().plus(lock)));
                 Duration left = lock.plus(LOCK_MARGIN).minus(Duration.between(arrival.time(), java.time.Instant.now()));
                 ctx.step("B starts once A's " + lock.toMillis() + " ms lock has run out too");
                 if (!left.isNegative()) {
@@ -204,10 +206,7 @@ final class ShareOwnershipExperiment {
                         + held.id() + " again, delivery "
                         + again.deliveryCount() + ", and handled it as " + again.result() + "; A was "
                         + (aStillIn ? "still a member (its heartbeats go on while its thread is held): the lock expired"
-                                : atRemoval.map(y -> "no longer a member (removed after the share session timeout), yet the record came back only "
-                                        + "when its lock ran out: at A's removal it was still A's (a probe member got " + y + " first)")
-                                        .orElse(frozen ? "no longer a member (removed after the share session timeout): the record came back at A's "
-                                                + "removal (a probe member got it then)" : "no longer a member (removed after the share session timeout)"))));
+                                : "no longer a member (removed after the share session timeout)" + atRemoval.map(how -> ", " + how).orElse(""))));
                 e.check(Check.pass("the record went to B after A's lock expired", "R8", held.id() + " delivered to B with delivery count >= 2",
                         "delivery " + again.deliveryCount() + " to B, " + again.result()));
 
@@ -268,6 +267,16 @@ final class ShareOwnershipExperiment {
                 + "and removal cannot be told apart on this broker (lower its group.share.session.timeout.ms)"));
     }
 
+    /** NOT_RUN when the group's lock (the broker refused the one asked for) does not outlast the session timeout by the margin. */
+    static Optional<Outcome> lockTooShort(Duration session, Duration lock) {
+        if (lock.compareTo(session.plus(REMOVAL_MARGIN)) >= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(Outcome.notRun("A frozen would be removed after the share session timeout of " + session.toMillis() + " ms, but the "
+                + "group's record lock is " + lock.toMillis() + " ms (the broker refused " + session.plus(REMOVAL_MARGIN).toMillis()
+                + " ms): the lock would run out first, and lock expiry and removal could not be told apart"));
+    }
+
     /** NOT_RUN when frozen A is still a member of the share group in {@code group} after {@code waited}: its removal was not seen. */
     static Optional<Outcome> removalNotSeen(OffsetSnapshot group, String a, Duration waited, Duration session) {
         if (group.members().stream().map(GroupMember::clientId).noneMatch(a::equals)) {
@@ -278,33 +287,45 @@ final class ShareOwnershipExperiment {
     }
 
     /**
-     * What a probe member gets first right after a frozen A's removal, while A's lock still runs: empty when it is the record A
-     * holds (the removal gave it back), else the record it got (the held one stays A's until its lock runs out; measured so on
-     * Kafka 4.4: the removed member's connection is still open). The probe is stopped either way; what it did is the subject's
-     * own handling (its inbox is the target's).
+     * What gave a frozen A's record back, as a probe member shows right after A's removal while A's lock still runs: the held
+     * record itself, before the lock's end (the removal gave it back), or another one (the held one stays A's until its lock
+     * runs out; measured so on Kafka 4.4: the removed member's connection is still open), or nothing that tells. A clause for
+     * the redelivery's note. The probe is killed (SIGKILL) at its first acknowledgement, before it sends it: what it had
+     * acquired goes back to the group as its connection closes, so B can get the held record whichever way it came back.
      */
-    private static Optional<String> probe(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, Shares.Share s, ProcessingLine held,
-            BarrierOptions options) throws Exception {
+    private static String probe(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, Shares.Share s, ProcessingLine held,
+            BarrierOptions options, java.time.Instant lockEnd) throws Exception {
         ctx.step("a probe member fetches at A's removal: does the broker give " + held.id() + " back now?");
         try (Held p = plan.arm(ctx, e, "probe-before-acknowledge", ctx.subjects().shareConsumer(NAME + "-P", s.topic(), s.group(), s.inbox()),
                 s.group(), HoldMode.THREAD, options)) {
+            Arrival at;
             try {
-                p.awaitArrival();
+                at = p.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 e.record(HARNESS, new Payload.Note("the probe member acknowledged nothing within " + ctx.settings().timeouts().barrier()
                         + " of A's removal"));
-                return Optional.of("nothing");
+                return "whether its removal or its lock's end gave the record back is not known (a probe member at the removal acknowledged "
+                        + "nothing)";
             }
             Optional<ProcessingLine> first = ctx.subjects().processingLines(p.instance().name())
                     .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+            p.crash();
             boolean same = first.filter(l -> l.isAbout(held.partition(), held.offset())).isPresent();
             String got = first.map(l -> l.id() + " (offset " + l.offset() + ", delivery " + l.delivery().map(String::valueOf).orElse("?") + ")")
                     .orElse("nothing its processing log names");
+            boolean inTime = at.time().isBefore(lockEnd);
             e.record(Source.of(p.instance().name(), p.instance().pid(), "processing log"), new Payload.Note("at A's removal a probe member got "
-                    + got + (same ? ": the removal gave " + held.id() + " back" : ": " + held.id() + " is still A's, locked")));
-            return same ? Optional.empty() : Optional.of(got);
+                    + got + (!inTime ? ", but only after A's lock had run out: it tells removal and expiry not apart"
+                            : same ? ": the removal gave " + held.id() + " back" : ": " + held.id() + " is still A's, locked")
+                    + "; the probe killed before its acknowledgement"));
+            if (!inTime) {
+                return "whether its removal or its lock's end gave the record back is not known (a probe member got " + got + " only after the "
+                        + "lock's end)";
+            }
+            return same ? "the record came back at A's removal (a probe member got it then)"
+                    : "yet the record came back only when its lock ran out: at A's removal it was still A's (a probe member got " + got + " first)";
         } catch (PointNotReached | PointUnreachable x) {
-            return Optional.of("nothing (" + x.getMessage() + ")");
+            return "whether its removal or its lock's end gave the record back is not known (the probe: " + x.getMessage() + ")";
         }
     }
 

@@ -1,9 +1,12 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
@@ -25,6 +28,12 @@ import io.replaylab.evidence.process.Poll;
 final class Shares {
     /** An external broker's floor for a group's record lock, by default ({@code group.share.min.record.lock.duration.ms}). */
     static final Duration BROKER_DEFAULT_MIN_LOCK = Duration.ofSeconds(15);
+
+    /**
+     * The lab's record lock for a share experiment's group: short, so that it runs out while A is held, long enough for a
+     * brief hold of B (the lab's broker allows 1 s and up).
+     */
+    static final Duration LOCK = Duration.ofSeconds(4);
 
     /** A broker's delivery count limit by default ({@code group.share.delivery.count.limit}). */
     static final int DEFAULT_DELIVERY_COUNT_LIMIT = 5;
@@ -110,7 +119,7 @@ final class Shares {
         try {
             drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "recovery", needed);
         } finally {
-            for (LabContext.Instance i : new java.util.ArrayList<>(running)) {
+            for (LabContext.Instance i : new ArrayList<>(running)) {
                 ctx.subjects().stop(e, i);
             }
         }
@@ -134,16 +143,30 @@ final class Shares {
         if (ctx.kafka().witness().isEmpty()) {
             return ctx.target().compare(s.topic(), s.inbox(), drained);
         }
-        int limit = deliveryCountLimit(ctx, e, s.group());
-        return ctx.target().compare(s.topic(), s.inbox(), drained, archived(ctx.kafka().witness().get().share(), s.group(), s.topic(), limit));
+        Optional<Integer> limit = deliveryCountLimit(ctx, e, s.group());
+        if (limit.isEmpty()) {
+            return ctx.target().compare(s.topic(), s.inbox(), drained);
+        }
+        return ctx.target().compare(s.topic(), s.inbox(), drained, archived(ctx.kafka().witness().get().share(), s.group(), s.topic(), limit.get()));
     }
 
-    /** The group's delivery count limit (a group config since Kafka 4.2; the broker's default, 5, where the broker has none). */
-    static int deliveryCountLimit(LabContext ctx, ExperimentRecorder e, String group) {
-        String limit = ctx.kafka().ops().groupConfigs(group).get("share.delivery.count.limit");
+    /**
+     * The group's delivery count limit (a group config since Kafka 4.2; the broker's default, 5, where the broker has none);
+     * empty, said in the evidence, when the group's configs cannot be read (an ACL, say): no record is then judged archived.
+     */
+    static Optional<Integer> deliveryCountLimit(LabContext ctx, ExperimentRecorder e, String group) {
+        Integer limit;
+        try {
+            String set = ctx.kafka().ops().groupConfigs(group).get("share.delivery.count.limit");
+            limit = set == null ? null : Integer.valueOf(set);
+        } catch (RuntimeException unreadable) {
+            e.environment("delivery count limit", "not known (the group's configs could not be read: " + unreadable.getMessage() + "): no record "
+                    + "is judged archived, an archived one counts as missing");
+            return Optional.empty();
+        }
         e.environment("delivery count limit", limit == null ? DEFAULT_DELIVERY_COUNT_LIMIT + " (the broker's default: it has no group config for it)"
                 : limit + " (the group's share.delivery.count.limit)");
-        return limit == null ? DEFAULT_DELIVERY_COUNT_LIMIT : Integer.parseInt(limit);
+        return Optional.of(limit == null ? DEFAULT_DELIVERY_COUNT_LIMIT : limit);
     }
 
     /**
@@ -152,25 +175,25 @@ final class Shares {
      * REJECT (released, or its lock run out, at the limit: the broker archived it with nobody's word for it).
      */
     static List<ArchivedRecord> archived(ShareWitness wire, String group, String topic, int limit) {
-        Map<PartitionRef, Map<Long, Integer>> delivered = new java.util.HashMap<>();
+        Map<PartitionRef, Map<Long, Integer>> delivered = new HashMap<>();
         for (ShareWitness.Delivery d : wire.deliveries(group)) {
             if (d.topic().equals(topic)) {
-                Map<Long, Integer> p = delivered.computeIfAbsent(PartitionRef.of(topic, d.partition()), k -> new java.util.TreeMap<>());
+                Map<Long, Integer> p = delivered.computeIfAbsent(PartitionRef.of(topic, d.partition()), k -> new TreeMap<>());
                 for (long o = d.firstOffset(); o <= d.lastOffset(); o++) {
                     p.merge(o, d.deliveryCount(), Math::max);
                 }
             }
         }
-        Map<PartitionRef, Map<Long, ShareWitness.AckType>> decided = new java.util.HashMap<>();
+        Map<PartitionRef, Map<Long, ShareWitness.AckType>> decided = new HashMap<>();
         for (ShareWitness.Acknowledgement a : wire.acknowledgements(group)) {
             if (a.topic().equals(topic) && a.accepted() && (a.type() == ShareWitness.AckType.ACCEPT || a.type() == ShareWitness.AckType.REJECT)) {
-                Map<Long, ShareWitness.AckType> p = decided.computeIfAbsent(PartitionRef.of(topic, a.partition()), k -> new java.util.HashMap<>());
+                Map<Long, ShareWitness.AckType> p = decided.computeIfAbsent(PartitionRef.of(topic, a.partition()), k -> new HashMap<>());
                 for (long o = a.firstOffset(); o <= a.lastOffset(); o++) {
                     p.putIfAbsent(o, a.type()); // the first word the broker took is the record's fate
                 }
             }
         }
-        List<ArchivedRecord> out = new java.util.ArrayList<>();
+        List<ArchivedRecord> out = new ArrayList<>();
         delivered.forEach((partition, offsets) -> offsets.forEach((offset, count) -> {
             ShareWitness.AckType word = decided.getOrDefault(partition, Map.of()).get(offset);
             if (word == ShareWitness.AckType.REJECT) {

@@ -251,6 +251,9 @@ final class Verdicts {
         if (c.archived() != null && c.archived().count() > 0) {
             effects.add("archived by the broker with nobody's word for it, " + listed(c.archived()));
         }
+        if (c.rejected() != null && c.rejected().count() > 0) {
+            effects.add("rejected by the consumer, its effect lost, " + listed(c.rejected()));
+        }
         return effects.isEmpty() ? judged
                 : new Outcome(Status.FAIL, judged.reason() + ": " + String.join("; ", effects), judged.failKind(), judged.confirmation());
     }

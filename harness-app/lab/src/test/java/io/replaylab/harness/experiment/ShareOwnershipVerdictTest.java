@@ -49,4 +49,14 @@ class ShareOwnershipVerdictTest {
         assertThat(ShareOwnershipExperiment.removalNotSeen(group("other"), "share-ownership-A", waited, session)).isEmpty();
         assertThat(ShareOwnershipExperiment.removalNotSeen(group(), "share-ownership-A", waited, session)).isEmpty();
     }
+
+    @Test
+    void aLockTheBrokerCutBelowTheSessionTimeoutAndItsMarginMakesTheFrozenCellNotRun() {
+        assertThat(ShareOwnershipExperiment.lockTooShort(Duration.ofSeconds(6), Duration.ofSeconds(16))).isEmpty();
+
+        Outcome o = ShareOwnershipExperiment.lockTooShort(Duration.ofSeconds(10), Duration.ofSeconds(15)).orElseThrow();
+        assertThat(o.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(o.reason()).isEqualTo("A frozen would be removed after the share session timeout of 10000 ms, but the group's record lock is "
+                + "15000 ms (the broker refused 20000 ms): the lock would run out first, and lock expiry and removal could not be told apart");
+    }
 }

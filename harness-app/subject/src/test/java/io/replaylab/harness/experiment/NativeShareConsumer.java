@@ -18,7 +18,8 @@ import io.replaylab.harness.lab.Subject;
  * consumer (a preview) and SQLite, compiled with gcc against the librdkafka that {@code .ci/install-librdkafka-share} builds
  * into {@link #LIBRDKAFKA} (or {@code $REPLAYLAB_LIBRDKAFKA}). Under CI ({@code CI=true}) a missing librdkafka, gcc or SQLite
  * header fails the test; elsewhere it is skipped with the command that installs it. Its twins are switches in its
- * environment: {@code NO_INBOX=1} (every delivery applied), {@code QUARANTINE_ACK=REJECT|RELEASE}.
+ * environment: {@code NO_INBOX=1} (every delivery applied), {@code QUARANTINE_ACK=REJECT|RELEASE}, {@code ACK_FIRST=1}
+ * (ACCEPT and commit before the DB transaction).
  */
 final class NativeShareConsumer {
     /** The consumer's effects: one row per applied delivery. */
