@@ -54,6 +54,18 @@ class ShareCrashExperimentTest {
     }
 
     @Test
+    void aShareConsumerThatRejectsTheRecordRedeliveredAfterTheCrashLosesItByItsOwnWordAndFails(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-redelivered"))));
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(x.outcome().reason()).containsPattern("rejected by the consumer, its effect lost, 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+ "
+                + "\\(p0@\\d+\\) rejected by the consumer at delivery 2");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no readable record rejected without its effect")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
+    }
+
+    @Test
     void aShareConsumerThatIsNotAJvmIsNotRun(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
 

@@ -23,7 +23,8 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * redelivery); {@code share-ack-first} acknowledges and commits BEFORE its DB transaction (a crash between
  * loses the record); {@code share-release-malformed} RELEASEs a record it cannot read instead of accepting its
  * quarantine (delivered again and again until the broker archives it); {@code share-reject-malformed} REJECTs
- * it; {@code share} is the reference itself. Test hooks, the same for every mode, to put
+ * it; {@code share-reject-redelivered} REJECTs any record delivered a second time, unapplied ("a redelivery is suspect":
+ * its effect is lost when the first delivery never applied it); {@code share} is the reference itself. Test hooks, the same for every mode, to put
  * the fault where the tests want it: {@code stall-first=MS} holds its first record for MS after its DB
  * transaction and before its acknowledgement (past a short lock: the record is redelivered and the late
  * acknowledgement refused); {@code crash-at=N} halts the JVM as it starts the DB transaction of its N-th
@@ -96,7 +97,7 @@ public final class ShareTwinMain {
             AcknowledgeType quarantinedAck() {
                 return switch (mode) {
                     case "share-release-malformed" -> AcknowledgeType.RELEASE; // "try again later", every time: the broker archives it at its limit
-                    case "share-reject-malformed" -> AcknowledgeType.REJECT; // the consumer's own word: never deliver it again
+                    case "share-reject-malformed", "share-reject-redelivered" -> AcknowledgeType.REJECT; // the consumer's own word: never again
                     default -> super.quarantinedAck();
                 };
             }
@@ -104,7 +105,7 @@ public final class ShareTwinMain {
             @Override
             boolean acknowledgesFirst() {
                 return switch (mode) {
-                    case "share", "share-no-inbox", "share-release-malformed", "share-reject-malformed" -> false;
+                    case "share", "share-no-inbox", "share-release-malformed", "share-reject-malformed", "share-reject-redelivered" -> false;
                     case "share-ack-first" -> true;
                     default -> throw new IllegalArgumentException("unknown mode " + mode);
                 };
@@ -120,6 +121,9 @@ public final class ShareTwinMain {
                     System.out.println("crash at record " + n + ": " + p.id());
                     System.out.flush();
                     Runtime.getRuntime().halt(137); // no shutdown hook, no acknowledgement, no close: as a SIGKILL
+                }
+                if (mode.equals("share-reject-redelivered") && r.deliveryCount().orElse((short) 1) >= 2) {
+                    return InboxProjection.Result.QUARANTINED; // not applied, and REJECTed as a quarantined record is
                 }
                 InboxProjection.Result result = super.project(db, r, p);
                 if (n == 1 && stallFirstMs > 0) {
