@@ -25,7 +25,6 @@ import io.replaylab.harness.lab.LabContext;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.TopicOracle;
 
 /**
  * Commit-ahead (R11 as it happens, R12): every OffsetCommit of the group is checked on the wire
@@ -61,8 +60,7 @@ final class CommitAheadExperiment {
         // a consumer that commits on a timer must have records in flight when it does, not a topic drained before A is held
         StagedSource source = StagedSource.produce(ctx, e, ns, "once A is held at its DB commit (or, with no DB hold, at once)");
 
-        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(ctx.kafka().source(topic)).index(), () -> ctx.target().inbox(inbox),
-                () -> ctx.subjects().started());
+        FrontierCheck check = FrontierCheck.of(ctx, e, topic, inbox);
         String aName = NAME + "-A";
         InstanceSpec spec = ctx.subjects().consumer(aName, topic, group, inbox);
         List<LabContext.Instance> running = new ArrayList<>();

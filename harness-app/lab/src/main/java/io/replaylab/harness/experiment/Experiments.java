@@ -192,9 +192,7 @@ public final class Experiments {
     static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         environment(ctx, e, ns);
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
-        ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), new FrontierCheck(e, ns.topic(),
-                TopicOracle.of(ctx.kafka().source(ns.topic())).index(), () -> ctx.target().inbox(ns.inbox(1)),
-                () -> ctx.subjects().started()))));
+        ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), FrontierCheck.of(ctx, e, ns.topic(), ns.inbox(1)))));
     }
 
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {

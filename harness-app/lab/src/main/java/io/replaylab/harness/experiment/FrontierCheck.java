@@ -18,6 +18,7 @@ import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.oracle.SourceIndex;
 import io.replaylab.oracle.Target;
+import io.replaylab.oracle.TopicOracle;
 
 /**
  * R11 as it happens: at each OffsetCommit of the group, before the broker gets it, which records
@@ -65,6 +66,15 @@ final class FrontierCheck implements CommitCheck {
         this.topic = topic;
         this.index = index;
         this.target = target;
+    }
+
+    /**
+     * The run's check of {@code topic} against the target's inbox namespace {@code inbox}, commits attributed to the
+     * instances the run started.
+     */
+    static FrontierCheck of(LabContext ctx, ExperimentRecorder e, String topic, String inbox) {
+        return new FrontierCheck(e, topic, TopicOracle.of(ctx.kafka().source(topic)).index(), () -> ctx.target().inbox(inbox),
+                () -> ctx.subjects().started());
     }
 
     /** Kills {@code instance} at its first commit ahead of the database, with {@code how} (which records the kill). */

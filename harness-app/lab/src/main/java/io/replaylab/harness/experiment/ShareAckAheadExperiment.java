@@ -14,7 +14,6 @@ import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.TopicOracle;
 
 /**
  * Acknowledged ahead of the database, in a share group (KIP-932; R11 as it happens, R12): every acknowledgement of the
@@ -47,8 +46,7 @@ final class ShareAckAheadExperiment {
         Duration lock = Shares.configureGroup(ctx, e, s.group(), Shares.LOCK);
         Experiments.produce(ctx, e, s.ns());
 
-        FrontierCheck check = new FrontierCheck(e, s.topic(), TopicOracle.of(ctx.kafka().source(s.topic())).index(), () -> ctx.target().inbox(s.inbox()),
-                () -> ctx.subjects().started());
+        FrontierCheck check = FrontierCheck.of(ctx, e, s.topic(), s.inbox());
         String aName = NAME + "-A";
         InstanceSpec a = ctx.subjects().shareConsumer(aName, s.topic(), s.group(), s.inbox());
         List<LabContext.Instance> running = new ArrayList<>();

@@ -15,7 +15,6 @@ import io.replaylab.barrier.wire.ShareWitness;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
-import io.replaylab.oracle.TopicOracle;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Subject;
@@ -72,8 +71,7 @@ final class Shares {
             e.environment("subject", share.get().description()).environment("group type", "share (KIP-932)");
             Share s = new Share(share.get(), ns, ns.topic(), ns.group(), ns.inbox(1));
             if (passiveCheck) {
-                ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(s.group(), new FrontierCheck(e, s.topic(),
-                        TopicOracle.of(ctx.kafka().source(s.topic())).index(), () -> ctx.target().inbox(s.inbox()), () -> ctx.subjects().started()))));
+                ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(s.group(), FrontierCheck.of(ctx, e, s.topic(), s.inbox()))));
             }
             return b.run(ctx, e, s);
         };

@@ -84,11 +84,13 @@ final class RunFixture implements AutoCloseable {
             BarrierKind.Choice barrier = settings.barrier().choice();
             f.proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap) : null;
             f.guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform());
+            // the run's barrier is chosen for its subject; a share consumer that is not a JVM is held on the wire all the same
+            String share = settings.shareSubject().filter(s -> !s.jvm()).isPresent() ? "; the share consumer, not a JVM, on the wire" : "";
             if (f.proxy != null) {
-                p.step("barrier: " + barrier.display() + "; subjects connect through the wire proxy at " + f.proxy.bootstrapServers()
-                        + ", the witness of every offset commit");
+                p.step("barrier: " + barrier.display() + share + "; subjects connect through the wire proxy at " + f.proxy.bootstrapServers()
+                        + ", the witness of every offset commit and share acknowledgement");
             } else {
-                p.step("barrier: " + barrier.display() + "; subjects connect straight to the broker (no witness)");
+                p.step("barrier: " + barrier.display() + share + "; subjects connect straight to the broker (no witness)");
             }
             return f;
         } catch (Exception | Error e) {

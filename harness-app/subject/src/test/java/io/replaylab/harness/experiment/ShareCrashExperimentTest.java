@@ -50,7 +50,9 @@ class ShareCrashExperimentTest {
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
         assertThat(x.outcome().reason()).containsPattern("effect lost of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+");
         assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("A crashed at its DB commit; its accepted "
-                + "acknowledgements on the wire: ") && t.contains("ACCEPT"));
+                + "acknowledgements on the wire: ") && t.contains("ACCEPT"))
+                .as("the passive live check lists each acknowledgement sent before its effect")
+                .anyMatch(t -> t.startsWith("acknowledgement ahead of the database: share-crash-A"));
     }
 
     @Test
