@@ -200,8 +200,9 @@ final class Connection {
                         CommitRequest r = f.commit();
                         List<CommitOffset> checked = r.isOffsetCommit() ? r.offsets() : r.accepted();
                         if (!checked.isEmpty()) {
-                            proxy.check(new CommitCheck.Pending(r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
-                                    client.socket().getPort(), toString(), checked, !r.isOffsetCommit()));
+                            proxy.check(new CommitCheck.Pending(r.isOffsetCommit() ? CommitCheck.Kind.OFFSET_COMMIT : CommitCheck.Kind.ACKNOWLEDGEMENT,
+                                    r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(), client.socket().getPort(),
+                                    toString(), checked));
                         }
                     }
                     CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);

@@ -233,7 +233,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
     /**
      * From now on every OffsetCommit of {@code group} is shown to {@code check} on its way, before
      * the broker gets it (a commit a barrier holds is shown when it arrives, before the hold); for a
-     * share group, every acknowledgement that ACCEPTs records ({@link CommitCheck.Pending#acknowledgement()}). Not
+     * share group, every acknowledgement that ACCEPTs records ({@link CommitCheck.Kind#ACKNOWLEDGEMENT}). Not
      * shown: a commit an armed fault fires on (whatever its effect), and one that waits on its
      * connection behind a held commit (it goes out at the release unchecked). Checks of one group run
      * in the order added.

@@ -8,6 +8,7 @@ import java.util.Optional;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.wire.CommitCheck;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -102,7 +103,7 @@ final class CommitAheadExperiment {
         Comparison c = ctx.target().compare(topic, inbox, group);
         e.record(Source.here("harness"), c.toPayload());
         c.toChecks().forEach(e::check);
-        return e.finish(Verdicts.naming(verdict(e, check, summary, "commit"), c));
+        return e.finish(Verdicts.naming(verdict(e, check, summary, CommitCheck.Kind.OFFSET_COMMIT), c));
     }
 
     /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */
@@ -145,10 +146,11 @@ final class CommitAheadExperiment {
     }
 
     /**
-     * FAIL when the oracle found the loss; PASS only with enough commits (or share acknowledgements: {@code what}) checked and
+     * FAIL when the oracle found the loss; PASS only with enough commits (or share acknowledgements: {@code kind}) checked and
      * none ahead, or ahead but nothing lost.
      */
-    static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary, String what) {
+    static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary, CommitCheck.Kind kind) {
+        String what = kind.word();
         Optional<FrontierCheck.Ahead> killed = check.killedAt();
         if (killed.isPresent()) {
             FrontierCheck.Ahead k = killed.get();
@@ -168,7 +170,8 @@ final class CommitAheadExperiment {
         }
         if (seen.covering() < FrontierCheck.ENOUGH_COMMITS) {
             return Outcome.notRun("only " + seen.covering() + " " + what + "(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
-                    + " needed): too few to say the consumer never " + (what.equals("commit") ? "commits" : "acknowledges") + " ahead of its database");
+                    + " needed): too few to say the consumer never " + (kind == CommitCheck.Kind.OFFSET_COMMIT ? "commits" : "acknowledges")
+                    + " ahead of its database");
         }
         return Outcome.judge(e.confirmFault("every " + what + " of the group checked against the target the moment it was sent: " + seen.covering()
                 + " covered records, none ahead", summary), e.checks());

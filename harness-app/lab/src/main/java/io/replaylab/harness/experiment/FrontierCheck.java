@@ -103,7 +103,7 @@ final class FrontierCheck implements CommitCheck {
         if (blocking.isPresent()) {
             return; // no read while the subject may be writing (said once, by the experiment)
         }
-        if (c.acknowledgement()) {
+        if (c.kind() == CommitCheck.Kind.ACKNOWLEDGEMENT) {
             acknowledged(c);
             return;
         }
@@ -174,7 +174,7 @@ final class FrontierCheck implements CommitCheck {
         Optional<LabContext.Instance> who = attribute(c);
         String name = who.map(LabContext.Instance::name).orElse(crashInstance != null && crashInstance.equals(c.clientId()) ? crashInstance + " (by its client id; "
                 + "its process was not known yet)" : "an unknown client (client id '" + c.clientId() + "', port " + c.clientPort() + ")");
-        String text = c.acknowledgement()
+        String text = c.kind() == CommitCheck.Kind.ACKNOWLEDGEMENT
                 ? "acknowledgement ahead of the database: " + name + " (member " + c.memberId() + ") ACCEPTed " + without.size() + " record(s) of "
                         + o.topic() + "-" + o.partition() + " with no effect in the target yet: " + shown(without)
                 : "commit ahead of the database: " + name + " (member " + c.memberId() + ") committed " + o.topic() + "-" + o.partition()
@@ -197,7 +197,7 @@ final class FrontierCheck implements CommitCheck {
             } catch (RuntimeException x) {
                 still = without; // cannot tell: the judge's own read decides
             }
-            String what = c.acknowledgement() ? "acknowledgement" : "commit";
+            String what = c.kind().word();
             Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that " + what + "; asked again once it was dead, "
                     + (still.isEmpty() ? "every one of those records has its effect now (it landed before the kill)"
                             : still.size() + " record(s) still have no effect: " + shown(still))

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import io.replaylab.barrier.wire.CommitCheck;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -78,7 +79,7 @@ final class ShareAckAheadExperiment {
         if (compared.isEmpty()) {
             return Experiments.notDrained(ctx, e);
         }
-        return e.finish(Verdicts.naming(CommitAheadExperiment.verdict(e, check, summary, "acknowledgement"), compared.get()));
+        return e.finish(Verdicts.naming(CommitAheadExperiment.verdict(e, check, summary, CommitCheck.Kind.ACKNOWLEDGEMENT), compared.get()));
     }
 
     /** Until A is killed at an acknowledgement ahead of the database (true) or the share group drained (true), up to the drain timeout. */

@@ -70,7 +70,7 @@ class FrontierCheckTest {
             });
             assertThat(killed[0]).as("a commit no instance is named for is never crashed blindly").isFalse();
             Event summary = e.record(Source.here("test"), new Payload.Note("summary"));
-            Outcome o = CommitAheadExperiment.verdict(e, check, summary, "commit");
+            Outcome o = CommitAheadExperiment.verdict(e, check, summary, CommitCheck.Kind.OFFSET_COMMIT);
             assertThat(o.status()).isEqualTo(Status.NOT_RUN);
             assertThat(o.reason()).contains("1 commit(s) ahead of the database were seen").contains("none of them A's to kill");
         }
@@ -105,7 +105,8 @@ class FrontierCheckTest {
 
         assertThat(check.tally().covering()).isZero();
         assertThat(check.tally().unchecked()).hasSize(2).allSatisfy(u -> assertThat(u).contains("the target was closed"));
-        Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")), "commit");
+        Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")),
+                CommitCheck.Kind.OFFSET_COMMIT);
         assertThat(o.status()).isEqualTo(Status.NOT_RUN);
         assertThat(o.reason()).contains("2 commit(s) could not be checked").contains("cannot be ruled out");
     }
@@ -136,17 +137,19 @@ class FrontierCheckTest {
             assertThat(e.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("acknowledgement ahead of the database: "
                     + "an unknown client (client id 'stranger'") && t.endsWith("ACCEPTed 1 record(s) of " + topic + "-0 with no effect in the "
                     + "target yet: [id-3 (0@3)]"));
-            Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")), "acknowledgement");
+            Outcome o = CommitAheadExperiment.verdict(e, check, e.record(Source.here("test"), new Payload.Note("summary")),
+                    CommitCheck.Kind.ACKNOWLEDGEMENT);
             assertThat(o.reason()).startsWith("1 acknowledgement(s) ahead of the database were seen");
         }
     }
 
     private static CommitCheck.Pending acknowledgement(String topic, long... offsets) {
-        return new CommitCheck.Pending("g", "m-1", 1, "stranger", 1, "connection 1",
-                java.util.Arrays.stream(offsets).mapToObj(o -> new CommitOffset(topic, 0, o)).toList(), true);
+        return new CommitCheck.Pending(CommitCheck.Kind.ACKNOWLEDGEMENT, "g", "m-1", 1, "stranger", 1, "connection 1",
+                java.util.Arrays.stream(offsets).mapToObj(o -> new CommitOffset(topic, 0, o)).toList());
     }
 
     private static CommitCheck.Pending commit(String topic, long offset) {
-        return new CommitCheck.Pending("g", "m-1", 1, "stranger", 1, "connection 1", List.of(new CommitOffset(topic, 0, offset)), false);
+        return new CommitCheck.Pending(CommitCheck.Kind.OFFSET_COMMIT, "g", "m-1", 1, "stranger", 1, "connection 1",
+                List.of(new CommitOffset(topic, 0, offset)));
     }
 }
