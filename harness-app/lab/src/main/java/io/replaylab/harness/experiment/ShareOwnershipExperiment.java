@@ -46,7 +46,7 @@ final class ShareOwnershipExperiment {
 
 
     /** A frozen A's lock outlasts the share session timeout by this much: its removal, not the lock, gives the record back. */
-    static final Duration REMOVAL_MARGIN = Duration.ofSeconds(10);
+    static final Duration REMOVAL_MARGIN = Duration.ofSeconds(15);
 
     /** The longest record lock a broker allows by default ({@code group.share.max.record.lock.duration.ms}). */
     private static final Duration MAX_LOCK = Duration.ofSeconds(60);

@@ -28,12 +28,12 @@ class ShareOwnershipVerdictTest {
     @Test
     void aSessionTimeoutNoLockOutlastsByTheMarginMakesTheFrozenCellNotRunNamingTheBrokerSetting() {
         assertThat(ShareOwnershipExperiment.removalUntellable(Duration.ofSeconds(6))).isEmpty();
-        assertThat(ShareOwnershipExperiment.removalUntellable(Duration.ofSeconds(50))).as("50 s + 10 s = the 60 s maximum lock").isEmpty();
+        assertThat(ShareOwnershipExperiment.removalUntellable(Duration.ofSeconds(45))).as("45 s (a broker's default) + 15 s = the 60 s maximum lock").isEmpty();
 
-        Outcome o = ShareOwnershipExperiment.removalUntellable(Duration.ofSeconds(51)).orElseThrow();
+        Outcome o = ShareOwnershipExperiment.removalUntellable(Duration.ofSeconds(46)).orElseThrow();
         assertThat(o.status()).isEqualTo(Status.NOT_RUN);
         assertThat(o.reason()).isEqualTo("A frozen would be removed "
-                + "only after the share session timeout of 51000 ms, and no record lock (at most 60000 ms) outlasts it by 10 s: lock expiry and "
+                + "only after the share session timeout of 46000 ms, and no record lock (at most 60000 ms) outlasts it by 15 s: lock expiry and "
                 + "removal cannot be told apart on this broker (lower its group.share.session.timeout.ms)");
     }
 
@@ -52,11 +52,11 @@ class ShareOwnershipVerdictTest {
 
     @Test
     void aLockTheBrokerCutBelowTheSessionTimeoutAndItsMarginMakesTheFrozenCellNotRun() {
-        assertThat(ShareOwnershipExperiment.lockTooShort(Duration.ofSeconds(6), Duration.ofSeconds(16))).isEmpty();
+        assertThat(ShareOwnershipExperiment.lockTooShort(Duration.ofSeconds(6), Duration.ofSeconds(21))).isEmpty();
 
         Outcome o = ShareOwnershipExperiment.lockTooShort(Duration.ofSeconds(10), Duration.ofSeconds(15)).orElseThrow();
         assertThat(o.status()).isEqualTo(Status.NOT_RUN);
         assertThat(o.reason()).isEqualTo("A frozen would be removed after the share session timeout of 10000 ms, but the group's record lock is "
-                + "15000 ms (the broker refused 20000 ms): the lock would run out first, and lock expiry and removal could not be told apart");
+                + "15000 ms (the broker refused 25000 ms): the lock would run out first, and lock expiry and removal could not be told apart");
     }
 }

@@ -169,7 +169,7 @@ class ShareOwnershipExperimentTest {
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.environment().get("hold mode")).startsWith("process: A's whole JVM frozen");
-        assertThat(x.environment().get("record lock")).isEqualTo("16000 ms (the group's share.record.lock.duration.ms)");
+        assertThat(x.environment().get("record lock")).isEqualTo("21000 ms (the group's share.record.lock.duration.ms)");
         assertThat(x.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.startsWith("the broker removed frozen A from the share group"))
                 .anyMatch(t -> t.startsWith("at A's removal a probe member got rl-") && t.contains("(offset 1, delivery 1)")
