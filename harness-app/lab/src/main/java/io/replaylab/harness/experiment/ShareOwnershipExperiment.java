@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -250,11 +251,28 @@ final class ShareOwnershipExperiment {
                     return Experiments.notDrained(ctx, e);
                 }
                 Comparison c = compared.get();
+                pastTheirLock(ctx, a, held).ifPresent(n -> e.record(Source.of(a.name(), a.pid(), "processing log"), n));
                 Outcome judged = Outcome.judge(e.confirmFault("A held before acknowledging " + held.id() + " (event " + heldEvent.seq() + "), its lock "
                         + "expired and B got it again (event " + redelivered.seq() + "), A's acknowledgement refused", refused), e.checks());
                 return e.finish(Verdicts.naming(judged, c));
             }
         }
+    }
+
+    /**
+     * What else A handled after its release whose acknowledgement came back refused: records it had acquired with the held one
+     * (a client that acquires a whole batch, as librdkafka's ShareFetch v1 does), their locks run out while A was held and
+     * theirs B's by then. Harmless with an inbox, doubled without one; the oracle judges either way, this says why.
+     */
+    private static Optional<Payload.Note> pastTheirLock(LabContext ctx, LabContext.Instance a, ProcessingLine held) {
+        List<ProcessingLine> refused = ctx.subjects().processingLines(a.name()).map(lines -> lines.stream()
+                .filter(l -> "ack-rejected".equals(l.result()) && !l.isAbout(held.partition(), held.offset())).toList()).orElse(List.of());
+        if (refused.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Payload.Note("after its release A went on with " + refused.size() + " more record(s) it had acquired with "
+                + held.id() + " (offsets " + refused.get(0).offset() + ".." + refused.get(refused.size() - 1).offset() + "): their locks had run out "
+                + "while A was held, and each acknowledgement was refused; what A did with them is in the target, judged by the oracle"));
     }
 
     /** NOT_RUN when no record lock (at most 60 s) outlasts the share session timeout by the margin: removal and expiry would look alike. */

@@ -53,6 +53,8 @@ class ShareOwnershipExperimentTest {
                         + "A's client reported org.apache.kafka.common.errors.InvalidRecordStateException"))
                 .anyMatch(t -> t.startsWith("on the wire: ") && t.contains("share-ownership-B"));
         assertThat(x.environment().get("record lock")).isEqualTo("4000 ms (the group's share.record.lock.duration.ms)");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary()).as("the reference acquires one record at a time: nothing else past its lock")
+                .noneMatch(t -> t.startsWith("after its release A went on with"));
     }
 
     @Test
