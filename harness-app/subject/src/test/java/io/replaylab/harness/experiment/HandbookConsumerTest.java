@@ -73,12 +73,21 @@ class HandbookConsumerTest {
         assertThat(r.refused()).isEmpty();
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).contains("replay", "rebalance", "rebuild", "schedules",
                 "wire-faults", "commit-ahead", "duplicate-publish");
-        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
-                .isEqualTo(Status.PASS));
+        // no false alarm: every experiment PASSes, but one cell may honestly be NOT_RUN (seen once in CI-like runs, 1 in about 7):
+        // after-offset-commit:hold holds the broker's answer on the wire while librdkafka's background thread rejoins the group, and
+        // when the range assignor gives the watched partition back to A no handoff can happen: the cell says so, never FAIL
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status() == Status.PASS || isTheHandoffTheAssignorKeptFromB(x))
+                .as(x.name() + ": " + x.outcome().reason()).isTrue());
         for (Defect d : Defect.all()) {
             assertThat(d.in(r.evidence())).as(d.name() + " judged by " + d.caughtBy()).hasValueSatisfying(x -> assertThat(x.outcome().status())
                     .isEqualTo(Status.PASS));
         }
+    }
+
+    private static boolean isTheHandoffTheAssignorKeptFromB(ExperimentEvidence x) {
+        return x.name().equals("schedules") && x.outcome().status() == Status.NOT_RUN && x.outcome().reason().matches("cell after-offset-commit:hold "
+                + "NOT_RUN \\(A kept taking part in the group while held at after-offset-commit: .*\\); 10 cell\\(s\\): 9 PASS, 1 NOT_RUN "
+                + "\\(after-offset-commit:hold\\)");
     }
 
     @Test
