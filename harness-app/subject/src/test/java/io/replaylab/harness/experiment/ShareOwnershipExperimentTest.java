@@ -133,11 +133,12 @@ class ShareOwnershipExperimentTest {
     @Test
     void aConsumerThatLengthensItsGroupsLockKeepsTheHeldRecordSoBGetsAnotherAndTheRedeliveryIsNotObserved(LocalKafka kafka) throws Exception {
         // the application sets its own group's lock to 60 s as it starts, over the lab's 4 s: A's record is still A's when B starts
+        // (and so may be the one after it, when A's client fetched ahead: B's first is a later one, never the held one)
         ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).matches("no redelivery: B's first record was rl-[0-9a-f]+\\.share-ownership-\\d+ \\(offset 1, delivery 1\\), "
+        assertThat(x.outcome().reason()).matches("no redelivery: B's first record was rl-[0-9a-f]+\\.share-ownership-\\d+ \\(offset [1-9]\\d*, delivery 1\\), "
                 + "not rl-[0-9a-f]+\\.share-ownership-\\d+ again, after A held it unacknowledged past its 4000 ms lock; the group's "
                 + "share.record.lock.duration.ms is now 60000 ms, not the lab's 4000 ms: something else set it");
     }

@@ -192,15 +192,16 @@ class ShareSubjectTest {
         List<JsonNode> log = log("A");
         JsonNode first = log.get(0);
         assertThat(first.path("result").asText()).isEqualTo("applied");
-        assertThat(withResult(log, "ack-rejected")).as("the late acknowledgement, refused").singleElement().satisfies(n -> {
-            assertThat(n.path("offset").asLong()).isEqualTo(first.path("offset").asLong());
+        // the client may have acquired the next record too while the first one stalled (one fetch ahead: seen once in a full
+        // verify): its lock ran out as well, so it is refused and redelivered the same way
+        List<JsonNode> refused = withResult(log, "ack-rejected");
+        assertThat(refused).as("the late acknowledgement, refused").isNotEmpty().allSatisfy(n -> {
             assertThat(n.path("exception").asText()).isEqualTo("org.apache.kafka.common.errors.InvalidRecordStateException"); // INVALID_RECORD_STATE
             assertThat(n.path("deliveryCount").asInt()).isEqualTo(1);
         });
-        assertThat(withResult(log, "duplicate")).as("the redelivery meets the inbox").singleElement().satisfies(n -> {
-            assertThat(n.path("id").asText()).isEqualTo(first.path("id").asText());
-            assertThat(n.path("deliveryCount").asInt()).isEqualTo(2);
-        });
+        assertThat(refused.get(0).path("offset").asLong()).isEqualTo(first.path("offset").asLong());
+        assertThat(withResult(log, "duplicate")).as("each redelivery meets the inbox").allSatisfy(n -> assertThat(n.path("deliveryCount").asInt())
+                .isEqualTo(2)).extracting(n -> n.path("id").asText()).containsExactlyElementsOf(refused.stream().map(n -> n.path("id").asText()).toList());
         assertThat(ledger(ns)).as("one effect per message").isEqualTo(10);
         assertDrained(kafka, ns.group(), 1);
     }
@@ -214,7 +215,7 @@ class ShareSubjectTest {
                 .as(Files.readString(dir.resolve("A.err"))).isZero();
 
         String first = log("A").get(0).path("id").asText();
-        assertThat(ledger(ns)).as("a second effect").isEqualTo(11);
+        assertThat(ledger(ns)).as("a second effect (of the first record, and of one acquired ahead of it if the client did)").isBetween(11L, 12L);
         assertThat(Db.count(dir.resolve("target.db"), "SELECT count(*) FROM ledger WHERE namespace = ? AND message_id = ?", ns.inbox(1), first))
                 .isEqualTo(2);
         assertThat(log("A")).filteredOn(n -> n.path("id").asText().equals(first) && n.path("result").asText().equals("applied"))
