@@ -61,7 +61,7 @@ class ShareCrashExperimentTest {
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).containsPattern("rejected by the consumer, its effect lost, 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+ "
+        assertThat(x.outcome().reason()).containsPattern("rejected by the consumer, its effect lost, \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+ "
                 + "\\(p0@\\d+\\) rejected by the consumer at delivery 2");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no readable record rejected without its effect")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
