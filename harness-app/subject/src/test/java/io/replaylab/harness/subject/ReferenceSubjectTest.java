@@ -137,14 +137,16 @@ class ReferenceSubjectTest {
 
     @Test
     void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
+        // idle exit 20 s, not 8: on a loaded CI machine the producer process once took longer than 8 s and both left
+        // with nothing applied
         // the topic first and the records once both share it: with the records there from the start, A once drained all
         // 600 before B's JVM had joined (a fresh-clone run), and B applied none
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
             ops.createTopic(ns, ns.topic(), 4);
         }
         String inbox = ns.inbox(1);
-        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT8S");
-        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT8S");
+        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT20S");
+        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT20S");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!(Files.exists(dir.resolve("B.assignments.jsonl"))
                 && Files.readString(dir.resolve("B.assignments.jsonl")).contains("\"event\":\"assigned\",\"partitions\":[\""))) {
