@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import io.replaylab.evidence.process.Platform;
+import io.replaylab.evidence.process.Poll;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import io.replaylab.barrier.Arrival;
@@ -137,16 +137,12 @@ final class SchedulesExperiment {
             } catch (BarrierTimeoutException t) {
                 return e.finish(neverReached(ctx, cell.point(), at.unreached()));
             }
-            OffsetSnapshot described = ctx.kafka().ops().describe(group);
             // a point before any offset is known (before-db-commit) names its partition only through the group's
             // assignment, which a describe taken while the group settles may not show yet (seen once on a 4.1 broker)
-            long settle = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (arrival.offsets().isEmpty() && described.members().stream().allMatch(m -> m.assignment().isEmpty())
-                    && System.nanoTime() < settle) {
-                Thread.sleep(200);
-                described = ctx.kafka().ops().describe(group);
-            }
-            OffsetSnapshot atPoint = described;
+            OffsetSnapshot atPoint = arrival.offsets().isEmpty()
+                    ? Poll.every(Duration.ofMillis(200)).upTo(Duration.ofSeconds(10)).until(() -> ctx.kafka().ops().describe(group),
+                            d -> d.members().stream().anyMatch(m -> !m.assignment().isEmpty()))
+                    : ctx.kafka().ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
