@@ -139,15 +139,17 @@ final class SchedulesExperiment {
             }
             // a point before any offset is known (before-db-commit) names its partition only through the group's
             // assignment, which a describe taken while the group settles may not show yet (seen once on a 4.1 broker)
+            // and which is gone once A's held thread outlasted its poll interval (seen in a loaded CI run)
             OffsetSnapshot atPoint = arrival.offsets().isEmpty()
                     ? Poll.every(Duration.ofMillis(200)).upTo(Duration.ofSeconds(10)).until(() -> ctx.kafka().ops().describe(group),
-                            d -> d.members().stream().anyMatch(m -> !m.assignment().isEmpty()))
+                            d -> d.members().isEmpty() || d.members().stream().anyMatch(m -> !m.assignment().isEmpty()))
                     : ctx.kafka().ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             PartitionRef watched = arrival.offsets().stream().map(o -> new PartitionRef(o.topic(), o.partition())).findFirst()
                     .or(() -> atPoint.members().stream().flatMap(m -> m.assignment().stream()).findFirst())
+                    .or(() -> aAloneAndDropped(e, cell, atPoint, topic))
                     .orElseThrow(() -> new IllegalStateException("A reached " + cell.point().id() + " owning no partition of " + topic));
 
             Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
@@ -318,6 +320,21 @@ final class SchedulesExperiment {
     }
 
     /** What the target and the group say about the record(s) A holds at the point: the evidence of where the fault hit. */
+    /**
+     * A was the group's only member when it reached the point, so every partition was A's; a group with no member left
+     * means A's held thread outlasted its poll interval before the harness looked: B must still take the partition over.
+     */
+    private static Optional<PartitionRef> aAloneAndDropped(ExperimentRecorder e, ScheduleCell cell, OffsetSnapshot atPoint, String topic) {
+        if (!atPoint.members().isEmpty()) {
+            return Optional.empty();
+        }
+        PartitionRef first = PartitionRef.of(topic, 0);
+        e.record(Source.here("harness"), new Payload.Note("A's member had already left the group when the harness looked at "
+                + cell.point().id() + " (its held thread outlasted the poll interval); A was the only member, so it owned every "
+                + "partition: watching " + first));
+        return Optional.of(first);
+    }
+
     private static void recordInFlight(LabContext ctx, ExperimentRecorder e, String topic, String inbox, Arrival arrival, OffsetSnapshot atPoint) {
         if (arrival.offsets().isEmpty()) {
             e.record(Source.here("harness"), new Payload.Note("A is at the point with no offsets in hand (a DB commit: the record is the one A "

@@ -131,13 +131,14 @@ class EosExperimentTest {
     @Test
     void aSecondInstanceThatJoinsButNeverCommitsLeavesTheFaultUnobserved(LocalKafka kafka) throws Exception {
         String pollsOnly = Subject.javaCommand(PollingConsumerMain.class.getName()).replace("'", "\"") + " {bootstrap} {topic} {group}";
-        // the handoff comes first, within the same timeout: B's JVM start, its join and A's removal took over 20 s in a loaded fresh-clone run
-        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB(pollsOnly))).handoffTimeout(Duration.ofSeconds(40)).build(), null);
+        // the handoff comes first, within the same timeout: B's JVM start, its join and A's removal took over 20 s in a loaded
+        // fresh-clone run, and over 40 s in a clean-machine CI run (four test JVMs with their subjects on two cores)
+        Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB(pollsOnly))).handoffTimeout(Duration.ofSeconds(60)).build(), null);
 
         ExperimentEvidence x = only(r);
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).startsWith("B never committed past A's input ").endsWith("within PT40S");
+        assertThat(x.outcome().reason()).startsWith("B never committed past A's input ").endsWith("within PT1M");
     }
 
     @Test
