@@ -1,6 +1,7 @@
 package io.replaylab.kafka.junit;
 
 import java.util.List;
+import java.util.Optional;
 
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -19,13 +20,19 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
     private static final Logger log = LoggerFactory.getLogger(LocalKafkaExtension.class);
     private static final ExtensionContext.Namespace STORE = ExtensionContext.Namespace.create(LocalKafkaExtension.class);
 
-    /** The shared broker, started on first use; closed by JUnit when the root context closes (the JVM's tests are done). */
+    /**
+     * The shared broker: started on first use and kept for the JVM's life, not the root context's. Surefire runs each test class
+     * of a fork as a JUnit run of its own, whose root context closes after the class: a broker per class cost about 10 CPU-s
+     * each (40 starts in one module on two cores). Closed, its dir deleted, when the JVM exits.
+     */
     static LocalKafka sharedBroker(ExtensionContext context) {
-        return context.getRoot().getStore(STORE)
-                .getOrComputeIfAbsent("broker", k -> new SharedBroker(LocalKafka.create().start()), SharedBroker.class).kafka();
+        return SharedBroker.get();
     }
 
-    /** The shared 3-broker cluster (a controller of its own), started on first use; closed when the JVM's tests are done. */
+    /**
+     * The shared 3-broker cluster (a controller of its own), started on first use; closed when the root context closes
+     * (four JVMs kept idle for a fork's life would cost more than the few classes that use it start).
+     */
     static LocalKafkaCluster sharedCluster(ExtensionContext context) {
         return context.getRoot().getStore(STORE)
                 .getOrComputeIfAbsent("cluster", k -> new SharedCluster(LocalKafkaCluster.create().start()), SharedCluster.class).cluster();
@@ -34,11 +41,8 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
     /** Where this JVM's tests have Kafka running already: the shared broker and/or cluster (none is started for asking). */
     private static List<String> running(ExtensionContext e) {
         List<String> out = new java.util.ArrayList<>();
-        SharedBroker b = e.getRoot().getStore(STORE).get("broker", SharedBroker.class);
         SharedCluster c = e.getRoot().getStore(STORE).get("cluster", SharedCluster.class);
-        if (b != null) {
-            out.add(b.kafka().bootstrapServers());
-        }
+        SharedBroker.ifStarted().ifPresent(b -> out.add(b.bootstrapServers()));
         if (c != null) {
             out.add(c.cluster().bootstrapServers());
         }
@@ -99,11 +103,27 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         }
     }
 
-    /** Closed by JUnit when the root context closes, i.e. once the JVM's tests are done. */
-    record SharedBroker(LocalKafka kafka) implements ExtensionContext.Store.CloseableResource {
-        @Override
-        public void close() {
-            kafka.close();
+    /** The JVM's one shared broker; a broker a test stopped or killed is replaced by a new one at the next ask. */
+    private static final class SharedBroker {
+        private static LocalKafka kafka;
+
+        private SharedBroker() {
+        }
+
+        static synchronized LocalKafka get() {
+            if (kafka == null || !kafka.isRunning()) {
+                if (kafka != null) {
+                    kafka.close();
+                }
+                LocalKafka started = LocalKafka.create().start();
+                Runtime.getRuntime().addShutdownHook(new Thread(started::close, "replay-lab-shared-kafka-close"));
+                kafka = started;
+            }
+            return kafka;
+        }
+
+        static synchronized Optional<LocalKafka> ifStarted() {
+            return Optional.ofNullable(kafka).filter(LocalKafka::isRunning);
         }
     }
 

@@ -11,11 +11,12 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A test class against a real Kafka broker: one {@link io.replaylab.kafka.broker.LocalKafka} per test
- * JVM, started on first use and stopped when the JVM's tests are done. Test methods take as
+ * JVM, started on first use and stopped when the JVM exits (surefire's forks run each test class as a
+ * JUnit run of its own: the broker outlives them all). Test methods take as
  * parameters the {@code LocalKafka}, a {@link io.replaylab.kafka.LabNamespace} unique to the test
  * (its topic, group and inbox names) and a connected {@link io.replaylab.kafka.KafkaOps} (closed
  * after the test), or a {@link io.replaylab.kafka.broker.LocalKafkaCluster} (3 brokers and a KRaft
- * controller of their own, likewise one per JVM, started only for the tests that ask for it). A
+ * controller of their own, started only for the tests that ask for it and stopped when their JUnit run ends). A
  * test that kills or freezes a cluster broker restarts or thaws it before it ends. After a test that passed, the namespace's topics and groups are deleted; after a
  * test that failed they are kept for inspection, and the failure names them.
  *

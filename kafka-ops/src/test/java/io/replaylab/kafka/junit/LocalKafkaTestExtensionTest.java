@@ -33,7 +33,7 @@ class LocalKafkaTestExtensionTest {
         String failedPrefix = Examples.seen.get("createsATopicAndFails");
         assertThat(failure.getSuppressed()).singleElement().satisfies(s -> assertThat(s.getMessage())
                 .contains("kept for inspection").contains(failedPrefix));
-        // the shared broker of that engine run is closed now; its state was checked inside the tests (see Examples.afterEach below)
+        // the shared broker outlives that engine run; its state was checked inside the tests (see Examples.afterEach below)
         assertThat(Examples.topicsAfter).containsEntry("createsATopicAndPasses", false).containsEntry("createsATopicAndFails", true);
     }
 
