@@ -1,5 +1,6 @@
 package io.replaylab.barrier.wire;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -61,6 +62,9 @@ final class CommitGate {
     private String heldMember;
     private int framesDropped;
     private int framesForwarded;
+    /** When the hold began, and how far into it the client first closed a held connection (null: it did not). */
+    private long heldAtNanos;
+    private Duration droppedAfter;
 
     CommitGate(String point, String group, boolean share, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
         this.group = group;
@@ -108,6 +112,7 @@ final class CommitGate {
                         return Decision.PASS;
                     }
                     heldMember = r.memberId();
+                    heldAtNanos = System.nanoTime();
                     hold(c, f, "held");
                     timer.schedule(this::holdTimeout, holdTimeoutMillis, TimeUnit.MILLISECONDS);
                     return new Decision(this, null);
@@ -173,6 +178,9 @@ final class CommitGate {
             holding.remove(c);
             for (Connection.Frame f : frames) {
                 if (f.commit() != null && f.commit().memberId().equals(heldMember)) {
+                    if (droppedAfter == null && barrier.state() == BarrierState.HELD) {
+                        droppedAfter = Duration.ofNanos(System.nanoTime() - heldAtNanos);
+                    }
                     framesDropped++;
                     note(c, f, "dropped: the client closed the connection while it was held");
                 }
@@ -283,14 +291,19 @@ final class CommitGate {
     private void notDeliveredUnlessAnswered() {
         int dropped;
         int forwarded;
+        Duration after;
         synchronized (this) {
             dropped = framesDropped;
             forwarded = framesForwarded;
+            after = droppedAfter;
         }
         if (barrier.outcome().isEmpty() && forwarded == 0) {
+            // a client gives a request up after its request timeout: a hold longer than that ends here, whatever the consumer's code
+            String when = after == null ? "" : "; it first closed one " + after.toMillis() / 1000.0 + " s into the hold, before the release (a "
+                    + "client gives a request up after its request.timeout.ms, 30 s by default for Java clients: a longer hold ends this way)";
             injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held "
                     + (share ? "acknowledgement" : "OffsetCommit") + " ("
-                    + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release"));
+                    + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release" + when));
         }
     }
 
