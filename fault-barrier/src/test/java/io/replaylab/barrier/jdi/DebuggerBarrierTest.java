@@ -33,11 +33,14 @@ import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The debugger barrier against a real broker and a real consumer process it knows nothing about. */
 @LocalKafkaTest
+@Execution(ExecutionMode.CONCURRENT) // two at a time (the module's surefire settings): each test has its own namespace, dir and JVMs
 class DebuggerBarrierTest {
     @TempDir
     Path dir;
