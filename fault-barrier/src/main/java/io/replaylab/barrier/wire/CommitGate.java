@@ -62,8 +62,7 @@ final class CommitGate {
     private String heldMember;
     private int framesDropped;
     private int framesForwarded;
-    /** When the hold began, and how far into it the client first closed a held connection (null: it did not). */
-    private long heldAtNanos;
+    /** How far into the hold (from the arrival) the client first closed a held connection; null: it did not. */
     private Duration droppedAfter;
 
     CommitGate(String point, String group, boolean share, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
@@ -112,7 +111,6 @@ final class CommitGate {
                         return Decision.PASS;
                     }
                     heldMember = r.memberId();
-                    heldAtNanos = System.nanoTime();
                     hold(c, f, "held");
                     timer.schedule(this::holdTimeout, holdTimeoutMillis, TimeUnit.MILLISECONDS);
                     return new Decision(this, null);
@@ -179,7 +177,7 @@ final class CommitGate {
             for (Connection.Frame f : frames) {
                 if (f.commit() != null && f.commit().memberId().equals(heldMember)) {
                     if (droppedAfter == null && barrier.state() == BarrierState.HELD) {
-                        droppedAfter = Duration.ofNanos(System.nanoTime() - heldAtNanos);
+                        droppedAfter = barrier.arrival().map(a -> Duration.ofNanos(System.nanoTime() - a.monoNanos())).orElse(null);
                     }
                     framesDropped++;
                     note(c, f, "dropped: the client closed the connection while it was held");

@@ -22,10 +22,10 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
 
     /**
      * The shared broker: started on first use and kept for the JVM's life, not the root context's. Surefire runs each test class
-     * of a fork as a JUnit run of its own, whose root context closes after the class: a broker per class cost about 10 CPU-s
-     * each (40 starts in one module on two cores). Closed, its dir deleted, when the JVM exits.
+     * of a fork as a JUnit run of its own, whose root context closes after the class: one broker start per class (21 classes in
+     * harness-subject), about 10 CPU-s each on two busy cores. Closed, its dir deleted, when the JVM exits.
      */
-    static LocalKafka sharedBroker(ExtensionContext context) {
+    static LocalKafka sharedBroker() {
         return SharedBroker.get();
     }
 
@@ -59,7 +59,7 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
     public Object resolveParameter(ParameterContext p, ExtensionContext e) {
         Class<?> type = p.getParameter().getType();
         if (type == LocalKafka.class) {
-            return sharedBroker(e);
+            return sharedBroker();
         }
         if (type == LocalKafkaCluster.class) {
             return sharedCluster(e);
@@ -67,7 +67,7 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         if (type == LabNamespace.class) {
             return namespace(e);
         }
-        return e.getStore(STORE).getOrComputeIfAbsent("ops", k -> new TestOps(KafkaOps.connect(sharedBroker(e).bootstrapServers())),
+        return e.getStore(STORE).getOrComputeIfAbsent("ops", k -> new TestOps(KafkaOps.connect(sharedBroker().bootstrapServers())),
                 TestOps.class).ops();
     }
 

@@ -319,7 +319,6 @@ final class SchedulesExperiment {
         return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().timeouts().barrier());
     }
 
-    /** What the target and the group say about the record(s) A holds at the point: the evidence of where the fault hit. */
     /**
      * A was the group's only member when it reached the point, so every partition was A's; a group with no member left
      * means A's held thread outlasted its poll interval before the harness looked: B must still take the partition over.
@@ -335,6 +334,7 @@ final class SchedulesExperiment {
         return Optional.of(first);
     }
 
+    /** What the target and the group say about the record(s) A holds at the point: the evidence of where the fault hit. */
     private static void recordInFlight(LabContext ctx, ExperimentRecorder e, String topic, String inbox, Arrival arrival, OffsetSnapshot atPoint) {
         if (arrival.offsets().isEmpty()) {
             e.record(Source.here("harness"), new Payload.Note("A is at the point with no offsets in hand (a DB commit: the record is the one A "
