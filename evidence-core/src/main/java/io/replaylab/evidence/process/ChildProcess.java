@@ -112,11 +112,12 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /**
-     * {@code command} with the options that start its JVM (this JVM's {@code java ... -cp JARS Main},
+     * {@code command} with the options that start its JVM (this JVM's {@code java ... -cp CLASSPATH Main},
      * anywhere in it, e.g. after {@code setsid}) from a class-data archive of its jars, which cuts
      * the CPU a short-lived JVM spends starting by about a third; the first launch dumps the archive
-     * at its own exit. Any other command (a class path with directories, a command that chose CDS
-     * options itself) is returned as it is. On unless {@code REPLAYLAB_CDS=off} (or
+     * at its own exit. A directory on the class path is replaced by a jar of its content (a JVM archives
+     * classes only from jars). Any other command (a wildcard or missing entry on the class path, a
+     * command that chose CDS options itself) is returned as it is. On unless {@code REPLAYLAB_CDS=off} (or
      * {@code -Dreplaylab.cds=off}); the archives live in {@code ~/.cache/replay-lab/cds}.
      */
     public static List<String> withClassData(List<String> command) {

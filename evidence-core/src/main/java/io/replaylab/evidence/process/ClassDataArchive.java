@@ -8,6 +8,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -37,8 +38,10 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * The dump runs inside the program's own process, at its exit: nothing outlives a run that is
  * killed (its watchdog kills the program with its dump; the half-written file is removed later).
- * Only a class path of jars qualifies (a JVM refuses to archive classes from directories, and a
- * failed dump turns the program's exit code into 1). A debugged JVM maps one too (and never dumps one,
+ * A JVM archives classes only from jars (and a dump with a directory on the class path fails the
+ * program, exit code 1): a directory on the class path (a build's {@code target/classes}, as in every
+ * test run) is given to the child as a jar of the same content ({@link PackedClassDirectory}); a class
+ * path with anything else (a wildcard, a missing entry) runs as given. A debugged JVM maps one too (and never dumps one,
  * {@link #forDebugger}): a debugger sets
  * breakpoints in archived classes as in any other (the JDK's own classes come from its base archive
  * in every JVM), and the rebalance experiment's A, held at {@code KafkaConsumer#commitSync} under a
@@ -50,8 +53,11 @@ final class ClassDataArchive {
     private static final Logger log = LoggerFactory.getLogger(ClassDataArchive.class);
     /** A claim or a half-written dump this old belongs to a launch that is gone (or a program running for long; its dump still lands). */
     static final Duration STALE = Duration.ofMinutes(12);
-    /** Archives are tens of MB each and every rebuilt jar makes a new one. */
-    static final int KEEP = 8;
+    /**
+     * Archives are tens of MB each and every rebuilt jar makes a new one; the least recently used go first (a test run
+     * launches a dozen main classes, each on its module's class path).
+     */
+    static final int KEEP = 12;
     /** The first four bytes of a whole dynamic archive (0xf00baba8, little-endian); a dump cut short has zeros there. */
     private static final byte[] MAGIC = {(byte) 0xa8, (byte) 0xab, 0x0b, (byte) 0xf0};
     private static final long SPACE_FOR_A_DUMP = 256L << 20;
@@ -86,7 +92,10 @@ final class ClassDataArchive {
         return d != null && !d.isBlank() ? Path.of(d) : Path.of(System.getProperty("user.home"), ".cache", "replay-lab", "cds");
     }
 
-    /** {@code command} with the archive's options where it runs this JVM's java on a class path of jars; otherwise as it is. */
+    /**
+     * {@code command} with the archive's options where it runs this JVM's java on a class path of jars and directories (each
+     * directory replaced by its jar); otherwise as it is.
+     */
     static List<String> apply(List<String> command) {
         if (!enabled()) {
             return command;
@@ -100,19 +109,25 @@ final class ClassDataArchive {
         if (options.stream().anyMatch(o -> Stream.of(OWN).anyMatch(o::startsWith))) {
             return command; // the caller chose its own
         }
-        List<String> jars = List.of(command.get(cp + 1).split(File.pathSeparator));
-        if (!jars.stream().allMatch(e -> e.endsWith(".jar") && Files.isRegularFile(Path.of(e)))) {
-            return command; // directories cannot be archived, and dumping with them fails the program
+        List<String> entries = List.of(command.get(cp + 1).split(File.pathSeparator));
+        if (!entries.stream().allMatch(e -> e.endsWith(".jar") && Files.isRegularFile(Path.of(e)) || Files.isDirectory(Path.of(e)))) {
+            return command; // a wildcard, a missing entry: the JVM's own business
         }
         String gc = options.stream().filter(o -> o.startsWith("-XX:+Use") && o.endsWith("GC")).findFirst().orElse(null);
         List<String> extra = new ArrayList<>();
+        List<String> jars = new ArrayList<>();
         try {
             Path dir = dir();
             Files.createDirectories(dir);
+            for (String e : entries) {
+                // a JVM archives no class from a directory (and a dump with one on the class path fails the program): its jar
+                jars.add(Files.isDirectory(Path.of(e)) ? PackedClassDirectory.jarOf(Path.of(e), dir.resolve("classes")).toString() : e);
+            }
             String key = key(command.get(cp + 2), gc, jars);
             settle(dir);
             Path archive = dir.resolve(key + ".jsa");
             if (Files.isRegularFile(archive)) {
+                Files.setLastModifiedTime(archive, FileTime.from(Instant.now())); // last used: what pruning keeps
                 extra.add("-XX:SharedArchiveFile=" + archive);
             } else if (baseArchive() && Files.getFileStore(dir).getUsableSpace() > SPACE_FOR_A_DUMP && claim(dir, key)) {
                 extra.add(DUMP + dir.resolve(key + "." + UUID.randomUUID() + ".jsa.part"));
@@ -126,7 +141,9 @@ final class ClassDataArchive {
         }
         List<String> out = new ArrayList<>(command.subList(0, java + 1));
         out.addAll(extra);
-        out.addAll(command.subList(java + 1, command.size()));
+        out.addAll(command.subList(java + 1, cp + 1));
+        out.add(String.join(File.pathSeparator, jars));
+        out.addAll(command.subList(cp + 2, command.size()));
         return out;
     }
 
@@ -222,7 +239,7 @@ final class ClassDataArchive {
         try (Stream<Path> s = Files.list(dir)) {
             archives = new ArrayList<>(s.filter(p -> p.getFileName().toString().endsWith(".jsa")).toList());
         }
-        archives.sort(Comparator.comparingLong((Path p) -> p.toFile().lastModified()).reversed());
+        archives.sort(Comparator.comparingLong((Path p) -> p.toFile().lastModified()).reversed()); // last used first
         for (Path old : archives.subList(Math.min(KEEP, archives.size()), archives.size())) {
             Files.deleteIfExists(old);
         }

@@ -102,6 +102,55 @@ class ClassDataArchiveTest {
         assertThat(Files.readString(out)).contains("com.fasterxml.jackson.databind.ObjectMapper source: shared objects file");
     }
 
+    /** The child's main class in a directory of classes (as a build's target/classes), with the Jackson jars it uses. */
+    private List<String> childInDirectory(Path classes) throws Exception {
+        String entry = ClassDataChildMain.class.getName().replace('.', '/') + ".class";
+        Path file = classes.resolve(entry);
+        Files.createDirectories(file.getParent());
+        try (var in = ClassDataChildMain.class.getClassLoader().getResourceAsStream(entry)) {
+            Files.copy(in, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        List<String> cp = new ArrayList<>(List.of(classes.toString()));
+        Stream.of(System.getProperty("java.class.path").split(File.pathSeparator)).filter(e -> e.contains("jackson")).forEach(cp::add);
+        return List.of(ChildProcess.javaExecutable(), "-Xmx64m", "-cp", String.join(File.pathSeparator, cp), ClassDataChildMain.class.getName());
+    }
+
+    private static String classPath(List<String> command) {
+        return command.get(command.indexOf("-cp") + 1);
+    }
+
+    @Test
+    void aDirectoryOnTheClassPathIsGivenAsAJarOfItsContentAndItsClassesComeFromTheArchive() throws Exception {
+        Path classes = jars.resolve("target").resolve("classes");
+        List<String> plain = childInDirectory(classes);
+        List<String> first = ChildProcess.withClassData(plain);
+        assertThat(first).anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+        String[] entries = classPath(first).split(File.pathSeparator);
+        assertThat(entries[0]).as("the directory's jar, named after it").startsWith(cds.resolve("classes").resolve(jars.getFileName() + "-classes-").toString())
+                .endsWith(".jar");
+        assertThat(classPath(first)).as("the jars after it as they were").endsWith(classPath(plain).substring(classes.toString().length()));
+        try (var jar = new java.util.jar.JarFile(entries[0])) {
+            assertThat(jar.getEntry(ClassDataChildMain.class.getName().replace('.', '/') + ".class")).isNotNull();
+        }
+        long packedAt = Files.getLastModifiedTime(Path.of(entries[0])).toMillis();
+        assertThat(run(first)).isEqualTo("child says {\"a\":1}\n");
+
+        List<String> mapped = new ArrayList<>(ChildProcess.withClassData(plain));
+        assertThat(classPath(mapped)).as("the same content: the same jar").isEqualTo(classPath(first));
+        assertThat(Files.getLastModifiedTime(Path.of(entries[0])).toMillis()).as("never rewritten: the archive's key and the JVM's check hold").isEqualTo(packedAt);
+        assertThat(mapped).anyMatch(o -> o.startsWith("-XX:SharedArchiveFile="));
+        mapped.add(mapped.indexOf("-cp"), "-Xlog:class+load=info");
+        assertThat(run(mapped)).contains("io.replaylab.evidence.process.ClassDataChildMain source: shared objects file");
+
+        Files.writeString(classes.resolve("added.properties"), "a=1\n");
+        List<String> changed = ChildProcess.withClassData(plain);
+        assertThat(classPath(changed)).as("changed content: a new jar").isNotEqualTo(classPath(first));
+        assertThat(changed).as("a new jar: a new archive, dumped by this launch").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="));
+        try (var jar = new java.util.jar.JarFile(classPath(changed).split(File.pathSeparator)[0])) {
+            assertThat(jar.getEntry("added.properties")).isNotNull();
+        }
+    }
+
     @Test
     void aDumpCutShortIsNeverMappedAndIsRemovedOnceStale() throws Exception {
         List<String> plain = childOnJars();
@@ -144,8 +193,10 @@ class ClassDataArchiveTest {
         assertThat(ChildProcess.withClassData(own)).isEqualTo(own);
         List<String> python = List.of("python3", "-cp", "x.jar", "Main");
         assertThat(ChildProcess.withClassData(python)).isEqualTo(python);
-        List<String> withDirectory = List.of(ChildProcess.javaExecutable(), "-cp", childOnJars().get(3) + File.pathSeparator + jars, "Main");
-        assertThat(ChildProcess.withClassData(withDirectory)).as("a JVM cannot dump classes from a directory").isEqualTo(withDirectory);
+        List<String> wildcard = List.of(ChildProcess.javaExecutable(), "-cp", childOnJars().get(3) + File.pathSeparator + jars + "/*", "Main");
+        assertThat(ChildProcess.withClassData(wildcard)).as("the launcher's wildcard: its own business").isEqualTo(wildcard);
+        List<String> missing = List.of(ChildProcess.javaExecutable(), "-cp", childOnJars().get(3) + File.pathSeparator + jars.resolve("gone"), "Main");
+        assertThat(ChildProcess.withClassData(missing)).isEqualTo(missing);
         System.setProperty("replaylab.cds", "off");
         List<String> plain = childOnJars();
         assertThat(ChildProcess.withClassData(plain)).isEqualTo(plain);
