@@ -170,10 +170,16 @@ class InterruptedRunTest {
         awaitStep("waiting for");
 
         harness.destroy();
-        Thread.sleep(100); // the first one started the orderly stop (A and B get 3 s each to finish)
+        // the first one started the orderly stop (A and B get 3 s each to finish); the second is sent once the harness said
+        // so: a fixed 100 ms between them was once too short on a loaded machine, and the 3 s below counted the first's stop
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!Files.readString(dir.resolve("harness.err")).contains("SIGTERM received: stopping the run")) { // a warning: on stderr
+            assertThat(System.nanoTime()).as("the first SIGTERM not acknowledged within 30 s:\n%s", outputQuietly()).isLessThan(deadline);
+            Thread.sleep(20);
+        }
         harness.destroy();
 
-        assertThat(harness.waitFor(3, TimeUnit.SECONDS)).as("out at once, no grace period").isTrue();
+        assertThat(harness.waitFor(3, TimeUnit.SECONDS)).as("out at once, no grace period:\n%s", outputQuietly()).isTrue();
         assertThat(harness.exitValue()).as(output()).isEqualTo(143);
         assertThat(output()).contains("SIGTERM during the shutdown: killing the remaining children now");
         assertNothingLeftWithin(Duration.ofSeconds(5));
