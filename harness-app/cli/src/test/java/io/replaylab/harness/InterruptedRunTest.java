@@ -59,7 +59,9 @@ class InterruptedRunTest {
         List<String> cmd = new ArrayList<>(prefix); // setsid and env both exec: the harness keeps the pid started here
         cmd.addAll(List.of("env", "--default-signal=INT"));
         // kafka null: the run starts what it needs itself (durability its own cluster)
-        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), ReplayLab.class.getName(), "run",
+        // -Xshare:auto (the JVM's default) keeps the harness from dumping a class-data archive at its exit: a JVM that dumps
+        // does so even at Runtime.halt, which under load took over 3 s of the "killed at once" measured here (first launch)
+        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"), ReplayLab.class.getName(), "run",
                 "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         if (kafka != null) {
             cmd.addAll(List.of("--bootstrap-server", kafka.bootstrapServers()));
