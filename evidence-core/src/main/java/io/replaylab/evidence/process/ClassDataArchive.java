@@ -251,9 +251,14 @@ final class ClassDataArchive {
             Path p = Path.of(j);
             sb.append('|').append(j).append(':').append(Files.size(p)).append(':').append(Files.getLastModifiedTime(p).toMillis());
         }
+        return mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-" + digest(sb.toString());
+    }
+
+    /** 16 hex digits of the SHA-256 of {@code s}: the name part of an archive or a packed class directory. */
+    static String digest(String s) {
         try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest(sb.toString().getBytes(StandardCharsets.UTF_8));
-            return mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-" + HexFormat.of().formatHex(h, 0, 8);
+            byte[] h = MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(h, 0, 8);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

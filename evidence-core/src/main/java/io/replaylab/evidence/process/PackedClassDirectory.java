@@ -2,15 +2,11 @@ package io.replaylab.evidence.process;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
 import java.util.jar.Attributes;
@@ -77,12 +73,7 @@ final class PackedClassDirectory {
                 sb.append(':').append(Files.size(f)).append(':').append(Files.getLastModifiedTime(f).toMillis());
             }
         }
-        try {
-            byte[] h = MessageDigest.getInstance("SHA-256").digest(sb.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(h, 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return ClassDataArchive.digest(sb.toString());
     }
 
     private static void write(Path directory, List<Path> files, Path part) throws IOException {
