@@ -66,7 +66,8 @@ class Kafka41CompatibilityTest {
 
     /**
      * The hold and freeze cells at every point: each ends with A's offset commit reaching the broker after its partition moved,
-     * the step whose fencing differs between 4.1 and 4.3+ (KIP-1251). The crash cells send no commit from the old member
+     * a commit the broker's epoch check decides (the check KIP-1251 relaxed in 4.3 for partitions a member still owns).
+     * The crash cells send no commit from the old member
      * (A is killed; its restart joins as a new one), so their verdict does not depend on the broker and they run on the
      * project's broker only (SchedulesExperimentTest).
      */
