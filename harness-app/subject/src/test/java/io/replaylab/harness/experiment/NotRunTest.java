@@ -151,7 +151,7 @@ class NotRunTest {
 
     @Test
     void aBarrierNeverReachedGivesNotRun(LocalKafka kafka) throws Exception {
-        String neverCommits = Subject.javaCommand(PollingConsumerMain.class.getName()) + " {bootstrap} {topic} {group}";
+        String neverCommits = Subject.javaCommand(PollingConsumerMain.class.getName(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " {bootstrap} {topic} {group}";
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
