@@ -112,6 +112,17 @@ public final class ChildProcess implements AutoCloseable {
     }
 
     /**
+     * The JVM option that names which program of a main class with subcommands a child JVM runs (e.g. {@code consume}):
+     * it gets a class-data archive of its own ({@link #withClassData}), so a consumer does not map a producer's classes.
+     */
+    public static String program(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
+            throw new IllegalArgumentException("a program's name is letters, digits, '_' and '-', was '" + name + "'");
+        }
+        return ClassDataArchive.PROGRAM + name;
+    }
+
+    /**
      * {@code command} with the options that start its JVM (this JVM's {@code java ... -cp CLASSPATH Main},
      * anywhere in it, e.g. after {@code setsid}) from a class-data archive of its jars, which cuts
      * the CPU a short-lived JVM spends starting by about a third; the first launch dumps the archive

@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * Starts child JVMs of this JVM's Java from a class-data archive of their own jars (dynamic AppCDS):
  * a subject JVM then spends about a third less CPU (1.9 against 3.0 CPU-s for the reference
  * consumer draining 200 records, measured) and joins its group in half the time, which on a 2-core
- * machine running experiments side by side is most of what they wait for. Per java, main class and
- * jars (their sizes and times: a rebuilt jar is a new archive):
+ * machine running experiments side by side is most of what they wait for. Per java, main class (and its
+ * program, where a main class with subcommands names it: {@link ChildProcess#program}) and jars (their sizes and
+ * times: a rebuilt jar is a new archive):
  * <ol>
  * <li>the first launch, alone (a claim file), writes the archive of the classes it loaded when it
  *     exits ({@code -XX:ArchiveClassesAtExit}, about 2 CPU-s once), into a file of its own;</li>
@@ -55,15 +56,20 @@ final class ClassDataArchive {
     static final Duration STALE = Duration.ofMinutes(12);
     /**
      * Archives are tens of MB each and every rebuilt jar makes a new one; the least recently used go first (a test run
-     * launches a dozen main classes, each on its module's class path).
+     * launches a dozen main classes and programs, each on its module's class path).
      */
-    static final int KEEP = 12;
+    static final int KEEP = 16;
     /** The first four bytes of a whole dynamic archive (0xf00baba8, little-endian); a dump cut short has zeros there. */
     private static final byte[] MAGIC = {(byte) 0xa8, (byte) 0xab, 0x0b, (byte) 0xf0};
     private static final long SPACE_FOR_A_DUMP = 256L << 20;
     private static final String[] OWN = {"-XX:SharedArchiveFile", "-Xshare", "-XX:DumpLoadedClassList", "-XX:ArchiveClassesAtExit", "-XX:SharedClassListFile"};
     private static final List<String> QUIET = List.of("-Xlog:cds*=off", "-Xlog:class+path*=off");
     private static final String DUMP = "-XX:ArchiveClassesAtExit=";
+    /**
+     * Names which program of a main class with subcommands runs (ChildProcess.program): each gets an archive of its own, since
+     * one archive holds only the classes of the launch that dumped it (a consumer mapping the producer's misses about 1000).
+     */
+    static final String PROGRAM = "-Dreplaylab.cds.program=";
 
     private ClassDataArchive() {
     }
@@ -123,7 +129,8 @@ final class ClassDataArchive {
                 // a JVM archives no class from a directory (and a dump with one on the class path fails the program): its jar
                 jars.add(Files.isDirectory(Path.of(e)) ? PackedClassDirectory.jarOf(Path.of(e), dir.resolve("classes")).toString() : e);
             }
-            String key = key(command.get(cp + 2), gc, jars);
+            String program = options.stream().filter(o -> o.startsWith(PROGRAM)).map(o -> o.substring(PROGRAM.length())).findFirst().orElse(null);
+            String key = key(command.get(cp + 2), program, gc, jars);
             settle(dir);
             Path archive = dir.resolve(key + ".jsa");
             if (Files.isRegularFile(archive)) {
@@ -245,13 +252,15 @@ final class ClassDataArchive {
         }
     }
 
-    private static String key(String mainClass, String gc, List<String> jars) throws IOException {
-        StringBuilder sb = new StringBuilder(System.getProperty("java.home")).append('|').append(Runtime.version()).append('|').append(mainClass).append('|').append(gc);
+    private static String key(String mainClass, String program, String gc, List<String> jars) throws IOException {
+        StringBuilder sb = new StringBuilder(System.getProperty("java.home")).append('|').append(Runtime.version()).append('|').append(mainClass).append('|')
+                .append(program).append('|').append(gc);
         for (String j : jars) {
             Path p = Path.of(j);
             sb.append('|').append(j).append(':').append(Files.size(p)).append(':').append(Files.getLastModifiedTime(p).toMillis());
         }
-        return mainClass.substring(mainClass.lastIndexOf('.') + 1) + "-" + digest(sb.toString());
+        return mainClass.substring(mainClass.lastIndexOf('.') + 1) + (program == null ? "" : "-" + program.replaceAll("[^A-Za-z0-9_-]", "_")) + "-"
+                + digest(sb.toString());
     }
 
     /** 16 hex digits of the SHA-256 of {@code s}: the name part of an archive or a packed class directory. */

@@ -203,6 +203,25 @@ class ClassDataArchiveTest {
         assertThat(files("")).isEmpty();
     }
 
+    /** A main class with subcommands: each program it names dumps and maps an archive of its own; a name that is not a word is refused. */
+    @Test
+    void eachProgramOfOneMainClassHasAnArchiveOfItsOwn() throws Exception {
+        List<String> plain = childOnJars();
+        List<String> consume = new ArrayList<>(plain);
+        consume.add(1, ChildProcess.program("consume"));
+        List<String> produce = new ArrayList<>(plain);
+        produce.add(1, ChildProcess.program("produce"));
+        run(ChildProcess.withClassData(consume));
+        assertThat(ChildProcess.withClassData(produce)).as("not the consumer's archive: a dump of its own").anyMatch(o -> o.startsWith("-XX:ArchiveClassesAtExit="))
+                .noneMatch(o -> o.startsWith("-XX:SharedArchiveFile="));
+        assertThat(files(".jsa")).as("the consumer's dump put in place").singleElement().satisfies(f -> assertThat(f.getFileName().toString())
+                .startsWith("ClassDataChildMain-consume-"));
+        assertThat(ChildProcess.withClassData(consume)).contains("-XX:SharedArchiveFile=" + files(".jsa").get(0));
+        assertThat(ChildProcess.withClassData(plain)).as("the main class without a program: another archive").noneMatch(o -> o.startsWith("-XX:SharedArchiveFile="));
+        assertThatThrownBy(() -> ChildProcess.program("consume --all")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("a program's name is letters, digits, '_' and '-', was 'consume --all'");
+    }
+
     /** Unset means on; the property wins over the environment; anything but on or off is refused with the name of what said it. */
     @Test
     void unsetIsOnThePropertyWinsAndAnythingButOnOrOffIsRefused() throws Exception {

@@ -7,6 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
+import io.replaylab.barrier.BarrierEvent;
+import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
@@ -82,6 +84,33 @@ class HandbookConsumerTest {
             assertThat(d.in(r.evidence())).as(d.name() + " judged by " + d.caughtBy()).hasValueSatisfying(x -> assertThat(x.outcome().status())
                     .isEqualTo(Status.PASS));
         }
+        // a CPython program on librdkafka: its DB commit held by the native barrier (gdb at SQLite), its offset commit on the wire
+        for (String fault : List.of("hold", "freeze", "crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
+            assertThat(x.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
+            BarrierEvent.BarrierReached at = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance)
+                    .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals("before-db-commit")).findFirst()
+                    .orElseThrow(); // after the warm-up's, on the wire
+            assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
+            assertThat(at.context().get("library")).contains("libsqlite3");
+            assertThat(at.context().get("threads")).as("librdkafka's threads run on").contains("rdk:main").doesNotContain("a thread hold is a freeze");
+        }
+        assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
+                .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
+        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");
+        assertThat(experiment(r.evidence(), "schedules").environment().get("barrier")).as("which barrier holds which point, and why")
+                .startsWith("wire (the subject's program 'python3' is not java").endsWith("; before-db-commit: native (gdb at the SQLite commit), "
+                        + "which the wire barrier cannot see");
+        ExperimentEvidence afterOffsetCommit = experiment(r.evidence(), "schedules.after-offset-commit.hold");
+        assertThat(payloads(afterOffsetCommit)).as("the broker's answer was held")
+                .anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("after-offset-commit"));
+        if (afterOffsetCommit.outcome().status() == Status.PASS) {
+            assertThat(payloads(afterOffsetCommit)).as("then accepted").anyMatch(p -> p instanceof BarrierEvent.CommitAccepted);
+        }
+    }
+
+    private static List<Payload> payloads(ExperimentEvidence x) {
+        return x.events().stream().map(Event::payload).toList();
     }
 
     private static boolean isTheHandoffTheAssignorKeptFromB(ExperimentEvidence x) {

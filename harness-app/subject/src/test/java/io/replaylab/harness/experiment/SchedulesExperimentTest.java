@@ -249,35 +249,6 @@ class SchedulesExperimentTest {
     }
 
     @Test
-    void aCPythonConsumerPassesEveryDefaultCellWithItsDbCommitHeldByTheNativeBarrierAndItsOffsetCommitOnTheWire(LocalKafka kafka) throws Exception {
-        Gdb.require();
-        // three at a time: Python consumers are light (the reference subject's JVMs are not, see above)
-        Lab.LabResult r = Lab.run(schedules(kafka).parallel(3).subject(Subject.command(PythonConsumer.template(dir, false)))
-                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
-
-        assertThat(matrix(r.evidence()).cells()).hasSize(10).allSatisfy(c -> assertThat(c.status()).as(c.row() + ":" + c.column() + " " + c.reason())
-                .isEqualTo("PASS"));
-        for (String fault : List.of("hold", "freeze", "crash")) {
-            ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit." + fault);
-            assertThat(x.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
-            BarrierEvent.BarrierReached at = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance).map(BarrierEvent.BarrierReached.class::cast)
-                    .filter(b -> b.point().equals("before-db-commit")).findFirst().orElseThrow(); // after the warm-up's, on the wire
-            assertThat(at.context()).containsEntry("function", "sqlite3_step").containsEntry("sql", "COMMIT");
-            assertThat(at.context().get("library")).contains("libsqlite3");
-            assertThat(at.context().get("threads")).as("librdkafka's threads run on").contains("rdk:main").doesNotContain("a thread hold is a freeze");
-        }
-        assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
-                .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
-        assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");
-        assertThat(experiment(r.evidence(), "schedules").environment().get("barrier")).as("which barrier holds which point, and why")
-                .startsWith("wire (the subject's program 'python3' is not java").endsWith("; before-db-commit: native (gdb at the SQLite commit), "
-                        + "which the wire barrier cannot see");
-        assertThat(payloads(experiment(r.evidence(), "schedules.after-offset-commit.hold"))).as("the broker's answer was held, then accepted")
-                .anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("after-offset-commit"))
-                .anyMatch(p -> p instanceof BarrierEvent.CommitAccepted);
-    }
-
-    @Test
     void aNodeConsumerOnKafkaJsAndBetterSqlite3PassesTheDbCellsWithItsBundledSqliteHeldWhereTheThreadHoldIsAFreezeForKafka(LocalKafka kafka)
             throws Exception {
         Gdb.require();

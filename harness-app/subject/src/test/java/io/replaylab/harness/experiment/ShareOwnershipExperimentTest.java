@@ -107,7 +107,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheHeldRecordCannotBeNamed(LocalKafka kafka) throws Exception {
-        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
                 List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
                         "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
         ExperimentEvidence x = run(settings(kafka).shareSubject(noLog));

@@ -84,7 +84,7 @@ class SharePoisonExperimentTest {
 
     @Test
     void aShareConsumerThatBypassesTheProxyLeavesTheWireBlindAndIsNotRun(LocalKafka kafka) throws Exception {
-        Subject direct = Subject.javaMain(ReferenceSubject.class.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"),
+        Subject direct = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
                 List.of("consume", "--group-type", "share", "--bootstrap-server", kafka.bootstrapServers(), "--topic", "{topic}", "--group", "{group}",
                         "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer, straight to the broker");
         ExperimentEvidence x = run(settings(kafka).shareSubject(direct));
