@@ -165,17 +165,17 @@ class ShareSubjectTest {
                 Thread.sleep(100);
             }
         }
-        produce(kafka, ns, 400, 4, 0);
+        produce(kafka, ns, 200, 4, 0);
 
         assertThat(Launch.await(a, 120)).as(Files.readString(dir.resolve("A.err"))).isZero();
         assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
 
         Path db = dir.resolve("target.db");
-        assertThat(ledger(ns)).isEqualTo(400);
-        assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", ns.inbox(1))).isEqualTo(400);
+        assertThat(ledger(ns)).isEqualTo(200);
+        assertThat(Db.count(db, "SELECT count(DISTINCT message_id) FROM ledger WHERE namespace = ?", ns.inbox(1))).isEqualTo(200);
         assertThat(Db.column(db, "SELECT DISTINCT instance FROM ledger WHERE namespace = ?", ns.inbox(1))).as("both applied some")
                 .containsExactlyInAnyOrder("A", "B");
-        assertThat(withResult(log("A"), "acknowledged").size() + withResult(log("B"), "acknowledged").size()).isGreaterThanOrEqualTo(400);
+        assertThat(withResult(log("A"), "acknowledged").size() + withResult(log("B"), "acknowledged").size()).isGreaterThanOrEqualTo(200);
         assertDrained(kafka, ns.group(), 4);
     }
 
