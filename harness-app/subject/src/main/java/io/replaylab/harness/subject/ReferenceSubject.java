@@ -17,6 +17,10 @@ import picocli.CommandLine;
  * }</pre>
  */
 public final class ReferenceSubject {
+    private static final List<String> LAB_SETTINGS = List.of("--group-protocol", "{group.protocol}", "--max-poll-interval-ms", "{max.poll.interval.ms}",
+            "--session-timeout-ms", "{session.timeout.ms}", "--assignment-log", "{logdir}/{instance}.assignments.jsonl",
+            "--processing-log", "{logdir}/{instance}.processing.jsonl");
+
     /**
      * A small heap, C1 only, the serial collector: a short-lived consumer spends less CPU so (1.4 against 2.3 CPU-s draining 20
      * records, measured); each program its own class-data archive (a consumer maps its own classes, not the producer's).
@@ -25,9 +29,6 @@ public final class ReferenceSubject {
     public static List<String> jvm(String program) {
         return List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", ChildProcess.program(program));
     }
-    private static final List<String> LAB_SETTINGS = List.of("--group-protocol", "{group.protocol}", "--max-poll-interval-ms", "{max.poll.interval.ms}",
-            "--session-timeout-ms", "{session.timeout.ms}", "--assignment-log", "{logdir}/{instance}.assignments.jsonl",
-            "--processing-log", "{logdir}/{instance}.processing.jsonl");
 
     private ReferenceSubject() {
     }
