@@ -59,7 +59,7 @@ class DebuggerBarrierTest {
         List<String> args = new ArrayList<>(List.of(kafka.bootstrapServers(), ns.topic(), ns.group(), protocol, "" + maxPollMs, "" + sessionMs,
                 dir.resolve("target.db").toString(), client));
         args.addAll(List.of(more));
-        return ChildProcess.java(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), CommitLoopMain.class.getName(), args.toArray(String[]::new));
+        return ChildProcess.java(ChildProcess.shortLived("-Xmx128m"), CommitLoopMain.class.getName(), args.toArray(String[]::new));
     }
 
     private ChildProcess launch(List<String> cmd, String name) {
@@ -284,7 +284,7 @@ class DebuggerBarrierTest {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
         ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
-        ChildProcess controller = plain(ChildProcess.java(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), HoldingControllerMain.class.getName(),
+        ChildProcess controller = plain(ChildProcess.java(ChildProcess.shortLived("-Xmx128m"), HoldingControllerMain.class.getName(),
                 Integer.toString(a.debugPort().orElseThrow())), "controller");
         controller.awaitOutput("held", Duration.ofSeconds(60));
         Thread.sleep(1000);

@@ -97,7 +97,7 @@ class WireProxyTest {
     }
 
     private ChildProcess commitLoop(String bootstrap, LabNamespace ns, String protocol, String client, int sessionMs) {
-        List<String> cmd = ChildProcess.java(List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), CommitLoopMain.class.getName(), bootstrap, ns.topic(), ns.group(),
+        List<String> cmd = ChildProcess.java(ChildProcess.shortLived("-Xmx128m"), CommitLoopMain.class.getName(), bootstrap, ns.topic(), ns.group(),
                 protocol, "300000", "" + sessionMs, dir.resolve("target.db").toString(), client);
         ChildProcess p = ChildProcess.of(cmd).name(client).output(dir.resolve(client + ".out"), dir.resolve(client + ".err")).start();
         cleanup.add(p::kill);

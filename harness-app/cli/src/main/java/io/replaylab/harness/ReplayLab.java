@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.EvidenceFormatException;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.BrokerUnreachableException;
@@ -31,7 +32,7 @@ public final class ReplayLab implements Runnable {
      * equal): a run mostly waits, and C2 compiling the Kafka clients, JDBC and JDI code it touches
      * took half the harness's CPU time on 2 cores, CPU the subjects' JVMs beside it need more.
      */
-    public static final List<String> JVM_OPTIONS = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+    public static final List<String> JVM_OPTIONS = ChildProcess.shortLived();
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -20,7 +20,7 @@ class BrokerCommandTest {
     @Test
     void brokerPrintsAUsableBootstrapAddressAndStopsCleanlyOnSigterm(@TempDir Path dir) throws Exception {
         // stdout stays a pipe: the test reads the first line as a user's script would
-        Process cli = new ProcessBuilder(ChildProcess.java(List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), ReplayLab.class.getName(), "broker", "--data-dir", dir.resolve("kafka").toString()))
+        Process cli = new ProcessBuilder(ChildProcess.java(ReplayLab.JVM_OPTIONS, ReplayLab.class.getName(), "broker", "--data-dir", dir.resolve("kafka").toString()))
                 .redirectError(dir.resolve("err.txt").toFile())
                 .start();
         try {

@@ -61,7 +61,7 @@ class InterruptedRunTest {
         // kafka null: the run starts what it needs itself (durability its own cluster)
         // -Xshare:auto (the JVM's default) keeps the harness from dumping a class-data archive at its exit: a JVM that dumps
         // does so even at Runtime.halt, which under load took over 3 s of the "killed at once" measured here (first launch)
-        cmd.addAll(ChildProcess.java(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto"), ReplayLab.class.getName(), "run",
+        cmd.addAll(ChildProcess.java(ChildProcess.shortLived("-Xmx256m", "-Xshare:auto"), ReplayLab.class.getName(), "run",
                 "--workdir", dir.resolve("runs").toString(), "--records", "60"));
         if (kafka != null) {
             cmd.addAll(List.of("--bootstrap-server", kafka.bootstrapServers()));

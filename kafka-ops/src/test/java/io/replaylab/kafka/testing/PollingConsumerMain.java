@@ -53,7 +53,7 @@ public final class PollingConsumerMain {
     /** As {@link #start(String, String, String)}, with {@code group.protocol} classic or consumer. */
     public static Process start(String bootstrap, String topic, String group, String protocol) throws IOException {
         // stdout stays a pipe: its first line is the assignment
-        Process p = new ProcessBuilder(io.replaylab.evidence.process.ChildProcess.java(java.util.List.of("-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), PollingConsumerMain.class.getName(),
+        Process p = new ProcessBuilder(io.replaylab.evidence.process.ChildProcess.java(io.replaylab.evidence.process.ChildProcess.shortLived("-Xmx128m"), PollingConsumerMain.class.getName(),
                 bootstrap, topic, group, protocol))
                 .redirectError(ProcessBuilder.Redirect.DISCARD).start();
         java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream()));

@@ -160,7 +160,7 @@ public final class Subject {
 
     /** A main class of this JVM's class path, in a child JVM with a small heap; {@code args} may hold placeholders. */
     public static Subject javaMain(Class<?> mainClass, String... args) {
-        return javaMain(mainClass.getName(), List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"), List.of(args), mainClass.getSimpleName());
+        return javaMain(mainClass.getName(), ChildProcess.shortLived("-Xmx256m"), List.of(args), mainClass.getSimpleName());
     }
 
     /**

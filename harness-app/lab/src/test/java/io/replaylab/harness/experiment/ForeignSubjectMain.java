@@ -12,6 +12,7 @@ import java.util.Properties;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Subject;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.kafka.clients.consumer.CommitFailedException;
@@ -177,6 +178,6 @@ public final class ForeignSubjectMain {
 
     /** The template with a mode (e.g. {@code gives-up}) after the usual arguments. */
     public static String template(String mode) {
-        return Subject.javaCommand(ForeignSubjectMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
+        return Subject.javaCommand(ForeignSubjectMain.class.getName(), ChildProcess.shortLived("-Xmx256m").toArray(String[]::new)) + " {bootstrap} {topic} {group} {db} {namespace} {instance} " + mode;
     }
 }

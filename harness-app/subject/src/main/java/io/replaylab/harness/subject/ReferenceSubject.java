@@ -22,12 +22,11 @@ public final class ReferenceSubject {
             "--processing-log", "{logdir}/{instance}.processing.jsonl");
 
     /**
-     * A small heap, C1 only, the serial collector: a short-lived consumer spends less CPU so (1.4 against 2.3 CPU-s draining 20
-     * records, measured); each program its own class-data archive (a consumer maps its own classes, not the producer's).
-     * {@code program}: produce, consume, share-consume or transform.
+     * A small heap and a short-lived JVM's options ({@link ChildProcess#shortLived}); each program its own class-data archive
+     * (a consumer maps its own classes, not the producer's). {@code program}: produce, consume, share-consume or transform.
      */
     public static List<String> jvm(String program) {
-        return List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", ChildProcess.program(program));
+        return ChildProcess.shortLived("-Xmx256m", ChildProcess.program(program));
     }
 
     private ReferenceSubject() {

@@ -24,7 +24,6 @@ import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.subject.BrokenTransformMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
-import io.replaylab.kafka.testing.PollingConsumerMain;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,7 +87,7 @@ class EosExperimentTest {
 
     @Test
     void aProgramThatNeverCommitsATransactionNeverReachesThePoint(LocalKafka kafka) throws Exception {
-        String neverCommits = Subject.javaCommand(PollingConsumerMain.class.getName(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " {bootstrap} {topic} {group}";
+        String neverCommits = Runs.pollsOnly();
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = only(r);
@@ -130,7 +129,7 @@ class EosExperimentTest {
 
     @Test
     void aSecondInstanceThatJoinsButNeverCommitsLeavesTheFaultUnobserved(LocalKafka kafka) throws Exception {
-        String pollsOnly = Subject.javaCommand(PollingConsumerMain.class.getName(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC").replace("'", "\"") + " {bootstrap} {topic} {group}";
+        String pollsOnly = Runs.pollsOnly().replace("'", "\"");
         // the handoff comes first, within the same timeout: B's JVM start, its join and A's removal took over 20 s in a loaded
         // fresh-clone run, and over 40 s in a clean-machine CI run (four test JVMs with their subjects on two cores)
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB(pollsOnly))).handoffTimeout(Duration.ofSeconds(60)).build(), null);

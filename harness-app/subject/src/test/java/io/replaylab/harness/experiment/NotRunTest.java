@@ -20,7 +20,6 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
-import io.replaylab.kafka.testing.PollingConsumerMain;
 import io.replaylab.oracle.TargetEvent;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,7 +150,7 @@ class NotRunTest {
 
     @Test
     void aBarrierNeverReachedGivesNotRun(LocalKafka kafka) throws Exception {
-        String neverCommits = Subject.javaCommand(PollingConsumerMain.class.getName(), "-Xmx128m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " {bootstrap} {topic} {group}";
+        String neverCommits = Runs.pollsOnly();
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");

@@ -3,11 +3,14 @@ package io.replaylab.harness.experiment;
 import java.nio.file.Path;
 
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.MetricValue;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.testing.PollingConsumerMain;
 
 /** What the run tests of this package share: the reference lab on the shared broker, and reading its evidence. */
 final class Runs {
@@ -17,6 +20,11 @@ final class Runs {
     /** The reference subject's lab on {@code kafka}, 60 records, run directories under {@code dir}. */
     static LabSettings.Builder on(LocalKafka kafka, Path dir) {
         return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(60);
+    }
+
+    /** A consumer that joins the group and polls, never committing an offset or a transaction (kafka-ops' PollingConsumerMain). */
+    static String pollsOnly() {
+        return Subject.javaCommand(PollingConsumerMain.class.getName(), ChildProcess.shortLived("-Xmx128m").toArray(String[]::new)) + " {bootstrap} {topic} {group}";
     }
 
     static ExperimentEvidence experiment(RunEvidence r, String name) {

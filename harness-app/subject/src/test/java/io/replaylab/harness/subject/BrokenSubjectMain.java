@@ -1,5 +1,6 @@
 package io.replaylab.harness.subject;
 
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -195,6 +196,6 @@ public final class BrokenSubjectMain {
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return Subject.javaCommand(BrokenSubjectMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
+        return Subject.javaCommand(BrokenSubjectMain.class.getName(), ChildProcess.shortLived("-Xmx256m").toArray(String[]::new)) + " " + mode + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
     }
 }

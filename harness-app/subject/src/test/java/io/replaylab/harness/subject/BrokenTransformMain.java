@@ -1,5 +1,6 @@
 package io.replaylab.harness.subject;
 
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Path;
 import java.util.Map;
@@ -58,7 +59,7 @@ public final class BrokenTransformMain {
 
     /** The eos experiment's transform template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return Subject.javaCommand(BrokenTransformMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode
+        return Subject.javaCommand(BrokenTransformMain.class.getName(), ChildProcess.shortLived("-Xmx256m").toArray(String[]::new)) + " " + mode
                 + " {bootstrap} {topic} {output} {group} {instance} {logdir}";
     }
 }

@@ -19,7 +19,7 @@ final class Launch {
     static Process start(Path logDir, String name, Map<String, String> env, String mainClass, String... args) {
         boolean share = String.join(" ", args).contains("--group-type share");
         List<String> jvm = mainClass.equals(ReferenceSubject.class.getName()) ? ReferenceSubject.jvm(share ? "share-consume" : args[0])
-                : List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+                : ChildProcess.shortLived("-Xmx256m");
         return ChildProcess.of(ChildProcess.java(jvm, mainClass, args)).name(name).env(env)
                 .output(logDir.resolve(name + ".out"), logDir.resolve(name + ".err")).start().process();
     }

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
+import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.lab.Subject;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -149,7 +150,7 @@ public final class ShareTwinMain {
 
     /** The --subject-cmd template for a mode, on this JVM's classpath. */
     public static String template(String mode) {
-        return Subject.javaCommand(ShareTwinMain.class.getName(), "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC") + " " + mode
+        return Subject.javaCommand(ShareTwinMain.class.getName(), ChildProcess.shortLived("-Xmx256m").toArray(String[]::new)) + " " + mode
                 + " {bootstrap} {topic} {group} {db} {namespace} {instance} {logdir}";
     }
 }
