@@ -13,8 +13,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
+import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.HeartbeatResponseData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ResponseHeaderData;
@@ -117,6 +119,9 @@ public final class ArmedFault {
         if (t.group() != null && t.api().namesGroup() && !t.group().equals(group)) {
             return null;
         }
+        if (t.memberId() != null && !t.memberId().equals(memberOf(f, body))) {
+            return null;
+        }
         int n;
         synchronized (this) {
             n = ++matched;
@@ -127,7 +132,9 @@ public final class ArmedFault {
         String request = f.key().name + " v" + f.version() + " correlation " + f.correlationId() + (group == null ? "" : " group " + group)
                 + (f.commit() == null ? "" : " member " + f.commit().memberId() + " generation " + f.commit().generation() + " " + f.commit().offsetsText());
         ByteBuffer answer = null;
-        if (fault.effect() instanceof WireFault.Effect.Error e) {
+        if (fault.effect() instanceof WireFault.Effect.Withhold) {
+            answer = liveAnswer(f, body, c.witness());
+        } else if (fault.effect() instanceof WireFault.Effect.Error e) {
             answer = errorAnswer(f, body, e); // first: a request that takes no answer (acks=0 Produce) is no firing
             if (answer == null) {
                 log.info("fault {} passes {} on {}: that request takes no answer to replace", fault.spec(), request, c);
@@ -197,6 +204,42 @@ public final class ArmedFault {
             return null;
         }
         return frame(f.correlationId(), f.key().responseHeaderVersion(f.version()), response.data(), f.version());
+    }
+
+    /**
+     * The answer the coordinator gives a live member's heartbeat: no error; for the consumer
+     * protocol the member's own id and epoch, the heartbeat interval it was last given, and no
+     * assignment (null: unchanged).
+     */
+    private static ByteBuffer liveAnswer(Connection.Frame f, ByteBuffer body, WireWitness witness) {
+        ApiMessage answer;
+        if (f.key() == org.apache.kafka.common.protocol.ApiKeys.CONSUMER_GROUP_HEARTBEAT) {
+            ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(new ByteBufferAccessor(body.duplicate()), f.version());
+            answer = new ConsumerGroupHeartbeatResponseData().setMemberId(d.memberId()).setMemberEpoch(d.memberEpoch())
+                    .setHeartbeatIntervalMs(witness.heartbeatInterval(d.groupId(), d.memberId(), 5000));
+        } else {
+            answer = new HeartbeatResponseData();
+        }
+        return frame(f.correlationId(), f.key().responseHeaderVersion(f.version()), answer, f.version());
+    }
+
+    /** The member a group request names, or null (none, or unreadable). */
+    private static String memberOf(Connection.Frame f, ByteBuffer body) {
+        if (f.commit() != null) {
+            return f.commit().memberId();
+        }
+        try {
+            ByteBufferAccessor in = new ByteBufferAccessor(body.duplicate());
+            return switch (f.key()) {
+                case HEARTBEAT -> new HeartbeatRequestData(in, f.version()).memberId();
+                case JOIN_GROUP -> new JoinGroupRequestData(in, f.version()).memberId();
+                case SYNC_GROUP -> new SyncGroupRequestData(in, f.version()).memberId();
+                case CONSUMER_GROUP_HEARTBEAT -> new ConsumerGroupHeartbeatRequestData(in, f.version()).memberId();
+                default -> null;
+            };
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     /** A whole response frame: size, header, body. */

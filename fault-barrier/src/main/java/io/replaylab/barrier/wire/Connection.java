@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -20,6 +23,8 @@ import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
+import org.apache.kafka.common.message.JoinGroupRequestData;
+import org.apache.kafka.common.message.JoinGroupResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -135,6 +140,11 @@ final class Connection {
     void start() {
         proxy.run("wire-proxy-c" + id + "-requests", this::requestLoop);
         proxy.run("wire-proxy-c" + id + "-responses", this::responseLoop);
+    }
+
+    /** The proxy's witness: what it saw of the groups so far. */
+    WireWitness witness() {
+        return proxy.witness();
     }
 
     /** The id of the newest connection the proxy has opened so far. */
@@ -315,13 +325,35 @@ final class Connection {
                         return watched || d.sessionId() != 0 ? this::witnessFetchAnswer : null;
                     }
                 }
+                case JOIN_GROUP -> {
+                    JoinGroupRequestData d = new JoinGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                    String request = "JoinGroup v" + h.apiVersion();
+                    String client = h.clientId();
+                    // v0 has no rebalance timeout: the session timeout stands for both, as the coordinator takes it
+                    Duration rebalance = Duration.ofMillis(d.rebalanceTimeoutMs() < 0 ? d.sessionTimeoutMs() : d.rebalanceTimeoutMs());
+                    return m -> {
+                        JoinGroupResponseData r = (JoinGroupResponseData) m;
+                        // a first join is answered MEMBER_ID_REQUIRED with the id the client joins with next
+                        if (r.errorCode() == Errors.NONE.code() || r.errorCode() == Errors.MEMBER_ID_REQUIRED.code()) {
+                            proxy.witness().joined(new MemberTimeouts(d.groupId(), r.memberId(), client, MemberTimeouts.Protocol.CLASSIC,
+                                    Optional.of(Duration.ofMillis(d.sessionTimeoutMs())), rebalance, request, Instant.now()));
+                        }
+                    };
+                }
                 case CONSUMER_GROUP_HEARTBEAT -> {
                     ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
                     String group = d.groupId();
+                    String request = "ConsumerGroupHeartbeat v" + h.apiVersion();
+                    String client = h.clientId();
                     return m -> {
                         ConsumerGroupHeartbeatResponseData r = (ConsumerGroupHeartbeatResponseData) m;
                         if (r.errorCode() == Errors.NONE.code()) {
                             proxy.witness().member(group, r.memberId(), r.memberEpoch());
+                            if (d.rebalanceTimeoutMs() >= 0) { // sent when joining; -1 later: unchanged
+                                proxy.witness().joined(new MemberTimeouts(group, r.memberId(), client, MemberTimeouts.Protocol.CONSUMER,
+                                        Optional.empty(), Duration.ofMillis(d.rebalanceTimeoutMs()), request, Instant.now()));
+                            }
+                            proxy.witness().gaveHeartbeatInterval(group, r.memberId(), r.heartbeatIntervalMs());
                         }
                     };
                 }

@@ -26,6 +26,10 @@ public record WireFault(Target target, Effect effect) {
         if (effect instanceof Effect.Rewind && target.api() != Api.OFFSET_FETCH) {
             throw new IllegalArgumentException("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
         }
+        if (effect instanceof Effect.Withhold && target.api() != Api.HEARTBEAT && target.api() != Api.CONSUMER_GROUP_HEARTBEAT) {
+            throw new IllegalArgumentException("withhold answers a heartbeat as the coordinator answers a live member: its target must be heartbeat or "
+                    + "consumer-group-heartbeat, was " + target.api().spec());
+        }
     }
 
     /** The kinds of request a fault can aim at. */
@@ -68,10 +72,13 @@ public record WireFault(Target target, Effect effect) {
 
     /**
      * Which requests: of this API, of {@code group} (null: any; ignored for Fetch and Produce,
-     * which name none), from the client with {@code clientId} (null: any), and the {@code nth}
-     * matching one (1: the first; 0: every one). A client's retry of the same request is a new one.
+     * which name none), from the client with {@code clientId} (null: any), of the member
+     * {@code memberId} (null: any; requests that name no member never match one), and the
+     * {@code nth} matching one (1: the first; 0: every one). A client's retry of the same request
+     * is a new one. Two processes may share a client id (librdkafka's default is {@code rdkafka}
+     * for all): a member id tells them apart.
      */
-    public record Target(Api api, String group, String clientId, int nth) {
+    public record Target(Api api, String group, String clientId, String memberId, int nth) {
         public Target {
             Objects.requireNonNull(api, "api");
             if (nth < 0) {
@@ -81,23 +88,27 @@ public record WireFault(Target target, Effect effect) {
 
         /** The first request of this API, from any client, of any group. */
         public static Target of(Api api) {
-            return new Target(api, null, null, 1);
+            return new Target(api, null, null, null, 1);
         }
 
         public Target group(String g) {
-            return new Target(api, g, clientId, nth);
+            return new Target(api, g, clientId, memberId, nth);
         }
 
         public Target client(String id) {
-            return new Target(api, group, id, nth);
+            return new Target(api, group, id, memberId, nth);
+        }
+
+        public Target member(String id) {
+            return new Target(api, group, clientId, id, nth);
         }
 
         public Target nth(int n) {
-            return new Target(api, group, clientId, n);
+            return new Target(api, group, clientId, memberId, n);
         }
 
         public Target every() {
-            return new Target(api, group, clientId, 0);
+            return new Target(api, group, clientId, memberId, 0);
         }
 
         /** {@code first}, {@code every}, {@code 3rd}. */
@@ -255,6 +266,36 @@ public record WireFault(Target target, Effect effect) {
             }
         }
 
+        /**
+         * A heartbeat kept from the coordinator and answered by the proxy as the coordinator answers
+         * a live member (no error; for the consumer protocol the member's own epoch and no new
+         * assignment): the client believes it is in the group while the coordinator hears nothing,
+         * so it drops the member after its session timeout, as if the whole process had stopped,
+         * while the client's threads go on.
+         */
+        record Withhold() implements Effect {
+            @Override
+            public String spec() {
+                return "withhold";
+            }
+
+            @Override
+            public String meaning() {
+                return "kept from the coordinator and answered as a live member's by the proxy (the coordinator drops the member after its session timeout)";
+            }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.ANSWER_IN_ITS_PLACE;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                a.toClient(a.ownAnswer());
+                a.done("answered as a live member's without forwarding it (the coordinator never saw it)");
+            }
+        }
+
         /** The connection closed at the request, which is not forwarded. */
         record Disconnect() implements Effect {
             @Override
@@ -281,7 +322,7 @@ public record WireFault(Target target, Effect effect) {
 
     /** The valid effects, for a message. */
     public static final String EFFECTS = "error=CODE (a Kafka error name, e.g. NOT_COORDINATOR), lost-answer, rewind=N (offset-fetch only), "
-            + "delay=D (e.g. 500ms, 2s), disconnect";
+            + "delay=D (e.g. 500ms, 2s), disconnect, withhold (heartbeat and consumer-group-heartbeat only)";
 
     /**
      * Reads a spec {@code api:effect[@n|@every]}; the group and client come from whoever arms it
@@ -333,6 +374,7 @@ public record WireFault(Target target, Effect effect) {
                 case "rewind" -> new Effect.Rewind(Long.parseLong(Objects.requireNonNull(value, "rewind needs =N")));
                 case "delay" -> new Effect.Delay(duration(value));
                 case "disconnect" -> new Effect.Disconnect();
+                case "withhold" -> new Effect.Withhold();
                 default -> throw new IllegalArgumentException("unknown effect '" + name + "'");
             };
         } catch (RuntimeException ex) {
@@ -378,6 +420,7 @@ public record WireFault(Target target, Effect effect) {
     public String meaning() {
         return "the " + target.which() + " " + target.api().display() + (target.nth() == 0 ? " requests" : "")
                 + (target.group() == null || !target.api().namesGroup() ? "" : " of group " + target.group())
-                + (target.clientId() == null ? "" : " from client " + target.clientId()) + ": " + effect.meaning();
+                + (target.clientId() == null ? "" : " from client " + target.clientId())
+                + (target.memberId() == null ? "" : " of member " + target.memberId()) + ": " + effect.meaning();
     }
 }

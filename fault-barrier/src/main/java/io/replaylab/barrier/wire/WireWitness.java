@@ -44,6 +44,10 @@ public final class WireWitness {
     private final Map<String, Integer> generations = new ConcurrentHashMap<>();
     private final Set<String> clientIds = ConcurrentHashMap.newKeySet();
     private final Set<String> members = ConcurrentHashMap.newKeySet();
+    /** The timeouts each member asked for, by group and member id; the newest join wins. */
+    private final Map<String, MemberTimeouts> timeouts = new ConcurrentHashMap<>();
+    /** The heartbeat interval the coordinator last gave each consumer-protocol member: a withheld heartbeat's own answer repeats it. */
+    private final Map<String, Integer> heartbeatIntervals = new ConcurrentHashMap<>();
 
     /** Open fetch watches by topic. */
     private final Map<String, List<FetchWatch>> fetchWatches = new ConcurrentHashMap<>();
@@ -162,6 +166,11 @@ public final class WireWitness {
         return g == null ? OptionalInt.empty() : OptionalInt.of(g);
     }
 
+    /** The timeouts {@code member} of {@code group} asked for when it last joined, as its client sent them. */
+    public Optional<MemberTimeouts> timeouts(String group, String member) {
+        return Optional.ofNullable(timeouts.get(group + "\u0000" + member));
+    }
+
     /** A request with this client id came through the proxy. */
     public boolean sawClient(String clientId) {
         return clientIds.contains(clientId);
@@ -189,6 +198,26 @@ public final class WireWitness {
         if (generation >= 0) {
             generations.put(group + "\u0000" + member, generation);
         }
+    }
+
+    /** A member joined (or joined again) asking for these timeouts. */
+    void joined(MemberTimeouts t) {
+        if (!t.memberId().isEmpty()) {
+            members.add(t.memberId());
+            timeouts.put(t.group() + "\u0000" + t.memberId(), t);
+            log.debug("member timeouts: {} {}: {}", t.group(), t.memberId(), t.summary());
+        }
+    }
+
+    void gaveHeartbeatInterval(String group, String member, int ms) {
+        if (group != null && member != null && ms > 0) {
+            heartbeatIntervals.put(group + "\u0000" + member, ms);
+        }
+    }
+
+    /** The heartbeat interval the coordinator last gave a consumer-protocol member, or {@code fallback}. */
+    int heartbeatInterval(String group, String member, int fallback) {
+        return heartbeatIntervals.getOrDefault(group + "\u0000" + member, fallback);
     }
 
     /** A commit read from a client: its fate is told to the entry. */

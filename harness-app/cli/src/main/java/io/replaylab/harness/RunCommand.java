@@ -177,8 +177,8 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     TargetLogin login;
 
-    @Option(names = "--handoff-timeout", defaultValue = "2m", description = "how long a partition may take to move to B (default ${DEFAULT-VALUE}; "
-            + Durations.FORMS + ")")
+    @Option(names = "--handoff-timeout", description = "how long a partition may take to move to B (default: as long as the consumer's own "
+            + "session and poll timeouts, read on the wire, say it takes, plus a margin; 2m when they were not seen; " + Durations.FORMS + ")")
     Duration handoffTimeout;
 
     @Option(names = "--barrier-timeout", defaultValue = "60s", description = "how long a barrier waits for A to reach its point (default ${DEFAULT-VALUE})")
@@ -225,7 +225,11 @@ final class RunCommand implements Callable<Integer> {
                 () -> b.transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform())),
                 () -> b.shareSubject(subject("--share", shareCmd, shareEnv, shareDir, ReferenceSubject.shareConsume())),
                 () -> b.source(recordSource()),
-                () -> b.handoffTimeout(handoffTimeout),
+                () -> {
+                    if (handoffTimeout != null) {
+                        b.handoffTimeout(handoffTimeout);
+                    }
+                },
                 () -> b.barrierTimeout(barrierTimeout),
                 () -> b.drainTimeout(drainTimeout),
                 () -> b.contentionWindow(contentionWindow),

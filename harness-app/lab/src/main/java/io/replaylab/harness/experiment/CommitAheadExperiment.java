@@ -114,7 +114,7 @@ final class CommitAheadExperiment {
         if (unavailable.isEmpty()) {
             try {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
-                        BarrierOptions.ofDefaults().holdTimeout(WINDOW.plus(ctx.settings().timeouts().handoff())));
+                        BarrierOptions.ofDefaults().holdTimeout(WINDOW.plus(ctx.settings().timeouts().handoffOrDefault())));
                 return held[0].instance();
             } catch (PointNotReached | PointUnreachable x) {
                 unavailable = Optional.of(x.getMessage());

@@ -91,7 +91,7 @@ final class EosExperiment {
         SourceSpec outputSpec = ctx.kafka().source(output);
 
         Held at = BarrierPlan.debuggerAt(COMMIT_TRANSACTION).arm(ctx, e, "transaction-commit", InstanceSpec.of("eos-A", transform, values), group,
-                HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain())));
+                HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain())));
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
@@ -122,19 +122,23 @@ final class EosExperiment {
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
 
+            Handoff wait = Handoff.of(ctx, e, group, aMembers);
             ctx.step("A held in its transaction (" + inFlightId + "); starting B");
             LabContext.Instance b = ctx.subjects().start(e, InstanceSpec.of("eos-B", transform, values));
             running.add(b);
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
-            for (PartitionRef p : aOwns) {
-                Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), ctx.settings().timeouts().handoff());
-                if (moved == null) {
-                    barrier.release();
-                    e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));
-                    return e.finish(Outcome.faultNotObserved("no handoff: " + p + " stayed with A for " + ctx.settings().timeouts().handoff()));
+            ctx.step("waiting for " + aOwns + " to move to B (" + wait.says() + ")");
+            try (wait) {
+                for (PartitionRef p : aOwns) {
+                    Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), wait.waitFor());
+                    if (moved == null) {
+                        barrier.release();
+                        e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));
+                        return e.finish(wait.none("no handoff: " + p + " stayed with A for " + wait.waitFor()));
+                    }
+                    handoff = moved;
                 }
-                handoff = moved;
             }
             e.check(Check.pass("A's partitions moved to B while A was held", "R8", aOwns + " owned by another member",
                     ((OffsetsEvent.AssignmentChanged) handoff.payload()).summary()));
@@ -150,16 +154,16 @@ final class EosExperiment {
             TopicOracle.Position input = inputs.get(0);
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
-            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().handoff()).until(() -> {
+            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().handoffOrDefault()).until(() -> {
                 ctx.subjects().checkpoint(b);
                 return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition().partition()) > input.offset();
             });
             if (!past) {
                 barrier.release();
                 e.check(Check.fail("B committed A's input while A was held", "R10", topic + "-" + input + " committed past",
-                        "not within " + ctx.settings().timeouts().handoff()));
+                        "not within " + ctx.settings().timeouts().handoffOrDefault()));
                 return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within "
-                        + ctx.settings().timeouts().handoff()));
+                        + ctx.settings().timeouts().handoffOrDefault()));
             }
             OffsetSnapshot afterB = ctx.kafka().ops().describe(group);
             e.record(harness, afterB.toPayload("after B committed past A's point"));

@@ -87,7 +87,7 @@ final class RebalanceExperiment {
         e.environment("hold mode", plan.holdMode(mode));
         Source harness = Source.here("harness");
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain()));
         Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("rebalance-A", topic, group, inbox), group, mode, options);
         LabContext.Instance a = at.instance();
         List<LabContext.Instance> running = at.running();
@@ -151,6 +151,7 @@ final class RebalanceExperiment {
             // the wire's arrival names the held request's member and generation; a debugger's does not
             Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.context().containsKey("member") ? held : null);
 
+            Handoff wait = Handoff.of(ctx, e, group, aMembers);
             ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer("rebalance-B", topic, group, inbox));
             running.add(b);
@@ -158,12 +159,15 @@ final class RebalanceExperiment {
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
             // Revocation evidence: watch the group description until someone other than A owns A's partition.
-            ctx.step("waiting for " + inFlight + " to move to B (up to " + ctx.settings().timeouts().handoff().toSeconds() + " s)");
-            Event handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), ctx.settings().timeouts().handoff());
+            ctx.step("waiting for " + inFlight + " to move to B (" + wait.says() + ")");
+            Event handoff;
+            try (wait) {
+                handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), wait.waitFor());
+            }
             if (handoff == null) {
                 barrier.release();
                 e.check(Check.fail("partition moved to B while A was held", "R8", inFlight + " owned by another member", "never moved"));
-                return e.finish(Outcome.faultNotObserved("no handoff: " + inFlight + " stayed with A for " + ctx.settings().timeouts().handoff()));
+                return e.finish(wait.none("no handoff: " + inFlight + " stayed with A for " + wait.waitFor()));
             }
             handoffTime.stop(ctx.meters().timer("replaylab.handoff"));
             e.check(Check.pass("partition moved to B while A was held", "R8", inFlight + " owned by another member",

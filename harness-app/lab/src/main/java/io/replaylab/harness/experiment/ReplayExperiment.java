@@ -63,13 +63,13 @@ final class ReplayExperiment {
         }
         ctx.subjects().recordAssignmentLog(e, a);
 
-        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().timeouts().handoff());
+        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().timeouts().handoffOrDefault());
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
         TargetSnapshot targetBefore = ctx.target().snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
-            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().timeouts().handoff()
+            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().timeouts().handoffOrDefault()
                     + " after its consumer stopped (" + before.state().display() + ")"));
         }
 

@@ -118,7 +118,7 @@ final class SchedulesExperiment {
         StagedSource source = StagedSource.produce(ctx, e, ns, "once A's point is armed");
 
         // a sequence keeps A held for the contention window too: the barrier's safety release must not come first
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain())
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain())
                 .plus(cell.fault().isSequence() ? ctx.settings().timeouts().contentionWindow() : Duration.ZERO));
         Held at;
         try {
@@ -153,6 +153,7 @@ final class SchedulesExperiment {
                     .orElseThrow(() -> new IllegalStateException("A reached " + cell.point().id() + " owning no partition of " + topic));
 
             Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
+            Handoff wait = Handoff.of(ctx, e, group, aMembers);
             List<LabContext.Instance> live = new ArrayList<>();
             if (cell.fault().leavesARunning()) {
                 live.add(a);
@@ -165,15 +166,19 @@ final class SchedulesExperiment {
             if (!cell.fault().leavesARunning()) {
                 live.add(then.restartA()); // the same instance name, a new process
             }
-            Event handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, ctx.settings().timeouts().handoff());
+            ctx.step("waiting for " + watched + " to move to another member (" + wait.says() + ")");
+            Event handoff;
+            try (wait) {
+                handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, wait.waitFor());
+            }
             if (handoff == null) {
                 Optional<String> stayed = cell.fault().leavesARunning()
-                        ? stayedInTheGroup(ctx, group, watched, aMembers, a, cell.fault().done() + " at " + cell.point().id())
+                        ? stayedInTheGroup(ctx, group, watched, aMembers, a, cell.fault().done() + " at " + cell.point().id(), wait.waitFor())
                         : Optional.empty();
                 if (stayed.isPresent()) {
                     return e.finish(Outcome.notRun(stayed.get()));
                 }
-                return e.finish(Outcome.faultNotObserved("no handoff: " + watched + " stayed with A's member for " + ctx.settings().timeouts().handoff()
+                return e.finish(wait.none("no handoff: " + watched + " stayed with A's member for " + wait.waitFor()
                         + " after A was " + cell.fault().done()
                         + (cell.point() == CommitPoint.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
@@ -209,7 +214,7 @@ final class SchedulesExperiment {
      * consumer's duplicate safety: the cell could not make its hazard, which is NOT_RUN, not a FAIL.
      */
     private static Optional<String> stayedInTheGroup(LabContext ctx, String group, PartitionRef p, Set<String> aMembers, LabContext.Instance a,
-            String how) {
+            String how, Duration waited) {
         OffsetSnapshot now;
         try {
             now = ctx.kafka().ops().describe(group);
@@ -223,7 +228,7 @@ final class SchedulesExperiment {
             return Optional.empty();
         }
         return Optional.of("A kept taking part in the group while " + how + ": the group settled (" + now.state().display() + ", "
-                + now.members().size() + " members, the new one(s) in it) with " + p + " still A's for " + ctx.settings().timeouts().handoff()
+                + now.members().size() + " members, the new one(s) in it) with " + p + " still A's for " + waited
                 + "; the held step is not on A's polling path (e.g. an offset commit a background timer makes), so holding it cannot move "
                 + p + ": this fault needs a consumer that waits for the held step before it polls again");
     }

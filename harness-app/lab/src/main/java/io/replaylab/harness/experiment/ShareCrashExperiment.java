@@ -49,7 +49,7 @@ final class ShareCrashExperiment {
         Duration lock = Shares.configureGroup(ctx, e, s.group(), Shares.LOCK);
         Experiments.produce(ctx, e, s.ns());
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoff().plus(ctx.settings().timeouts().drain()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(ctx.settings().timeouts().handoffOrDefault().plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
             at = BarrierPlan.debuggerAt(ctx.settings().barrier().dbCommitPoint(), ShareOwnershipExperiment.ACKNOWLEDGE).arm(ctx, e, "before-db-commit",

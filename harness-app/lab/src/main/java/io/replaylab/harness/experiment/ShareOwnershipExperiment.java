@@ -102,7 +102,7 @@ final class ShareOwnershipExperiment {
                 + "timeout of " + session.toMillis() + " ms, before its " + lock.toMillis() + " ms lock runs out)" : onTheWire ? "connection" : "thread");
         Experiments.produce(ctx, e, s.ns());
 
-        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoff()).plus(ctx.settings().timeouts().drain()));
+        BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoffOrDefault()).plus(ctx.settings().timeouts().drain()));
         Held at;
         try {
             at = plan.arm(ctx, e, "before-acknowledge", ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()),

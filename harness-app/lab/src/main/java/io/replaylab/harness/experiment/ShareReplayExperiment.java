@@ -58,14 +58,14 @@ final class ShareReplayExperiment {
         }
         e.record(HARNESS, drained.toPayload("drained"));
 
-        OffsetSnapshot before = Shares.awaitNoMember(ctx, s.group(), ctx.settings().timeouts().handoff());
+        OffsetSnapshot before = Shares.awaitNoMember(ctx, s.group(), ctx.settings().timeouts().handoffOrDefault());
         e.record(HARNESS, before.toPayload("before reset"));
         e.artifact(ctx.save(NAME + "-offsets-before", before), "the share group's start offsets before the reset");
         TargetSnapshot targetBefore = ctx.target().snapshot(s.inbox(), NAME + "-target-before");
         e.artifact("snapshots/" + NAME + "-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.members().isEmpty()) {
             return e.finish(Outcome.notRun("share group " + s.group() + " still had " + before.members().size() + " member(s) "
-                    + ctx.settings().timeouts().handoff() + " after its consumer stopped"));
+                    + ctx.settings().timeouts().handoffOrDefault() + " after its consumer stopped"));
         }
 
         ctx.step("dry run of the share group's reset to earliest");

@@ -68,7 +68,7 @@ public final class LabSettings {
         this.shareSubject = Optional.ofNullable(b.shareSubject);
         this.broker = b.broker();
         this.target = b.target();
-        this.timeouts = new Timeouts(b.handoffTimeout, b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs,
+        this.timeouts = new Timeouts(Optional.ofNullable(b.handoffTimeout), b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs,
                 b.contentionWindow);
         this.barrier = new BarrierSettings(b.barrierChoice(), b.holdMode, b.dbCommitPoint);
         this.allowRemote = b.allowRemote;
@@ -181,7 +181,8 @@ public final class LabSettings {
         private boolean keep;
         private Subject subject;
         private String targetQuery;
-        private Duration handoffTimeout = Duration.ofMinutes(2);
+        /** Null: derived from the consumer's own timeouts. */
+        private Duration handoffTimeout;
         private Duration barrierTimeout = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofMinutes(3);
         private Duration contentionWindow = Timeouts.DEFAULT_CONTENTION_WINDOW;
@@ -288,6 +289,7 @@ public final class LabSettings {
             return this;
         }
 
+        /** A fixed handoff wait; by default the lab waits as long as the consumer's own timeouts, read on the wire, say a handoff takes. */
         public Builder handoffTimeout(Duration d) {
             this.handoffTimeout = Timeouts.positive(d, "handoffTimeout");
             return this;

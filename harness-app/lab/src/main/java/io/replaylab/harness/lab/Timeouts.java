@@ -1,12 +1,14 @@
 package io.replaylab.harness.lab;
 
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * How long the lab waits, and the consumer timeouts it gives the subjects (part of {@link LabSettings};
  * the lab's defaults are short, for a local broker).
  *
- * @param handoff   how long a partition may take to move
+ * @param handoff   how long a partition may take to move, when asked for; empty (the default): as long as the consumer's own
+ *                  timeouts, read on the wire, say it takes, and {@link #DEFAULT_HANDOFF} when the wire did not show them
  * @param barrier   how long a barrier waits for its point
  * @param drain     how long a group may take to drain
  * @param stopGrace how long a subject may take to leave after SIGTERM, before SIGKILL (a stopped run gives 3 s whatever this says)
@@ -15,19 +17,27 @@ import java.time.Duration;
  * @param contentionWindow how long a sequence cell of {@code schedules} keeps A held after B took its partition over, so that B
  *                         works on A's records against A's open transaction (a busy error it would swallow), before A's next fault
  */
-public record Timeouts(Duration handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs,
+public record Timeouts(Optional<Duration> handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs,
         Duration contentionWindow) {
     /** A few seconds: several of a short busy timeout, and well inside a poll interval, so a correct B only waits. */
     public static final Duration DEFAULT_CONTENTION_WINDOW = Duration.ofSeconds(3);
 
+    /** The handoff wait when none was asked for and the consumer's timeouts were not seen on the wire (no proxy, or it went round it). */
+    public static final Duration DEFAULT_HANDOFF = Duration.ofMinutes(2);
+
     public Timeouts {
         positive(contentionWindow, "contentionWindow");
-        positive(handoff, "handoffTimeout");
+        java.util.Objects.requireNonNull(handoff, "handoff").ifPresent(d -> positive(d, "handoffTimeout"));
         positive(barrier, "barrierTimeout");
         positive(drain, "drainTimeout");
         positive(stopGrace, "stopGrace");
         consumerMs(maxPollIntervalMs, "maxPollIntervalMs");
         consumerMs(sessionTimeoutMs, "sessionTimeoutMs");
+    }
+
+    /** The handoff wait asked for, else {@link #DEFAULT_HANDOFF}: for a wait with no consumer's timeouts to read. */
+    public Duration handoffOrDefault() {
+        return handoff.orElse(DEFAULT_HANDOFF);
     }
 
     /** The builder's checks, in its setters' words ({@code setting} is the setter), here so a value made by hand is held to them too. */

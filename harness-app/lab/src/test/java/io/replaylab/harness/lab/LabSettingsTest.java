@@ -98,7 +98,7 @@ class LabSettingsTest {
         assertThat(s.target()).isEqualTo(new TargetSettings(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
         assertThat(s.target().isSqlite()).isTrue();
         assertThat(s.target()).hasToString("SQLite in the run directory");
-        assertThat(s.timeouts()).isEqualTo(new Timeouts(Duration.ofMinutes(2), Duration.ofSeconds(60), Duration.ofMinutes(3), Duration.ofSeconds(20), 5000, 6000,
+        assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.empty(), Duration.ofSeconds(60), Duration.ofMinutes(3), Duration.ofSeconds(20), 5000, 6000,
                 Timeouts.DEFAULT_CONTENTION_WINDOW));
         assertThat(s.barrier()).isEqualTo(new BarrierSettings(new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given"), HoldMode.THREAD,
                 MethodPoint.jdbcCommit()));
@@ -128,7 +128,7 @@ class LabSettingsTest {
                 .stopGrace(Duration.ofSeconds(4)).maxPollIntervalMs(7000).sessionTimeoutMs(8000).contentionWindow(Duration.ofSeconds(5))
                 .subject(python).holdMode(HoldMode.PROCESS).target("jdbc:postgresql://localhost/lab", "lab", "s3cret").build();
         assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.of("localhost:9092"), 4, GroupProtocol.CONSUMER, false));
-        assertThat(s.timeouts()).isEqualTo(new Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(4), 7000, 8000,
+        assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(4), 7000, 8000,
                 Duration.ofSeconds(5)));
         assertThat(s.subject()).containsSame(python);
         assertThat(s.barrier().choice().kind()).isEqualTo(BarrierKind.WIRE);
@@ -141,11 +141,11 @@ class LabSettingsTest {
 
     @Test
     void aPartMadeByHandIsHeldToTheBuildersChecks() {
-        assertThatThrownBy(() -> new Timeouts(Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
+        assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ZERO), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
                 Duration.ofSeconds(1))).hasMessage("LabSettings.handoffTimeout must be a positive duration, was PT0S");
-        assertThatThrownBy(() -> new Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 10,
+        assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 10,
                 Duration.ofSeconds(1))).hasMessage("LabSettings.sessionTimeoutMs must be 1000..300000 ms, was 10");
-        assertThatThrownBy(() -> new Timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
+        assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
                 Duration.ZERO)).hasMessage("LabSettings.contentionWindow must be a positive duration, was PT0S");
         assertThatThrownBy(() -> new BrokerSettings(Optional.empty(), 1, GroupProtocol.CLASSIC, true))
                 .hasMessage("LabSettings.partitions must be 2..1000 (the rebalance needs two), was 1");

@@ -1,0 +1,160 @@
+package io.replaylab.harness.experiment;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+import io.replaylab.barrier.wire.ArmedFault;
+import io.replaylab.barrier.wire.MemberTimeouts;
+import io.replaylab.barrier.wire.WireFault;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.harness.lab.LabContext;
+
+/**
+ * How long a held A's partition takes to move, from A's own timeouts as its client sent them on
+ * the wire, and what makes it move soonest without touching the consumer: A's heartbeats are
+ * withheld on the wire (answered by the proxy as a live member's) so that the coordinator drops A
+ * after its session timeout, not after its poll interval, which a held thread with a live
+ * heartbeat thread would wait out (librdkafka's and the Java client's default: 300 s). A frozen or
+ * killed A sends no heartbeats anyway: the session timeout decides there too. Closed once the
+ * handoff is seen, so that A's heartbeats reach the coordinator again and a resumed A learns it
+ * was dropped.
+ */
+final class Handoff implements AutoCloseable {
+    /** The longest the lab waits for a handoff its consumer's timeouts ask for; a consumer that needs more is NOT_RUN, named. */
+    static final Duration LONGEST = Duration.ofMinutes(10);
+
+    private static final Source HARNESS = Source.here("harness");
+
+    private final Duration wait;
+    private final String why;
+    private final Duration needed;
+    private final List<ArmedFault> withheld;
+    private final ExperimentRecorder e;
+
+    private Handoff(Duration wait, String why, Duration needed, List<ArmedFault> withheld, ExperimentRecorder e) {
+        this.wait = wait;
+        this.why = why;
+        this.needed = needed;
+        this.withheld = withheld;
+        this.e = e;
+    }
+
+    /**
+     * A's heartbeats withheld from now on (when the run has a proxy), and the wait its timeouts
+     * ask for, both recorded: A's timeouts as the environment's {@code A's timeouts}, the wait and
+     * its reason as a note.
+     */
+    static Handoff of(LabContext ctx, ExperimentRecorder e, String group, Set<String> aMembers) {
+        Optional<MemberTimeouts> seen = ctx.kafka().witness().flatMap(w -> aMembers.stream().map(m -> w.timeouts(group, m))
+                .flatMap(Optional::stream).findFirst());
+        List<ArmedFault> withheld = new ArrayList<>();
+        Optional<WireProxy> proxy = ctx.kafka().proxy();
+        if (proxy.isPresent()) {
+            for (String m : aMembers) {
+                for (WireFault.Api api : List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT)) {
+                    withheld.add(proxy.get().inject(new WireFault(WireFault.Target.of(api).group(group).member(m).every(), new WireFault.Effect.Withhold())));
+                }
+            }
+        }
+        Optional<Duration> session = seen.flatMap(t -> t.session().or(() -> brokerSession(ctx, group)));
+        seen.ifPresent(t -> e.environment("A's timeouts", t.summary() + session.filter(s -> t.session().isEmpty())
+                .map(s -> "; the group's consumer.session.timeout.ms " + s.toMillis() + " (the broker's, read from its group config)").orElse("")));
+        Duration needed;
+        String basis;
+        if (seen.isEmpty()) {
+            needed = null;
+            basis = "A's timeouts were not seen on the wire (" + (proxy.isEmpty() ? "the run has no wire proxy"
+                    : "A's member never joined through the proxy") + ")";
+        } else if (session.isPresent() && !withheld.isEmpty()) {
+            needed = session.get();
+            basis = "A's session timeout is " + seconds(needed) + " (" + seen.get().protocol().display() + " protocol) and its heartbeats are "
+                    + "withheld on the wire, so the coordinator drops A within it, whatever its poll interval ("
+                    + seconds(seen.get().rebalance()) + ")";
+        } else {
+            needed = seen.get().rebalance();
+            basis = "A's max.poll.interval.ms is " + needed.toMillis() + " and its session timeout unknown: a held thread's client leaves after it";
+        }
+        Duration wait;
+        String why;
+        Optional<Duration> asked = ctx.settings().timeouts().handoff();
+        if (asked.isPresent()) {
+            wait = asked.get();
+            why = "asked for (LabSettings.handoffTimeout); " + basis;
+        } else if (needed == null) {
+            wait = io.replaylab.harness.lab.Timeouts.DEFAULT_HANDOFF;
+            why = basis + ": the lab's default";
+        } else {
+            Duration margin = margin(needed);
+            wait = needed.plus(margin).compareTo(LONGEST) > 0 ? LONGEST : needed.plus(margin);
+            why = basis + "; plus " + seconds(margin) + " for B to start and join" + (wait.equals(LONGEST) ? ", capped at " + seconds(LONGEST) : "");
+        }
+        e.record(HARNESS, new Payload.Note("the handoff wait is " + seconds(wait) + ": " + why));
+        return new Handoff(wait, why, needed, withheld, e);
+    }
+
+    /** The longest a handoff may take in this run: for a barrier's safety release, which must come after it. */
+    static Duration longest(LabContext ctx) {
+        return ctx.settings().timeouts().handoff().orElse(LONGEST);
+    }
+
+    /** Room for B to start, join and be assigned after A was dropped: a minute at least (a loaded machine's JVM start and rejoin), a quarter more for long timeouts. */
+    static Duration margin(Duration needed) {
+        Duration quarter = needed.dividedBy(4);
+        return quarter.compareTo(Duration.ofSeconds(60)) > 0 ? quarter : Duration.ofSeconds(60);
+    }
+
+    /** The group's consumer-protocol session timeout, as the broker says; empty when it does not. */
+    private static Optional<Duration> brokerSession(LabContext ctx, String group) {
+        try {
+            return Optional.ofNullable(ctx.kafka().ops().groupConfigs(group).get("consumer.session.timeout.ms")).map(v -> Duration.ofMillis(Long.parseLong(v)));
+        } catch (RuntimeException x) {
+            return Optional.empty();
+        }
+    }
+
+    /** How long to wait for the handoff. */
+    Duration waitFor() {
+        return wait;
+    }
+
+    /** For the step line: {@code up to 66 s: A's session timeout is 6 s …}. */
+    String says() {
+        return "up to " + seconds(wait) + ": " + why;
+    }
+
+    /**
+     * The outcome when no handoff came within the wait: FAIL (the fault was not observed), or
+     * NOT_RUN when the consumer's own timeouts asked for more than {@link #LONGEST}.
+     */
+    Outcome none(String reason) {
+        if (needed != null && needed.plus(margin(needed)).compareTo(LONGEST) > 0 && wait.equals(LONGEST)) {
+            return Outcome.notRun(reason + "; A's timeouts ask for " + seconds(needed) + " before it is dropped, more than the lab waits ("
+                    + seconds(LONGEST) + "): give LabSettings.handoffTimeout (--handoff-timeout) to wait longer");
+        }
+        return Outcome.faultNotObserved(reason);
+    }
+
+    /** A's heartbeats reach the coordinator again; how many were withheld is recorded. */
+    @Override
+    public void close() {
+        if (withheld.isEmpty()) {
+            return;
+        }
+        withheld.forEach(ArmedFault::disarm);
+        int n = withheld.stream().mapToInt(a -> a.firings().size()).sum();
+        e.record(HARNESS, new Payload.Note(n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), "
+                + "so that the coordinator dropped A after its session timeout; A's heartbeats reach it again from now on"));
+        withheld.clear();
+    }
+
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
+    }
+}
