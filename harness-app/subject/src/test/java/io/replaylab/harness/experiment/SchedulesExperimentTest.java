@@ -224,10 +224,33 @@ class SchedulesExperimentTest {
                 + " within PT4S");
     }
 
+    /**
+     * A held thread of a client whose poll interval is its default (300 s, the Java client's and librdkafka's): its heartbeat
+     * thread would keep A in the group for 300 s, past the old fixed 2 min wait (a FAIL, "no handoff"). Its heartbeats withheld
+     * on the wire, the coordinator drops A after its session timeout, and the wait comes from A's timeouts read on the wire.
+     */
+    @Test
+    void aHeldThreadWithTheClientsDefaultPollIntervalHandsOffAtItsSessionTimeoutReadOnTheWire(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+                .maxPollIntervalMs(300_000).experiments(Experiments.rebalance(),
+                        Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold")))).build(), null);
+
+        for (String name : List.of("rebalance", "schedules.before-db-commit.hold")) {
+            ExperimentEvidence x = experiment(r.evidence(), name);
+            assertThat(x.outcome().status()).as(name + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.environment().get("A's timeouts")).as(name).startsWith("classic protocol, session.timeout.ms 6000, max.poll.interval.ms 300000 (JoinGroup v");
+            assertThat(payloads(x)).as(name + ": the wait and why").anyMatch(p -> p instanceof Payload.Note n && n.text().equals("the handoff wait is 66 s: "
+                    + "A's session timeout is 6 s (classic protocol) and its heartbeats are withheld on the wire, so the coordinator drops A within it, "
+                    + "whatever its poll interval (300 s); plus 60 s for B to start and join"));
+            assertThat(payloads(x)).as(name).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("[1-9][0-9]* heartbeat\\(s\\) of A's member withheld on the wire.*"));
+        }
+    }
+
     @Test
     void aHoldThatNeverMovesThePartitionFailsAsFaultNotObserved(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold").maxPollIntervalMs(120_000).handoffTimeout(Duration.ofSeconds(3)).build(),
-                null);
+        // A's session (60 s) and poll interval (120 s) both outlast the 3 s asked for: its heartbeats withheld, A is still in the group then
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold").maxPollIntervalMs(120_000).sessionTimeoutMs(60_000)
+                .handoffTimeout(Duration.ofSeconds(3)).build(), null);
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.hold");
         assertThat(cell.outcome().status()).isEqualTo(Status.FAIL);
