@@ -82,7 +82,7 @@ final class CommitAheadExperiment {
                 LabContext.Instance again = ctx.subjects().start(e, spec); // the same name, a new process
                 running.add(again);
             }
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, running.get(running.size() - 1));
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, running, running.get(running.size() - 1));
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             }

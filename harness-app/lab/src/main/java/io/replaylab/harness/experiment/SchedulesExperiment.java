@@ -192,7 +192,7 @@ final class SchedulesExperiment {
             at.untrace();
 
             ctx.step("the group recovers and drains");
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, at.running(), b);
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, at.running(), b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             }

@@ -161,7 +161,7 @@ final class WireFaultsExperiment {
                         return fetched.filter(x -> System.nanoTime() - fetchedSince[0] > FETCH_ONLY_AFTER.toNanos());
                     }, Optional::isPresent);
                 }
-                drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "after the fault", a);
+                drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
                 e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));

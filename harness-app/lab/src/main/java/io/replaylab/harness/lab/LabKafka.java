@@ -250,6 +250,41 @@ public final class LabKafka {
         return done;
     }
 
+    /** How long the committed offsets must stand still, once every effect is applied, for a group to count as done short of the log end. */
+    static final Duration STILL = Duration.ofSeconds(2);
+
+    /**
+     * Waits until the group is done with {@code topic}: its committed offsets reach the end
+     * ({@link #awaitDrained}), or every source record's effect is in {@code inbox} and the
+     * committed offsets stood still for {@link #STILL}. The second is a consumer whose last
+     * commit failed and was never retried (an asynchronous committer's, say), which
+     * at-least-once with an inbox allows: the oracle then judges the frontier, which must never
+     * pass a missing effect, but need not reach the end. Null on timeout.
+     */
+    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, Duration timeout, String stage, LabContext.Instance... needed)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long before = Long.MIN_VALUE;
+        while (true) {
+            long left = deadline - System.nanoTime();
+            Duration slice = Duration.ofNanos(Math.max(1, Math.min(STILL.toNanos(), left)));
+            OffsetSnapshot done = awaitDrained(group, topic, slice, stage, needed);
+            if (done != null) {
+                return done;
+            }
+            OffsetSnapshot now = ops.describe(group);
+            long committed = committedSum(now, topic);
+            if (committed == before && ctx.target().compare(topic, inbox, now).missing().count() == 0) {
+                ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
+                return now;
+            }
+            before = committed;
+            if (System.nanoTime() >= deadline) {
+                return null;
+            }
+        }
+    }
+
     /**
      * Waits until a share group has acknowledged (or archived) every record of {@code topic}: a start
      * offset on each of its partitions and the broker's lag 0 there (the start offset itself may stay on

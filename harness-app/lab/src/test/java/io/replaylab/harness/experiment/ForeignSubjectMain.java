@@ -33,7 +33,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * broker). With {@code rejoins} it un-subscribes and subscribes again instead: the same process
  * joins the group again as a new member. With {@code locked-map} its first commit passes a Map of its
  * own whose {@code entrySet()} waits for a lock another thread holds for 15 s (a framework's synchronized
- * map, say): a debugger holding that commit cannot read it within its limit.
+ * map, say): a debugger holding that commit cannot read it within its limit. With {@code async-batch} it keeps the Java
+ * client's default timeouts and commits each poll's batch once, with {@code commitAsync()} after its effects, never retrying
+ * a commit that failed (the next batch's covers it: at-least-once allows that).
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -48,9 +50,12 @@ public final class ForeignSubjectMain {
         p.put("client.id", a[5]);
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
-        p.put("max.poll.interval.ms", "5000");
-        p.put("session.timeout.ms", "6000");
-        p.put("heartbeat.interval.ms", "1500");
+        boolean asyncBatch = a.length > 6 && a[6].equals("async-batch");
+        if (!asyncBatch) {
+            p.put("max.poll.interval.ms", "5000");
+            p.put("session.timeout.ms", "6000");
+            p.put("heartbeat.interval.ms", "1500");
+        }
         boolean givesUp = a.length > 6 && a[6].equals("gives-up");
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");
         boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
@@ -85,13 +90,17 @@ public final class ForeignSubjectMain {
             c.subscribe(List.of(a[1]));
             while (!stop.get()) {
                 try {
-                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    org.apache.kafka.clients.consumer.ConsumerRecords<String, String> batch = c.poll(Duration.ofMillis(200));
+                    for (ConsumerRecord<String, String> r : batch) {
                         JsonNode n = json.readTree(r.value());
                         try (PreparedStatement ins = db.prepareStatement("INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
                             ins.setString(1, a[4]);
                             ins.setString(2, n.get("id").asText());
                             ins.setLong(3, n.get("amount").asLong());
                             ins.executeUpdate();
+                        }
+                        if (asyncBatch) {
+                            continue;
                         }
                         Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
                         // only under a debugger: the map is the debugger's problem, and a 15 s wait in the program's own commit would
@@ -122,6 +131,13 @@ public final class ForeignSubjectMain {
                             }
                             return;
                         }
+                    }
+                    if (asyncBatch && !batch.isEmpty()) {
+                        c.commitAsync((offsets, failed) -> {
+                            if (failed != null) {
+                                System.out.println("commit failed, not retried: " + failed);
+                            }
+                        });
                     }
                 } catch (WakeupException e) {
                     break;

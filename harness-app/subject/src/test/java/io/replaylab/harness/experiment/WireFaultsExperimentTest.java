@@ -22,6 +22,7 @@ import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
@@ -93,6 +94,24 @@ class WireFaultsExperimentTest {
         assertThat(payloads(rebalancing)).as("what it did, from the wire and from its process").anyMatch(p -> p instanceof Payload.Note n
                 && n.text().startsWith("what A did after the fault: ") && n.text().contains(", then exited") && n.text().contains("with code 1"));
         assertThat(experiment(r.evidence(), "wire-faults").outcome().reason()).startsWith("cell offset-commit:error=REBALANCE_IN_PROGRESS NOT_RUN");
+    }
+
+    /**
+     * A Java consumer with its client's defaults that commits each batch with commitAsync() (which never retries): its one
+     * commit answered with an error, at-least-once with an inbox allows it (every effect is applied),
+     * so the cell is judged once the effects are in and the committed offsets stand still, not when they reach the log end.
+     */
+    @Test
+    void anAsynchronousCommitterThatNeverRetriesAFailedCommitPassesOnceEveryEffectIsApplied(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS")
+                .subject(ForeignSubjectMain.subject("async-batch")).targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(payloads(x)).as("the group's committed offsets stood short of the log end").anyMatch(p -> p instanceof OffsetsEvent.OffsetsSnapshot s
+                && s.label().equals("after the fault") && s.partitions().stream().anyMatch(row -> row.lag() > 0));
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
     }
 
     @Test
