@@ -25,11 +25,14 @@ import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
 import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.JoinGroupResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
@@ -324,6 +327,22 @@ final class Connection {
                         // the answer says what was delivered (an incremental fetch names only what changed: read it whenever a watch is open)
                         return watched || d.sessionId() != 0 ? this::witnessFetchAnswer : null;
                     }
+                }
+                case LIST_OFFSETS -> {
+                    ListOffsetsRequestData d = new ListOffsetsRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
+                    // a consumer's own question (not a follower's) for a log end: a reset to latest, or a seek to the end
+                    boolean toEnd = d.replicaId() < 0 && d.topics().stream().anyMatch(t -> t.partitions().stream()
+                            .anyMatch(p -> p.timestamp() == ListOffsetsRequest.LATEST_TIMESTAMP));
+                    if (!toEnd) {
+                        return null;
+                    }
+                    java.util.Set<String> asked = new java.util.HashSet<>();
+                    d.topics().forEach(t -> t.partitions().stream().filter(p -> p.timestamp() == ListOffsetsRequest.LATEST_TIMESTAMP)
+                            .forEach(p -> asked.add(t.name() + "-" + p.partitionIndex())));
+                    String client = h.clientId() == null ? "" : h.clientId();
+                    return m -> ((ListOffsetsResponseData) m).topics().forEach(t -> t.partitions().stream()
+                            .filter(p -> p.errorCode() == Errors.NONE.code() && asked.contains(t.name() + "-" + p.partitionIndex()))
+                            .forEach(p -> proxy.witness().resetToEnd(new WitnessedReset(client, t.name(), p.partitionIndex(), p.offset(), Instant.now()))));
                 }
                 case JOIN_GROUP -> {
                     JoinGroupRequestData d = new JoinGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());

@@ -49,6 +49,9 @@ public final class WireWitness {
     /** The heartbeat interval the coordinator last gave each consumer-protocol member: a withheld heartbeat's own answer repeats it. */
     private final Map<String, Integer> heartbeatIntervals = new ConcurrentHashMap<>();
 
+    /** Every reset to a log end a client asked for, in the order answered. */
+    private final List<WitnessedReset> resets = new CopyOnWriteArrayList<>();
+
     /** Open fetch watches by topic. */
     private final Map<String, List<FetchWatch>> fetchWatches = new ConcurrentHashMap<>();
 
@@ -171,6 +174,11 @@ public final class WireWitness {
         return Optional.ofNullable(timeouts.get(group + "\u0000" + member));
     }
 
+    /** The resets to the log end (ListOffsets LATEST) clients asked for on partitions of {@code topic}, oldest first. */
+    public List<WitnessedReset> resetsToEnd(String topic) {
+        return resets.stream().filter(r -> r.topic().equals(topic)).toList();
+    }
+
     /** A request with this client id came through the proxy. */
     public boolean sawClient(String clientId) {
         return clientIds.contains(clientId);
@@ -198,6 +206,11 @@ public final class WireWitness {
         if (generation >= 0) {
             generations.put(group + "\u0000" + member, generation);
         }
+    }
+
+    void resetToEnd(WitnessedReset r) {
+        resets.add(r);
+        log.debug("witnessed {}", r.summary());
     }
 
     /** A member joined (or joined again) asking for these timeouts. */

@@ -7,7 +7,8 @@ when that row is new, the effect into the ledger; THEN commit(message, asynchron
 With --no-inbox the ledger row is written for every delivery (the bug the lab must catch); with
 --commit-first the offset is committed BEFORE the DB transaction (the other bug: a crash between the
 two loses the effect); with --autocommit the two writes run with no transaction at all (never
-atomic, and never at a COMMIT: a DB-commit barrier cannot reach it). A transaction that meets another instance's lock waits (busy timeout 10 s)
+atomic, and never at a COMMIT: a DB-commit barrier cannot reach it); --offset-reset latest starts a group with no
+committed offset at the log end, as librdkafka's and the Java client's default does (what was there before is skipped). A transaction that meets another instance's lock waits (busy timeout 10 s)
 and is retried, as a real consumer's would be.
 
 Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
@@ -35,6 +36,7 @@ def main():
     ap.add_argument("--no-inbox", action="store_true")
     ap.add_argument("--commit-first", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
+    ap.add_argument("--offset-reset", default="earliest", choices=["earliest", "latest"])
     args = ap.parse_args()
 
     stop = []
@@ -51,7 +53,7 @@ def main():
         "group.id": args.group,
         "client.id": args.instance,
         "enable.auto.commit": False,
-        "auto.offset.reset": "earliest",
+        "auto.offset.reset": args.offset_reset,
         "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 1500,
         "max.poll.interval.ms": 10000,

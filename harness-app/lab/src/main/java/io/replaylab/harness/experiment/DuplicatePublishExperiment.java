@@ -74,7 +74,7 @@ final class DuplicatePublishExperiment {
         OffsetSnapshot after;
         long handledBefore;
         try {
-            OffsetSnapshot drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "first pass", a);
+            OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "first pass", a);
             if (drained == null) {
                 return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().timeouts().drain()
                         + " (see logs/" + instance + ".err)"));

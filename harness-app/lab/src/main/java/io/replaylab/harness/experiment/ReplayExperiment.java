@@ -53,7 +53,7 @@ final class ReplayExperiment {
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("replay-A", topic, group, inbox));
         OffsetSnapshot drained;
         try {
-            drained = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "first pass", a);
+            drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "first pass", a);
         } finally {
             ctx.subjects().stop(e, a);
         }

@@ -194,6 +194,14 @@ public final class LabContext {
             Outcome o = body.run(this, ns, e);
             step(o.toString());
             return o;
+        } catch (RecordsSkippedException skipped) { // what the consumer did: judged, never excused
+            if (e.finished()) {
+                return e.outcome().orElseThrow();
+            }
+            e.record(Source.here("harness"), new Payload.Note(skipped.getMessage()));
+            Outcome o = e.finish(Outcome.checkFailed(skipped.getMessage()));
+            step("FAIL (" + skipped.getMessage() + ")");
+            return o;
         } catch (Exception | LinkageError ex) {
             String why = run.refused() != null ? run.refused()
                     : run.stop.requested() ? "interrupted by " + run.stop.reason() + " during " + lastStep

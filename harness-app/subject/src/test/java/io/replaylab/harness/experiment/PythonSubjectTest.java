@@ -51,6 +51,23 @@ class PythonSubjectTest {
                 .contains("commit failed");
     }
 
+    /** librdkafka's own default reset: a new group starts at the log end, past every record produced before it joined. */
+    @Test
+    void aConsumerThatResetsToTheLogEndFailsNamingTheRecordsItSkippedAndHow(LocalKafka kafka) throws Exception {
+        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+                .experiments(Experiments.replay()).subject(Subject.command(PythonConsumer.template(dir, "--offset-reset latest")))
+                .targetQuery(PythonConsumer.TARGET_QUERY).build();
+
+        Lab.LabResult r = Lab.run(settings, null);
+
+        ExperimentEvidence replay = experiment(r.evidence(), "replay");
+        assertThat(replay.outcome().status()).as(replay.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(replay.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        assertThat(replay.outcome().reason()).matches("records skipped: client replay-A reset \\S+\\.source-[0-9] to its log end [1-9][0-9]* \\(ListOffsets "
+                + "LATEST\\) with no committed offset \\(auto\\.offset\\.reset=latest\\), and the record below it, \\S+@[0-9]+ \\(\\S+\\), has no "
+                + "effect: every record of \\S+ from 0 to [1-9][0-9]* that nobody applied is lost for good");
+    }
+
     @Test
     void aLibrdkafkaConsumerPassesWireFaultsOnItsCommitAndItsOffsetFetch(LocalKafka kafka) throws Exception {
         LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(30)
