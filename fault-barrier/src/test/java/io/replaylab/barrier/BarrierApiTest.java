@@ -20,7 +20,7 @@ class BarrierApiTest {
                 "Arrival", "Barrier", "BarrierEvent", "BarrierEvidence", "BarrierReportSection", "BarrierListener", "BarrierOptions", "BarrierState",
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
-                "WireProxy", "WireWitness", "WitnessedCommit", "FetchWatch", "ShareWitness", "WireFault", "ArmedFault", "FaultFiring",
+                "WireProxy", "WireWitness", "WitnessedCommit", "WitnessedReset", "MemberTimeouts", "FetchWatch", "ShareWitness", "WireFault", "ArmedFault", "FaultFiring",
                 "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck");
     }
 
