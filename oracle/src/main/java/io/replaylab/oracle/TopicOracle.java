@@ -172,6 +172,17 @@ public final class TopicOracle {
         return out;
     }
 
+    /**
+     * Per partition, the offset after its last record ({@code read_committed}): where a consumer that
+     * commits each record's next offset ends. Below the log end when transaction markers (or aborted
+     * records) come last; a partition with no record is absent.
+     */
+    public Map<Integer, Long> recordEnds() {
+        Map<Integer, Long> ends = new java.util.TreeMap<>();
+        new SourceReader(spec).readAll(Isolation.READ_COMMITTED, (r, p) -> ends.merge(r.partition(), r.offset() + 1, Math::max));
+        return ends;
+    }
+
     /** The identity at each offset, read now and again when asked beyond what was read (see {@link SourceIndex}). */
     public SourceIndex index() {
         return new SourceIndex(spec);

@@ -158,6 +158,11 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--producer-dir", description = "as --subject-dir, for --producer-cmd")
     Path producerDir;
 
+    @Option(names = "--aborted-transactions", negatable = true, description = "the lab's producer writes aborted transactions between "
+            + "committed ones, with ids of their own: a consumer that applies one (isolation.level=read_uncommitted) FAILs; on by default with "
+            + "--experiment thorough or all (not with --producer-cmd: your producer's records are your own)")
+    Boolean abortedTransactions;
+
     @Option(names = "--record-key", description = "the lab's producer writes this key: {id} {amount} {account} (default: the account)")
     String recordKey;
 
@@ -334,7 +339,16 @@ final class RunCommand implements Callable<Integer> {
         } else {
             r = RecordSource.reference();
         }
-        return r.mapping(source.mapping());
+        r = r.mapping(source.mapping());
+        boolean thorough = experiment == ExperimentChoice.THOROUGH || experiment == ExperimentChoice.ALL;
+        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && thorough && r.producer().isEmpty()) {
+            if (r.producer().isPresent()) {
+                throw new IllegalArgumentException("--aborted-transactions adds transactions to the lab's own payments; --producer-cmd's records "
+                        + "are your producer's: give one or the other");
+            }
+            r = r.withAbortedTransactions();
+        }
+        return r;
     }
 
     /** A work dir the run cannot write is bad input, named before anything starts (not a FAIL of an experiment). */

@@ -100,9 +100,7 @@ final class CommitAheadExperiment {
             return e.finish(Outcome.notRun("the live check did not read the target: " + seen.blocking().get()
                     + " (a reader that can block the subject's writes would cause the very failure it looks for)"));
         }
-        Comparison c = ctx.target().compare(topic, inbox, group);
-        e.record(Source.here("harness"), c.toPayload());
-        c.toChecks().forEach(e::check);
+        Comparison c = ctx.target().judge(e, topic, inbox, group);
         return e.finish(Verdicts.naming(verdict(e, check, summary, CommitCheck.Kind.OFFSET_COMMIT), c));
     }
 

@@ -133,9 +133,7 @@ final class DuplicatePublishExperiment {
                 new Payload.Note(resent.size() + " re-sent record(s) delivered to " + instance + ": " + seen));
 
         ctx.step("checks (oracle: one effect per identity, frontier)");
-        Comparison c = ctx.target().compare(topic, inbox, group);
-        e.record(harness, c.toPayload());
-        c.toChecks().forEach(e::check); // the verdict's source-duplicates: each re-sent id counted once though it is at two offsets
+        Comparison c = ctx.target().judge(e, topic, inbox, group);
         Outcome judged = Outcome.judge(e.confirmFault(resent.size() + " record(s) published again at new offsets and delivered", delivered), e.checks());
         return e.finish(Verdicts.doubled(judged, c.duplicated(), resent.size()));
     }

@@ -215,9 +215,7 @@ final class RebalanceExperiment {
                 e.check(Check.pass("the new owner replayed; nothing skipped by hand", "R10", "lag 0 (or every effect applied) with no offset altered by the harness",
                         "lag " + settled.totalLag() + "; the harness made no offset change in this experiment"));
             }
-            Comparison c = ctx.target().compare(topic, inbox, group);
-            e.record(harness, c.toPayload());
-            c.toChecks().forEach(e::check);
+            Comparison c = ctx.target().judge(e, topic, inbox, group);
             return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault("A's stale commit was " + rejecter + " after its partition moved to B", rejected), e.checks()), c));
         }
     }

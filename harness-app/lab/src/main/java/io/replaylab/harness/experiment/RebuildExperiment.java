@@ -68,10 +68,8 @@ final class RebuildExperiment {
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().timeouts().drain()));
         }
-        Comparison c = ctx.target().compare(topic, g2, ns.group("g2"));
-        e.record(harness, c.toPayload());
+        Comparison c = ctx.target().judge(e, topic, g2, ns.group("g2"));
         e.check(Verdicts.rebuilt(sourceSet, g2, c.targetEffects(), c.missing().count()));
-        c.toChecks().forEach(e::check);
         TargetSnapshot g1After = ctx.target().snapshot(g1, "rebuild-g1-after");
         Check untouched = g1Before.equalityCheck(g1After);
         e.check(new Check("generation 1 untouched", "R16", untouched.expected(), untouched.actual(), untouched.status()));

@@ -197,9 +197,7 @@ final class SchedulesExperiment {
                 return Experiments.notDrained(ctx, e);
             }
             e.record(Source.here("harness"), settled.toPayload("after recovery"));
-            Comparison c = ctx.target().compare(topic, inbox, group);
-            e.record(Source.here("harness"), c.toPayload());
-            c.toChecks().forEach(e::check);
+            Comparison c = ctx.target().judge(e, topic, inbox, group);
             String firstStep = cell.fault().id() + " at " + cell.point().id() + (cell.fault().isSequence() ? ": " + cell.fault().done() : "")
                     + " (event " + fault.seq() + "), then " + watched + " moved to another member";
             return e.finish(Verdicts.naming(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")"

@@ -180,13 +180,13 @@ final class Verdicts {
      * subject that jumps to the end commits the offsets without reading a record); an empty topic
      * shows nothing. Empty when the records were delivered again (the check passed).
      */
-    static Optional<Outcome> redelivery(ExperimentRecorder e, long total, long recommitted, long handled, String seen) {
-        if (recommitted < total || handled < total || total == 0) {
-            e.check(Check.fail("records delivered again", "R5", total + " redelivered", seen));
+    static Optional<Outcome> redelivery(ExperimentRecorder e, long total, long records, long recommitted, long handled, String seen) {
+        if (recommitted < total || handled < records || total == 0) {
+            e.check(Check.fail("records delivered again", "R5", records + " redelivered", seen));
             return Optional.of(e.finish(Outcome.faultNotObserved("no redelivery: after the reset to earliest the subject handled " + handled + " of "
-                    + total + " records again (" + seen + ")")));
+                    + records + " records again (" + seen + ")")));
         }
-        e.check(Check.pass("records delivered again", "R5", total + " redelivered", seen + " (offsets 0 → end again)"));
+        e.check(Check.pass("records delivered again", "R5", records + " redelivered", seen + " (offsets 0 → end again)"));
         return Optional.empty();
     }
 

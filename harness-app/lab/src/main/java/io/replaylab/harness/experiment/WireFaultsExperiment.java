@@ -186,9 +186,7 @@ final class WireFaultsExperiment {
                 handled.ifPresent(h -> e.check(Check.of("records delivered again with no reset by anyone", "R13", "some ids handled twice by A",
                         h.values().stream().filter(n -> n > 1).count() + " id(s) handled more than once", h.values().stream().anyMatch(n -> n > 1))));
             }
-            Comparison c = ctx.target().compare(topic, inbox, group);
-            e.record(harness, c.toPayload());
-            c.toChecks().forEach(e::check);
+            Comparison c = ctx.target().judge(e, topic, inbox, group);
             return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault(fault.spec() + " fired on the wire (" + f.done() + "); after it A " + did,
                     firedEvent), e.checks()), c));
         } finally {

@@ -232,7 +232,11 @@ public final class LabKafka {
         long[] lastReport = {System.nanoTime()};
         long[] first = {-1};
         Timer.Sample t = Timer.start(ctx.meters());
-        OffsetSnapshot done = ops.awaitDrained(group, topic, timeout, s -> {
+        // transaction markers take offsets of their own after the last record: a consumer that commits each record's next offset
+        // stops below the log end, so a source that may hold transactions is drained at its records' end
+        Map<Integer, Long> recordEnds = ctx.settings().source().abortedTransactions() || ctx.settings().source().producer().isPresent()
+                ? TopicOracle.of(source(topic)).recordEnds() : null;
+        java.util.function.Consumer<OffsetSnapshot> look = s -> {
             ctx.subjects().checkpoint(needed);
             long committed = committedSum(s, topic);
             if (committed > 0 && ctx.subjects().firstInbox() != null) {
@@ -246,12 +250,23 @@ public final class LabKafka {
                 ctx.step("  … " + group + " committed " + committed + " of " + end);
                 lastReport[0] = System.nanoTime();
             }
-        }).orElse(null);
+        };
+        OffsetSnapshot done = recordEnds == null ? ops.awaitDrained(group, topic, timeout, look).orElse(null)
+                : Optional.of(Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
+                    OffsetSnapshot s = ops.describe(group);
+                    look.accept(s);
+                    return s;
+                }, s -> atRecordEnds(s, topic, recordEnds))).filter(s -> atRecordEnds(s, topic, recordEnds)).orElse(null);
         if (done != null) {
             t.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
             ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
         }
         return done;
+    }
+
+    /** Every partition with records has a committed offset at or past its last record's next offset. */
+    private static boolean atRecordEnds(OffsetSnapshot s, String topic, Map<Integer, Long> recordEnds) {
+        return recordEnds.entrySet().stream().allMatch(e -> committed(s, topic, e.getKey()) >= e.getValue());
     }
 
     /** How long the committed offsets must stand still, once every effect is applied, for a group to count as done short of the log end. */

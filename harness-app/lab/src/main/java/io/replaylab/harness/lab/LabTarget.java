@@ -1,12 +1,19 @@
 package io.replaylab.harness.lab;
 
+import java.util.List;
+import java.util.Optional;
+
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Source;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSnapshot;
+import io.replaylab.oracle.TopicOracle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,6 +39,43 @@ public final class LabTarget {
     /** The target database in words for the evidence (never with a password). */
     public String describe() {
         return db.describe();
+    }
+
+    /**
+     * The oracle's verdict on an inbox namespace, recorded: the comparison with the topic (the
+     * frontier checked against the group's offsets now) as a payload and its checks, and when the
+     * source holds records of aborted transactions, whether any has an effect.
+     */
+    public Comparison judge(ExperimentRecorder e, String topic, String inbox, String group) {
+        Comparison c = compare(topic, inbox, group);
+        e.record(Source.here("harness"), c.toPayload());
+        c.toChecks().forEach(e::check);
+        abortedApplied(topic, inbox).ifPresent(e::check);
+        return c;
+    }
+
+    /**
+     * The records of aborted transactions in the source (a {@code read_uncommitted} reader sees
+     * them, a {@code read_committed} one does not) that have an effect in {@code inbox}: a check
+     * naming them, empty when the source has none.
+     */
+    Optional<Check> abortedApplied(String topic, String inbox) {
+        if (!ctx.settings().source().abortedTransactions() && ctx.settings().source().producer().isEmpty()) {
+            return Optional.empty(); // the lab's own payments, all committed: nothing to read twice
+        }
+        List<String> aborted = TopicOracle.of(ctx.kafka().source(topic)).notCommitted();
+        if (aborted.isEmpty()) {
+            return Optional.empty();
+        }
+        Target t = inbox(inbox);
+        List<String> applied = aborted.stream().filter(id -> t.effectsOf(id) > 0).toList();
+        String expected = "no effect of the " + aborted.size() + " record(s) of aborted transactions";
+        if (applied.isEmpty()) {
+            return Optional.of(Check.pass("no effect of an aborted record", "R12", expected, "none applied"));
+        }
+        return Optional.of(Check.fail("no effect of an aborted record", "R12", expected, applied.size() + " applied, e.g. "
+                + applied.subList(0, Math.min(5, applied.size())) + ": the consumer reads records of transactions their producer aborted "
+                + "(isolation.level=read_uncommitted, the Java client's default; read_committed keeps them out)"));
     }
 
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */

@@ -29,17 +29,40 @@ public final class RecordSource {
     private final String keyTemplate;
     private final String valueTemplate;
     private final SourceMapping mapping;
+    private final boolean aborted;
 
-    private RecordSource(Subject producer, String keyTemplate, String valueTemplate, SourceMapping mapping) {
+    private RecordSource(Subject producer, String keyTemplate, String valueTemplate, SourceMapping mapping, boolean aborted) {
         this.producer = producer;
         this.keyTemplate = keyTemplate;
         this.valueTemplate = valueTemplate;
         this.mapping = Objects.requireNonNull(mapping, "mapping");
+        this.aborted = aborted;
+    }
+
+    /**
+     * The same source with records of aborted transactions among its own, as real transactional
+     * producers leave them: the lab's payments go in committed transactions, and between them
+     * transactions that are aborted, each with one payment per partition under ids no committed
+     * record has ({@code <namespace>-aborted-<n>}). The oracle expects effects of committed records
+     * only; a consumer that applies an aborted one ({@code isolation.level=read_uncommitted}) FAILs
+     * naming it. The lab's own payments only: a producer command's records are its own.
+     */
+    public RecordSource withAbortedTransactions() {
+        if (producer != null) {
+            throw InvalidSettingsException.of("source", "cannot add aborted transactions to a producer command's records (the lab writes them "
+                    + "between its own payments); use the lab's payments, in the user's shape if need be");
+        }
+        return new RecordSource(producer, keyTemplate, valueTemplate, mapping, true);
+    }
+
+    /** Whether the lab writes aborted transactions among its payments. */
+    public boolean abortedTransactions() {
+        return aborted;
     }
 
     /** The lab's own payments in the reference shape, read with the reference mapping. */
     public static RecordSource reference() {
-        return new RecordSource(null, null, null, SourceMapping.REFERENCE);
+        return new RecordSource(null, null, null, SourceMapping.REFERENCE, false);
     }
 
     /**
@@ -52,7 +75,7 @@ public final class RecordSource {
         if (valueTemplate == null || valueTemplate.isBlank()) {
             throw InvalidSettingsException.of("source", "needs a record value template, was empty");
         }
-        return new RecordSource(null, keyTemplate, valueTemplate, SourceMapping.REFERENCE);
+        return new RecordSource(null, keyTemplate, valueTemplate, SourceMapping.REFERENCE, false);
     }
 
     /**
@@ -66,12 +89,12 @@ public final class RecordSource {
             throw new IllegalArgumentException("the producer command must get {topic} through its command or its environment: "
                     + "the lab creates each experiment's topic and the producer fills it");
         }
-        return new RecordSource(command, null, null, SourceMapping.REFERENCE);
+        return new RecordSource(command, null, null, SourceMapping.REFERENCE, false);
     }
 
     /** The same source read with {@code m}. */
     public RecordSource mapping(SourceMapping m) {
-        return new RecordSource(producer, keyTemplate, valueTemplate, m);
+        return new RecordSource(producer, keyTemplate, valueTemplate, m, aborted);
     }
 
     public SourceMapping mapping() {
@@ -90,7 +113,7 @@ public final class RecordSource {
 
     /** Whether it is the default: the lab's payments in the reference shape, read as such. */
     public boolean isReference() {
-        return producer == null && valueTemplate == null && mapping.isReference();
+        return producer == null && valueTemplate == null && mapping.isReference() && !aborted;
     }
 
     /** The key and value of one of the lab's payments, in this source's shape. */
@@ -134,6 +157,10 @@ public final class RecordSource {
 
     @Override
     public String toString() {
+        return plain() + (aborted ? ", with aborted transactions among them" : "");
+    }
+
+    private String plain() {
         if (producer != null) {
             return "the producer command " + producer.description() + ", read with " + mapping;
         }

@@ -26,6 +26,9 @@ public final class SyntheticProducer {
     private SyntheticProducer() {
     }
 
+    /** How many aborted transactions a source with them has, between its committed ones. */
+    static final int ABORTED_BETWEEN = 3;
+
     /** What was produced: also written as the manifest. */
     public record Manifest(String topic, String namespace, long seed, int count, int malformed, int partitions, long sumOfAmounts,
             Map<String, Long> accountSums, Map<Integer, Long> endOffsets) {
@@ -53,12 +56,38 @@ public final class SyntheticProducer {
         p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        boolean aborted = shape.abortedTransactions();
+        if (aborted) {
+            p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "replaylab-source-" + topic);
+        }
         Map<Integer, Long> end = new TreeMap<>();
         Map<String, Long> sums = new TreeMap<>();
         long sum = 0;
+        int partitionsNow = aborted ? partitionCount(bootstrap, topic) : partitions;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>(records.size());
+            // aborted: the payments in ABORTED_BETWEEN + 1 committed transactions, an aborted one between each two
+            int chunk = Math.max(1, (records.size() + ABORTED_BETWEEN) / (ABORTED_BETWEEN + 1));
+            int abortedSoFar = 0;
+            if (aborted) {
+                producer.initTransactions();
+                producer.beginTransaction();
+            }
+            int i = 0;
             for (SyntheticPayments.Generated g : records) {
+                if (aborted && i > 0 && i % chunk == 0) {
+                    producer.commitTransaction();
+                    producer.beginTransaction();
+                    for (int part = 0; part < partitionsNow; part++) {
+                        String id = namespace + "-aborted-" + (++abortedSoFar);
+                        Map.Entry<String, String> kv = shape.render(id, "acc-aborted", 100, SyntheticPayments.json(id, "acc-aborted", 100));
+                        producer.send(new ProducerRecord<>(topic, part, kv.getKey(), kv.getValue()));
+                    }
+                    producer.flush();
+                    producer.abortTransaction();
+                    producer.beginTransaction();
+                }
+                i++;
                 String key = g.key();
                 String value = g.value();
                 if (g.good()) {
@@ -71,6 +100,9 @@ public final class SyntheticProducer {
                     sum += g.amount();
                     sums.merge(g.account(), g.amount(), Long::sum);
                 }
+            }
+            if (aborted) {
+                producer.commitTransaction();
             }
             producer.flush();
             long n = 0;

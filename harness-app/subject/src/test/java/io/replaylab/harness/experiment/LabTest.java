@@ -9,6 +9,7 @@ import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -184,6 +185,31 @@ class LabTest {
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
         assertThat(x.events()).extracting(e -> e.type()).contains("commit-not-delivered").doesNotContain("commit-rejected", "commit-accepted");
+    }
+
+    /**
+     * A source with aborted transactions between committed ones: the Java client's default isolation level (read_uncommitted)
+     * applies the aborted records, a FAIL naming them and the setting; the reference (read_committed) passes the same source.
+     */
+    @Test
+    void aJavaConsumerWithTheClientsDefaultIsolationAppliesAbortedRecordsAndFailsNamingThem(LocalKafka kafka) throws Exception {
+        RecordSource aborted = RecordSource.reference().withAbortedTransactions();
+        Lab.LabResult defaults = Lab.run(foreign(kafka, ForeignSubjectMain.template("async-batch")).source(aborted).experiments(Experiments.replay())
+                .build(), null);
+        Lab.LabResult reference = Lab.run(on(kafka, dir).source(aborted).experiments(Experiments.replay()).build(), null);
+
+        ExperimentEvidence x = experiment(defaults.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).contains("no effect of an aborted record (R12)");
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.FAIL);
+            assertThat(c.actual()).matches("[1-9][0-9]* applied, e\\.g\\. \\[\\S+-aborted-[0-9]+.*\\]: the consumer reads records of transactions their "
+                    + "producer aborted \\(isolation\\.level=read_uncommitted, the Java client's default; read_committed keeps them out\\)");
+        });
+        ExperimentEvidence ok = experiment(reference.evidence(), "replay");
+        assertThat(ok.outcome().status()).as(ok.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(ok.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement()
+                .satisfies(c -> assertThat(c.expected()).matches("no effect of the [1-9][0-9]* record\\(s\\) of aborted transactions"));
     }
 
     @Test
