@@ -194,13 +194,13 @@ public final class LabContext {
             Outcome o = body.run(this, ns, e);
             step(o.toString());
             return o;
-        } catch (RecordsSkippedException skipped) { // what the consumer did: judged, never excused
+        } catch (SubjectFailedException failed) { // what the consumer did: judged, never excused
             if (e.finished()) {
                 return e.outcome().orElseThrow();
             }
-            e.record(Source.here("harness"), new Payload.Note(skipped.getMessage()));
-            Outcome o = e.finish(Outcome.checkFailed(skipped.getMessage()));
-            step("FAIL (" + skipped.getMessage() + ")");
+            e.record(Source.here("harness"), new Payload.Note(failed.getMessage()));
+            Outcome o = e.finish(Outcome.checkFailed(failed.getMessage()));
+            step("FAIL (" + failed.getMessage() + ")");
             return o;
         } catch (Exception | LinkageError ex) {
             String why = run.refused() != null ? run.refused()
@@ -277,10 +277,57 @@ public final class LabContext {
 
 
 
-    /** A started consumer instance. */
-    public record Instance(String name, ChildProcess process) {
+    /**
+     * A started instance: its name and its process now. A supervised one (a consumer the experiment
+     * needs running) is restarted under its name when it exits on its own, as systemd or Kubernetes
+     * would restart it ({@link LabSubjects#checkpoint}): {@link #process()} is then the new one.
+     */
+    public static final class Instance {
+        private final String name;
+        private final InstanceSpec spec;
+        private final ExperimentRecorder recorder;
+        private volatile ChildProcess process;
+        /** Guarded by this: the supervisor's count of this instance's exits, and the group's progress at the last one. */
+        int exits;
+        int exitsWithoutProgress;
+        long progressAtExit = Long.MIN_VALUE;
+
+        Instance(String name, ChildProcess process, InstanceSpec spec, ExperimentRecorder recorder) {
+            this.name = name;
+            this.process = process;
+            this.spec = spec;
+            this.recorder = recorder;
+        }
+
+        public String name() {
+            return name;
+        }
+
+        /** The process now (a restarted instance's newest). */
+        public ChildProcess process() {
+            return process;
+        }
+
         public long pid() {
             return process.pid();
+        }
+
+        /** How to start it again (null: it is not restarted when it exits). */
+        InstanceSpec spec() {
+            return spec;
+        }
+
+        ExperimentRecorder recorder() {
+            return recorder;
+        }
+
+        void restarted(ChildProcess p) {
+            process = p;
+        }
+
+        @Override
+        public String toString() {
+            return name + " (pid " + pid() + ")";
         }
     }
 

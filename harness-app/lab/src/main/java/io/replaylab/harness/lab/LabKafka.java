@@ -294,7 +294,7 @@ public final class LabKafka {
             OffsetSnapshot now = ops.describe(group);
             Optional<String> skipped = skipped(topic, inbox, now);
             if (skipped.isPresent()) {
-                throw new RecordsSkippedException(skipped.get());
+                throw new SubjectFailedException(skipped.get());
             }
             long committed = committedSum(now, topic);
             if (committed == before && ctx.target().compare(topic, inbox, now).missing().count() == 0) {

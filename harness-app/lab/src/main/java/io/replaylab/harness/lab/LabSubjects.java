@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -23,7 +24,11 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.ChildProcess;
+import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
+import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.kafka.PartitionRef;
+import io.replaylab.oracle.Oracle;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,11 +104,28 @@ public final class LabSubjects {
         if (firstInbox == null && spec.subject() == ctx.settings().subject().orElse(null) && spec.values().containsKey("namespace")) {
             firstInbox = spec.values().get("namespace");
         }
-        return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true);
+        // supervised: restarted when it exits on its own, never under a debugger agent again (nothing would resume it)
+        return start(e, spec.name(), spec.subject(), spec.values(), spec.debuggable(), true,
+                new InstanceSpec(spec.name(), spec.subject(), spec.values(), false));
     }
 
-    /** As above; {@code targetLogin}: whether the program gets the target's password (a consumer does, a producer never). */
+    /** As above; {@code targetLogin}: whether the program gets the target's password (a consumer does, a producer never); not supervised. */
     LabContext.Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable,
+            boolean targetLogin) {
+        return start(e, instance, template, values, debuggable, targetLogin, null);
+    }
+
+    private LabContext.Instance start(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable,
+            boolean targetLogin, InstanceSpec restart) {
+        LabContext.Instance inst = new LabContext.Instance(instance, launch(e, instance, template, values, debuggable, targetLogin), restart, e);
+        synchronized (started) {
+            started.add(inst);
+        }
+        return inst;
+    }
+
+    /** Starts one process of an instance, under the run's watchdog; recorded. */
+    private ChildProcess launch(ExperimentRecorder e, String instance, Subject template, Map<String, String> values, boolean debuggable,
             boolean targetLogin) {
         values = new HashMap<>(values);
         values.put("instance", instance);
@@ -129,18 +151,15 @@ public final class LabSubjects {
             // suspended until the barrier is armed (DebuggerBarrier#resumeProgram): the first commit cannot slip by
             b.debuggerAgent(true, Duration.ofSeconds(60));
         }
-        LabContext.Instance inst = new LabContext.Instance(instance, b.start());
-        ctx.run().guard.watch(inst.process().process());
-        ctx.run().started(inst.process());
-        synchronized (started) {
-            started.add(inst);
-        }
+        ChildProcess p = b.start();
+        ctx.run().guard.watch(p.process());
+        ctx.run().started(p);
         ctx.meters().counter("replaylab.subject.processes").increment();
-        e.record(Source.here("harness"), new Payload.ProcessStarted(instance, inst.pid(), cmd));
-        e.environment("pid." + instance, Long.toString(inst.pid()));
+        e.record(Source.here("harness"), new Payload.ProcessStarted(instance, p.pid(), cmd));
+        e.environment("pid." + instance, Long.toString(p.pid()));
         e.artifact(ctx.runDir().relativize(out).toString(), "stdout of " + instance);
         e.artifact(ctx.runDir().relativize(err).toString(), "stderr of " + instance);
-        return inst;
+        return p;
     }
 
     /**
@@ -177,11 +196,83 @@ public final class LabSubjects {
         }
         for (LabContext.Instance i : instances) {
             if (!i.process().isAlive()) {
-                throw new SubjectExitedException("the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code "
-                        + i.process().exitCode().orElseThrow() + " while the experiment needed it; last lines of logs/" + i.name() + ".err: "
-                        + i.process().stderrTail(5));
+                supervise(i);
             }
         }
+    }
+
+    /** Restarts at most this many times per instance and experiment. */
+    static final int RESTARTS = 5;
+    /** This many exits in a row with the group's committed offsets standing still in between: a crash loop. */
+    static final int CRASH_LOOP = 3;
+
+    /**
+     * An instance the experiment needs exited on its own: as production's supervisor would, the lab
+     * restarts it (after a back-off of 1, 2, 4 s), recording the exit (code, stderr's last lines, where
+     * the group's committed offsets were). A crash loop (exits in a row while the group's committed
+     * offsets stand still, in a group that had committed before) is the consumer's doing: a FAIL naming
+     * the records it never gets past. An instance that cannot be restarted, or exits on its first
+     * start every time, or past the budget, ends the experiment NOT_RUN, as before.
+     */
+    private void supervise(LabContext.Instance i) {
+        int code = i.process().exitCode().orElseThrow();
+        String why = "the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code " + code + " while the experiment needed it; "
+                + "last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(5);
+        InstanceSpec again = i.spec();
+        String group = again == null ? null : again.values().get("group");
+        String topic = again == null ? null : again.values().get("topic");
+        if (again == null || group == null || topic == null) {
+            throw new SubjectExitedException(why);
+        }
+        OffsetSnapshot at = ctx.kafka().ops().describe(group);
+        long progress = at.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
+        boolean everCommitted = at.partitions().stream().anyMatch(p -> p.topic().equals(topic) && p.hasCommitted());
+        int exits;
+        int still;
+        synchronized (i) {
+            exits = ++i.exits;
+            i.exitsWithoutProgress = progress == i.progressAtExit ? i.exitsWithoutProgress + 1 : 1;
+            i.progressAtExit = progress;
+            still = i.exitsWithoutProgress;
+        }
+        String where = at.partitions().stream().filter(p -> p.topic().equals(topic))
+                .map(p -> p.partition() + "=" + (p.hasCommitted() ? Long.toString(p.committed()) : "none")).collect(Collectors.joining(", ", "{", "}"));
+        ExperimentRecorder e = i.recorder();
+        e.record(Source.of(i.name(), i.pid(), "supervisor"), new Payload.Note("exit " + exits + ": " + why + "; the group's committed offsets "
+                + where));
+        if (still >= CRASH_LOOP && everCommitted) {
+            throw new SubjectFailedException(i.name() + " crashes on every delivery of " + stuckAt(topic, again.values().get("namespace"), at) + ": it exited " + still + " times in a row "
+                    + "(last with code " + code + ") while its group's committed offsets stayed at " + where + ", restarted each time: the partition is "
+                    + "stuck; last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(3));
+        }
+        if (still >= CRASH_LOOP || exits > RESTARTS) {
+            throw new SubjectExitedException(why + (exits > 1 ? " (exit " + exits + ": restarted " + (exits - 1) + " time(s) before)" : ""));
+        }
+        Duration backOff = Duration.ofSeconds(1L << Math.min(2, exits - 1));
+        try {
+            Thread.sleep(backOff.toMillis());
+        } catch (InterruptedException x) {
+            Thread.currentThread().interrupt();
+            throw new LabStoppedException("interrupted while restarting " + i.name());
+        }
+        ChildProcess p = launch(e, again.name(), again.subject(), again.values(), false, true);
+        i.restarted(p);
+        e.record(Source.of(i.name(), p.pid(), "supervisor"), new Payload.Note(i.name() + " restarted as pid " + p.pid() + " after a back-off of "
+                + backOff.toSeconds() + " s (restart " + exits + " of at most " + RESTARTS + "), as a supervisor restarts a process that exits"));
+    }
+
+    /** The records a stuck group does not get past: per partition with records left, the one at its committed offset. */
+    private String stuckAt(String topic, String inbox, OffsetSnapshot at) {
+        List<String> out = new ArrayList<>();
+        Oracle oracle = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox == null ? firstInbox : inbox));
+        for (PartitionOffsets p : at.partitions()) {
+            long from = p.hasCommitted() ? p.committed() : p.logStart();
+            if (p.topic().equals(topic) && from < p.logEnd()) {
+                Oracle.RecordEffects r = oracle.effectsAt(PartitionRef.of(topic, p.partition()), from);
+                out.add((r.messageId() == null ? "" : r.messageId() + " ") + "(" + topic + "-" + p.partition() + "@" + from + ")");
+            }
+        }
+        return out.isEmpty() ? "(no record left: it exits after the last)" : String.join(", ", out);
     }
 
     /**

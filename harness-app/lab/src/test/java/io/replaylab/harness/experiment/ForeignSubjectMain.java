@@ -35,7 +35,10 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * own whose {@code entrySet()} waits for a lock another thread holds for 15 s (a framework's synchronized
  * map, say): a debugger holding that commit cannot read it within its limit. With {@code async-batch} it keeps the Java
  * client's default timeouts and commits each poll's batch once, with {@code commitAsync()} after its effects, never retrying
- * a commit that failed (the next batch's covers it: at-least-once allows that).
+ * a commit that failed (the next batch's covers it: at-least-once allows that). With {@code dies-on-redelivery} its insert has no
+ * {@code OR IGNORE}: a redelivered message's primary key raises, and the program dies of it (exit code 1), as a consumer
+ * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
+ * (a file beside its database remembers), then ignores the duplicate as an inbox would.
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -51,6 +54,8 @@ public final class ForeignSubjectMain {
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
         boolean asyncBatch = a.length > 6 && a[6].equals("async-batch");
+        boolean diesOnRedelivery = a.length > 6 && a[6].equals("dies-on-redelivery");
+        Path diedOnce = a.length > 6 && a[6].equals("dies-once") ? Path.of(a[3] + "." + a[5] + ".died") : null;
         if (!asyncBatch) {
             p.put("max.poll.interval.ms", "5000");
             p.put("session.timeout.ms", "6000");
@@ -93,11 +98,16 @@ public final class ForeignSubjectMain {
                     org.apache.kafka.clients.consumer.ConsumerRecords<String, String> batch = c.poll(Duration.ofMillis(200));
                     for (ConsumerRecord<String, String> r : batch) {
                         JsonNode n = json.readTree(r.value());
-                        try (PreparedStatement ins = db.prepareStatement("INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
+                        try (PreparedStatement ins = db.prepareStatement(diesOnRedelivery ? "INSERT INTO payments VALUES (?,?,?)"
+                                : "INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
                             ins.setString(1, a[4]);
                             ins.setString(2, n.get("id").asText());
                             ins.setLong(3, n.get("amount").asLong());
-                            ins.executeUpdate();
+                            if (ins.executeUpdate() == 0 && diedOnce != null && !java.nio.file.Files.exists(diedOnce)) {
+                                java.nio.file.Files.writeString(diedOnce, n.get("id").asText());
+                                System.err.println("dying at the redelivered " + n.get("id").asText());
+                                Runtime.getRuntime().halt(1);
+                            }
                         }
                         if (asyncBatch) {
                             continue;

@@ -212,6 +212,37 @@ class LabTest {
                 .satisfies(c -> assertThat(c.expected()).matches("no effect of the [1-9][0-9]* record\\(s\\) of aborted transactions"));
     }
 
+    /**
+     * A consumer that dies on every redelivered message (its insert raises on the duplicate key): the lab restarts it as a
+     * supervisor would, and after three exits in a row with its group's offsets standing still the replay FAILs naming the record.
+     */
+    @Test
+    void aConsumerThatDiesOnEveryRedeliveryIsRestartedThenFailsNamingTheRecordItNeverGetsPast(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("dies-on-redelivery")).experiments(Experiments.replay()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).matches("replay-A2 crashes on every delivery of \\S+ \\(\\S+-[0-9]@0\\).*: it exited 3 times in a row \\(last with "
+                + "code 1\\) while its group's committed offsets stayed at \\{0=0, 1=0, 2=0\\}, restarted each time: the partition is stuck; "
+                + "last lines of logs/replay-A2\\.err: .*");
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
+                && n.text().startsWith("replay-A2 restarted as pid ")).hasSize(2);
+    }
+
+    /** One exit, then it recovers: the supervisor's restart is a finding in the evidence, and the verdict is on what it reached. */
+    @Test
+    void aConsumerThatDiesOnceAndRecoversIsJudgedOnWhatItReached(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("dies-once")).experiments(Experiments.replay()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
+                && n.text().startsWith("exit 1: the subject replay-A2 (pid ") && n.text().contains("exited on its own with code 1")
+                && n.text().contains("dying at the redelivered")).hasSize(1);
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
+                && n.text().startsWith("replay-A2 restarted as pid ")).hasSize(1);
+    }
+
     @Test
     void anotherConsumerWithItsOwnSchemaRunsThroughSubjectCmdAndTargetQuery(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay(), Experiments.rebalance()).build(), null);
