@@ -646,16 +646,29 @@ final class Connection {
 
             @Override
             public List<String> rewindCommittedOffsets(long by) throws IOException {
+                return rewriteCommittedOffsets((topic, partition, committed, set) -> rewind(topic, partition, committed, by, set));
+            }
+
+            @Override
+            public List<String> forgetCommittedOffsets() throws IOException {
+                return rewriteCommittedOffsets((topic, partition, committed, set) -> {
+                    set.accept(-1);
+                    return topic + "-" + partition + " " + (committed < 0 ? "none committed" : committed + "→none");
+                });
+            }
+
+            /** The broker's OffsetFetch answer, each committed offset rewritten, sent to the client; what became of each. */
+            private List<String> rewriteCommittedOffsets(OffsetRewrite rewrite) throws IOException {
                 ByteBuffer body = frame.slice(4, frame.remaining() - 4);
                 ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
                 org.apache.kafka.common.message.OffsetFetchResponseData d =
                         new org.apache.kafka.common.message.OffsetFetchResponseData(new ByteBufferAccessor(body), p.version());
                 List<String> moved = new ArrayList<>();
-                d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(t.name(), x.partitionIndex(), x.committedOffset(), by,
+                d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewrite.apply(t.name(), x.partitionIndex(), x.committedOffset(),
                         x::setCommittedOffset))));
-                d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewind(
+                d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewrite.apply(
                         t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name(), x.partitionIndex(), x.committedOffset(),
-                        by, x::setCommittedOffset)))));
+                        x::setCommittedOffset)))));
                 FrameReader.writeFully(Connection.this.toClient, ArmedFault.frame(frame.getInt(4), p.key().responseHeaderVersion(p.version()), d,
                         p.version()));
                 return moved;
@@ -666,6 +679,11 @@ final class Connection {
                 a.fault().done(a.firing(), what);
             }
         });
+    }
+
+    /** One committed offset of an OffsetFetch answer rewritten through {@code set}; what became of it, in words. */
+    private interface OffsetRewrite {
+        String apply(String topic, int partition, long committed, LongConsumer set);
     }
 
     /**

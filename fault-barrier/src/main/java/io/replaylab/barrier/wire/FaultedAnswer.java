@@ -27,6 +27,9 @@ interface FaultedAnswer {
     /** Sends the client the broker's OffsetFetch answer with every committed offset {@code by} lower; what moved, per partition. */
     List<String> rewindCommittedOffsets(long by) throws IOException;
 
+    /** Sends the client the broker's OffsetFetch answer with no committed offset for any partition (as after the offsets expired); what each was. */
+    List<String> forgetCommittedOffsets() throws IOException;
+
     /** The effect is complete: what the proxy did. */
     void done(String what);
 }

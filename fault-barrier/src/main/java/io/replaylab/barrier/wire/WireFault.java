@@ -23,6 +23,9 @@ public record WireFault(Target target, Effect effect) {
     public WireFault {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(effect, "effect");
+        if (effect instanceof Effect.Forget && target.api() != Api.OFFSET_FETCH) {
+            throw new IllegalArgumentException("forget changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
+        }
         if (effect instanceof Effect.Rewind && target.api() != Api.OFFSET_FETCH) {
             throw new IllegalArgumentException("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
         }
@@ -230,6 +233,33 @@ public record WireFault(Target target, Effect effect) {
             }
         }
 
+        /**
+         * For OffsetFetch: the group's committed offsets answered as none, as the broker answers once
+         * {@code offsets.retention.minutes} expired them: the client's {@code auto.offset.reset} decides
+         * where it starts (earliest: everything again; latest: the log end, past what nobody applied).
+         */
+        record Forget() implements Effect {
+            @Override
+            public String spec() {
+                return "forget";
+            }
+
+            @Override
+            public String meaning() {
+                return "the committed offsets answered as none (expired), so the client's auto.offset.reset decides where it starts";
+            }
+
+            @Override
+            public AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+
+            @Override
+            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                a.done("answered no committed offset: " + String.join(", ", a.forgetCommittedOffsets()));
+            }
+        }
+
         /** The answer held for this long (everything behind it on that connection waits too). */
         record Delay(Duration by) implements Effect {
             public Delay {
@@ -322,6 +352,7 @@ public record WireFault(Target target, Effect effect) {
 
     /** The valid effects, for a message. */
     public static final String EFFECTS = "error=CODE (a Kafka error name, e.g. NOT_COORDINATOR), lost-answer, rewind=N (offset-fetch only), "
+            + "forget (offset-fetch only), "
             + "delay=D (e.g. 500ms, 2s), disconnect, withhold (heartbeat and consumer-group-heartbeat only)";
 
     /**
@@ -375,6 +406,7 @@ public record WireFault(Target target, Effect effect) {
                 case "delay" -> new Effect.Delay(duration(value));
                 case "disconnect" -> new Effect.Disconnect();
                 case "withhold" -> new Effect.Withhold();
+                case "forget" -> new Effect.Forget();
                 default -> throw new IllegalArgumentException("unknown effect '" + name + "'");
             };
         } catch (RuntimeException ex) {

@@ -30,14 +30,26 @@ public record WireFaultCell(WireFault fault) {
         List<String> specs = new ArrayList<>(List.of(rebalancing, "offset-commit:error=NOT_COORDINATOR",
                 "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-commit:lost-answer", "find-coordinator:error=COORDINATOR_NOT_AVAILABLE",
                 // every OffsetFetch of A's restart: a client that fetches again (after a rebalance) must not get the true offsets back
-                "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5@every"));
+                "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5@every",
+                // expired offsets: the reset policy decides; a reset to the end skips what A had not applied (a FAIL, named)
+                "offset-fetch:forget@every"));
         specs.add(protocol == GroupProtocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS" : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");
         return specs.stream().map(WireFaultCell::parse).toList();
     }
 
     /** An OffsetFetch rewind hits A's restart, after it committed offsets to rewind. */
     boolean afterARestart() {
+        return rewinds() || forgets();
+    }
+
+    /** The committed offsets answered lower: A must go back. */
+    boolean rewinds() {
         return fault.effect() instanceof WireFault.Effect.Rewind;
+    }
+
+    /** The committed offsets answered as none: A's reset policy decides, so records A has not applied yet wait for it in the topic. */
+    boolean forgets() {
+        return fault.effect() instanceof WireFault.Effect.Forget;
     }
 
     /** The cell's part of experiment and namespace names: the spec with only the characters a namespace takes. */

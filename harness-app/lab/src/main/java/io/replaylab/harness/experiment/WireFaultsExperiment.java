@@ -85,7 +85,11 @@ final class WireFaultsExperiment {
         String group = ns.group();
         String inbox = ns.inbox(1);
         String aName = cell.id() + "-A"; // its own client id: cells side by side never mix their clients' requests
-        Experiments.produce(ctx, e, ns);
+        // forget: records A has not applied must be in the topic when its offsets are forgotten, or a reset to the end skips nothing
+        StagedSource staged = cell.forgets() ? StagedSource.produce(ctx, e, ns, "once A's first instance drained those and stopped") : null;
+        if (staged == null) {
+            Experiments.produce(ctx, e, ns);
+        }
         Source harness = Source.here("harness");
         OffsetSnapshot beforeRewind = null;
         if (cell.afterARestart()) {
@@ -101,6 +105,9 @@ final class WireFaultsExperiment {
             if (!ctx.kafka().awaitInactive(group, ctx.settings().timeouts().drain()).state().isInactive()) {
                 e.record(harness, new Payload.Note("the group still had a member " + ctx.settings().timeouts().drain() + " after A's first instance "
                         + "stopped; A restarts beside it"));
+            }
+            if (staged != null) {
+                staged.publishRest();
             }
         }
         // aimed at the group (only A is in it); a request that names no group (Fetch, Produce) at A's client id
@@ -141,7 +148,7 @@ final class WireFaultsExperiment {
             Optional<String> wentBack = Optional.empty();
             OffsetSnapshot drained;
             try {
-                if (cell.afterARestart()) {
+                if (cell.rewinds()) {
                     // the group's offsets are at the end already (A's first drain): drained means nothing until A has gone back
                     FaultFiring first = fired.get();
                     OffsetSnapshot drainedBefore = beforeRewind;
@@ -176,7 +183,7 @@ final class WireFaultsExperiment {
                         + ": after the fault it " + did));
             }
             e.record(harness, drained.toPayload("after the fault"));
-            if (cell.afterARestart()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
+            if (cell.rewinds()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
                 if (wentBack.isEmpty()) {
                     return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits within "
                             + ctx.settings().timeouts().drain() + " after it is below the offsets stored before, and it fetched from none below them"));

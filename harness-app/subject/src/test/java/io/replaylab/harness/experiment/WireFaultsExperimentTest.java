@@ -58,7 +58,8 @@ class WireFaultsExperimentTest {
 
         ExperimentEvidence whole = experiment(r.evidence(), "wire-faults");
         List<String> defaults = WireFaultCell.defaults(GroupProtocol.CLASSIC).stream().map(WireFaultCell::toString).toList();
-        assertThat(defaults).hasSize(8).contains("offset-commit:lost-answer", "offset-fetch:rewind=5@every", "heartbeat:error=REBALANCE_IN_PROGRESS");
+        assertThat(defaults).hasSize(9).contains("offset-commit:lost-answer", "offset-fetch:rewind=5@every", "offset-fetch:forget@every",
+                "heartbeat:error=REBALANCE_IN_PROGRESS");
         Payload.Matrix m = matrix(r.evidence());
         assertThat(m.rows()).containsExactlyElementsOf(defaults);
         assertThat(m.cells()).as(m.cells().toString()).allSatisfy(c -> assertThat(c.status()).isEqualTo("PASS"))
@@ -112,6 +113,24 @@ class WireFaultsExperimentTest {
                 && s.label().equals("after the fault") && s.partitions().stream().anyMatch(row -> row.lag() > 0));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+    }
+
+    /**
+     * Expired offsets (the OffsetFetch answered with none): librdkafka's default reset (latest) jumps to the log end, past the
+     * records published after A's first instance stopped, a FAIL naming them; the reference (earliest) reads everything again
+     * and passes in the default cells' test above.
+     */
+    @Test
+    void forgottenOffsetsMakeAConsumerThatResetsToTheEndSkipWhatItHadNotAppliedAndFail(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-fetch:forget@every").records(40)
+                .subject(Subject.command(PythonConsumer.template(dir, "--offset-reset latest"))).targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-fetch:forget@every");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).startsWith("records skipped: client offset-fetch.forget-every-A reset ").contains("(ListOffsets LATEST)")
+                .contains("has no effect");
+        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("fault offset-fetch:forget@every ")
+                && n.text().contains("answered no committed offset: "));
     }
 
     @Test
