@@ -8,7 +8,8 @@ With --no-inbox the ledger row is written for every delivery (the bug the lab mu
 --commit-first the offset is committed BEFORE the DB transaction (the other bug: a crash between the
 two loses the effect); with --autocommit the two writes run with no transaction at all (never
 atomic, and never at a COMMIT: a DB-commit barrier cannot reach it); --offset-reset latest starts a group with no
-committed offset at the log end, as librdkafka's and the Java client's default does (what was there before is skipped). A transaction that meets another instance's lock waits (busy timeout 10 s)
+committed offset at the log end, as librdkafka's and the Java client's default does (what was there before is skipped);
+--client-timeouts keeps librdkafka's own session and poll timeouts (45 s, 300 s) instead of short ones. A transaction that meets another instance's lock waits (busy timeout 10 s)
 and is retried, as a real consumer's would be.
 
 Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
@@ -37,6 +38,7 @@ def main():
     ap.add_argument("--commit-first", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
     ap.add_argument("--offset-reset", default="earliest", choices=["earliest", "latest"])
+    ap.add_argument("--client-timeouts", action="store_true")
     args = ap.parse_args()
 
     stop = []
@@ -48,16 +50,16 @@ def main():
     db.execute("CREATE TABLE IF NOT EXISTS py_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
     db.execute("CREATE TABLE IF NOT EXISTS py_ledger (ns TEXT, message_id TEXT, amount INTEGER)")
 
-    consumer = Consumer({
+    config = {
         "bootstrap.servers": args.bootstrap,
         "group.id": args.group,
         "client.id": args.instance,
         "enable.auto.commit": False,
         "auto.offset.reset": args.offset_reset,
-        "session.timeout.ms": 6000,
-        "heartbeat.interval.ms": 1500,
-        "max.poll.interval.ms": 10000,
-    })
+    }
+    if not args.client_timeouts:  # else librdkafka's own: session.timeout.ms 45 s, max.poll.interval.ms 300 s
+        config.update({"session.timeout.ms": 6000, "heartbeat.interval.ms": 1500, "max.poll.interval.ms": 10000})
+    consumer = Consumer(config)
 
     def assigned(_, parts):
         print("assigned", [f"{p.topic}-{p.partition}" for p in parts], flush=True)
