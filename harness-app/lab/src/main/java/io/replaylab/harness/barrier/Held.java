@@ -104,7 +104,7 @@ public final class Held implements AutoCloseable {
             if (got.isEmpty()) {
                 try {
                     ctx.subjects().checkpoint(a);
-                } catch (SubjectExitedException | LabStoppedException ended) {
+                } catch (SubjectExitedException | io.replaylab.harness.lab.SubjectFailedException | LabStoppedException ended) {
                     try {
                         barrier.expire(); // the evidence shows the point was never reached
                     } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {

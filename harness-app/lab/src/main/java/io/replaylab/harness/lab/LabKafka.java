@@ -1,7 +1,6 @@
 package io.replaylab.harness.lab;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -13,7 +12,6 @@ import java.util.concurrent.Future;
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
-import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
@@ -22,8 +20,6 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
-import io.replaylab.kafka.PartitionRef;
-import io.replaylab.oracle.Oracle;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TopicOracle;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -292,10 +288,6 @@ public final class LabKafka {
                 return done;
             }
             OffsetSnapshot now = ops.describe(group);
-            Optional<String> skipped = skipped(topic, inbox, now);
-            if (skipped.isPresent()) {
-                throw new SubjectFailedException(skipped.get());
-            }
             long committed = committedSum(now, topic);
             if (committed == before && ctx.target().compare(topic, inbox, now).missing().count() == 0) {
                 ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
@@ -306,34 +298,6 @@ public final class LabKafka {
                 return null;
             }
         }
-    }
-
-    /**
-     * A subject that reset a partition of {@code topic} to its log end (on the wire: ListOffsets
-     * LATEST) at least {@link #STILL} ago, past a record that still has no effect in {@code inbox}:
-     * it skipped that record for good. What it did, in words, or empty.
-     */
-    private Optional<String> skipped(String topic, String inbox, OffsetSnapshot group) {
-        if (witness().isEmpty()) {
-            return Optional.empty();
-        }
-        Instant settled = Instant.now().minus(STILL);
-        for (WitnessedReset r : witness().get().resetsToEnd(topic)) {
-            if (r.at().isAfter(settled) || r.offset() <= 0) {
-                continue;
-            }
-            PartitionRef p = PartitionRef.of(topic, r.partition());
-            Optional<Oracle.RecordEffects> below = Oracle.of(source(topic), ctx.target().inbox(inbox)).effectsBefore(p, r.offset())
-                    .filter(x -> x.messageId() != null && x.effects() == 0);
-            if (below.isPresent()) {
-                long committed = committed(group, topic, r.partition());
-                return Optional.of("records skipped: " + r.summary() + (committed < 0 ? " with no committed offset (auto.offset.reset=latest)"
-                        : " past its group's committed offset " + committed + " (a seek to the end, or an offset out of range with auto.offset.reset=latest)")
-                        + ", and the record below it, " + p + "@" + below.get().offset() + " (" + below.get().messageId() + "), has no effect: every "
-                        + "record of " + p + " from " + Math.max(0, committed) + " to " + r.offset() + " that nobody applied is lost for good");
-            }
-        }
-        return Optional.empty();
     }
 
     /**

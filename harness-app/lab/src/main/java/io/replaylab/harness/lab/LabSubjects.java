@@ -19,6 +19,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaylab.barrier.NativePoint;
 import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
@@ -197,6 +198,41 @@ public final class LabSubjects {
         for (LabContext.Instance i : instances) {
             if (!i.process().isAlive()) {
                 supervise(i);
+            }
+            skips(i);
+        }
+    }
+
+    /** Resets to a log end already judged (each is judged once, {@link LabKafka#STILL} after it was answered). */
+    private final java.util.Set<WitnessedReset> judged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * A reset of the instance's topic to its log end (on the wire: ListOffsets LATEST, answered a
+     * moment ago at least), past a record that has no effect in the instance's inbox: records skipped
+     * for good, what the consumer did ({@link SubjectFailedException}), named with how it got there.
+     */
+    private void skips(LabContext.Instance i) {
+        InstanceSpec spec = i.spec();
+        Optional<io.replaylab.barrier.wire.WireWitness> witness = ctx.kafka().witness();
+        if (spec == null || witness.isEmpty() || spec.values().get("topic") == null || spec.values().get("namespace") == null) {
+            return;
+        }
+        String topic = spec.values().get("topic");
+        Instant settled = Instant.now().minus(LabKafka.STILL);
+        for (WitnessedReset r : witness.get().resetsToEnd(topic)) {
+            if (r.at().isAfter(settled) || r.offset() <= 0 || !judged.add(r)) {
+                continue;
+            }
+            PartitionRef p = PartitionRef.of(topic, r.partition());
+            Optional<Oracle.RecordEffects> below = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(spec.values().get("namespace")))
+                    .effectsBefore(p, r.offset()).filter(x -> x.messageId() != null && x.effects() == 0);
+            if (below.isPresent()) {
+                String group = spec.values().get("group");
+                long committed = group == null ? -1 : LabKafka.committed(ctx.kafka().ops().describe(group), topic, r.partition());
+                throw new SubjectFailedException("records skipped: " + r.summary() + (committed < 0 ? " with no committed offset (auto.offset.reset=latest)"
+                        : " past its group's committed offset " + committed + " (a seek to the end, or an offset out of range with auto.offset.reset=latest)")
+                        + ", and the record below it, " + p + "@" + below.get().offset() + " (" + below.get().messageId() + "), has no effect: every "
+                        + "record of " + p + " from " + Math.max(0, committed) + " to " + r.offset() + " that nobody applied is lost for good");
             }
         }
     }
