@@ -276,7 +276,7 @@ public final class LabSubjects {
         ExperimentRecorder e = i.recorder();
         e.record(Source.of(i.name(), i.pid(), "supervisor"), new Payload.Note("exit " + exits + ": " + why + "; the group's committed offsets "
                 + where));
-        e.environment("exits of " + i.name(), exits + " on its own, restarted each time (the last with code " + code + ")"); // a finding, whatever the verdict
+        e.environment("exits of " + i.name(), exits + " exit(s) on its own, the last with code " + code + " (the lab restarts it as a supervisor would)"); // a finding, whatever the verdict
         if (still >= CRASH_LOOP && everCommitted) {
             throw new SubjectFailedException(i.name() + " crashes on every delivery of " + stuckAt(topic, again.values().get("namespace"), at) + ": it exited " + still + " times in a row "
                     + "(last with code " + code + ") while its group's committed offsets stayed at " + where + ", restarted each time: the partition is "
