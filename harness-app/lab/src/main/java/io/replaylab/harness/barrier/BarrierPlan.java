@@ -199,7 +199,7 @@ public final class BarrierPlan {
                         // gdb can see the pid gone before this JVM has reaped it: wait for the exit code, so the cell says it
                         Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(2)).until(() -> !inst.process().isAlive());
                     }
-                    a.ctx.subjects().checkpoint(inst); // a subject that exited says so, with its exit code
+                    a.ctx.subjects().checkpointHeld(inst); // a subject that exited says so, with its exit code
                     throw new PointUnreachable("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")");
                 } finally {
                     if (warmUp.state() == BarrierState.HELD) {

@@ -103,7 +103,7 @@ public final class Held implements AutoCloseable {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty()) {
                 try {
-                    ctx.subjects().checkpoint(a);
+                    ctx.subjects().checkpointHeld(a);
                 } catch (SubjectExitedException | io.replaylab.harness.lab.SubjectFailedException | LabStoppedException ended) {
                     try {
                         barrier.expire(); // the evidence shows the point was never reached
@@ -133,7 +133,7 @@ public final class Held implements AutoCloseable {
             if (got.isPresent()) {
                 return got;
             }
-            ctx.subjects().checkpoint(a);
+            ctx.subjects().checkpointHeld(a);
             if (ctx.kafka().ops().describe(group).partitions().stream().anyMatch(p -> p.committed() >= 0)) {
                 try {
                     warmUp.expire();

@@ -203,7 +203,7 @@ final class EosExperiment {
     /** The ids of records in A's open transaction, once its producer has sent them (within 10 s of the hold). */
     private static List<String> awaitOpenTransaction(LabContext ctx, SourceSpec output, LabContext.Instance a) throws InterruptedException {
         return Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(10)).until(() -> {
-            ctx.subjects().checkpoint(a);
+            ctx.subjects().checkpointHeld(a);
             return TopicOracle.of(output).notCommitted();
         }, open -> !open.isEmpty());
     }

@@ -99,6 +99,11 @@ final class Handoff implements AutoCloseable {
         return new Handoff(wait, why, needed, withheld, e);
     }
 
+    /** A wait decided already (no proxy armed): for the verdict's own tests. */
+    static Handoff of(Duration wait, String why, Duration needed, ExperimentRecorder e) {
+        return new Handoff(wait, why, needed, new ArrayList<>(), e);
+    }
+
     /** The longest a handoff may take in this run: for a barrier's safety release, which must come after it. */
     static Duration longest(LabContext ctx) {
         return ctx.settings().timeouts().handoff().orElse(LONGEST);
@@ -136,7 +141,7 @@ final class Handoff implements AutoCloseable {
     Outcome none(String reason) {
         if (needed != null && needed.plus(margin(needed)).compareTo(LONGEST) > 0 && wait.equals(LONGEST)) {
             return Outcome.notRun(reason + "; A's timeouts ask for " + seconds(needed) + " before it is dropped, more than the lab waits ("
-                    + seconds(LONGEST) + "): give LabSettings.handoffTimeout (--handoff-timeout) to wait longer");
+                    + seconds(LONGEST) + "): give LabSettings.handoffTimeout to wait longer");
         }
         return Outcome.faultNotObserved(reason);
     }

@@ -331,7 +331,13 @@ final class RebalanceExperiment {
         Event[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
         ctx.kafka().ops().awaitOwnerChange(group, p, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
-            ctx.subjects().checkpoint(live);
+            for (LabContext.Instance i : live) { // A, held or frozen, is the barrier's: its exit ends the wait (no restart)
+                if (i == a) {
+                    ctx.subjects().checkpointHeld(i);
+                } else {
+                    ctx.subjects().checkpoint(i);
+                }
+            }
             s.members().stream().filter(m -> aMembers.contains(m.memberId())).forEach(m -> aClientIds.add(m.clientId()));
             for (GroupMember m : s.members()) {
                 if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {

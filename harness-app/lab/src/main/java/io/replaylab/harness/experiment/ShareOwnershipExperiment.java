@@ -219,7 +219,8 @@ final class ShareOwnershipExperiment {
                 AtomicReference<Optional<ShareWitness.Acknowledgement>> wire = new AtomicReference<>(Optional.empty());
                 Optional<ProcessingLine> logged = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
                     wire.set(wireAnswer(ctx, s.group(), s.topic(), held, a));
-                    ctx.subjects().checkpoint(a, b);
+                    ctx.subjects().checkpointHeld(a); // the released A's answer is awaited: a restart would not give it
+                    ctx.subjects().checkpoint(b);
                     return ackLine(ctx, a, held);
                 }, l -> l.isPresent() || wire.get().isPresent());
                 Optional<ShareWitness.Acknowledgement> onWire = wire.get();

@@ -20,11 +20,29 @@ final class StagedSource {
     private final LabContext ctx;
     private final String topic;
     private final List<ConsumerRecord<byte[], byte[]>> rest;
+    private int published;
 
     private StagedSource(LabContext ctx, String topic, List<ConsumerRecord<byte[], byte[]>> rest) {
         this.ctx = ctx;
         this.topic = topic;
         this.rest = rest;
+    }
+
+    /** Fills {@code ns.topic("staging")} and keeps all of it back: {@link #publishHalf()}, then {@link #publishRest()}, when the caller says. */
+    static StagedSource held(LabContext ctx, ExperimentRecorder e, LabNamespace ns, String when) throws Exception {
+        String staging = ns.topic("staging");
+        ctx.kafka().fillSource(e, staging, ns.prefix());
+        List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
+        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " unchanged, " + all.size() + " record(s) in two "
+                + "halves: " + when));
+        return new StagedSource(ctx, ns.topic(), List.copyOf(all));
+    }
+
+    /** The first half of what is held back, into the topic. */
+    void publishHalf() throws Exception {
+        int half = Math.max(1, rest.size() / 2);
+        ctx.kafka().publishRaw(topic, rest.subList(published, half));
+        published = half;
     }
 
     /** Fills {@code ns.topic("staging")}, copies its first few records (one tenth, one to five) to {@code ns.topic()}, and says so. */
@@ -41,6 +59,7 @@ final class StagedSource {
 
     /** The rest of the source set, into the topic. */
     void publishRest() throws Exception {
-        ctx.kafka().publishRaw(topic, rest);
+        ctx.kafka().publishRaw(topic, rest.subList(published, rest.size()));
+        published = rest.size();
     }
 }

@@ -86,7 +86,8 @@ final class WireFaultsExperiment {
         String inbox = ns.inbox(1);
         String aName = cell.id() + "-A"; // its own client id: cells side by side never mix their clients' requests
         // forget: records A has not applied must be in the topic when its offsets are forgotten, or a reset to the end skips nothing
-        StagedSource staged = cell.forgets() ? StagedSource.produce(ctx, e, ns, "once A's first instance drained those and stopped") : null;
+        StagedSource staged = cell.forgets() ? StagedSource.held(ctx, e, ns, "the first once A's first instance fetches every partition (a consumer "
+                + "that starts at the log end starts at 0 then), the second once it drained the first and stopped") : null;
         if (staged == null) {
             Experiments.produce(ctx, e, ns);
         }
@@ -95,6 +96,20 @@ final class WireFaultsExperiment {
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
             LabContext.Instance first = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+            if (staged != null) {
+                int partitions = ctx.settings().broker().partitions();
+                try (FetchWatch fetching = proxy.witness().watchFetches(topic)) {
+                    boolean all = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+                        ctx.subjects().checkpoint(first);
+                        return fetching.lowestOffsets().size() >= partitions;
+                    }, Boolean::booleanValue);
+                    if (!all) {
+                        e.record(harness, new Payload.Note("A's first instance fetched " + fetching.lowestOffsets().keySet() + " of " + partitions
+                                + " partitions within " + ctx.settings().timeouts().barrier() + "; the first half goes in now anyway"));
+                    }
+                }
+                staged.publishHalf();
+            }
             beforeRewind = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "before the fault", first);
             if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().timeouts().drain()));

@@ -183,12 +183,24 @@ public final class LabSubjects {
 
     /**
      * Called on every look of a wait, so that the wait ends within a poll interval instead of at its
-     * timeout: throws {@link LabStoppedException} when the run was asked to stop, and
-     * {@link SubjectExitedException} (the experiment becomes NOT_RUN) when one of these instances,
-     * which the experiment needs running, has exited on its own (its exit code and the last lines of
-     * its stderr say why).
+     * timeout: throws {@link LabStoppedException} when the run was asked to stop; restarts one of these
+     * instances, which the experiment needs running, that exited on its own (see {@link #supervise}),
+     * or throws {@link SubjectExitedException} (NOT_RUN) or {@link SubjectFailedException} (a crash
+     * loop, FAIL) when it may not; and judges a reset of its topic to the log end (see {@link #skips}).
      */
     public void checkpoint(LabContext.Instance... instances) {
+        checkpoint(true, instances);
+    }
+
+    /**
+     * As {@link #checkpoint}, for the instance a barrier arms or holds: its exit ends the experiment
+     * NOT_RUN with its exit code, never a restart (a new process is not the one the barrier holds).
+     */
+    public void checkpointHeld(LabContext.Instance held) {
+        checkpoint(false, held);
+    }
+
+    private void checkpoint(boolean supervised, LabContext.Instance... instances) {
         if (ctx.run().refused() != null) {
             throw new LabStoppedException(ctx.run().refused());
         }
@@ -197,10 +209,18 @@ public final class LabSubjects {
         }
         for (LabContext.Instance i : instances) {
             if (!i.process().isAlive()) {
+                if (!supervised) {
+                    throw new SubjectExitedException(exited(i));
+                }
                 supervise(i);
             }
             skips(i);
         }
+    }
+
+    private static String exited(LabContext.Instance i) {
+        return "the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code " + i.process().exitCode().orElseThrow()
+                + " while the experiment needed it; last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(5);
     }
 
     /** Resets to a log end already judged (each is judged once, {@link LabKafka#STILL} after it was answered). */
@@ -230,7 +250,8 @@ public final class LabSubjects {
                 String group = spec.values().get("group");
                 long committed = group == null ? -1 : LabKafka.committed(ctx.kafka().ops().describe(group), topic, r.partition());
                 throw new SubjectFailedException("records skipped: " + r.summary() + (committed < 0 ? " with no committed offset (auto.offset.reset=latest)"
-                        : " past its group's committed offset " + committed + " (a seek to the end, or an offset out of range with auto.offset.reset=latest)")
+                        : " past its group's committed offset " + committed + " (it did not start there: a seek to the end, or a committed offset "
+                        + "it did not get, expired or out of range, with auto.offset.reset=latest)")
                         + ", and the record below it, " + p + "@" + below.get().offset() + " (" + below.get().messageId() + "), has no effect: every "
                         + "record of " + p + " from " + Math.max(0, committed) + " to " + r.offset() + " that nobody applied is lost for good");
             }
@@ -252,8 +273,7 @@ public final class LabSubjects {
      */
     private void supervise(LabContext.Instance i) {
         int code = i.process().exitCode().orElseThrow();
-        String why = "the subject " + i.name() + " (pid " + i.pid() + ") exited on its own with code " + code + " while the experiment needed it; "
-                + "last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(5);
+        String why = exited(i);
         InstanceSpec again = i.spec();
         String group = again == null ? null : again.values().get("group");
         String topic = again == null ? null : again.values().get("topic");

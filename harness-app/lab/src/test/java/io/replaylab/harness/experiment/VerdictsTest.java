@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,29 @@ class VerdictsTest {
         try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-verdicts")) {
             return judge.apply(run.experiment(experiment));
         }
+    }
+
+    /**
+     * No handoff within the wait: FAIL, the fault not observed; NOT_RUN only when A's own timeouts asked for more than the lab's
+     * longest wait and the wait was cut there (the lab's patience, not the consumer's doing). The margin: a minute at least.
+     */
+    @Test
+    void noHandoffIsAFailUnlessTheConsumersTimeoutsAskedForMoreThanTheLabWaits() {
+        Outcome inTime = on("rebalance", e -> Handoff.of(Duration.ofSeconds(66), "A's session timeout is 6 s", Duration.ofSeconds(6), e)
+                .none("no handoff: t-0 stayed with A for PT1M6S"));
+        assertThat(inTime.status()).isEqualTo(Status.FAIL);
+        assertThat(inTime.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(inTime.reason()).isEqualTo("no handoff: t-0 stayed with A for PT1M6S");
+
+        Outcome cut = on("rebalance", e -> Handoff.of(Handoff.LONGEST, "capped", Duration.ofMinutes(40), e).none("no handoff: t-0 stayed with A"));
+        assertThat(cut.status()).isEqualTo(Status.NOT_RUN);
+        assertThat(cut.reason()).isEqualTo("no handoff: t-0 stayed with A; A's timeouts ask for 2400 s before it is dropped, more than the lab waits "
+                + "(600 s): give LabSettings.handoffTimeout to wait longer");
+
+        Outcome asked = on("rebalance", e -> Handoff.of(Duration.ofSeconds(3), "asked for", Duration.ofMinutes(40), e).none("no handoff"));
+        assertThat(asked.status()).as("a wait asked for is the user's: no excuse").isEqualTo(Status.FAIL);
+        assertThat(Handoff.margin(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(60));
+        assertThat(Handoff.margin(Duration.ofMinutes(8))).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test
