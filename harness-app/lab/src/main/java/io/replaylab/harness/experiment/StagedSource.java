@@ -33,6 +33,7 @@ final class StagedSource {
         String staging = ns.topic("staging");
         ctx.kafka().fillSource(e, staging, ns.prefix());
         List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
+        ctx.kafka().publishRaw(ns.topic(), List.of()); // the topic, empty: a consumer subscribes to what exists
         e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " unchanged, " + all.size() + " record(s) in two "
                 + "halves: " + when));
         return new StagedSource(ctx, ns.topic(), List.copyOf(all));
