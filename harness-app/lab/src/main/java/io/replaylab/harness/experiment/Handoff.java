@@ -154,8 +154,11 @@ final class Handoff implements AutoCloseable {
         }
         withheld.forEach(ArmedFault::disarm);
         int n = withheld.stream().mapToInt(a -> a.firings().size()).sum();
-        e.record(HARNESS, new Payload.Note(n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), "
-                + "so that the coordinator dropped A after its session timeout; A's heartbeats reach it again from now on"));
+        e.record(HARNESS, new Payload.Note(n == 0
+                ? "no heartbeat of A's member came through to withhold (its connection to the coordinator was held, or its process stopped): "
+                        + "the coordinator heard nothing from A either way; its heartbeats reach it again from now on"
+                : n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so that the coordinator "
+                        + "dropped A after its session timeout; A's heartbeats reach it again from now on"));
         withheld.clear();
     }
 
