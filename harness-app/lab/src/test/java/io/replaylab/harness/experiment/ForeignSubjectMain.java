@@ -35,7 +35,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * own whose {@code entrySet()} waits for a lock another thread holds for 15 s (a framework's synchronized
  * map, say): a debugger holding that commit cannot read it within its limit. With {@code async-batch} it keeps the Java
  * client's default timeouts and commits each poll's batch once, with {@code commitAsync()} after its effects, never retrying
- * a commit that failed (the next batch's covers it: at-least-once allows that). With {@code dies-on-redelivery} its insert has no
+ * a commit that failed (the next batch's covers it: at-least-once allows that); {@code client-defaults} keeps the Java client's
+ * default timeouts (session 45 s, poll interval 300 s) and nothing else changes. With {@code dies-on-redelivery} its insert has no
  * {@code OR IGNORE}: a redelivered message's primary key raises, and the program dies of it (exit code 1), as a consumer
  * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
  * (a file beside its database remembers), then ignores the duplicate as an inbox would.
@@ -54,9 +55,10 @@ public final class ForeignSubjectMain {
         p.put("enable.auto.commit", "false");
         p.put("auto.offset.reset", "earliest");
         boolean asyncBatch = a.length > 6 && a[6].equals("async-batch");
+        boolean clientDefaults = asyncBatch || a.length > 6 && a[6].equals("client-defaults");
         boolean diesOnRedelivery = a.length > 6 && a[6].equals("dies-on-redelivery");
         Path diedOnce = a.length > 6 && a[6].equals("dies-once") ? Path.of(a[3] + "." + a[5] + ".died") : null;
-        if (!asyncBatch) {
+        if (!clientDefaults) {
             p.put("max.poll.interval.ms", "5000");
             p.put("session.timeout.ms", "6000");
             p.put("heartbeat.interval.ms", "1500");
