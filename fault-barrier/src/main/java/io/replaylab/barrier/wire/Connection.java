@@ -314,18 +314,25 @@ final class Connection {
                     proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
                 }
                 case FETCH -> {
-                    if (proxy.witness().watchingFetches()) {
+                    boolean watching = proxy.witness().watchingFetches();
+                    boolean afterReset = proxy.witness().awaitingFetchAfterReset();
+                    if (watching || afterReset) {
                         FetchRequestData d = new FetchRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
                         boolean watched = false;
                         for (FetchRequestData.FetchTopic t : d.topics()) {
                             String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
-                            watched |= proxy.witness().watching(topic);
+                            watched |= watching && proxy.witness().watching(topic);
                             for (FetchRequestData.FetchPartition p : t.partitions()) {
-                                proxy.witness().fetched(topic, p.partition(), p.fetchOffset());
+                                if (watching) {
+                                    proxy.witness().fetched(topic, p.partition(), p.fetchOffset());
+                                }
+                                if (afterReset) {
+                                    proxy.witness().fetchedBy(h.clientId(), topic, p.partition(), p.fetchOffset());
+                                }
                             }
                         }
                         // the answer says what was delivered (an incremental fetch names only what changed: read it whenever a watch is open)
-                        return watched || d.sessionId() != 0 ? this::witnessFetchAnswer : null;
+                        return watching && (watched || d.sessionId() != 0) ? this::witnessFetchAnswer : null;
                     }
                 }
                 case LIST_OFFSETS -> {
@@ -342,7 +349,7 @@ final class Connection {
                     String client = h.clientId() == null ? "" : h.clientId();
                     return m -> ((ListOffsetsResponseData) m).topics().forEach(t -> t.partitions().stream()
                             .filter(p -> p.errorCode() == Errors.NONE.code() && asked.contains(t.name() + "-" + p.partitionIndex()))
-                            .forEach(p -> proxy.witness().resetToEnd(new WitnessedReset(client, t.name(), p.partitionIndex(), p.offset(), Instant.now()))));
+                            .forEach(p -> proxy.witness().askedForEnd(new WitnessedReset(client, t.name(), p.partitionIndex(), p.offset(), Instant.now()))));
                 }
                 case JOIN_GROUP -> {
                     JoinGroupRequestData d = new JoinGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());

@@ -49,8 +49,10 @@ public final class WireWitness {
     /** The heartbeat interval the coordinator last gave each consumer-protocol member: a withheld heartbeat's own answer repeats it. */
     private final Map<String, Integer> heartbeatIntervals = new ConcurrentHashMap<>();
 
-    /** Every reset to a log end a client asked for, in the order answered. */
+    /** Every reset to a log end a client made, confirmed by its next Fetch of the partition starting there; in that order. */
     private final List<WitnessedReset> resets = new CopyOnWriteArrayList<>();
+    /** Log ends a client asked for, until its next Fetch of the partition says whether it moved there or only asked (lag, say). */
+    private final List<WitnessedReset> asked = new CopyOnWriteArrayList<>();
 
     /** Open fetch watches by topic. */
     private final Map<String, List<FetchWatch>> fetchWatches = new ConcurrentHashMap<>();
@@ -174,7 +176,10 @@ public final class WireWitness {
         return Optional.ofNullable(timeouts.get(group + "\u0000" + member));
     }
 
-    /** The resets to the log end (ListOffsets LATEST) clients asked for on partitions of {@code topic}, oldest first. */
+    /**
+     * The resets to the log end on partitions of {@code topic}, oldest first: a client asked for the log end (ListOffsets
+     * LATEST) and its next Fetch of the partition started there (one that fetched below it only asked, e.g. for its lag).
+     */
     public List<WitnessedReset> resetsToEnd(String topic) {
         return resets.stream().filter(r -> r.topic().equals(topic)).toList();
     }
@@ -208,9 +213,25 @@ public final class WireWitness {
         }
     }
 
-    void resetToEnd(WitnessedReset r) {
-        resets.add(r);
-        log.debug("witnessed {}", r.summary());
+    void askedForEnd(WitnessedReset r) {
+        asked.add(r);
+    }
+
+    /** Whether a Fetch request is worth reading for a log end asked for and not yet fetched from. */
+    boolean awaitingFetchAfterReset() {
+        return !asked.isEmpty();
+    }
+
+    /** A client's Fetch asked for a partition from {@code offset}: a log end it asked for is a reset when it fetches from there on. */
+    void fetchedBy(String clientId, String topic, int partition, long offset) {
+        for (WitnessedReset r : asked) {
+            if (r.clientId().equals(clientId == null ? "" : clientId) && r.topic().equals(topic) && r.partition() == partition && asked.remove(r)) {
+                if (offset >= r.offset()) {
+                    resets.add(r);
+                    log.debug("witnessed {}", r.summary());
+                }
+            }
+        }
     }
 
     /** A member joined (or joined again) asking for these timeouts. */

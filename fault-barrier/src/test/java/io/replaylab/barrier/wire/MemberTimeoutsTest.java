@@ -91,10 +91,12 @@ class MemberTimeoutsTest {
             Duration dropped = Duration.ofNanos(System.nanoTime() - heldAt);
             withheld.disarm();
 
+            Duration session = protocol.equals("classic") ? Duration.ofSeconds(3) : Duration.ofSeconds(6); // the lab broker's, consumer protocol
             assertThat(empty).as("the coordinator dropped A's member").isPresent();
-            assertThat(dropped).as("dropped at its session timeout, not after its 300 s poll interval").isLessThan(Duration.ofSeconds(60));
-            assertThat(withheld.firings()).as("A's heartbeats were answered by the proxy").isNotEmpty()
-                    .allSatisfy(f -> assertThat(f.done()).startsWith("answered as a live member's without forwarding it"));
+            assertThat(dropped).as("dropped at its session timeout (and a heartbeat interval), not after its 300 s poll interval")
+                    .isLessThan(session.plusSeconds(15));
+            assertThat(withheld.firings()).as("A's heartbeats were answered by the proxy")
+                    .anySatisfy(f -> assertThat(f.done()).startsWith("answered as a live member's without forwarding it"));
         }
     }
 

@@ -342,11 +342,7 @@ final class RunCommand implements Callable<Integer> {
         r = r.mapping(source.mapping());
         boolean thorough = experiment == ExperimentChoice.THOROUGH || experiment == ExperimentChoice.ALL;
         if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && thorough && r.producer().isEmpty()) {
-            if (r.producer().isPresent()) {
-                throw new IllegalArgumentException("--aborted-transactions adds transactions to the lab's own payments; --producer-cmd's records "
-                        + "are your producer's: give one or the other");
-            }
-            r = r.withAbortedTransactions();
+            r = r.withAbortedTransactions(); // refused for a producer command's records, naming why
         }
         return r;
     }

@@ -21,6 +21,7 @@ import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabStoppedException;
 import io.replaylab.harness.lab.SubjectExitedException;
+import io.replaylab.harness.lab.SubjectFailedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +105,7 @@ public final class Held implements AutoCloseable {
             if (got.isEmpty()) {
                 try {
                     ctx.subjects().checkpointHeld(a);
-                } catch (SubjectExitedException | io.replaylab.harness.lab.SubjectFailedException | LabStoppedException ended) {
+                } catch (SubjectExitedException | SubjectFailedException | LabStoppedException ended) {
                     try {
                         barrier.expire(); // the evidence shows the point was never reached
                     } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {

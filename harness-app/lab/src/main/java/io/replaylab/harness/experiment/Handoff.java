@@ -35,13 +35,16 @@ final class Handoff implements AutoCloseable {
     private final Duration wait;
     private final String why;
     private final Duration needed;
+    /** The consumer's timeouts asked for more than {@link #LONGEST}, and the wait was cut there. */
+    private final boolean capped;
     private final List<ArmedFault> withheld;
     private final ExperimentRecorder e;
 
-    private Handoff(Duration wait, String why, Duration needed, List<ArmedFault> withheld, ExperimentRecorder e) {
+    private Handoff(Duration wait, String why, Duration needed, boolean capped, List<ArmedFault> withheld, ExperimentRecorder e) {
         this.wait = wait;
         this.why = why;
         this.needed = needed;
+        this.capped = capped;
         this.withheld = withheld;
         this.e = e;
     }
@@ -83,6 +86,7 @@ final class Handoff implements AutoCloseable {
         }
         Duration wait;
         String why;
+        boolean capped = false;
         Optional<Duration> asked = ctx.settings().timeouts().handoff();
         if (asked.isPresent()) {
             wait = asked.get();
@@ -92,16 +96,19 @@ final class Handoff implements AutoCloseable {
             why = basis + ": the lab's default";
         } else {
             Duration margin = margin(needed);
-            wait = needed.plus(margin).compareTo(LONGEST) > 0 ? LONGEST : needed.plus(margin);
-            why = basis + "; plus " + seconds(margin) + " for B to start and join" + (wait.equals(LONGEST) ? ", capped at " + seconds(LONGEST) : "");
+            capped = needed.plus(margin).compareTo(LONGEST) > 0;
+            wait = capped ? LONGEST : needed.plus(margin);
+            why = basis + "; plus " + seconds(margin) + " for B to start and join" + (capped ? ", capped at " + seconds(LONGEST) : "");
         }
         e.record(HARNESS, new Payload.Note("the handoff wait is " + seconds(wait) + ": " + why));
-        return new Handoff(wait, why, needed, withheld, e);
+        Handoff h = new Handoff(wait, why, needed, capped, withheld, e);
+        ctx.closeAtEnd(h); // A's heartbeats flow again whatever ends the experiment first
+        return h;
     }
 
-    /** A wait decided already (no proxy armed): for the verdict's own tests. */
-    static Handoff of(Duration wait, String why, Duration needed, ExperimentRecorder e) {
-        return new Handoff(wait, why, needed, new ArrayList<>(), e);
+    /** A wait decided already, with nothing withheld: the verdict on values ({@link #none}). */
+    static Handoff of(Duration wait, String why, Duration needed, boolean capped, ExperimentRecorder e) {
+        return new Handoff(wait, why, needed, capped, new ArrayList<>(), e);
     }
 
     /** The longest a handoff may take in this run: for a barrier's safety release, which must come after it. */
@@ -139,7 +146,7 @@ final class Handoff implements AutoCloseable {
      * NOT_RUN when the consumer's own timeouts asked for more than {@link #LONGEST}.
      */
     Outcome none(String reason) {
-        if (needed != null && needed.plus(margin(needed)).compareTo(LONGEST) > 0 && wait.equals(LONGEST)) {
+        if (capped) {
             return Outcome.notRun(reason + "; A's timeouts ask for " + seconds(needed) + " before it is dropped, more than the lab waits ("
                     + seconds(LONGEST) + "): give LabSettings.handoffTimeout to wait longer");
         }
@@ -154,12 +161,15 @@ final class Handoff implements AutoCloseable {
         }
         withheld.forEach(ArmedFault::disarm);
         int n = withheld.stream().mapToInt(a -> a.firings().size()).sum();
+        withheld.clear();
+        if (e.finished()) {
+            return; // closed at the experiment's end: its evidence is sealed
+        }
         e.record(HARNESS, new Payload.Note(n == 0
                 ? "no heartbeat of A's member came through to withhold (its connection to the coordinator was held, or its process stopped): "
                         + "the coordinator heard nothing from A either way; its heartbeats reach it again from now on"
                 : n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so that the coordinator "
                         + "dropped A after its session timeout; A's heartbeats reach it again from now on"));
-        withheld.clear();
     }
 
     private static String seconds(Duration d) {

@@ -146,7 +146,9 @@ final class ReplayExperiment {
         Event delivered = e.record(Source.of("replay-A2", a2.pid(), log.isPresent() ? "processing log" : "committed offsets"),
                 new Payload.Delivered("replay-A2", counts.getOrDefault("applied", 0L), log.isPresent() ? counts.getOrDefault("duplicate", 0L) : recommitted,
                         counts.getOrDefault("quarantined", 0L)));
-        long total = drained.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::committed).sum();
+        // every offset up to where the replay's drain ended (the records' end): the first pass may have ended short of it (every
+        // effect applied, a last commit still pending), which must not lower the bar
+        long total = reset.partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition())).sum();
         String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
                 : wire != null ? ", " + handled + " records delivered again from the reset offsets on the wire (lowest fetch offsets " + lowest + ")"
                 : fetches != null ? " (the wire witness could not read a Fetch answer, " + fetches.unreadable() + ": offsets only)"

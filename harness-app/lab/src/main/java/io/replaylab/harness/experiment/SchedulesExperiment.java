@@ -265,7 +265,7 @@ final class SchedulesExperiment {
             long before = LabKafka.committed(ctx.kafka().ops().describe(group), watched.topic(), watched.partition());
             long end = System.nanoTime() + window.toNanos();
             while (System.nanoTime() < end && a.process().isAlive()) {
-                ctx.subjects().checkpoint(b); // B must work on through the window: one that exits ends the cell NOT_RUN, saying why
+                ctx.subjects().checkpoint(b); // B must work on through the window: one that exits is restarted, or ends the cell, saying why
                 Thread.sleep(Math.max(1, Math.min(200, (end - System.nanoTime()) / 1_000_000)));
             }
             Optional<String> notHeld = AfterHandoff.notHeld(cell, window, a.pid(), a.process().isAlive(), a.process().exitCode(), at.barrier().state());

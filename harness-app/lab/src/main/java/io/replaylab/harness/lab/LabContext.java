@@ -287,10 +287,6 @@ public final class LabContext {
         private final InstanceSpec spec;
         private final ExperimentRecorder recorder;
         private volatile ChildProcess process;
-        /** Guarded by this: the supervisor's count of this instance's exits, and the group's progress at the last one. */
-        int exits;
-        int exitsWithoutProgress;
-        long progressAtExit = Long.MIN_VALUE;
 
         Instance(String name, ChildProcess process, InstanceSpec spec, ExperimentRecorder recorder) {
             this.name = name;

@@ -225,13 +225,23 @@ public final class LabKafka {
      * on its own ends the wait at once ({@link #checkpoint}).
      */
     public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, LabContext.Instance... needed) throws InterruptedException {
+        return awaitDrained(group, topic, recordEnds(topic), timeout, stage, needed);
+    }
+
+    /**
+     * Transaction markers take offsets of their own after the last record: a consumer that commits each record's next offset
+     * stops below the log end, so a source that may hold transactions is drained at its records' end (null: at the log end).
+     */
+    private Map<Integer, Long> recordEnds(String topic) {
+        return ctx.settings().source().abortedTransactions() || ctx.settings().source().producer().isPresent()
+                ? TopicOracle.of(source(topic)).recordEnds() : null;
+    }
+
+    private OffsetSnapshot awaitDrained(String group, String topic, Map<Integer, Long> recordEnds, Duration timeout, String stage,
+            LabContext.Instance... needed) throws InterruptedException {
         long[] lastReport = {System.nanoTime()};
         long[] first = {-1};
         Timer.Sample t = Timer.start(ctx.meters());
-        // transaction markers take offsets of their own after the last record: a consumer that commits each record's next offset
-        // stops below the log end, so a source that may hold transactions is drained at its records' end
-        Map<Integer, Long> recordEnds = ctx.settings().source().abortedTransactions() || ctx.settings().source().producer().isPresent()
-                ? TopicOracle.of(source(topic)).recordEnds() : null;
         java.util.function.Consumer<OffsetSnapshot> look = s -> {
             ctx.subjects().checkpoint(needed);
             long committed = committedSum(s, topic);
@@ -280,10 +290,11 @@ public final class LabKafka {
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long before = Long.MIN_VALUE;
+        Map<Integer, Long> recordEnds = recordEnds(topic);
         while (true) {
             long left = deadline - System.nanoTime();
             Duration slice = Duration.ofNanos(Math.max(1, Math.min(STILL.toNanos(), left)));
-            OffsetSnapshot done = awaitDrained(group, topic, slice, stage, needed);
+            OffsetSnapshot done = awaitDrained(group, topic, recordEnds, slice, stage, needed);
             if (done != null) {
                 return done;
             }

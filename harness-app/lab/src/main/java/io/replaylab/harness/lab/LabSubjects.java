@@ -13,12 +13,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaylab.barrier.NativePoint;
 import io.replaylab.barrier.gdb.NativeDebugger;
+import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -224,7 +227,7 @@ public final class LabSubjects {
     }
 
     /** Resets to a log end already judged (each is judged once, {@link LabKafka#STILL} after it was answered). */
-    private final java.util.Set<WitnessedReset> judged = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<WitnessedReset> judged = ConcurrentHashMap.newKeySet();
 
     /**
      * A reset of the instance's topic to its log end (on the wire: ListOffsets LATEST, answered a
@@ -233,7 +236,7 @@ public final class LabSubjects {
      */
     private void skips(LabContext.Instance i) {
         InstanceSpec spec = i.spec();
-        Optional<io.replaylab.barrier.wire.WireWitness> witness = ctx.kafka().witness();
+        Optional<WireWitness> witness = ctx.kafka().witness();
         if (spec == null || witness.isEmpty() || spec.values().get("topic") == null || spec.values().get("namespace") == null) {
             return;
         }
@@ -283,24 +286,21 @@ public final class LabSubjects {
         OffsetSnapshot at = ctx.kafka().ops().describe(group);
         long progress = at.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
         boolean everCommitted = at.partitions().stream().anyMatch(p -> p.topic().equals(topic) && p.hasCommitted());
-        int exits;
-        int still;
-        synchronized (i) {
-            exits = ++i.exits;
-            i.exitsWithoutProgress = progress == i.progressAtExit ? i.exitsWithoutProgress + 1 : 1;
-            i.progressAtExit = progress;
-            still = i.exitsWithoutProgress;
-        }
+        Exits seen = supervised.computeIfAbsent(i, k -> new Exits());
+        int still = seen.exited(progress);
+        int exits = seen.count();
         String where = at.partitions().stream().filter(p -> p.topic().equals(topic))
                 .map(p -> p.partition() + "=" + (p.hasCommitted() ? Long.toString(p.committed()) : "none")).collect(Collectors.joining(", ", "{", "}"));
         ExperimentRecorder e = i.recorder();
         e.record(Source.of(i.name(), i.pid(), "supervisor"), new Payload.Note("exit " + exits + ": " + why + "; the group's committed offsets "
                 + where));
         e.environment("exits of " + i.name(), exits + " exit(s) on its own, the last with code " + code + " (the lab restarts it as a supervisor would)"); // a finding, whatever the verdict
-        if (still >= CRASH_LOOP && everCommitted) {
-            throw new SubjectFailedException(i.name() + " crashes on every delivery of " + stuckAt(topic, again.values().get("namespace"), at) + ": it exited " + still + " times in a row "
-                    + "(last with code " + code + ") while its group's committed offsets stayed at " + where + ", restarted each time: the partition is "
-                    + "stuck; last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(3));
+        // a crash loop is the consumer's when it crashed (not a clean exit) with records left where its group stands
+        List<String> stuck = still >= CRASH_LOOP && everCommitted && code != 0 ? stuckAt(topic, again.values().get("namespace"), at) : List.of();
+        if (!stuck.isEmpty()) {
+            throw new SubjectFailedException(i.name() + " crashes on every delivery of " + String.join(", ", stuck) + ": it exited " + still
+                    + " times in a row (last with code " + code + ") while its group's committed offsets stayed at " + where + ", restarted each "
+                    + "time: the partition is stuck; last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(3));
         }
         if (still >= CRASH_LOOP || exits > RESTARTS) {
             throw new SubjectExitedException(why + (exits > 1 ? " (exit " + exits + ": restarted " + (exits - 1) + " time(s) before)" : ""));
@@ -318,18 +318,41 @@ public final class LabSubjects {
                 + backOff.toSeconds() + " s (restart " + exits + " of at most " + RESTARTS + "), as a supervisor restarts a process that exits"));
     }
 
-    /** The records a stuck group does not get past: per partition with records left, the one at its committed offset. */
-    private String stuckAt(String topic, String inbox, OffsetSnapshot at) {
+    /** What the supervisor knows of an instance's exits in this experiment. */
+    private static final class Exits {
+        private int count;
+        private int withoutProgress;
+        private long progressAtLast = Long.MIN_VALUE;
+
+        /** One more exit with the group's committed offsets summing to {@code progress}; how many in a row stood still. */
+        synchronized int exited(long progress) {
+            count++;
+            withoutProgress = progress == progressAtLast ? withoutProgress + 1 : 1;
+            progressAtLast = progress;
+            return withoutProgress;
+        }
+
+        synchronized int count() {
+            return count;
+        }
+    }
+
+    private final Map<LabContext.Instance, Exits> supervised = new ConcurrentHashMap<>();
+
+    /** The records a stuck group does not get past: per partition with a record left that has no effect, that record at its committed offset. */
+    private List<String> stuckAt(String topic, String inbox, OffsetSnapshot at) {
         List<String> out = new ArrayList<>();
         Oracle oracle = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox == null ? firstInbox : inbox));
         for (PartitionOffsets p : at.partitions()) {
             long from = p.hasCommitted() ? p.committed() : p.logStart();
             if (p.topic().equals(topic) && from < p.logEnd()) {
                 Oracle.RecordEffects r = oracle.effectsAt(PartitionRef.of(topic, p.partition()), from);
-                out.add((r.messageId() == null ? "" : r.messageId() + " ") + "(" + topic + "-" + p.partition() + "@" + from + ")");
+                if (r.messageId() != null && r.effects() == 0) {
+                    out.add(r.messageId() + " (" + topic + "-" + p.partition() + "@" + from + ")");
+                }
             }
         }
-        return out.isEmpty() ? "(no record left: it exits after the last)" : String.join(", ", out);
+        return out;
     }
 
     /**

@@ -43,18 +43,18 @@ class VerdictsTest {
      */
     @Test
     void noHandoffIsAFailUnlessTheConsumersTimeoutsAskedForMoreThanTheLabWaits() {
-        Outcome inTime = on("rebalance", e -> Handoff.of(Duration.ofSeconds(66), "A's session timeout is 6 s", Duration.ofSeconds(6), e)
+        Outcome inTime = on("rebalance", e -> Handoff.of(Duration.ofSeconds(66), "A's session timeout is 6 s", Duration.ofSeconds(6), false, e)
                 .none("no handoff: t-0 stayed with A for PT1M6S"));
         assertThat(inTime.status()).isEqualTo(Status.FAIL);
         assertThat(inTime.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(inTime.reason()).isEqualTo("no handoff: t-0 stayed with A for PT1M6S");
 
-        Outcome cut = on("rebalance", e -> Handoff.of(Handoff.LONGEST, "capped", Duration.ofMinutes(40), e).none("no handoff: t-0 stayed with A"));
+        Outcome cut = on("rebalance", e -> Handoff.of(Handoff.LONGEST, "capped", Duration.ofMinutes(40), true, e).none("no handoff: t-0 stayed with A"));
         assertThat(cut.status()).isEqualTo(Status.NOT_RUN);
         assertThat(cut.reason()).isEqualTo("no handoff: t-0 stayed with A; A's timeouts ask for 2400 s before it is dropped, more than the lab waits "
                 + "(600 s): give LabSettings.handoffTimeout to wait longer");
 
-        Outcome asked = on("rebalance", e -> Handoff.of(Duration.ofSeconds(3), "asked for", Duration.ofMinutes(40), e).none("no handoff"));
+        Outcome asked = on("rebalance", e -> Handoff.of(Handoff.LONGEST, "asked for", Duration.ofMinutes(40), false, e).none("no handoff"));
         assertThat(asked.status()).as("a wait asked for is the user's: no excuse").isEqualTo(Status.FAIL);
         assertThat(Handoff.margin(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(60));
         assertThat(Handoff.margin(Duration.ofMinutes(8))).isEqualTo(Duration.ofMinutes(2));
