@@ -339,7 +339,7 @@ public final class LabSubjects {
 
     private final Map<LabContext.Instance, Exits> supervised = new ConcurrentHashMap<>();
 
-    /** The records a stuck group does not get past: per partition with a record left that has no effect, that record at its committed offset. */
+    /** The records a stuck group does not get past: per partition with records left, the one at its committed offset (none: nothing is stuck). */
     private List<String> stuckAt(String topic, String inbox, OffsetSnapshot at) {
         List<String> out = new ArrayList<>();
         Oracle oracle = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox == null ? firstInbox : inbox));
@@ -347,7 +347,7 @@ public final class LabSubjects {
             long from = p.hasCommitted() ? p.committed() : p.logStart();
             if (p.topic().equals(topic) && from < p.logEnd()) {
                 Oracle.RecordEffects r = oracle.effectsAt(PartitionRef.of(topic, p.partition()), from);
-                if (r.messageId() != null && r.effects() == 0) {
+                if (r.messageId() != null) { // applied before or not: a redelivery it dies of stops the partition all the same
                     out.add(r.messageId() + " (" + topic + "-" + p.partition() + "@" + from + ")");
                 }
             }
