@@ -115,11 +115,12 @@ public final class ArmedFault {
             return null;
         }
         ByteBuffer body = f.body();
-        String group = t.api().namesGroup() ? groupOf(f, body) : null;
+        Named named = t.api().namesGroup() || t.memberId() != null ? namedIn(f, body) : Named.NONE;
+        String group = t.api().namesGroup() ? named.group() : null;
         if (t.group() != null && t.api().namesGroup() && !t.group().equals(group)) {
             return null;
         }
-        if (t.memberId() != null && !t.memberId().equals(memberOf(f, body))) {
+        if (t.memberId() != null && !t.memberId().equals(named.member())) {
             return null;
         }
         int n;
@@ -223,25 +224,6 @@ public final class ArmedFault {
         return frame(f.correlationId(), f.key().responseHeaderVersion(f.version()), answer, f.version());
     }
 
-    /** The member a group request names, or null (none, or unreadable). */
-    private static String memberOf(Connection.Frame f, ByteBuffer body) {
-        if (f.commit() != null) {
-            return f.commit().memberId();
-        }
-        try {
-            ByteBufferAccessor in = new ByteBufferAccessor(body.duplicate());
-            return switch (f.key()) {
-                case HEARTBEAT -> new HeartbeatRequestData(in, f.version()).memberId();
-                case JOIN_GROUP -> new JoinGroupRequestData(in, f.version()).memberId();
-                case SYNC_GROUP -> new SyncGroupRequestData(in, f.version()).memberId();
-                case CONSUMER_GROUP_HEARTBEAT -> new ConsumerGroupHeartbeatRequestData(in, f.version()).memberId();
-                default -> null;
-            };
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
     /** A whole response frame: size, header, body. */
     static ByteBuffer frame(int correlationId, short headerVersion, ApiMessage body, short version) {
         ByteBuffer h = MessageUtil.toByteBufferAccessor(new ResponseHeaderData().setCorrelationId(correlationId), headerVersion).buffer();
@@ -253,33 +235,47 @@ public final class ArmedFault {
         return out.flip();
     }
 
-    /** The group a request names, or null when it names none (or cannot be read). */
-    private static String groupOf(Connection.Frame f, ByteBuffer body) {
+    /** The group and the member a request names (null: none, or unreadable), read once. */
+    private record Named(String group, String member) {
+        static final Named NONE = new Named(null, null);
+    }
+
+    private static Named namedIn(Connection.Frame f, ByteBuffer body) {
         if (f.commit() != null) {
-            return f.commit().group();
+            return new Named(f.commit().group(), f.commit().memberId());
         }
         try {
             ByteBufferAccessor in = new ByteBufferAccessor(body.duplicate());
             return switch (f.key()) {
                 case OFFSET_FETCH -> {
                     OffsetFetchRequestData d = new OffsetFetchRequestData(in, f.version());
-                    yield d.groups().isEmpty() ? d.groupId() : d.groups().get(0).groupId();
+                    yield new Named(d.groups().isEmpty() ? d.groupId() : d.groups().get(0).groupId(), null);
                 }
-                case HEARTBEAT -> new HeartbeatRequestData(in, f.version()).groupId();
-                case JOIN_GROUP -> new JoinGroupRequestData(in, f.version()).groupId();
-                case SYNC_GROUP -> new SyncGroupRequestData(in, f.version()).groupId();
-                case CONSUMER_GROUP_HEARTBEAT -> new ConsumerGroupHeartbeatRequestData(in, f.version()).groupId();
+                case HEARTBEAT -> {
+                    HeartbeatRequestData d = new HeartbeatRequestData(in, f.version());
+                    yield new Named(d.groupId(), d.memberId());
+                }
+                case JOIN_GROUP -> {
+                    JoinGroupRequestData d = new JoinGroupRequestData(in, f.version());
+                    yield new Named(d.groupId(), d.memberId());
+                }
+                case SYNC_GROUP -> {
+                    SyncGroupRequestData d = new SyncGroupRequestData(in, f.version());
+                    yield new Named(d.groupId(), d.memberId());
+                }
+                case CONSUMER_GROUP_HEARTBEAT -> {
+                    ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(in, f.version());
+                    yield new Named(d.groupId(), d.memberId());
+                }
                 case FIND_COORDINATOR -> {
                     FindCoordinatorRequestData d = new FindCoordinatorRequestData(in, f.version());
-                    if (d.keyType() != 0) {
-                        yield null; // a transaction coordinator's key is no group
-                    }
-                    yield d.coordinatorKeys().isEmpty() ? d.key() : d.coordinatorKeys().get(0);
+                    // a transaction coordinator's key is no group
+                    yield d.keyType() != 0 ? Named.NONE : new Named(d.coordinatorKeys().isEmpty() ? d.key() : d.coordinatorKeys().get(0), null);
                 }
-                default -> null;
+                default -> Named.NONE;
             };
         } catch (RuntimeException e) {
-            return null;
+            return Named.NONE;
         }
     }
 
