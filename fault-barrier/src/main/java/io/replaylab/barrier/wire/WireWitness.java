@@ -167,13 +167,13 @@ public final class WireWitness {
 
     /** The generation (classic) or member epoch (consumer protocol) {@code member} of {@code group} last used on the wire. */
     public OptionalInt generation(String group, String member) {
-        Integer g = generations.get(group + "\u0000" + member);
+        Integer g = generations.get(key(group, member));
         return g == null ? OptionalInt.empty() : OptionalInt.of(g);
     }
 
     /** The timeouts {@code member} of {@code group} asked for when it last joined, as its client sent them. */
     public Optional<MemberTimeouts> timeouts(String group, String member) {
-        return Optional.ofNullable(timeouts.get(group + "\u0000" + member));
+        return Optional.ofNullable(timeouts.get(key(group, member)));
     }
 
     /**
@@ -209,7 +209,7 @@ public final class WireWitness {
         }
         members.add(member);
         if (generation >= 0) {
-            generations.put(group + "\u0000" + member, generation);
+            generations.put(key(group, member), generation);
         }
     }
 
@@ -217,9 +217,24 @@ public final class WireWitness {
         asked.add(r);
     }
 
-    /** Whether a Fetch request is worth reading for a log end asked for and not yet fetched from. */
+    /**
+     * Whether a Fetch request is worth reading for a log end asked for and not yet fetched from. A client's Fetch follows its
+     * reset within moments; an ask no Fetch followed within {@link #ASK_EXPIRES} was a question, and stops costing each Fetch.
+     */
     boolean awaitingFetchAfterReset() {
+        if (asked.isEmpty()) {
+            return false;
+        }
+        Instant expired = Instant.now().minus(ASK_EXPIRES);
+        asked.removeIf(r -> r.at().isBefore(expired));
         return !asked.isEmpty();
+    }
+
+    private static final Duration ASK_EXPIRES = Duration.ofSeconds(30);
+
+    /** A member of a group, as the maps key it. */
+    private static String key(String group, String member) {
+        return group + "\u0000" + member;
     }
 
     /** A client's Fetch asked for a partition from {@code offset}: a log end it asked for is a reset when it fetches from there on. */
@@ -238,20 +253,20 @@ public final class WireWitness {
     void joined(MemberTimeouts t) {
         if (!t.memberId().isEmpty()) {
             members.add(t.memberId());
-            timeouts.put(t.group() + "\u0000" + t.memberId(), t);
+            timeouts.put(key(t.group(), t.memberId()), t);
             log.debug("member timeouts: {} {}: {}", t.group(), t.memberId(), t.summary());
         }
     }
 
     void gaveHeartbeatInterval(String group, String member, int ms) {
         if (group != null && member != null && ms > 0) {
-            heartbeatIntervals.put(group + "\u0000" + member, ms);
+            heartbeatIntervals.put(key(group, member), ms);
         }
     }
 
     /** The heartbeat interval the coordinator last gave a consumer-protocol member, or {@code fallback}. */
     int heartbeatInterval(String group, String member, int fallback) {
-        return heartbeatIntervals.getOrDefault(group + "\u0000" + member, fallback);
+        return heartbeatIntervals.getOrDefault(key(group, member), fallback);
     }
 
     /** A commit read from a client: its fate is told to the entry. */

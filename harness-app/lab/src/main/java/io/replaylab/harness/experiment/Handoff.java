@@ -15,6 +15,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Timeouts;
 
 /**
  * How long a held A's partition takes to move, from A's own timeouts as its client sent them on
@@ -59,9 +60,12 @@ final class Handoff implements AutoCloseable {
                 .flatMap(Optional::stream).findFirst());
         List<ArmedFault> withheld = new ArrayList<>();
         Optional<WireProxy> proxy = ctx.kafka().proxy();
+        // each armed fault is asked about every request the proxy reads: only the heartbeat of A's protocol, both when unseen
+        List<WireFault.Api> heartbeats = seen.map(t -> List.of(t.protocol() == MemberTimeouts.Protocol.CLASSIC ? WireFault.Api.HEARTBEAT
+                : WireFault.Api.CONSUMER_GROUP_HEARTBEAT)).orElse(List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT));
         if (proxy.isPresent()) {
             for (String m : aMembers) {
-                for (WireFault.Api api : List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT)) {
+                for (WireFault.Api api : heartbeats) {
                     withheld.add(proxy.get().inject(new WireFault(WireFault.Target.of(api).group(group).member(m).every(), new WireFault.Effect.Withhold())));
                 }
             }
@@ -92,7 +96,7 @@ final class Handoff implements AutoCloseable {
             wait = asked.get();
             why = "asked for (LabSettings.handoffTimeout); " + basis;
         } else if (needed == null) {
-            wait = io.replaylab.harness.lab.Timeouts.DEFAULT_HANDOFF;
+            wait = Timeouts.DEFAULT_HANDOFF;
             why = basis + ": the lab's default";
         } else {
             Duration margin = margin(needed);

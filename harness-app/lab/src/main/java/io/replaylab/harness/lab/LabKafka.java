@@ -225,7 +225,32 @@ public final class LabKafka {
      * on its own ends the wait at once ({@link #checkpoint}).
      */
     public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, LabContext.Instance... needed) throws InterruptedException {
-        return awaitDrained(group, topic, recordEnds(topic), timeout, stage, needed);
+        Drain d = new Drain(stage, recordEnds(topic));
+        return d.done(awaitDrained(group, topic, d, timeout, needed), topic);
+    }
+
+    /** One wait for a group to drain, however many looks it takes: its meters, its progress lines, the records' end it waits for. */
+    private final class Drain {
+        private final String stage;
+        /** Null: the log end. */
+        private final Map<Integer, Long> recordEnds;
+        private final Timer.Sample started = Timer.start(ctx.meters());
+        private long firstCommitted = -1;
+        private long lastReport = System.nanoTime();
+
+        Drain(String stage, Map<Integer, Long> recordEnds) {
+            this.stage = stage;
+            this.recordEnds = recordEnds;
+        }
+
+        /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records} when it ended done (not null). */
+        OffsetSnapshot done(OffsetSnapshot done, String topic) {
+            if (done != null) {
+                started.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
+                ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, firstCommitted));
+            }
+            return done;
+        }
     }
 
     /**
@@ -233,41 +258,33 @@ public final class LabKafka {
      * stops below the log end, so a source that may hold transactions is drained at its records' end (null: at the log end).
      */
     private Map<Integer, Long> recordEnds(String topic) {
-        return ctx.settings().source().abortedTransactions() || ctx.settings().source().producer().isPresent()
-                ? TopicOracle.of(source(topic)).recordEnds() : null;
+        return ctx.settings().source().mayHoldTransactions() ? TopicOracle.of(source(topic)).recordEnds() : null;
     }
 
-    private OffsetSnapshot awaitDrained(String group, String topic, Map<Integer, Long> recordEnds, Duration timeout, String stage,
-            LabContext.Instance... needed) throws InterruptedException {
-        long[] lastReport = {System.nanoTime()};
-        long[] first = {-1};
-        Timer.Sample t = Timer.start(ctx.meters());
+    private OffsetSnapshot awaitDrained(String group, String topic, Drain d, Duration timeout, LabContext.Instance... needed)
+            throws InterruptedException {
         java.util.function.Consumer<OffsetSnapshot> look = s -> {
             ctx.subjects().checkpoint(needed);
             long committed = committedSum(s, topic);
             if (committed > 0 && ctx.subjects().firstInbox() != null) {
                 ctx.target().checkTargetQuery(ctx.subjects().firstInbox());
             }
-            if (first[0] < 0) {
-                first[0] = committed;
+            if (d.firstCommitted < 0) {
+                d.firstCommitted = committed;
             }
-            if (System.nanoTime() - lastReport[0] > 2_000_000_000L) {
+            if (System.nanoTime() - d.lastReport > 2_000_000_000L) {
                 long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
                 ctx.step("  … " + group + " committed " + committed + " of " + end);
-                lastReport[0] = System.nanoTime();
+                d.lastReport = System.nanoTime();
             }
         };
-        OffsetSnapshot done = recordEnds == null ? ops.awaitDrained(group, topic, timeout, look).orElse(null)
+        Map<Integer, Long> ends = d.recordEnds;
+        return ends == null ? ops.awaitDrained(group, topic, timeout, look).orElse(null)
                 : Optional.of(Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
                     OffsetSnapshot s = ops.describe(group);
                     look.accept(s);
                     return s;
-                }, s -> atRecordEnds(s, topic, recordEnds))).filter(s -> atRecordEnds(s, topic, recordEnds)).orElse(null);
-        if (done != null) {
-            t.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
-            ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, first[0]));
-        }
-        return done;
+                }, s -> atRecordEnds(s, topic, ends))).filter(s -> atRecordEnds(s, topic, ends)).orElse(null);
     }
 
     /** Every partition with records has a committed offset at or past its last record's next offset. */
@@ -290,19 +307,19 @@ public final class LabKafka {
             throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         long before = Long.MIN_VALUE;
-        Map<Integer, Long> recordEnds = recordEnds(topic);
+        Drain d = new Drain(stage, recordEnds(topic));
         while (true) {
             long left = deadline - System.nanoTime();
             Duration slice = Duration.ofNanos(Math.max(1, Math.min(STILL.toNanos(), left)));
-            OffsetSnapshot done = awaitDrained(group, topic, recordEnds, slice, stage, needed);
+            OffsetSnapshot done = awaitDrained(group, topic, d, slice, needed);
             if (done != null) {
-                return done;
+                return d.done(done, topic);
             }
             OffsetSnapshot now = ops.describe(group);
             long committed = committedSum(now, topic);
             if (committed == before && ctx.target().compare(topic, inbox, now).missing().count() == 0) {
                 ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
-                return now;
+                return d.done(now, topic);
             }
             before = committed;
             if (System.nanoTime() >= deadline) {

@@ -60,6 +60,11 @@ public final class RecordSource {
         return aborted;
     }
 
+    /** Whether its topics may hold transactions (markers, aborted records): the lab's with aborted ones, or a producer command's. */
+    boolean mayHoldTransactions() {
+        return aborted || producer != null;
+    }
+
     /** The lab's own payments in the reference shape, read with the reference mapping. */
     public static RecordSource reference() {
         return new RecordSource(null, null, null, SourceMapping.REFERENCE, false);
