@@ -176,6 +176,11 @@ public final class WireWitness {
         return Optional.ofNullable(timeouts.get(key(group, member)));
     }
 
+    /** The timeouts every member of {@code group} asked for when it last joined, oldest join first. */
+    public List<MemberTimeouts> timeouts(String group) {
+        return timeouts.values().stream().filter(t -> t.group().equals(group)).sorted(java.util.Comparator.comparing(MemberTimeouts::seen)).toList();
+    }
+
     /**
      * The resets to the log end on partitions of {@code topic}, oldest first: a client asked for the log end (ListOffsets
      * LATEST) and its next Fetch of the partition started there (one that fetched below it only asked, e.g. for its lag).

@@ -52,7 +52,7 @@ class CrashRestartExperimentTest {
         Event crashed = ctx.subjects().crash(e, a);
         ctx.step("crash-A killed after " + processed(ctx, "crash-A") + " records; crash-A2 takes over");
         LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().consumer("crash-A2", ns.topic(), ns.group(), ns.inbox(1)));
-        OffsetSnapshot drained = ctx.kafka().awaitDrained(ns.group(), ns.topic(), ctx.settings().timeouts().drain(), "after the crash", a2);
+        OffsetSnapshot drained = ctx.kafka().awaitDrained(ns.group(), ns.topic(), "after the crash", a2);
         ctx.subjects().stop(e, a2);
         if (drained == null) {
             return e.finish(Outcome.notRun("the group did not drain after the restart"));

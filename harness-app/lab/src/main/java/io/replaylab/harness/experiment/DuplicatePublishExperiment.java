@@ -74,9 +74,9 @@ final class DuplicatePublishExperiment {
         OffsetSnapshot after;
         long handledBefore;
         try {
-            OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "first pass", a);
+            OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, "first pass", a);
             if (drained == null) {
-                return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().timeouts().drain()
+                return e.finish(Outcome.notRun("the subject did not consume the topic to the end: " + ctx.kafka().notDone(group)
                         + " (see logs/" + instance + ".err)"));
             }
             e.record(harness, drained.toPayload("drained, before the re-send"));
@@ -97,7 +97,7 @@ final class DuplicatePublishExperiment {
                     + "records the mapping reads, in partition and offset order), by " + HOW + ": " + listed(resent)));
 
             ctx.step("consumer A drains the re-sent records");
-            after = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "re-sent", a);
+            after = ctx.kafka().awaitDrained(group, topic, "re-sent", a);
         } finally {
             ctx.subjects().stop(e, a);
             if (fetches != null) {
@@ -106,8 +106,8 @@ final class DuplicatePublishExperiment {
         }
         ctx.subjects().recordAssignmentLog(e, a);
         if (after == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the " + resent.size() + " re-sent record(s) within "
-                    + ctx.settings().timeouts().drain() + " (see logs/" + instance + ".err)"));
+            return e.finish(Outcome.notRun("the subject did not consume the " + resent.size() + " re-sent record(s): "
+                    + ctx.kafka().notDone(group) + " (see logs/" + instance + ".err)"));
         }
         e.record(harness, after.toPayload("after the re-sent records"));
         e.artifact(ctx.save(NAME + "-offsets-after", after), "offsets after A drained the re-sent records");

@@ -7,6 +7,7 @@ import io.replaylab.barrier.wire.CommitCheck;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.Versions;
@@ -231,16 +232,16 @@ public final class Experiments {
      */
     static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, String inbox, List<LabContext.Instance> running,
             LabContext.Instance needed) throws InterruptedException {
-        return settled(ctx, e, running, ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "recovery", needed));
+        return settled(ctx, e, group, running, ctx.kafka().awaitApplied(group, topic, inbox, "recovery", needed));
     }
 
     /** As {@link #settle(LabContext, ExperimentRecorder, String, String, String, List, LabContext.Instance)} for a group whose effects are no inbox's (a transform's output): drained means committed to the end. */
     static OffsetSnapshot settle(LabContext ctx, ExperimentRecorder e, String group, String topic, List<LabContext.Instance> running,
             LabContext.Instance needed) throws InterruptedException {
-        return settled(ctx, e, running, ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "recovery", needed));
+        return settled(ctx, e, group, running, ctx.kafka().awaitDrained(group, topic, "recovery", needed));
     }
 
-    private static OffsetSnapshot settled(LabContext ctx, ExperimentRecorder e, List<LabContext.Instance> running, OffsetSnapshot settled)
+    private static OffsetSnapshot settled(LabContext ctx, ExperimentRecorder e, String group, List<LabContext.Instance> running, OffsetSnapshot settled)
             throws InterruptedException {
         for (LabContext.Instance i : running) {
             ctx.subjects().stop(e, i);
@@ -249,13 +250,16 @@ public final class Experiments {
             ctx.subjects().recordAssignmentLog(e, i);
         }
         if (settled == null) {
-            e.check(Check.notRun("drained after recovery", "R10", "lag 0, or every effect applied", "the group did not drain within " + ctx.settings().timeouts().drain()));
+            e.check(Check.notRun("drained after recovery", "R10", "lag 0, or every effect applied", ctx.kafka().notDone(group)));
         }
         return settled;
     }
 
-    /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null). */
+    /** The NOT_RUN of a group that did not drain after the recovery ({@link #settle} returned null: its check says why; a share group's: its drain timeout). */
     static Outcome notDrained(LabContext ctx, ExperimentRecorder e) {
-        return e.finish(Outcome.notRun("the group did not drain after the recovery within " + ctx.settings().timeouts().drain()));
+        String why = e.checks().stream().filter(c -> c.name().equals("drained after recovery") && c.status() == Status.NOT_RUN).map(Check::actual)
+                .reduce((first, second) -> second).orElse("not done within " + ctx.settings().timeouts().drain().toSeconds()
+                + " s (the lab's drain timeout, LabSettings.drainTimeout: a share group's timeouts are not read on the wire)");
+        return e.finish(Outcome.notRun("the group did not drain after the recovery: " + why));
     }
 }

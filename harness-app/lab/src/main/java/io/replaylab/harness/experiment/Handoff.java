@@ -70,7 +70,7 @@ final class Handoff implements AutoCloseable {
                 }
             }
         }
-        Optional<Duration> session = seen.flatMap(t -> t.session().or(() -> brokerSession(ctx, group)));
+        Optional<Duration> session = seen.flatMap(t -> t.session().or(() -> ctx.kafka().brokerSession(group)));
         seen.ifPresent(t -> e.environment("A's timeouts", t.summary() + session.filter(s -> t.session().isEmpty())
                 .map(s -> "; the group's consumer.session.timeout.ms " + s.toMillis() + " (the broker's, read from its group config)").orElse("")));
         Duration needed;
@@ -99,7 +99,7 @@ final class Handoff implements AutoCloseable {
             wait = Timeouts.DEFAULT_HANDOFF;
             why = basis + ": the lab's default";
         } else {
-            Duration margin = margin(needed);
+            Duration margin = Timeouts.margin(needed);
             capped = needed.plus(margin).compareTo(LONGEST) > 0;
             wait = capped ? LONGEST : needed.plus(margin);
             why = basis + "; plus " + seconds(margin) + " for B to start and join" + (capped ? ", capped at " + seconds(LONGEST) : "");
@@ -118,21 +118,6 @@ final class Handoff implements AutoCloseable {
     /** The longest a handoff may take in this run: for a barrier's safety release, which must come after it. */
     static Duration longest(LabContext ctx) {
         return ctx.settings().timeouts().handoff().orElse(LONGEST);
-    }
-
-    /** Room for B to start, join and be assigned after A was dropped: a minute at least (a loaded machine's JVM start and rejoin), a quarter more for long timeouts. */
-    static Duration margin(Duration needed) {
-        Duration quarter = needed.dividedBy(4);
-        return quarter.compareTo(Duration.ofSeconds(60)) > 0 ? quarter : Duration.ofSeconds(60);
-    }
-
-    /** The group's consumer-protocol session timeout, as the broker says; empty when it does not. */
-    private static Optional<Duration> brokerSession(LabContext ctx, String group) {
-        try {
-            return Optional.ofNullable(ctx.kafka().ops().groupConfigs(group).get("consumer.session.timeout.ms")).map(v -> Duration.ofMillis(Long.parseLong(v)));
-        } catch (RuntimeException x) {
-            return Optional.empty();
-        }
     }
 
     /** How long to wait for the handoff. */

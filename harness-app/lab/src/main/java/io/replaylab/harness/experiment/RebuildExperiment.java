@@ -42,12 +42,12 @@ final class RebuildExperiment {
         LabContext.Instance one = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1));
         OffsetSnapshot d1;
         try {
-            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, ctx.settings().timeouts().drain(), "generation 1", one);
+            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, "generation 1", one);
         } finally {
             ctx.subjects().stop(e, one);
         }
         if (d1 == null) {
-            return e.finish(Outcome.notRun("generation 1 did not consume the topic within " + ctx.settings().timeouts().drain()));
+            return e.finish(Outcome.notRun("generation 1 did not consume the topic: " + ctx.kafka().notDone(ns.group("g1"))));
         }
         TargetSnapshot g1Before = ctx.target().snapshot(g1, "rebuild-g1-before");
         e.artifact("snapshots/rebuild-g1-before.tsv", "generation 1 before the rebuild");
@@ -61,12 +61,12 @@ final class RebuildExperiment {
         LabContext.Instance two = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2));
         OffsetSnapshot d2;
         try {
-            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, ctx.settings().timeouts().drain(), "generation 2", two);
+            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, "generation 2", two);
         } finally {
             ctx.subjects().stop(e, two);
         }
         if (d2 == null) {
-            return e.finish(Outcome.notRun("generation 2 did not consume the topic within " + ctx.settings().timeouts().drain()));
+            return e.finish(Outcome.notRun("generation 2 did not consume the topic: " + ctx.kafka().notDone(ns.group("g2"))));
         }
         Comparison c = ctx.target().judge(e, topic, g2, ns.group("g2"));
         e.check(Verdicts.rebuilt(sourceSet, g2, c.targetEffects(), c.missing().count()));

@@ -54,12 +54,12 @@ final class ReplayExperiment {
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer("replay-A", topic, group, inbox));
         OffsetSnapshot drained;
         try {
-            drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "first pass", a);
+            drained = ctx.kafka().awaitApplied(group, topic, inbox, "first pass", a);
         } finally {
             ctx.subjects().stop(e, a);
         }
         if (drained == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the topic to the end within " + ctx.settings().timeouts().drain()
+            return e.finish(Outcome.notRun("the subject did not consume the topic to the end: " + ctx.kafka().notDone(group)
                     + " (see logs/replay-A.err)"));
         }
         ctx.subjects().recordAssignmentLog(e, a);
@@ -105,7 +105,7 @@ final class ReplayExperiment {
         try {
             fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
             a2 = ctx.subjects().start(e, ctx.subjects().consumer("replay-A2", topic, group, inbox));
-            after = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "replay", a2);
+            after = ctx.kafka().awaitDrained(group, topic, "replay", a2);
         } finally {
             if (a2 != null) {
                 ctx.subjects().stop(e, a2);
@@ -116,7 +116,7 @@ final class ReplayExperiment {
         }
         ctx.subjects().recordAssignmentLog(e, a2);
         if (after == null) {
-            return e.finish(Outcome.notRun("the subject did not consume the replay to the end within " + ctx.settings().timeouts().drain()));
+            return e.finish(Outcome.notRun("the subject did not consume the replay to the end: " + ctx.kafka().notDone(group)));
         }
         e.record(harness, after.toPayload("after replay"));
         e.artifact(ctx.save("replay-offsets-after", after), "offsets after the replay");

@@ -24,8 +24,10 @@ import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.SubjectExitedException;
+import io.replaylab.harness.lab.SubjectFailedException;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
+import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.oracle.Comparison;
 
 /**
@@ -110,9 +112,9 @@ final class WireFaultsExperiment {
                 }
                 staged.publishHalf();
             }
-            beforeRewind = ctx.kafka().awaitDrained(group, topic, ctx.settings().timeouts().drain(), "before the fault", first);
+            beforeRewind = ctx.kafka().awaitDrained(group, topic, "before the fault", first);
             if (beforeRewind == null) {
-                return e.finish(Outcome.notRun("the group did not drain before the fault within " + ctx.settings().timeouts().drain()));
+                return e.finish(Outcome.notRun("the group did not drain before the fault: " + ctx.kafka().notDone(group)));
             }
             ctx.subjects().stop(e, first);
             // an empty group before the restart: a first instance still in it would make A's restart rebalance, and fetch its offsets
@@ -170,7 +172,7 @@ final class WireFaultsExperiment {
                     // a commit below is the stronger word; a fetch below alone counts once no such commit followed it for a while
                     // (a consumer that commits only a batch's end never sends one)
                     long[] fetchedSince = {0};
-                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().drain()).until(() -> {
+                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.kafka().patience(group).window()).until(() -> {
                         ctx.subjects().checkpoint(a);
                         Optional<String> committed = wentBack(proxy, group, topic, first, drainedBefore);
                         if (committed.isPresent()) {
@@ -180,28 +182,40 @@ final class WireFaultsExperiment {
                         if (fetched.isPresent() && fetchedSince[0] == 0) {
                             fetchedSince[0] = System.nanoTime();
                         }
+                        if (fetched.isEmpty() && committedWithoutGoingBack(proxy, group, topic, first, drainedBefore)) {
+                            return Optional.of(""); // it stored where it had been again, fetching nothing below: it will not go back now
+                        }
                         return fetched.filter(x -> System.nanoTime() - fetchedSince[0] > FETCH_ONLY_AFTER.toNanos());
-                    }, Optional::isPresent);
+                    }, Optional::isPresent).filter(x -> !x.isEmpty());
                 }
-                drained = ctx.kafka().awaitApplied(group, topic, inbox, ctx.settings().timeouts().drain(), "after the fault", a);
+                drained = ctx.kafka().awaitApplied(group, topic, inbox, "after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
                 e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));
                 throw exited;
+            } catch (SubjectFailedException failed) {
+                // a stall or a crash loop while the fault still fires is the fault's: no consumer gets past a fault that never stops
+                // (a skip is the consumer's whatever fired: its reset policy chose the log end)
+                List<FaultFiring> since = armed.firings().stream().filter(x -> !x.at().isBefore(failed.since())).toList();
+                if (failed.kind() == SubjectFailedException.Kind.SKIP || since.isEmpty()) {
+                    throw failed;
+                }
+                e.record(harness, whatADid(armed.firings().get(0), ", then: " + failed.getMessage()));
+                return e.finish(Outcome.notRun("the fault kept firing (" + since.size() + " time(s) since " + failed.since() + ", the last at A's "
+                        + since.get(since.size() - 1).request() + "): " + failed.getMessage() + "; under a fault that never stops, that is the cell's doing, not the consumer's"));
             }
             armed.disarm();
             FaultFiring f = armed.firings().get(0);
             String did = clientDid(f);
             e.record(harness, whatADid(f, ""));
             if (drained == null) {
-                return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + " within " + ctx.settings().timeouts().drain()
-                        + ": after the fault it " + did));
+                return e.finish(Outcome.notRun("the client could not progress under " + fault.spec() + ": " + ctx.kafka().notDone(group)
+                        + "; after the fault it " + did));
             }
             e.record(harness, drained.toPayload("after the fault"));
             if (cell.rewinds()) { // A's first drain committed every partition: the firing rewound them (its record says how far)
                 if (wentBack.isEmpty()) {
-                    return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits within "
-                            + ctx.settings().timeouts().drain() + " after it is below the offsets stored before, and it fetched from none below them"));
+                    return e.finish(Outcome.notRun("the rewind fired (" + f.done() + ") but A did not go back: none of its commits after it is below the offsets stored before, and it fetched from none below them"));
                 }
                 e.record(harness, new Payload.Note("A went back on the wire: " + wentBack.get()));
                 Optional<Map<String, Long>> handled = ctx.subjects().processingCounts(aName);
@@ -230,6 +244,15 @@ final class WireFaultsExperiment {
 
     /** How long a fetch below the stored offsets waits for a commit below them before it alone says A went back. */
     private static final Duration FETCH_ONLY_AFTER = Duration.ofSeconds(2);
+
+    /** After the firing, A's commits were stored at or past the offsets stored before on every partition it had: it skipped what was rewound. */
+    private static boolean committedWithoutGoingBack(WireProxy proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
+        Map<Integer, Long> after = new java.util.HashMap<>();
+        proxy.witness().commits(group).stream().filter(c -> !c.sent().isBefore(f.at()) && c.accepted()).flatMap(c -> c.offsets().stream())
+                .filter(o -> o.topic().equals(topic)).forEach(o -> after.merge(o.partition(), o.offset(), Math::max));
+        List<PartitionOffsets> had = before.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).toList();
+        return !had.isEmpty() && had.stream().allMatch(p -> after.getOrDefault(p.partition(), -1L) >= p.committed());
+    }
 
     /** A partition A fetched from below the offset stored before the rewind: it went back (whatever it commits: a batch's end only, say). */
     private static Optional<String> fetchedBelow(FetchWatch fetches, String topic, OffsetSnapshot before) {

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -219,36 +220,233 @@ public final class LabKafka {
     }
 
     /**
-     * Waits until the group's committed offsets reach the topic's end on every partition, with a
-     * live count; null on timeout. Metered as {@code replaylab.drain} and {@code replaylab.drain.records}
-     * (offsets committed while waiting), tagged with {@code stage}. An instance in {@code needed} that exits
-     * on its own ends the wait at once ({@link #checkpoint}).
+     * How long the lab waits on a group, and whose a stall then is.
+     *
+     * @param window judged: how long the group may go without progress (new committed offsets, a new effect, a member joining,
+     *               a restart); not judged: how long the whole wait may take
+     * @param judged the window comes from the consumer's own timeouts, read on the wire, so a stall with effects missing is the
+     *               consumer's (FAIL); otherwise the lab cannot tell how long the consumer needs, and a wait that runs out is NOT_RUN
+     * @param basis  why the window is what it is, for the evidence
      */
-    public OffsetSnapshot awaitDrained(String group, String topic, Duration timeout, String stage, LabContext.Instance... needed) throws InterruptedException {
-        Drain d = new Drain(stage, recordEnds(topic));
-        return d.done(awaitDrained(group, topic, d, timeout, needed), topic);
+    public record Patience(Duration window, boolean judged, String basis) {
     }
 
-    /** One wait for a group to drain, however many looks it takes: its meters, its progress lines, the records' end it waits for. */
+    /** The longest a drain may go on while it still progresses: a phase still moving after this is not drained (NOT_RUN). */
+    static final Duration LONGEST_DRAIN = Duration.ofHours(1);
+
+    /**
+     * The patience for {@code group}: once a member joined through the wire proxy, the longest of its members' poll interval
+     * plus session timeout, plus {@link Timeouts#rejoin}: a member's poll loop may stall for its poll interval before its
+     * client leaves, the coordinator drops a silent member within its session timeout, and then another member (or its
+     * restart) takes its partitions over. Before that, or with no witness, the whole wait is {@link Timeouts#drain}, as the
+     * lab cannot tell how long the consumer needs.
+     */
+    public Patience patience(String group) {
+        List<MemberTimeouts> members = witness().map(w -> w.timeouts(group)).orElse(List.of());
+        Duration need = Duration.ZERO;
+        String which = null;
+        for (MemberTimeouts t : members) {
+            Optional<Duration> session = t.session().or(() -> brokerSession(group));
+            Duration d = t.rebalance().plus(session.orElse(Duration.ZERO));
+            if (d.compareTo(need) > 0) {
+                need = d;
+                which = t.summary() + (t.session().isEmpty() ? session.map(x -> "; the group's consumer.session.timeout.ms " + x.toMillis()).orElse("") : "");
+            }
+        }
+        if (which == null) {
+            Duration drain = ctx.settings().timeouts().drain();
+            return new Patience(drain, false, "the lab's drain timeout, LabSettings.drainTimeout: "
+                    + (witness().isEmpty() ? "the run has no wire witness" : "no member of " + group + " joined through the wire proxy")
+                    + " to show the consumer's own timeouts");
+        }
+        Duration margin = Timeouts.rejoin(need);
+        return new Patience(need.plus(margin), true, "its poll interval and session timeout (" + which + "): " + seconds(need) + ", plus " + seconds(margin)
+                + " for a restart and a rejoin");
+    }
+
+    /** Why a drain of {@code group} returned null, for its NOT_RUN: {@code not done within 180 s (the lab's drain timeout …)}. */
+    public String notDone(String group) {
+        Patience p = patience(group);
+        return p.judged() ? "still not done after " + seconds(LONGEST_DRAIN) + ", though it progressed within its own timeouts all along"
+                : "not done within " + seconds(p.window()) + " (" + p.basis() + ")";
+    }
+
+    private final Map<String, Optional<Duration>> brokerSessions = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The group's consumer-protocol session timeout, as the broker says (asked once per group); empty when it does not. */
+    public Optional<Duration> brokerSession(String group) {
+        return brokerSessions.computeIfAbsent(group, g -> {
+            try {
+                return Optional.ofNullable(ops.groupConfigs(g).get("consumer.session.timeout.ms")).map(v -> Duration.ofMillis(Long.parseLong(v)));
+            } catch (RuntimeException x) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    /**
+     * Waits until the group's committed offsets reach the topic's end on every partition (a source
+     * that may hold transactions: its records' end, below the trailing markers), with a live count.
+     * Once the consumer's timeouts were read on the wire, the wait lasts while the group progresses, and ends when it went
+     * without progress for its {@link #patience}: the consumer stalled ({@link SubjectFailedException}, FAIL, naming where
+     * its offsets stood); before that, the whole wait is the drain timeout, and null when it ran out (NOT_RUN, {@link #notDone}). Metered as
+     * {@code replaylab.drain} and {@code replaylab.drain.records} (offsets committed while waiting),
+     * tagged with {@code stage}. An instance in {@code needed} that exits on its own is restarted, or
+     * ends the wait ({@link LabSubjects#checkpoint}).
+     */
+    public OffsetSnapshot awaitDrained(String group, String topic, String stage, LabContext.Instance... needed) throws InterruptedException {
+        return new Drain(group, topic, null, stage, needed).await();
+    }
+
+    /** How long the committed offsets must stand still, once every effect is applied, for a group to count as done short of the log end. */
+    static final Duration STILL = Duration.ofSeconds(2);
+
+    /**
+     * As {@link #awaitDrained}, and done also when every source record's effect is in {@code inbox}
+     * and the committed offsets stood still for {@link #STILL}: a consumer whose last commit failed
+     * and was never retried (an asynchronous committer's, say), which at-least-once with an inbox
+     * allows; the oracle then judges the frontier, which must never pass a missing effect, but need
+     * not reach the end. A new effect is progress too; a stall names the missing effects.
+     */
+    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, String stage, LabContext.Instance... needed)
+            throws InterruptedException {
+        return new Drain(group, topic, inbox, stage, needed).await();
+    }
+
+    /** One wait for a group to be done with a topic: its progress, its meters, its progress lines. */
     private final class Drain {
+        private final String group;
+        private final String topic;
+        /** Null: done means committed to the end. */
+        private final String inbox;
         private final String stage;
+        private final LabContext.Instance[] needed;
         /** Null: the log end. */
         private final Map<Integer, Long> recordEnds;
         private final Timer.Sample started = Timer.start(ctx.meters());
         private long firstCommitted = -1;
+        private long mostCommitted = -1;
+        private long fewestMissing = Long.MAX_VALUE;
+        private long committedAtAppliedLook = Long.MIN_VALUE;
+        private long lastAppliedLook = System.nanoTime();
         private long lastReport = System.nanoTime();
+        private final long startedAt = System.nanoTime();
+        private long lastProgress = startedAt;
+        private java.time.Instant lastProgressAt = java.time.Instant.now();
+        private java.time.Instant lastJoin = java.time.Instant.EPOCH;
+        private String processes = "";
 
-        Drain(String stage, Map<Integer, Long> recordEnds) {
+        Drain(String group, String topic, String inbox, String stage, LabContext.Instance[] needed) {
+            this.group = group;
+            this.topic = topic;
+            this.inbox = inbox;
             this.stage = stage;
-            this.recordEnds = recordEnds;
+            this.needed = needed;
+            this.recordEnds = recordEnds(topic);
         }
 
-        /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records} when it ended done (not null). */
-        OffsetSnapshot done(OffsetSnapshot done, String topic) {
-            if (done != null) {
-                started.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
-                ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committedSum(done, topic) - Math.max(0, firstCommitted));
+        OffsetSnapshot await() throws InterruptedException {
+            OffsetSnapshot[] done = {null};
+            Poll.every(Duration.ofMillis(250)).upTo(LONGEST_DRAIN).until(() -> look(done), Boolean::booleanValue);
+            return done[0];
+        }
+
+        /** One look; true when the wait is over, with {@code done[0]} the drained offsets (null: stalled, NOT_RUN). */
+        private boolean look(OffsetSnapshot[] done) throws InterruptedException {
+            ctx.subjects().checkpoint(needed);
+            OffsetSnapshot s = atEnd();
+            boolean drained = s != null;
+            if (s == null) {
+                s = ops.describe(group);
             }
+            long committed = committedSum(s, topic);
+            if (committed > 0 && ctx.subjects().firstInbox() != null) {
+                ctx.target().checkTargetQuery(ctx.subjects().firstInbox());
+            }
+            if (firstCommitted < 0) {
+                firstCommitted = committed;
+            }
+            if (System.nanoTime() - lastReport > 2_000_000_000L) {
+                long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
+                ctx.step("  … " + group + " committed " + committed + " of " + end);
+                lastReport = System.nanoTime();
+            }
+            if (drained) {
+                done[0] = metered(s, committed);
+                return true;
+            }
+            if (committed > mostCommitted) {
+                mostCommitted = committed;
+                progressed();
+            }
+            java.time.Instant joined = witness().flatMap(w -> w.timeouts(group).stream().map(MemberTimeouts::seen).max(java.util.Comparator.naturalOrder()))
+                    .orElse(java.time.Instant.EPOCH);
+            String pids = java.util.Arrays.stream(needed).map(i -> Long.toString(i.pid())).collect(java.util.stream.Collectors.joining(","));
+            if (!joined.equals(lastJoin) || !pids.equals(processes)) { // a member joined, or the supervisor restarted one: its chance starts now
+                lastJoin = joined;
+                processes = pids;
+                progressed();
+            }
+            if (inbox != null && System.nanoTime() - lastAppliedLook >= STILL.toNanos()) {
+                lastAppliedLook = System.nanoTime();
+                // the target is read once the group sent a commit (stored or not): a consumer's schema exists by then, and reading it
+                // sooner would try the target query on a database the subject has not made yet (that refuses the whole run)
+                if (committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) {
+                    long missing = ctx.target().compare(topic, inbox, s).missing().count();
+                    if (missing == 0 && committed == committedAtAppliedLook) {
+                        ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
+                        done[0] = metered(s, committed);
+                        return true;
+                    }
+                    if (missing < fewestMissing) {
+                        fewestMissing = missing;
+                        progressed();
+                    }
+                    committedAtAppliedLook = committed;
+                }
+            }
+            Patience p = patience(group);
+            if (System.nanoTime() - (p.judged() ? lastProgress : startedAt) < p.window().toNanos()) {
+                return false;
+            }
+            if (p.judged()) {
+                throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p));
+            }
+            return true;
+        }
+
+        private void progressed() {
+            lastProgress = System.nanoTime();
+            lastProgressAt = java.time.Instant.now();
+        }
+
+        /** The group at its end, or null: committed at the log end (lag 0) or at the records' end. */
+        private OffsetSnapshot atEnd() throws InterruptedException {
+            if (recordEnds == null) {
+                return ops.awaitDrained(group, topic, Duration.ZERO, x -> { }).orElse(null);
+            }
+            OffsetSnapshot s = ops.describe(group);
+            return recordEnds.entrySet().stream().allMatch(e -> committed(s, topic, e.getKey()) >= e.getValue()) ? s : null;
+        }
+
+        /** What a stalled group left undone, and why the lab stopped waiting. */
+        private String stalled(OffsetSnapshot s, Patience p) {
+            String where = s.partitions().stream().filter(x -> x.topic().equals(topic))
+                    .map(x -> x.partition() + "=" + (x.hasCommitted() ? Long.toString(x.committed()) : "none") + " of " + x.logEnd())
+                    .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+            String missing = "";
+            if (inbox != null) {
+                var m = ctx.target().compare(topic, inbox, s).missing();
+                missing = m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")") + ", ";
+            }
+            return group + " stalled during " + stage + ": " + missing + "its committed offsets stood at " + where + " with no progress for "
+                    + seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced";
+        }
+
+        /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records}. */
+        private OffsetSnapshot metered(OffsetSnapshot done, long committed) {
+            started.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
+            ctx.meters().counter("replaylab.drain.records", "stage", stage).increment(committed - Math.max(0, firstCommitted));
             return done;
         }
     }
@@ -261,74 +459,8 @@ public final class LabKafka {
         return ctx.settings().source().mayHoldTransactions() ? TopicOracle.of(source(topic)).recordEnds() : null;
     }
 
-    private OffsetSnapshot awaitDrained(String group, String topic, Drain d, Duration timeout, LabContext.Instance... needed)
-            throws InterruptedException {
-        java.util.function.Consumer<OffsetSnapshot> look = s -> {
-            ctx.subjects().checkpoint(needed);
-            long committed = committedSum(s, topic);
-            if (committed > 0 && ctx.subjects().firstInbox() != null) {
-                ctx.target().checkTargetQuery(ctx.subjects().firstInbox());
-            }
-            if (d.firstCommitted < 0) {
-                d.firstCommitted = committed;
-            }
-            if (System.nanoTime() - d.lastReport > 2_000_000_000L) {
-                long end = s.partitions().stream().filter(p -> p.topic().equals(topic)).mapToLong(PartitionOffsets::logEnd).sum();
-                ctx.step("  … " + group + " committed " + committed + " of " + end);
-                d.lastReport = System.nanoTime();
-            }
-        };
-        Map<Integer, Long> ends = d.recordEnds;
-        return ends == null ? ops.awaitDrained(group, topic, timeout, look).orElse(null)
-                : Optional.of(Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
-                    OffsetSnapshot s = ops.describe(group);
-                    look.accept(s);
-                    return s;
-                }, s -> atRecordEnds(s, topic, ends))).filter(s -> atRecordEnds(s, topic, ends)).orElse(null);
-    }
-
-    /** Every partition with records has a committed offset at or past its last record's next offset. */
-    private static boolean atRecordEnds(OffsetSnapshot s, String topic, Map<Integer, Long> recordEnds) {
-        return recordEnds.entrySet().stream().allMatch(e -> committed(s, topic, e.getKey()) >= e.getValue());
-    }
-
-    /** How long the committed offsets must stand still, once every effect is applied, for a group to count as done short of the log end. */
-    static final Duration STILL = Duration.ofSeconds(2);
-
-    /**
-     * Waits until the group is done with {@code topic}: its committed offsets reach the end
-     * ({@link #awaitDrained}), or every source record's effect is in {@code inbox} and the
-     * committed offsets stood still for {@link #STILL}. The second is a consumer whose last
-     * commit failed and was never retried (an asynchronous committer's, say), which
-     * at-least-once with an inbox allows: the oracle then judges the frontier, which must never
-     * pass a missing effect, but need not reach the end. Null on timeout.
-     */
-    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, Duration timeout, String stage, LabContext.Instance... needed)
-            throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long before = Long.MIN_VALUE;
-        Drain d = new Drain(stage, recordEnds(topic));
-        while (true) {
-            long left = deadline - System.nanoTime();
-            Duration slice = Duration.ofNanos(Math.max(1, Math.min(STILL.toNanos(), left)));
-            OffsetSnapshot done = awaitDrained(group, topic, d, slice, needed);
-            if (done != null) {
-                return d.done(done, topic);
-            }
-            OffsetSnapshot now = ops.describe(group);
-            long committed = committedSum(now, topic);
-            // the target is read once the group sent a commit (stored or not): a consumer's schema exists by then, and reading it
-            // sooner would try the target query on a database the subject has not made yet (that refuses the whole run)
-            boolean sentACommit = committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false);
-            if (committed == before && sentACommit && ctx.target().compare(topic, inbox, now).missing().count() == 0) {
-                ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
-                return d.done(now, topic);
-            }
-            before = committed;
-            if (System.nanoTime() >= deadline) {
-                return null;
-            }
-        }
+    private static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
     }
 
     /**

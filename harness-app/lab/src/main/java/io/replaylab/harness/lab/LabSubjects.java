@@ -252,7 +252,7 @@ public final class LabSubjects {
             if (below.isPresent()) {
                 String group = spec.values().get("group");
                 long committed = group == null ? -1 : LabKafka.committed(ctx.kafka().ops().describe(group), topic, r.partition());
-                throw new SubjectFailedException("records skipped: " + r.summary() + (committed < 0 ? " with no committed offset (auto.offset.reset=latest)"
+                throw new SubjectFailedException(SubjectFailedException.Kind.SKIP, r.at(), "records skipped: " + r.summary() + (committed < 0 ? " with no committed offset (auto.offset.reset=latest)"
                         : " past its group's committed offset " + committed + " (it did not start there: a seek to the end, or a committed offset "
                         + "it did not get, expired or out of range, with auto.offset.reset=latest)")
                         + ", and the record below it, " + p + "@" + below.get().offset() + " (" + below.get().messageId() + "), has no effect: every "
@@ -298,7 +298,7 @@ public final class LabSubjects {
         // a crash loop is the consumer's when it crashed (not a clean exit) with records left where its group stands
         List<String> stuck = still >= CRASH_LOOP && everCommitted && code != 0 ? stuckAt(topic, again.values().get("namespace"), at) : List.of();
         if (!stuck.isEmpty()) {
-            throw new SubjectFailedException(i.name() + " crashes on every delivery of " + String.join(", ", stuck) + ": it exited " + still
+            throw new SubjectFailedException(SubjectFailedException.Kind.CRASH_LOOP, seen.firstStill(), i.name() + " crashes on every delivery of " + String.join(", ", stuck) + ": it exited " + still
                     + " times in a row (last with code " + code + ") while its group's committed offsets stayed at " + where + ", restarted each "
                     + "time: the partition is stuck; last lines of logs/" + i.name() + ".err: " + i.process().stderrTail(3));
         }
@@ -323,17 +323,26 @@ public final class LabSubjects {
         private int count;
         private int withoutProgress;
         private long progressAtLast = Long.MIN_VALUE;
+        private Instant firstStill = Instant.now();
 
         /** One more exit with the group's committed offsets summing to {@code progress}; how many in a row stood still. */
         synchronized int exited(long progress) {
             count++;
             withoutProgress = progress == progressAtLast ? withoutProgress + 1 : 1;
+            if (withoutProgress == 1) {
+                firstStill = Instant.now();
+            }
             progressAtLast = progress;
             return withoutProgress;
         }
 
         synchronized int count() {
             return count;
+        }
+
+        /** The first of the exits in a row with no progress between them. */
+        synchronized Instant firstStill() {
+            return firstStill;
         }
     }
 

@@ -10,7 +10,8 @@ import java.util.Optional;
  * @param handoff   how long a partition may take to move, when asked for; empty (the default): as long as the consumer's own
  *                  timeouts, read on the wire, say it takes, and {@link #DEFAULT_HANDOFF} when the wire did not show them
  * @param barrier   how long a barrier waits for its point
- * @param drain     how long a group may take to drain
+ * @param drain     how long a group may go without progress while draining when its members' timeouts were not seen on the wire
+ *                  (seen, they decide: {@link LabKafka#patience}); also how long the user's producer may take
  * @param stopGrace how long a subject may take to leave after SIGTERM, before SIGKILL (a stopped run gives 3 s whatever this says)
  * @param maxPollIntervalMs {@code {max.poll.interval.ms}} for the subject: a thread hold hands the partition over after it
  * @param sessionTimeoutMs  {@code {session.timeout.ms}} for the subject (classic protocol): a frozen process is dropped after it
@@ -38,6 +39,27 @@ public record Timeouts(Optional<Duration> handoff, Duration barrier, Duration dr
     /** The handoff wait asked for, else {@link #DEFAULT_HANDOFF}: for a wait with no consumer's timeouts to read. */
     public Duration handoffOrDefault() {
         return handoff.orElse(DEFAULT_HANDOFF);
+    }
+
+    /**
+     * Room for B to start, join and be assigned after A was dropped, on top of what A's timeouts take: a minute at least (a
+     * loaded machine's JVM start and rejoin), a quarter more for long timeouts.
+     */
+    public static Duration margin(Duration needed) {
+        return atLeast(needed.dividedBy(4), Duration.ofSeconds(60));
+    }
+
+    /**
+     * Room for a member that left (or its restart) to be replaced and go on, on top of what a stalled group's timeouts take:
+     * half a minute at least (the supervisor's back-off and a process start), a quarter more for long timeouts. Shorter than
+     * {@link #margin}: a member that joins or restarts starts the wait again.
+     */
+    public static Duration rejoin(Duration needed) {
+        return atLeast(needed.dividedBy(4), Duration.ofSeconds(30));
+    }
+
+    private static Duration atLeast(Duration d, Duration floor) {
+        return d.compareTo(floor) > 0 ? d : floor;
     }
 
     /** The builder's checks, in its setters' words ({@code setting} is the setter), here so a value made by hand is held to them too. */

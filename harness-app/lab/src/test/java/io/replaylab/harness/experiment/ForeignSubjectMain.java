@@ -39,7 +39,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * default timeouts (session 45 s, poll interval 300 s) and nothing else changes. With {@code dies-on-redelivery} its insert has no
  * {@code OR IGNORE}: a redelivered message's primary key raises, and the program dies of it (exit code 1), as a consumer
  * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
- * (a file beside its database remembers), then ignores the duplicate as an inbox would.
+ * (a file beside its database remembers), then ignores the duplicate as an inbox would. With {@code hangs} its fifth record's
+ * database call never returns (until it is stopped): alive, its poll loop stalled.
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -66,6 +67,8 @@ public final class ForeignSubjectMain {
         boolean givesUp = a.length > 6 && a[6].equals("gives-up");
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");
         boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
+        boolean hangs = a.length > 6 && a[6].equals("hangs");
+        int handled = 0;
         AtomicBoolean firstCommit = new AtomicBoolean(true);
         if (givesUp || rejoins) {
             p.put("request.timeout.ms", "1500");
@@ -100,6 +103,13 @@ public final class ForeignSubjectMain {
                     org.apache.kafka.clients.consumer.ConsumerRecords<String, String> batch = c.poll(Duration.ofMillis(200));
                     for (ConsumerRecord<String, String> r : batch) {
                         JsonNode n = json.readTree(r.value());
+                        if (hangs && ++handled == 5) {
+                            System.err.println("hanging in the database call for " + n.get("id").asText());
+                            while (!stop.get()) {
+                                Thread.sleep(100); // a call that never returns: the poll loop stops, the heartbeat thread goes on
+                            }
+                            break;
+                        }
                         try (PreparedStatement ins = db.prepareStatement(diesOnRedelivery ? "INSERT INTO payments VALUES (?,?,?)"
                                 : "INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
                             ins.setString(1, a[4]);

@@ -56,8 +56,8 @@ class VerdictsTest {
 
         Outcome asked = on("rebalance", e -> Handoff.of(Handoff.LONGEST, "asked for", Duration.ofMinutes(40), false, e).none("no handoff"));
         assertThat(asked.status()).as("a wait asked for is the user's: no excuse").isEqualTo(Status.FAIL);
-        assertThat(Handoff.margin(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(60));
-        assertThat(Handoff.margin(Duration.ofMinutes(8))).isEqualTo(Duration.ofMinutes(2));
+        assertThat(io.replaylab.harness.lab.Timeouts.margin(Duration.ofSeconds(6))).isEqualTo(Duration.ofSeconds(60));
+        assertThat(io.replaylab.harness.lab.Timeouts.margin(Duration.ofMinutes(8))).isEqualTo(Duration.ofMinutes(2));
     }
 
     @Test

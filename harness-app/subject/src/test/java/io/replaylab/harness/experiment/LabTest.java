@@ -243,6 +243,22 @@ class LabTest {
                 && n.text().startsWith("replay-A2 restarted as pid ")).hasSize(1);
     }
 
+    /**
+     * Alive but stuck in a database call that never returns: once its own timeouts (read on the wire) say it had its chance,
+     * with no new commit and no new effect, the stall is the consumer's, named with what it left undone.
+     */
+    @Test
+    void aConsumerThatHangsMidwayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("hangs")).experiments(Experiments.replay()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).matches("\\S+ stalled during first pass: [0-9]+ effect\\(s\\) missing \\(.+\\), its committed offsets stood at "
+                + "\\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, session.timeout.ms 6000, "
+                + "max.poll.interval.ms 5000 .*\\): 11 s, plus 30 s for a restart and a rejoin allow: a live consumer would have gone on, or been replaced");
+        assertThat(x.environment()).doesNotContainKey("exits of replay-A");
+    }
+
     @Test
     void anotherConsumerWithItsOwnSchemaRunsThroughSubjectCmdAndTargetQuery(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay(), Experiments.rebalance()).build(), null);
