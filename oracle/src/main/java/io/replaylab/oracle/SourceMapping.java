@@ -49,6 +49,79 @@ public record SourceMapping(Field id, Field amount, int amountScale) {
         return isReference() ? RecordParsers.paymentJson() : new MappedParser(this);
     }
 
+    /** A record's key, value and headers as stored (bytes; a null key or value is none). */
+    public record Raw(byte[] key, byte[] value, org.apache.kafka.common.header.Headers headers) {
+        public Raw {
+            headers = headers == null ? new org.apache.kafka.common.header.internals.RecordHeaders() : headers;
+        }
+
+        /** Its headers as a parser reads them. */
+        public RecordParser.Headers lastValues() {
+            return name -> {
+                org.apache.kafka.common.header.Header h = headers.lastHeader(name);
+                return h == null ? null : h.value();
+            };
+        }
+    }
+
+    /**
+     * The same record under identity {@code newId}: written where this mapping reads the identity (the key, the JSON value's
+     * scalar at the id's pointer, as a string, or the id's header), and wherever else the record carries its old identity as
+     * text (a key, a JSON string, a header equal to it: a consumer may read it from another place than the mapping does);
+     * everything else as it was. What the lab uses to copy a user's record into one that no committed record shares an
+     * identity with.
+     *
+     * @throws IllegalArgumentException when the record has no identity this mapping reads (no key, a value that is not JSON
+     *                                  or holds no scalar at the pointer, no such header)
+     */
+    public Raw withId(Raw r, String newId) {
+        RecordParser.Parsed old = parser().parse(r.key(), r.value(), r.lastValues());
+        if (!old.ok()) {
+            throw new IllegalArgumentException("the record has no identity to replace: " + old.malformedReason());
+        }
+        byte[] idBytes = newId.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] oldBytes = old.id().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] key = id instanceof Field.Key || java.util.Arrays.equals(r.key(), oldBytes) ? idBytes : r.key();
+        org.apache.kafka.common.header.Headers headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        for (org.apache.kafka.common.header.Header h : r.headers()) {
+            boolean replaced = id instanceof Field.Header named && named.name().equals(h.key()) || java.util.Arrays.equals(h.value(), oldBytes);
+            headers.add(h.key(), replaced ? idBytes : h.value());
+        }
+        byte[] value = r.value();
+        JsonPointer at = id instanceof Field.Json j ? j.pointer() : null;
+        if (value != null && (at != null || r.value().length > 0 && (r.value()[0] == '{' || r.value()[0] == '['))) {
+            value = rewritten(value, at, old.id(), newId);
+        }
+        return new Raw(key, value, headers);
+    }
+
+    /** A JSON value with the scalar at {@code at} and every string equal to {@code oldId} written as {@code newId}; unchanged when it is not JSON and {@code at} is null. */
+    private static byte[] rewritten(byte[] value, JsonPointer at, String oldId, String newId) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(value.length + newId.length());
+        com.fasterxml.jackson.core.JsonFactory json = new com.fasterxml.jackson.core.JsonFactory();
+        try (com.fasterxml.jackson.core.JsonParser p = json.createParser(value); com.fasterxml.jackson.core.JsonGenerator g = json.createGenerator(out)) {
+            while (p.nextToken() != null) {
+                com.fasterxml.jackson.core.JsonToken t = p.currentToken();
+                boolean there = at != null && t.isScalarValue() && p.getParsingContext().pathAsPointer().equals(at);
+                if (there || t == com.fasterxml.jackson.core.JsonToken.VALUE_STRING && p.getText().equals(oldId)) {
+                    g.writeString(newId);
+                } else {
+                    g.copyCurrentEvent(p);
+                }
+            }
+        } catch (java.io.IOException e) {
+            if (at != null) {
+                throw new IllegalArgumentException("the record's value is not JSON: " + e.getMessage(), e);
+            }
+            return value; // a value that only looked like JSON: the identity is elsewhere
+        }
+        return out.toByteArray();
+    }
+
+    private static org.apache.kafka.common.header.Headers copy(org.apache.kafka.common.header.Headers h) {
+        return new org.apache.kafka.common.header.internals.RecordHeaders(h.toArray());
+    }
+
     @Override
     public String toString() {
         return "id " + id + ", amount " + amount + (amountScale == 0 ? "" : " (scale " + amountScale + ")");

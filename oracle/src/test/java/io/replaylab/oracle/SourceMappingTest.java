@@ -93,4 +93,48 @@ class SourceMappingTest {
         assertThatThrownBy(() -> SourceMapping.of("key", "key", 19)).hasMessageContaining("0..18");
         assertThat(SourceMapping.of("key", "json:/a~1b", 2).toString()).isEqualTo("id key, amount json:/a~1b (scale 2)");
     }
+
+    @Test
+    void aCopyUnderAnotherIdentityIsWrittenWhereTheMappingReadsItAndReadsBackSoWithEverythingElseKept() {
+        byte[] value = "{\"payment\":{\"id\":17,\"amountCents\":1250},\"items\":[{\"id\":\"x\"}]}".getBytes(StandardCharsets.UTF_8);
+        org.apache.kafka.common.header.internals.RecordHeaders headers = new org.apache.kafka.common.header.internals.RecordHeaders();
+        headers.add("msg-id", "h-1".getBytes(StandardCharsets.UTF_8));
+        headers.add("trace", "t".getBytes(StandardCharsets.UTF_8));
+        SourceMapping.Raw r = new SourceMapping.Raw("k-1".getBytes(StandardCharsets.UTF_8), value, headers);
+
+        SourceMapping nested = SourceMapping.of("json:/payment/id", "json:/payment/amountCents", 0);
+        SourceMapping.Raw json = nested.withId(r, "ns-aborted-1");
+        assertThat(new String(json.value(), StandardCharsets.UTF_8))
+                .isEqualTo("{\"payment\":{\"id\":\"ns-aborted-1\",\"amountCents\":1250},\"items\":[{\"id\":\"x\"}]}");
+        assertThat(nested.parser().parse(json.key(), json.value(), json.lastValues())).isEqualTo(Parsed.of("ns-aborted-1", 1250));
+        assertThat(json.key()).isEqualTo(r.key());
+
+        SourceMapping inArray = SourceMapping.of("json:/items/0/id", "json:/payment/amountCents", 0);
+        assertThat(inArray.parser().parse(null, inArray.withId(r, "a-2").value(), null)).isEqualTo(Parsed.of("a-2", 1250));
+
+        SourceMapping byKey = SourceMapping.of("key", "json:/payment/amountCents", 0);
+        SourceMapping.Raw keyed = byKey.withId(r, "a-3");
+        assertThat(byKey.parser().parse(keyed.key(), keyed.value(), keyed.lastValues())).isEqualTo(Parsed.of("a-3", 1250));
+        assertThat(keyed.value()).isEqualTo(value);
+
+        // the handbook's shape: the identity in the key AND the value, which its consumer reads: both carry the copy's
+        SourceMapping.Raw handbook = new SourceMapping.Raw("p-17".getBytes(StandardCharsets.UTF_8),
+                "{\"paymentId\":\"p-17\",\"amountCents\":17,\"note\":\"p-170\"}".getBytes(StandardCharsets.UTF_8), null);
+        SourceMapping.Raw copied = SourceMapping.of("key", "json:/amountCents", 0).withId(handbook, "a-5");
+        assertThat(new String(copied.key(), StandardCharsets.UTF_8)).isEqualTo("a-5");
+        assertThat(new String(copied.value(), StandardCharsets.UTF_8)).isEqualTo("{\"paymentId\":\"a-5\",\"amountCents\":17,\"note\":\"p-170\"}");
+
+        SourceMapping byHeader = SourceMapping.of("header:msg-id", "json:/payment/amountCents", 0);
+        SourceMapping.Raw headed = byHeader.withId(r, "a-4");
+        assertThat(byHeader.parser().parse(headed.key(), headed.value(), headed.lastValues())).isEqualTo(Parsed.of("a-4", 1250));
+        assertThat(headed.headers().lastHeader("trace").value()).isEqualTo("t".getBytes(StandardCharsets.UTF_8));
+        assertThat(new String(headers.lastHeader("msg-id").value(), StandardCharsets.UTF_8)).as("the original is left as it was").isEqualTo("h-1");
+
+        assertThatThrownBy(() -> SourceMapping.of("json:/paymentId", "json:/payment/amountCents", 0).withId(r, "x"))
+                .hasMessageStartingWith("the record has no identity to replace: ");
+        assertThatThrownBy(() -> nested.withId(new SourceMapping.Raw(null, "not json".getBytes(StandardCharsets.UTF_8), null), "x"))
+                .hasMessageStartingWith("the record has no identity to replace: ");
+        assertThatThrownBy(() -> byKey.withId(new SourceMapping.Raw(null, value, null), "x")).hasMessageStartingWith("the record has no identity to replace: ");
+        assertThatThrownBy(() -> SourceMapping.of("header:other", "key", 0).withId(r, "x")).hasMessageStartingWith("the record has no identity to replace: ");
+    }
 }

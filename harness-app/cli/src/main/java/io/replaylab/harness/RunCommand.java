@@ -158,9 +158,10 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--producer-dir", description = "as --subject-dir, for --producer-cmd")
     Path producerDir;
 
-    @Option(names = "--aborted-transactions", negatable = true, description = "the lab's producer writes aborted transactions between "
+    @Option(names = "--aborted-transactions", negatable = true, description = "the source holds aborted transactions between "
             + "committed ones, with ids of their own: a consumer that applies one (isolation.level=read_uncommitted) FAILs; on by default with "
-            + "--experiment thorough or all (not with --producer-cmd: your producer's records are your own)")
+            + "--experiment thorough or all (with --producer-cmd your producer writes <topic>.produced and the lab copies its records, the "
+            + "aborted ones under fresh ids written at --source-id)")
     Boolean abortedTransactions;
 
     @Option(names = "--record-key", description = "the lab's producer writes this key: {id} {amount} {account} (default: the account)")
@@ -189,7 +190,9 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--barrier-timeout", defaultValue = "60s", description = "how long a barrier waits for A to reach its point (default ${DEFAULT-VALUE})")
     Duration barrierTimeout;
 
-    @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain (default ${DEFAULT-VALUE})")
+    @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain before "
+            + "its consumer joined through the wire proxy (or with --no-witness); once it did, its own poll interval and session timeout "
+            + "decide, and a stall past them FAILs; also how long --producer-cmd may run (default ${DEFAULT-VALUE})")
     Duration drainTimeout;
 
     @Option(names = "--contention-window", defaultValue = "3s", description = "schedules: how long a sequence cell (e.g. before-db-commit:"
@@ -341,8 +344,8 @@ final class RunCommand implements Callable<Integer> {
         }
         r = r.mapping(source.mapping());
         boolean thorough = experiment == ExperimentChoice.THOROUGH || experiment == ExperimentChoice.ALL;
-        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && thorough && r.producer().isEmpty()) {
-            r = r.withAbortedTransactions(); // refused for a producer command's records, naming why
+        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && thorough) {
+            r = r.withAbortedTransactions();
         }
         return r;
     }

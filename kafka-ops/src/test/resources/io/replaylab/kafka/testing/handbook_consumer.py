@@ -19,6 +19,8 @@ per defect class of the lab's catalogue (README, "What catches what"):
   published twice (a producer's retry) is applied twice.
 - BUSY_TIMEOUT (seconds, default 10) with SWALLOW_BUSY ("1"): a write still busy after the timeout is
   logged and skipped, and its offset committed: an error swallowed under contention loses the effect.
+- ISOLATION ("read_uncommitted"): records of transactions their producer aborted are read and applied
+  (librdkafka's default is read_committed).
 - JOURNAL_MODE (default WAL): SQLite's journal mode; another (DELETE) makes every reader take a shared
   lock that a writer's COMMIT waits for.
 Message: key = payment id, value {"paymentId": "...", "amountCents": 1250, "currency": "EUR"}.
@@ -64,6 +66,7 @@ def main():
         "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 1500,
         "max.poll.interval.ms": 10000,
+        **({"isolation.level": env["ISOLATION"]} if env.get("ISOLATION") else {}),
     })
     skip_to_end = env.get("SKIP_TO_END") == "1"
 

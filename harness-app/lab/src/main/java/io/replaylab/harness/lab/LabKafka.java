@@ -21,6 +21,7 @@ import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
+import io.replaylab.oracle.SourceMapping;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.TopicOracle;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -100,8 +101,13 @@ public final class LabKafka {
         RecordSource source = ctx.settings().source();
         Optional<Subject> producer = source.producer();
         if (producer.isPresent()) {
-            SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions()); // before the user's producer (the lab's makes its own)
-            runProducer(e, producer.get(), topic, namespace);
+            // with aborted transactions, the producer fills a topic of its own, which the lab copies with them in between
+            String into = source.abortedTransactions() ? topic + ".produced" : topic;
+            SyntheticProducer.ensureTopic(ctx.run().bootstrap, into, ctx.settings().broker().partitions()); // before the user's producer (the lab's makes its own)
+            runProducer(e, producer.get(), into, namespace);
+            if (source.abortedTransactions()) {
+                copyWithAbortedTransactions(e, into, topic, namespace);
+            }
         } else {
             String manifest = "snapshots/" + namespace + "-manifest.json";
             String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, topic, ctx.settings().broker().partitions(), namespace,
@@ -131,6 +137,19 @@ public final class LabKafka {
             throw new LabStoppedException(why);
         }
         return s;
+    }
+
+    /** The producer's records copied from {@code from} into {@code topic} with aborted transactions between them ({@link SourceCopy}), recorded. */
+    private void copyWithAbortedTransactions(ExperimentRecorder e, String from, String topic, String namespace) throws Exception {
+        List<ConsumerRecord<byte[], byte[]>> produced = readRaw(from);
+        SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions());
+        SourceMapping mapping = ctx.settings().source().mapping();
+        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, produced, topic, mapping, namespace);
+        e.record(Source.here("harness"), new Payload.Note("the producer's " + c.records() + " record(s) in " + from + " copied into " + topic
+                + " in committed transactions, " + (c.aborted() > 0 ? "with " + c.aborted() + " record(s) of aborted transactions between them: "
+                        + "copies of its records under fresh ids (" + namespace + "-aborted-<n>, written at " + mapping.id() + ")"
+                        : "with no aborted transaction between them: none of its records takes a fresh id at " + mapping.id() + " "
+                                + c.uncopyable())));
     }
 
     /**

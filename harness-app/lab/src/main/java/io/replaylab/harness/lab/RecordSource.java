@@ -41,21 +41,19 @@ public final class RecordSource {
 
     /**
      * The same source with records of aborted transactions among its own, as real transactional
-     * producers leave them: the lab's payments go in committed transactions, and between them
-     * transactions that are aborted, each with one payment per partition under ids no committed
-     * record has ({@code <namespace>-aborted-<n>}). The oracle expects effects of committed records
-     * only; a consumer that applies an aborted one ({@code isolation.level=read_uncommitted}) FAILs
-     * naming it. The lab's own payments only: a producer command's records are its own.
+     * producers leave them: the records go in committed transactions, and between them transactions
+     * that are aborted, each with one record per partition under ids no committed record has
+     * ({@code <namespace>-aborted-<n>}). The lab's payments are written so directly; a producer
+     * command's records are written by it into a topic of their own ({@code <topic>.produced}) and
+     * copied, the aborted ones being copies of its records with the fresh id written where the
+     * source mapping reads it. The oracle expects effects of committed records only; a consumer that
+     * applies an aborted one ({@code isolation.level=read_uncommitted}) FAILs naming it.
      */
     public RecordSource withAbortedTransactions() {
-        if (producer != null) {
-            throw InvalidSettingsException.of("source", "cannot add aborted transactions to a producer command's records (the lab writes them "
-                    + "between its own payments); use the lab's payments, in the user's shape if need be");
-        }
         return new RecordSource(producer, keyTemplate, valueTemplate, mapping, true);
     }
 
-    /** Whether the lab writes aborted transactions among its payments. */
+    /** Whether the lab writes aborted transactions among the records. */
     public boolean abortedTransactions() {
         return aborted;
     }

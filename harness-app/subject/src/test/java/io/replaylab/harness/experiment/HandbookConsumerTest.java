@@ -70,7 +70,9 @@ class HandbookConsumerTest {
     @Test
     void theCorrectConsumerPassesTheWholeBatteryWithNoFalseAlarm(LocalKafka kafka) throws Exception {
         Gdb.require(); // the DB points of a program that is not a JVM are held by gdb
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.thorough()).subject(consumer("1")).source(theirProducer()).build(), null);
+        // as the CLI's thorough runs it: their producer's records copied with aborted transactions between them
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.thorough()).subject(consumer("1")).source(theirProducer().withAbortedTransactions())
+                .build(), null);
 
         assertThat(r.refused()).isEmpty();
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).contains("replay", "rebalance", "rebuild", "schedules",
@@ -97,6 +99,8 @@ class HandbookConsumerTest {
         }
         assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
                 .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
+        assertThat(experiment(r.evidence(), "replay").checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
         assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");
         assertThat(experiment(r.evidence(), "schedules").environment().get("barrier")).as("which barrier holds which point, and why")
                 .startsWith("wire (the subject's program 'python3' is not java").endsWith("; before-db-commit: native (gdb at the SQLite commit), "
@@ -117,6 +121,26 @@ class HandbookConsumerTest {
         return x.name().equals("schedules") && x.outcome().status() == Status.NOT_RUN && x.outcome().reason().matches("cell after-offset-commit:hold "
                 + "NOT_RUN \\(A kept taking part in the group while held at after-offset-commit: .*\\); 10 cell\\(s\\): 9 PASS, 1 NOT_RUN "
                 + "\\(after-offset-commit:hold\\)");
+    }
+
+    /** Their producer's records copied with aborted transactions between them: the twin that reads uncommitted applies the aborted copies. */
+    @Test
+    void itsReadUncommittedTwinFedByTheirOwnProducerFailsNamingTheAbortedCopiesItApplied(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1").env("ISOLATION", "read_uncommitted"))
+                .source(theirProducer().withAbortedTransactions()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("the producer's 60 record\\(s\\) in \\S+\\.produced copied "
+                + "into \\S+ in committed transactions, with 9 record\\(s\\) of aborted transactions between them: copies of its records under fresh "
+                + "ids \\(\\S+-aborted-<n>, written at key\\)"));
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.FAIL);
+            assertThat(c.actual()).matches("9 applied, e\\.g\\. \\[\\S+-aborted-1, .*\\]: the consumer reads records of transactions their producer "
+                    + "aborted \\(isolation.level=read_uncommitted.*");
+        });
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement().satisfies(c -> assertThat(c.status())
+                .as("the copies are the producer's records, all applied").isEqualTo(Status.PASS));
     }
 
     @Test
