@@ -19,12 +19,14 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class StagedSource {
     private final LabContext ctx;
     private final String topic;
+    private final String namespace;
     private final List<ConsumerRecord<byte[], byte[]>> rest;
     private int published;
 
-    private StagedSource(LabContext ctx, String topic, List<ConsumerRecord<byte[], byte[]>> rest) {
+    private StagedSource(LabContext ctx, LabNamespace ns, List<ConsumerRecord<byte[], byte[]>> rest) {
         this.ctx = ctx;
-        this.topic = topic;
+        this.topic = ns.topic();
+        this.namespace = ns.prefix();
         this.rest = rest;
     }
 
@@ -34,15 +36,15 @@ final class StagedSource {
         ctx.kafka().fillSource(e, staging, ns.prefix());
         List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
         ctx.kafka().publishRaw(ns.topic(), List.of()); // the topic, empty: a consumer subscribes to what exists
-        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " unchanged, " + all.size() + " record(s) in two "
-                + "halves: " + when));
-        return new StagedSource(ctx, ns.topic(), List.copyOf(all));
+        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " " + how(ctx) + ", " + all.size()
+                + " record(s) in two halves: " + when));
+        return new StagedSource(ctx, ns, List.copyOf(all));
     }
 
     /** The first half of what is held back, into the topic. */
     void publishHalf() throws Exception {
         int half = Math.max(1, rest.size() / 2);
-        ctx.kafka().publishRaw(topic, rest.subList(published, half));
+        ctx.kafka().copySource(topic, rest.subList(published, half), namespace);
         published = half;
     }
 
@@ -52,15 +54,21 @@ final class StagedSource {
         ctx.kafka().fillSource(e, staging, ns.prefix());
         List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
         int first = Math.max(1, Math.min(5, all.size() / 10));
-        ctx.kafka().publishRaw(ns.topic(), all.subList(0, first));
-        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " unchanged in two steps: " + first
+        ctx.kafka().copySource(ns.topic(), all.subList(0, first), ns.prefix());
+        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " " + how(ctx) + " in two steps: " + first
                 + " record(s) now, the other " + (all.size() - first) + " " + restWhen));
-        return new StagedSource(ctx, ns.topic(), List.copyOf(all.subList(first, all.size())));
+        return new StagedSource(ctx, ns, List.copyOf(all.subList(first, all.size())));
     }
 
     /** The rest of the source set, into the topic. */
     void publishRest() throws Exception {
-        ctx.kafka().publishRaw(topic, rest.subList(published, rest.size()));
+        ctx.kafka().copySource(topic, rest.subList(published, rest.size()), namespace);
         published = rest.size();
+    }
+
+    /** How the records are copied: as they are, or with aborted transactions between them as the source has. */
+    private static String how(LabContext ctx) {
+        return ctx.settings().source().abortedTransactions() ? "unchanged, in committed transactions with aborted ones (copies under fresh ids) "
+                + "between them" : "unchanged";
     }
 }

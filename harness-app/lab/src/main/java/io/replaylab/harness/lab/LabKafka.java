@@ -139,17 +139,36 @@ public final class LabKafka {
         return s;
     }
 
-    /** The producer's records copied from {@code from} into {@code topic} with aborted transactions between them ({@link SourceCopy}), recorded. */
+    /** The producer's records copied from {@code from} into {@code topic} with aborted transactions between them ({@link #copySource}), recorded. */
     private void copyWithAbortedTransactions(ExperimentRecorder e, String from, String topic, String namespace) throws Exception {
         List<ConsumerRecord<byte[], byte[]>> produced = readRaw(from);
-        SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions());
+        int aborted = copySource(topic, produced, namespace);
         SourceMapping mapping = ctx.settings().source().mapping();
-        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, produced, topic, mapping, namespace);
-        e.record(Source.here("harness"), new Payload.Note("the producer's " + c.records() + " record(s) in " + from + " copied into " + topic
-                + " in committed transactions, " + (c.aborted() > 0 ? "with " + c.aborted() + " record(s) of aborted transactions between them: "
+        e.record(Source.here("harness"), new Payload.Note("the producer's " + produced.size() + " record(s) in " + from + " copied into " + topic
+                + " in committed transactions, " + (aborted > 0 ? "with " + aborted + " record(s) of aborted transactions between them: "
                         + "copies of its records under fresh ids (" + namespace + "-aborted-<n>, written at " + mapping.id() + ")"
-                        : "with no aborted transaction between them: none of its records takes a fresh id at " + mapping.id() + " "
-                                + c.uncopyable())));
+                        : "with no aborted transaction between them: none of its records reads with " + mapping)));
+    }
+
+    /** Per topic, the aborted copies written into it so far: a topic filled in steps numbers them on. */
+    private final Map<String, Integer> abortedSoFar = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Copies records of the source set (as {@link #readRaw} read them) into {@code topic} as the run's source writes them:
+     * unchanged, and, when the source has aborted transactions ({@link RecordSource#withAbortedTransactions}), in committed
+     * transactions with aborted ones between them ({@link SourceCopy}); the topic is created with the run's partitions when
+     * it does not exist. Returns how many records of aborted transactions it wrote.
+     */
+    public int copySource(String topic, List<ConsumerRecord<byte[], byte[]>> records, String namespace) throws Exception {
+        if (!ctx.settings().source().abortedTransactions()) {
+            publishRaw(topic, records);
+            return 0;
+        }
+        SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions());
+        int before = abortedSoFar.getOrDefault(topic, 0);
+        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, records, topic, ctx.settings().source().mapping(), namespace, before);
+        abortedSoFar.put(topic, before + c.aborted());
+        return c.aborted();
     }
 
     /**

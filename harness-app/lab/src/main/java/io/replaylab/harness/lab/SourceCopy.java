@@ -28,8 +28,9 @@ final class SourceCopy {
     record Copied(int records, int aborted, List<String> uncopyable) {
     }
 
+    /** The records into {@code topic}; the aborted copies numbered from {@code abortedBefore} + 1 (a topic filled in steps keeps its ids apart). */
     static Copied withAbortedTransactions(String bootstrap, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
-            String namespace) {
+            String namespace, int abortedBefore) {
         // per partition, the first record that takes a fresh identity: the model of that partition's aborted copies
         Map<Integer, SourceMapping.Raw> models = new LinkedHashMap<>();
         List<String> uncopyable = new ArrayList<>();
@@ -62,7 +63,7 @@ final class SourceCopy {
                     producer.commitTransaction();
                     producer.beginTransaction();
                     for (Map.Entry<Integer, SourceMapping.Raw> m : models.entrySet()) {
-                        SourceMapping.Raw copy = mapping.withId(m.getValue(), namespace + "-aborted-" + (++aborted));
+                        SourceMapping.Raw copy = mapping.withId(m.getValue(), namespace + "-aborted-" + (abortedBefore + ++aborted));
                         producer.send(new ProducerRecord<>(topic, m.getKey(), null, copy.key(), copy.value(), copy.headers()));
                     }
                     producer.flush();

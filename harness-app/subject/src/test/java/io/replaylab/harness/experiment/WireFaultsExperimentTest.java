@@ -17,6 +17,7 @@ import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.harness.subject.ReferenceLab;
@@ -135,6 +136,27 @@ class WireFaultsExperimentTest {
                 && n.text().contains("first half goes in now anyway"));
         assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("fault offset-fetch:forget@every ")
                 && n.text().contains("answered no committed offset: "));
+    }
+
+    /**
+     * The forget cell fills its topic in two steps (a staged source): with aborted transactions in the source, each step is
+     * copied with aborted ones between its records, and a Java consumer with the client's default isolation applies them.
+     */
+    @Test
+    void aStagedSourceKeepsItsAbortedTransactionsAndAJavaConsumerWithDefaultIsolationFailsNamingThem(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-fetch:forget@every").records(40).source(RecordSource.reference().withAbortedTransactions())
+                .subject(ForeignSubjectMain.subject("client-defaults")).targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = cell(r.evidence(), "offset-fetch:forget@every");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().contains("unchanged, in committed transactions with aborted ones "
+                + "(copies under fresh ids) between them, 40 record(s) in two halves"));
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
+            assertThat(c.status()).isEqualTo(Status.FAIL);
+            assertThat(c.actual()).contains("-aborted-").contains("isolation.level=read_uncommitted, the Java client's default");
+        });
+        assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement()
+                .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
     }
 
     @Test
