@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
+import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
@@ -477,8 +478,11 @@ public final class LabKafka {
                 var m = ctx.target().compare(topic, inbox, s).missing();
                 missing = m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")") + ", ";
             }
+            String resets = witness().map(w -> w.resetsToEnd(topic)).filter(x -> !x.isEmpty())
+                    .map(x -> "; on the wire it reset to the log end: " + x.stream().map(WitnessedReset::summary).collect(java.util.stream.Collectors.joining("; ")))
+                    .orElse("");
             return group + " stalled during " + stage + ": " + missing + "its committed offsets stood at " + where + " with no progress for "
-                    + seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced";
+                    + seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets;
         }
 
         /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records}. */

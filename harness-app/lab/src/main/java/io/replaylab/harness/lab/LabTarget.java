@@ -122,6 +122,25 @@ public final class LabTarget {
      * refuses ends the run at once, every experiment NOT_RUN naming the query and the database's
      * message, instead of each failing at its verdict.
      */
+    /**
+     * Whether the target can be read through the user's query now (always, with none), trying it if no one has: unlike
+     * {@link #checkTargetQuery} it never refuses the run, for a look before the group's first commit, when a consumer that
+     * makes its tables on its first record may not have them yet.
+     */
+    boolean targetReadable(String inbox) {
+        if (ctx.settings().target().query().isEmpty() || ctx.run().queryChecked()) {
+            return true;
+        }
+        try {
+            db.target(inbox).checkQuery();
+            ctx.run().queryChecked(true);
+            return true;
+        } catch (IllegalArgumentException | io.replaylab.oracle.OracleReadException notYet) {
+            log.debug("target query not readable yet: {}", notYet.getMessage());
+            return false;
+        }
+    }
+
     void checkTargetQuery(String inbox) {
         if (ctx.settings().target().query().isEmpty() || ctx.run().queryChecked()) {
             return;
