@@ -154,16 +154,17 @@ final class EosExperiment {
             TopicOracle.Position input = inputs.get(0);
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
-            boolean past = Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().handoffOrDefault()).until(() -> {
+            // B owns the partition by now: it must get past A's input within its own timeouts (or the wait asked for)
+            Duration bWait = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).window());
+            boolean past = Poll.every(Duration.ofMillis(250)).upTo(bWait).until(() -> {
                 ctx.subjects().checkpoint(b);
                 return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition().partition()) > input.offset();
             });
             if (!past) {
                 barrier.release();
                 e.check(Check.fail("B committed A's input while A was held", "R10", topic + "-" + input + " committed past",
-                        "not within " + ctx.settings().timeouts().handoffOrDefault()));
-                return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within "
-                        + ctx.settings().timeouts().handoffOrDefault()));
+                        "not within " + bWait));
+                return e.finish(Outcome.faultNotObserved("B never committed past A's input " + topic + "-" + input + " within " + bWait));
             }
             OffsetSnapshot afterB = ctx.kafka().ops().describe(group);
             e.record(harness, afterB.toPayload("after B committed past A's point"));
@@ -172,8 +173,9 @@ final class EosExperiment {
 
             ctx.step("releasing A; its transaction commit must fail");
             barrier.release();
-            Optional<CallOutcome> outcome = barrier.awaitOutcome(Duration.ofSeconds(60));
-            Optional<Outcome> ended = Verdicts.zombieCommit(e, outcome);
+            Duration callWait = Verdicts.callWait(ctx, group);
+            Optional<CallOutcome> outcome = barrier.awaitOutcome(callWait);
+            Optional<Outcome> ended = Verdicts.zombieCommit(e, outcome, callWait);
             if (ended.isPresent()) {
                 return ended.get();
             }

@@ -192,13 +192,14 @@ final class RebalanceExperiment {
             ctx.step("releasing A; its stale commit must be rejected");
             barrier.release();
             ctx.meters().timer("replaylab.barrier.hold").record(Duration.between(held.time(), Instant.now()));
-            Optional<CallOutcome> outcome = Poll.every(Duration.ZERO).upTo(Duration.ofSeconds(60)).until(() -> {
+            Duration callWait = Verdicts.callWait(ctx, group);
+            Optional<CallOutcome> outcome = Poll.every(Duration.ZERO).upTo(callWait).until(() -> {
                 ctx.subjects().checkpoint();
                 return barrier.awaitOutcome(Duration.ofMillis(250));
             }, Optional::isPresent);
             StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.kafka().witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
-            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, onWire);
+            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, callWait, onWire);
             if (ended.isPresent()) {
                 return ended.get();
             }

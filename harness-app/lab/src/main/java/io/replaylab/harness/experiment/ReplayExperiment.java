@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -64,13 +65,15 @@ final class ReplayExperiment {
         }
         ctx.subjects().recordAssignmentLog(e, a);
 
-        OffsetSnapshot before = ctx.kafka().awaitInactive(group, ctx.settings().timeouts().handoffOrDefault());
+        // a stopped consumer that did not leave is dropped within its session timeout: its patience (or the wait asked for)
+        Duration leave = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).window());
+        OffsetSnapshot before = ctx.kafka().awaitInactive(group, leave);
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");
         TargetSnapshot targetBefore = ctx.target().snapshot(inbox, "replay-target-before");
         e.artifact("snapshots/replay-target-before.tsv", "target (identity, amount) before the replay; sha256 " + targetBefore.digest());
         if (!before.state().isInactive()) {
-            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + ctx.settings().timeouts().handoffOrDefault()
+            return e.finish(Outcome.notRun("group " + group + " did not become inactive within " + leave
                     + " after its consumer stopped (" + before.state().display() + ")"));
         }
 

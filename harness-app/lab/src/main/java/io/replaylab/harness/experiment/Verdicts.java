@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -52,6 +53,15 @@ final class Verdicts {
     }
 
     /**
+     * How long a released A's call may take to return: a minute (the Java client's {@code default.api.timeout.ms}), or its
+     * group's {@link io.replaylab.harness.lab.LabKafka#patience} when its timeouts say longer.
+     */
+    static Duration callWait(io.replaylab.harness.lab.LabContext ctx, String group) {
+        Duration window = ctx.kafka().patience(group).window();
+        return window.compareTo(Duration.ofSeconds(60)) > 0 ? window : Duration.ofSeconds(60);
+    }
+
+    /**
      * R9 on A's released commit, as observed by the barrier and the wire witness: the check, and the
      * experiment's end unless the commit was refused (then the experiment goes on). Not observed or
      * never delivered: NOT_RUN (nothing was shown either way). ACCEPTED, by the client or by the
@@ -61,9 +71,9 @@ final class Verdicts {
      * broken broker, coordinator or client can produce that, which is why no scenario against Kafka
      * 4.1 or 4.4 reaches it and a unit test proves the branch. Only the moved partition's answer is judged.
      */
-    static Optional<Outcome> staleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, RebalanceExperiment.StaleCommitOnWire wire) {
+    static Optional<Outcome> staleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, Duration waited, RebalanceExperiment.StaleCommitOnWire wire) {
         if (outcome.isEmpty()) {
-            e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
+            e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within " + waited.toSeconds() + " s"));
             return Optional.of(e.finish(Outcome.notRun("A's commit outcome was not observed after release")));
         }
         CallOutcome o = outcome.get();
@@ -96,9 +106,9 @@ final class Verdicts {
      * seen (nothing was shown either way); otherwise the check, REJECTED passing it and ACCEPTED failing
      * it, and the experiment goes on so that the oracle shows what a late commit did to the output.
      */
-    static Optional<Outcome> zombieCommit(ExperimentRecorder e, Optional<CallOutcome> outcome) {
+    static Optional<Outcome> zombieCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, Duration waited) {
         if (outcome.isEmpty()) {
-            e.check(Check.notRun("the zombie's commit fenced", "R9", "REJECTED", "the commit's outcome was not observed within 60 s"));
+            e.check(Check.notRun("the zombie's commit fenced", "R9", "REJECTED", "the commit's outcome was not observed within " + waited.toSeconds() + " s"));
             return Optional.of(e.finish(Outcome.notRun("A's commitTransaction outcome was not observed after release")));
         }
         CallOutcome o = outcome.get();

@@ -41,7 +41,7 @@ class StaleCommitVerdictTest {
     private Optional<Outcome> judge(Optional<CallOutcome> observed, StaleCommitOnWire wire) {
         try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-test")) {
             ExperimentRecorder e = run.experiment("rebalance", "R9");
-            Optional<Outcome> o = Verdicts.staleCommit(e, observed, wire);
+            Optional<Outcome> o = Verdicts.staleCommit(e, observed, java.time.Duration.ofSeconds(60), wire);
             assertThat(e.checks()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("stale commit rejected"));
             lastActual = e.checks().get(0).actual();
             assertThat(e.finished()).isEqualTo(o.isPresent());

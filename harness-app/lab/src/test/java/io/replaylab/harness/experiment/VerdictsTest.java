@@ -105,14 +105,14 @@ class VerdictsTest {
 
     @Test
     void theZombiesCommitOutcomeDecidesTheCheckAndAnUnseenOneIsNotRun() {
-        Outcome none = on("eos", e -> Verdicts.zombieCommit(e, Optional.empty()).orElseThrow());
+        Outcome none = on("eos", e -> Verdicts.zombieCommit(e, Optional.empty(), Duration.ofSeconds(60)).orElseThrow());
         assertThat(none.status()).isEqualTo(Status.NOT_RUN);
         assertThat(none.reason()).isEqualTo("A's commitTransaction outcome was not observed after release");
 
         ExperimentRecorder[] accepted = new ExperimentRecorder[1];
         Optional<Outcome> goesOn = on("eos", e -> {
             accepted[0] = e;
-            return Verdicts.zombieCommit(e, Optional.of(CallOutcome.accepted("transaction-commit")));
+            return Verdicts.zombieCommit(e, Optional.of(CallOutcome.accepted("transaction-commit")), Duration.ofSeconds(60));
         });
         assertThat(goesOn).isEmpty();
         assertThat(accepted[0].checks()).singleElement().satisfies(c -> {
@@ -123,7 +123,7 @@ class VerdictsTest {
         Optional<Outcome> fenced = on("eos", e -> {
             rejected[0] = e;
             return Verdicts.zombieCommit(e, Optional.of(CallOutcome.rejected("transaction-commit",
-                    "org.apache.kafka.common.errors.ProducerFencedException", "fenced")));
+                    "org.apache.kafka.common.errors.ProducerFencedException", "fenced")), Duration.ofSeconds(60));
         });
         assertThat(fenced).isEmpty();
         assertThat(rejected[0].checks()).singleElement().satisfies(c -> {
