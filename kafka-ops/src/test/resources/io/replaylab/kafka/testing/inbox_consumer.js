@@ -3,7 +3,8 @@
 // shape of the handbook's consumer, and nothing of replay-lab inside it. Per record, in ONE SQLite
 // transaction: the message id into the inbox (INSERT OR IGNORE) and, only when that row is new, the
 // effect into the ledger; THEN commitOffsets. SQLite and KafkaJS both run on Node's main thread.
-// With --no-inbox the ledger row is written for every delivery (the bug the lab must catch).
+// With --no-inbox the ledger row is written for every delivery (the bug the lab must catch). With --client-timeouts it keeps
+// KafkaJS's own defaults (sessionTimeout 30 s, rebalanceTimeout 60 s, heartbeatInterval 3 s).
 //
 // Target query: SELECT message_id, amount FROM js_ledger WHERE ns = {namespace}
 'use strict';
@@ -14,6 +15,7 @@ const args = {};
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   if (a === '--no-inbox') args.noInbox = true;
+  else if (a === '--client-timeouts') args.clientTimeouts = true;
   else if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
 }
 for (const k of ['bootstrap', 'topic', 'group', 'db', 'namespace', 'instance']) {
@@ -48,7 +50,8 @@ const kafka = new Kafka({ clientId: args.instance, brokers: [args.bootstrap], lo
 // KafkaJS heartbeats from the one thread that also awaits a commit: a warm-up commit held on the wire while gdb attaches (and
 // stops the process), on a loaded 2-core machine, ran past a 6 s session; a member that does not rejoin still leaves after
 // the rebalance timeout (10 s) once another joins
-const consumer = kafka.consumer({ groupId: args.group, sessionTimeout: 15000, heartbeatInterval: 3000, rebalanceTimeout: 10000, maxWaitTimeInMs: 200 });
+const consumer = kafka.consumer(args.clientTimeouts ? { groupId: args.group, maxWaitTimeInMs: 200 }
+  : { groupId: args.group, sessionTimeout: 15000, heartbeatInterval: 3000, rebalanceTimeout: 10000, maxWaitTimeInMs: 200 });
 
 async function main() {
   await consumer.connect();

@@ -373,6 +373,7 @@ public final class LabKafka {
         private long lastProgress = startedAt;
         private java.time.Instant lastProgressAt = java.time.Instant.now();
         private java.time.Instant lastJoin = java.time.Instant.EPOCH;
+        private boolean said;
         private String processes = "";
 
         Drain(String group, String topic, String inbox, String stage, LabContext.Instance[] needed) {
@@ -445,6 +446,10 @@ public final class LabKafka {
                 }
             }
             Patience p = patience(group);
+            if (p.judged() && !said) {
+                said = true;
+                say(p);
+            }
             if (System.nanoTime() - (p.judged() ? lastProgress : startedAt) < p.window().toNanos()) {
                 return false;
             }
@@ -452,6 +457,15 @@ public final class LabKafka {
                 throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p));
             }
             return true;
+        }
+
+        /** Said once the consumer's timeouts are known: how long the lab will wait for it and why (the start of its wait as judged). */
+        private void say(Patience p) {
+            String text = "the " + stage + " of " + group + " waits while it progresses; " + seconds(p.window()) + " without progress (no new commit, "
+                    + "effect, join or restart) is a stall, FAIL: " + p.basis();
+            ctx.step("  … " + text);
+            java.util.Arrays.stream(needed).map(LabContext.Instance::recorder).filter(r -> r != null && !r.finished()).findFirst()
+                    .ifPresent(r -> r.record(Source.here("harness"), new Payload.Note(text)));
         }
 
         private void progressed() {

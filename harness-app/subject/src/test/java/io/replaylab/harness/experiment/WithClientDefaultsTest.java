@@ -5,22 +5,29 @@ import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.NodeConsumer;
+import io.replaylab.kafka.testing.PythonConsumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A consumer exactly as the Java client's defaults make it (session.timeout.ms 45 s, max.poll.interval.ms 300 s), written
- * apart from the lab: the default run's rebalance used to FAIL on it ("no handoff" after a fixed 2 minutes, while a held
- * thread's heartbeats kept A in the group for 300 s). Its timeouts are read on the wire, its heartbeats withheld, and A is
- * dropped after its 45 s session. Named to start first among the suite's classes: most of its minute is a wait.
+ * Consumers exactly as their clients' defaults make them, written apart from the lab: the Java client (session.timeout.ms
+ * 45 s, max.poll.interval.ms 300 s), librdkafka (the same) and KafkaJS (sessionTimeout 30 s, rebalanceTimeout 60 s). The
+ * default run's rebalance used to FAIL on the first two ("no handoff" after a fixed 2 minutes, while a held thread's
+ * heartbeats kept A in the group for 300 s). Their timeouts are read on the wire, A's heartbeats withheld, and A is dropped
+ * after its session timeout. The three runs go side by side (mostly waits); named to start first among the suite's classes.
  */
 @LocalKafkaTest
 class WithClientDefaultsTest {
@@ -28,14 +35,39 @@ class WithClientDefaultsTest {
     Path dir;
 
     @Test
-    void aJavaConsumerWithItsClientsDefaultTimeoutsPassesTheRebalanceHandingOffAtItsSessionTimeout(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template("client-defaults")))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.rebalance()).build(), null);
+    void consumersWithTheirClientsDefaultTimeoutsPassTheRebalanceHandingOffAtTheirSessionTimeout(LocalKafka kafka) throws Exception {
+        Map<String, LabSettings> runs = new LinkedHashMap<>();
+        runs.put("java", rebalance(kafka, "java").subject(Subject.command(ForeignSubjectMain.template("client-defaults")))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build());
+        runs.put("librdkafka", rebalance(kafka, "librdkafka").subject(Subject.command(PythonConsumer.template(dir, "--client-timeouts")))
+                .targetQuery(PythonConsumer.TARGET_QUERY).build());
+        runs.put("kafkajs", rebalance(kafka, "kafkajs").subject(Subject.command(NodeConsumer.template() + " --client-timeouts"))
+                .targetQuery(NodeConsumer.TARGET_QUERY).build());
+        Map<String, CompletableFuture<ExperimentEvidence>> running = new LinkedHashMap<>();
+        runs.forEach((client, settings) -> running.put(client, CompletableFuture.supplyAsync(() -> {
+            try {
+                return experiment(Lab.run(settings, null).evidence(), "rebalance");
+            } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        })));
+        Map<String, String> timeouts = Map.of(
+                "java", "classic protocol, session.timeout.ms 45000, max.poll.interval.ms 300000 (JoinGroup v",
+                "librdkafka", "classic protocol, session.timeout.ms 45000, max.poll.interval.ms 300000 (JoinGroup v",
+                "kafkajs", "classic protocol, session.timeout.ms 30000, max.poll.interval.ms 60000 (JoinGroup v");
+        Map<String, String> waits = Map.of("java", "105 s: A's session timeout is 45 s", "librdkafka", "105 s: A's session timeout is 45 s",
+                "kafkajs", "90 s: A's session timeout is 30 s");
+        for (Map.Entry<String, CompletableFuture<ExperimentEvidence>> r : running.entrySet()) {
+            ExperimentEvidence x = r.getValue().get();
+            String client = r.getKey();
+            assertThat(x.outcome().status()).as(client + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.environment().get("A's timeouts")).as(client).startsWith(timeouts.get(client));
+            assertThat(x.events()).as(client).extracting(ev -> ev.payload()).anyMatch(p -> p instanceof Payload.Note n
+                    && n.text().startsWith("the handoff wait is " + waits.get(client) + " (classic protocol) and its heartbeats are withheld"));
+        }
+    }
 
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.environment().get("A's timeouts")).startsWith("classic protocol, session.timeout.ms 45000, max.poll.interval.ms 300000 (JoinGroup v");
-        assertThat(x.events()).extracting(ev -> ev.payload()).anyMatch(p -> p instanceof Payload.Note n
-                && n.text().startsWith("the handoff wait is 105 s: A's session timeout is 45 s (classic protocol) and its heartbeats are withheld"));
+    private LabSettings.Builder rebalance(LocalKafka kafka, String client) {
+        return on(kafka, dir.resolve(client)).experiments(Experiments.rebalance());
     }
 }
