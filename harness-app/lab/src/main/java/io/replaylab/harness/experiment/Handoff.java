@@ -81,9 +81,9 @@ final class Handoff implements AutoCloseable {
                     : "A's member never joined through the proxy") + ")";
         } else if (session.isPresent() && !withheld.isEmpty()) {
             needed = session.get();
-            basis = "A's session timeout is " + seconds(needed) + " (" + seen.get().protocol().display() + " protocol) and its heartbeats are "
+            basis = "A's session timeout is " + Timeouts.seconds(needed) + " (" + seen.get().protocol().display() + " protocol) and its heartbeats are "
                     + "withheld on the wire, so the coordinator drops A within it, whatever its poll interval ("
-                    + seconds(seen.get().rebalance()) + ")";
+                    + Timeouts.seconds(seen.get().rebalance()) + ")";
         } else {
             needed = seen.get().rebalance();
             basis = "A's max.poll.interval.ms is " + needed.toMillis() + " and its session timeout unknown: a held thread's client leaves after it";
@@ -102,9 +102,9 @@ final class Handoff implements AutoCloseable {
             Duration margin = Timeouts.margin(needed);
             capped = needed.plus(margin).compareTo(LONGEST) > 0;
             wait = capped ? LONGEST : needed.plus(margin);
-            why = basis + "; plus " + seconds(margin) + " for B to start and join" + (capped ? ", capped at " + seconds(LONGEST) : "");
+            why = basis + "; plus " + Timeouts.seconds(margin) + " for B to start and join" + (capped ? ", capped at " + Timeouts.seconds(LONGEST) : "");
         }
-        e.record(HARNESS, new Payload.Note("the handoff wait is " + seconds(wait) + ": " + why));
+        e.record(HARNESS, new Payload.Note("the handoff wait is " + Timeouts.seconds(wait) + ": " + why));
         Handoff h = new Handoff(wait, why, needed, capped, withheld, e);
         ctx.closeAtEnd(h); // A's heartbeats flow again whatever ends the experiment first
         return h;
@@ -127,7 +127,7 @@ final class Handoff implements AutoCloseable {
 
     /** For the step line: {@code up to 66 s: A's session timeout is 6 s …}. */
     String says() {
-        return "up to " + seconds(wait) + ": " + why;
+        return "up to " + Timeouts.seconds(wait) + ": " + why;
     }
 
     /**
@@ -136,8 +136,8 @@ final class Handoff implements AutoCloseable {
      */
     Outcome none(String reason) {
         if (capped) {
-            return Outcome.notRun(reason + "; A's timeouts ask for " + seconds(needed) + " before it is dropped, more than the lab waits ("
-                    + seconds(LONGEST) + "): give LabSettings.handoffTimeout to wait longer");
+            return Outcome.notRun(reason + "; A's timeouts ask for " + Timeouts.seconds(needed) + " before it is dropped, more than the lab waits ("
+                    + Timeouts.seconds(LONGEST) + "): give LabSettings.handoffTimeout to wait longer");
         }
         return Outcome.faultNotObserved(reason);
     }
@@ -159,9 +159,5 @@ final class Handoff implements AutoCloseable {
                         + "the coordinator heard nothing from A either way; its heartbeats reach it again from now on"
                 : n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so that the coordinator "
                         + "dropped A after its session timeout; A's heartbeats reach it again from now on"));
-    }
-
-    private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
     }
 }

@@ -299,15 +299,15 @@ public final class LabKafka {
                     + " to show the consumer's own timeouts");
         }
         Duration margin = Timeouts.rejoin(need);
-        return new Patience(need.plus(margin), true, "its poll interval and session timeout (" + which + "): " + seconds(need) + ", plus " + seconds(margin)
+        return new Patience(need.plus(margin), true, "its poll interval and session timeout (" + which + "): " + Timeouts.seconds(need) + ", plus " + Timeouts.seconds(margin)
                 + " for a restart and a rejoin");
     }
 
     /** Why a drain of {@code group} returned null, for its NOT_RUN: {@code not done within 180 s (the lab's drain timeout …)}. */
     public String notDone(String group) {
         Patience p = patience(group);
-        return p.judged() ? "still not done after " + seconds(LONGEST_DRAIN) + ", though it progressed within its own timeouts all along"
-                : "not done within " + seconds(p.window()) + " (" + p.basis() + ")";
+        return p.judged() ? "still not done after " + Timeouts.seconds(LONGEST_DRAIN) + ", though it progressed within its own timeouts all along"
+                : "not done within " + Timeouts.seconds(p.window()) + " (" + p.basis() + ")";
     }
 
     private final Map<String, Optional<Duration>> brokerSessions = new java.util.concurrent.ConcurrentHashMap<>();
@@ -461,7 +461,7 @@ public final class LabKafka {
 
         /** Said once the consumer's timeouts are known: how long the lab will wait for it and why (the start of its wait as judged). */
         private void say(Patience p) {
-            String text = "the " + stage + " of " + group + " waits while it progresses; " + seconds(p.window()) + " without progress (no new commit, "
+            String text = "the " + stage + " of " + group + " waits while it progresses; " + Timeouts.seconds(p.window()) + " without progress (no new commit, "
                     + "effect, join or restart) is a stall, FAIL: " + p.basis();
             ctx.step("  … " + text);
             java.util.Arrays.stream(needed).map(LabContext.Instance::recorder).filter(r -> r != null && !r.finished()).findFirst()
@@ -496,7 +496,7 @@ public final class LabKafka {
                     .map(x -> "; on the wire it reset to the log end: " + x.stream().map(WitnessedReset::summary).collect(java.util.stream.Collectors.joining("; ")))
                     .orElse("");
             return group + " stalled during " + stage + ": " + missing + "its committed offsets stood at " + where + " with no progress for "
-                    + seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets;
+                    + Timeouts.seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets;
         }
 
         /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records}. */
@@ -513,10 +513,6 @@ public final class LabKafka {
      */
     private Map<Integer, Long> recordEnds(String topic) {
         return ctx.settings().source().mayHoldTransactions() ? TopicOracle.of(source(topic)).recordEnds() : null;
-    }
-
-    private static String seconds(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
     }
 
     /**

@@ -58,6 +58,11 @@ public record Timeouts(Optional<Duration> handoff, Duration barrier, Duration dr
         return atLeast(needed.dividedBy(4), Duration.ofSeconds(30));
     }
 
+    /** A wait as the evidence says it: {@code 105 s}, {@code 1.5 s}. */
+    public static String seconds(Duration d) {
+        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() / 1000.0 + " s";
+    }
+
     private static Duration atLeast(Duration d, Duration floor) {
         return d.compareTo(floor) > 0 ? d : floor;
     }
