@@ -118,10 +118,6 @@ public record SourceMapping(Field id, Field amount, int amountScale) {
         return out.toByteArray();
     }
 
-    private static org.apache.kafka.common.header.Headers copy(org.apache.kafka.common.header.Headers h) {
-        return new org.apache.kafka.common.header.internals.RecordHeaders(h.toArray());
-    }
-
     @Override
     public String toString() {
         return "id " + id + ", amount " + amount + (amountScale == 0 ? "" : " (scale " + amountScale + ")");

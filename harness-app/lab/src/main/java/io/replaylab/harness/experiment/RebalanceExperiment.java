@@ -177,7 +177,7 @@ final class RebalanceExperiment {
             ctx.step("B redelivers the in-flight record " + inFlightId);
             long target = committing.get(inFlight);
             int partition = inFlight.partition();
-            Poll.every(Duration.ofMillis(250)).upTo(ctx.kafka().patience(group).window()).until(() -> {
+            Poll.every(Duration.ofMillis(250)).upTo(ctx.settings().timeouts().drain()).until(() -> {
                 boolean past = LabKafka.committed(ctx.kafka().ops().describe(group), topic, partition) >= target;
                 if (!past) {
                     ctx.subjects().checkpoint(b); // B must still run while it is behind; once past, its exit is the next step's business

@@ -287,6 +287,7 @@ public final class LabContext {
         private final InstanceSpec spec;
         private final ExperimentRecorder recorder;
         private volatile ChildProcess process;
+        private volatile java.time.Instant started = java.time.Instant.now();
 
         Instance(String name, ChildProcess process, InstanceSpec spec, ExperimentRecorder recorder) {
             this.name = name;
@@ -319,6 +320,12 @@ public final class LabContext {
 
         void restarted(ChildProcess p) {
             process = p;
+            started = java.time.Instant.now();
+        }
+
+        /** When its process now was started. */
+        java.time.Instant started() {
+            return started;
         }
 
         @Override

@@ -148,7 +148,8 @@ public final class LabKafka {
         e.record(Source.here("harness"), new Payload.Note("the producer's " + produced.size() + " record(s) in " + from + " copied into " + topic
                 + " in committed transactions, " + (aborted > 0 ? "with " + aborted + " record(s) of aborted transactions between them: "
                         + "copies of its records under fresh ids (" + namespace + "-aborted-<n>, written at " + mapping.id() + ")"
-                        : "with no aborted transaction between them: none of its records reads with " + mapping)));
+                        : "with no aborted transaction between them: none of its records takes a fresh id at " + mapping.id() + " (each must read "
+                                + "with " + mapping + ")")));
     }
 
     /** Per topic, the aborted copies written into it so far: a topic filled in steps numbers them on. */
@@ -273,6 +274,9 @@ public final class LabKafka {
     /** The longest a drain may go on while it still progresses: a phase still moving after this is not drained (NOT_RUN). */
     static final Duration LONGEST_DRAIN = Duration.ofHours(1);
 
+    /** The longest patience whatever a consumer's timeouts ask for: every wait taken from them stays bounded. */
+    static final Duration LONGEST_PATIENCE = Duration.ofMinutes(20);
+
     /**
      * The patience for {@code group}: once a member joined through the wire proxy, the longest of its members' poll interval
      * plus session timeout, plus {@link Timeouts#rejoin}: a member's poll loop may stall for its poll interval before its
@@ -299,15 +303,21 @@ public final class LabKafka {
                     + " to show the consumer's own timeouts");
         }
         Duration margin = Timeouts.rejoin(need);
-        return new Patience(need.plus(margin), true, "its poll interval and session timeout (" + which + "): " + Timeouts.seconds(need) + ", plus " + Timeouts.seconds(margin)
+        Duration window = need.plus(margin);
+        if (window.compareTo(LONGEST_PATIENCE) > 0) { // e.g. max.poll.interval.ms = Integer.MAX_VALUE, as old Kafka Streams set it
+            return new Patience(LONGEST_PATIENCE, true, "the lab's longest patience, " + Timeouts.seconds(LONGEST_PATIENCE) + ", short of its poll interval "
+                    + "and session timeout (" + which + "): " + Timeouts.seconds(need));
+        }
+        return new Patience(window, true, "its poll interval and session timeout (" + which + "): " + Timeouts.seconds(need) + ", plus " + Timeouts.seconds(margin)
                 + " for a restart and a rejoin");
     }
 
-    /** Why a drain of {@code group} returned null, for its NOT_RUN: {@code not done within 180 s (the lab's drain timeout …)}. */
+    /** Why the last drain of a group ended with nothing drained, by group. */
+    private final Map<String, String> notDone = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Why the last drain of {@code group} returned null, for its NOT_RUN: {@code not done within 180 s (the lab's drain timeout …)}. */
     public String notDone(String group) {
-        Patience p = patience(group);
-        return p.judged() ? "still not done after " + Timeouts.seconds(LONGEST_DRAIN) + ", though it progressed within its own timeouts all along"
-                : "not done within " + Timeouts.seconds(p.window()) + " (" + p.basis() + ")";
+        return notDone.getOrDefault(group, "not done within " + Timeouts.seconds(ctx.settings().timeouts().drain()) + " (LabSettings.drainTimeout)");
     }
 
     private final Map<String, Optional<Duration>> brokerSessions = new java.util.concurrent.ConcurrentHashMap<>();
@@ -372,7 +382,8 @@ public final class LabKafka {
         private final long startedAt = System.nanoTime();
         private long lastProgress = startedAt;
         private java.time.Instant lastProgressAt = java.time.Instant.now();
-        private java.time.Instant lastJoin = java.time.Instant.EPOCH;
+        private final java.time.Instant startedAtInstant = java.time.Instant.now();
+        private final java.util.Set<String> members = new java.util.HashSet<>();
         private boolean said;
         private String processes = "";
 
@@ -387,7 +398,10 @@ public final class LabKafka {
 
         OffsetSnapshot await() throws InterruptedException {
             OffsetSnapshot[] done = {null};
-            Poll.every(Duration.ofMillis(250)).upTo(LONGEST_DRAIN).until(() -> look(done), Boolean::booleanValue);
+            boolean ended = Poll.every(Duration.ofMillis(250)).upTo(LONGEST_DRAIN).until(() -> look(done), Boolean::booleanValue);
+            if (!ended) {
+                notDone.put(group, "still not done after " + Timeouts.seconds(LONGEST_DRAIN) + ", though it progressed all along");
+            }
             return done[0];
         }
 
@@ -419,11 +433,15 @@ public final class LabKafka {
                 mostCommitted = committed;
                 progressed();
             }
-            java.time.Instant joined = witness().flatMap(w -> w.timeouts(group).stream().map(MemberTimeouts::seen).max(java.util.Comparator.naturalOrder()))
-                    .orElse(java.time.Instant.EPOCH);
+            // a new member, or a process the supervisor restarted: its chance starts now (a member joining again, as in a rebalance
+            // storm, is no progress: it would keep the wait alive for ever)
+            List<MemberTimeouts> joined = witness().map(w -> w.timeouts(group)).orElse(List.of());
+            boolean newMember = false;
+            for (MemberTimeouts t : joined) {
+                newMember |= members.add(t.memberId());
+            }
             String pids = java.util.Arrays.stream(needed).map(i -> Long.toString(i.pid())).collect(java.util.stream.Collectors.joining(","));
-            if (!joined.equals(lastJoin) || !pids.equals(processes)) { // a member joined, or the supervisor restarted one: its chance starts now
-                lastJoin = joined;
+            if (newMember || !pids.equals(processes)) {
                 processes = pids;
                 progressed();
             }
@@ -431,7 +449,7 @@ public final class LabKafka {
                 lastAppliedLook = System.nanoTime();
                 // the target is read once the group sent a commit (stored or not): a consumer's schema exists by then, and reading it
                 // sooner would try the target query on a database the subject has not made yet (that refuses the whole run)
-                if (committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) {
+                if ((committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) && readable()) {
                     long missing = ctx.target().compare(topic, inbox, s).missing().count();
                     if (missing == 0 && committed == committedAtAppliedLook) {
                         ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
@@ -446,17 +464,52 @@ public final class LabKafka {
                 }
             }
             Patience p = patience(group);
-            if (p.judged() && !said) {
+            // judged once a process of this drain joined (a member an earlier phase saw says nothing of a process still starting)
+            java.time.Instant since = java.util.Arrays.stream(needed).map(LabContext.Instance::started).max(java.util.Comparator.naturalOrder())
+                    .orElse(startedAtInstant);
+            boolean judged = p.judged() && joined.stream().anyMatch(t -> !t.seen().isBefore(since));
+            if (judged && !said) {
                 said = true;
                 say(p);
             }
-            if (System.nanoTime() - (p.judged() ? lastProgress : startedAt) < p.window().toNanos()) {
+            if (System.nanoTime() - (judged ? lastProgress : startedAt) < (judged ? p.window() : ctx.settings().timeouts().drain()).toNanos()) {
                 return false;
             }
-            if (p.judged()) {
-                throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p));
+            Optional<String> missing = judged && inbox != null ? missingEffects(s) : Optional.empty();
+            if (missing.isPresent()) {
+                throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p, missing.get()));
             }
+            // nothing to name as missing (no inbox to read, none missing, or no timeouts of its own): the lab cannot judge it
+            notDone.put(group, judged ? "its committed offsets stood at " + where(s) + " with no progress for " + Timeouts.seconds(p.window()) + " ("
+                    + p.basis() + ")" + (inbox == null ? "" : ", every effect applied") : "not done within " + Timeouts.seconds(ctx.settings().timeouts().drain())
+                    + " (" + (p.judged() ? "the lab's drain timeout, LabSettings.drainTimeout: no process of this drain joined through the wire proxy yet"
+                            : p.basis()) + ")");
             return true;
+        }
+
+        /** The target can be read (a consumer that made no tables yet has applied nothing there). */
+        private boolean readable() {
+            return ctx.target().targetReadable(inbox);
+        }
+
+        /** {@code 12 effect(s) missing (…)}, or empty when none is, or the target cannot be read yet. */
+        private Optional<String> missingEffects(OffsetSnapshot s) {
+            try {
+                if (!readable()) {
+                    return Optional.of("no effect in the target yet (its tables are not there)");
+                }
+                var m = ctx.target().compare(topic, inbox, s).missing();
+                return m.count() == 0 ? Optional.empty()
+                        : Optional.of(m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")"));
+            } catch (io.replaylab.oracle.OracleReadException unreadable) {
+                return Optional.of("no effect readable in the target (" + unreadable.getMessage() + ")");
+            }
+        }
+
+        private String where(OffsetSnapshot s) {
+            return s.partitions().stream().filter(x -> x.topic().equals(topic))
+                    .map(x -> x.partition() + "=" + (x.hasCommitted() ? Long.toString(x.committed()) : "none") + " of " + x.logEnd())
+                    .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
         }
 
         /** Said once the consumer's timeouts are known: how long the lab will wait for it and why (the start of its wait as judged). */
@@ -483,19 +536,11 @@ public final class LabKafka {
         }
 
         /** What a stalled group left undone, and why the lab stopped waiting. */
-        private String stalled(OffsetSnapshot s, Patience p) {
-            String where = s.partitions().stream().filter(x -> x.topic().equals(topic))
-                    .map(x -> x.partition() + "=" + (x.hasCommitted() ? Long.toString(x.committed()) : "none") + " of " + x.logEnd())
-                    .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
-            String missing = "";
-            if (inbox != null) {
-                var m = ctx.target().compare(topic, inbox, s).missing();
-                missing = m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")") + ", ";
-            }
+        private String stalled(OffsetSnapshot s, Patience p, String missing) {
             String resets = witness().map(w -> w.resetsToEnd(topic)).filter(x -> !x.isEmpty())
                     .map(x -> "; on the wire it reset to the log end: " + x.stream().map(WitnessedReset::summary).collect(java.util.stream.Collectors.joining("; ")))
                     .orElse("");
-            return group + " stalled during " + stage + ": " + missing + "its committed offsets stood at " + where + " with no progress for "
+            return group + " stalled during " + stage + ": " + missing + ", its committed offsets stood at " + where(s) + " with no progress for "
                     + Timeouts.seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets;
         }
 

@@ -244,12 +244,12 @@ public final class LabSubjects {
         Instant settled = Instant.now().minus(LabKafka.STILL);
         // a consumer that makes its tables on its first record has none when it skipped them all: that must not refuse the run as a
         // bad target query (the query is judged at the group's first commit); the reset waits, and a stall names it
-        if (!ctx.target().targetReadable(spec.values().get("namespace"))) {
-            return;
-        }
         for (WitnessedReset r : witness.get().resetsToEnd(topic)) {
             if (r.at().isAfter(settled) || r.offset() <= 0 || judged.contains(r)) {
                 continue;
+            }
+            if (!ctx.target().targetReadable(spec.values().get("namespace"))) {
+                return;
             }
             PartitionRef p = PartitionRef.of(topic, r.partition());
             Optional<Oracle.RecordEffects> below;

@@ -117,12 +117,6 @@ public final class LabTarget {
     }
 
     /**
-     * A custom target query is tried as soon as a subject has committed an offset (its schema
-     * exists by then), and before any experiment's first read of the target: one the database
-     * refuses ends the run at once, every experiment NOT_RUN naming the query and the database's
-     * message, instead of each failing at its verdict.
-     */
-    /**
      * Whether the target can be read through the user's query now (always, with none), trying it if no one has: unlike
      * {@link #checkTargetQuery} it never refuses the run, for a look before the group's first commit, when a consumer that
      * makes its tables on its first record may not have them yet.
@@ -141,6 +135,12 @@ public final class LabTarget {
         }
     }
 
+    /**
+     * A custom target query is tried as soon as a subject has committed an offset (its schema
+     * exists by then), and before any experiment's first read of the target: one the database
+     * refuses ends the run at once, every experiment NOT_RUN naming the query and the database's
+     * message, instead of each failing at its verdict.
+     */
     void checkTargetQuery(String inbox) {
         if (ctx.settings().target().query().isEmpty() || ctx.run().queryChecked()) {
             return;
