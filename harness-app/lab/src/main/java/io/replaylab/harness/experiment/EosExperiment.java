@@ -27,6 +27,7 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Timeouts;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.GroupMember;
@@ -155,7 +156,7 @@ final class EosExperiment {
             ctx.step("waiting for B to commit past A's input " + topic + "-" + input + " (A's open transaction keeps its offsets "
                     + "pending until it ends)");
             // B owns the partition by now: it must get past A's input within its own timeouts (or the wait asked for)
-            Duration bWait = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).window());
+            Duration bWait = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).judgedOr(Timeouts.DEFAULT_HANDOFF));
             boolean past = Poll.every(Duration.ofMillis(250)).upTo(bWait).until(() -> {
                 ctx.subjects().checkpoint(b);
                 return LabKafka.committed(ctx.kafka().ops().describe(group), topic, input.partition().partition()) > input.offset();

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Timeouts;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
@@ -66,7 +67,7 @@ final class ReplayExperiment {
         ctx.subjects().recordAssignmentLog(e, a);
 
         // a stopped consumer that did not leave is dropped within its session timeout: its patience (or the wait asked for)
-        Duration leave = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).window());
+        Duration leave = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).judgedOr(Timeouts.DEFAULT_HANDOFF));
         OffsetSnapshot before = ctx.kafka().awaitInactive(group, leave);
         e.record(harness, before.toPayload("before reset"));
         e.artifact(ctx.save("replay-offsets-before", before), "offsets before the reset (describe)");

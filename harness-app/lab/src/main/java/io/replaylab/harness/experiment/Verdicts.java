@@ -57,7 +57,7 @@ final class Verdicts {
      * group's {@link io.replaylab.harness.lab.LabKafka#patience} when its timeouts say longer.
      */
     static Duration callWait(io.replaylab.harness.lab.LabContext ctx, String group) {
-        Duration window = ctx.kafka().patience(group).window();
+        Duration window = ctx.kafka().patience(group).judgedOr(Duration.ofSeconds(60));
         return window.compareTo(Duration.ofSeconds(60)) > 0 ? window : Duration.ofSeconds(60);
     }
 

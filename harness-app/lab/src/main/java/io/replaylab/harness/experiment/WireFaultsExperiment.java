@@ -172,7 +172,7 @@ final class WireFaultsExperiment {
                     // a commit below is the stronger word; a fetch below alone counts once no such commit followed it for a while
                     // (a consumer that commits only a batch's end never sends one)
                     long[] fetchedSince = {0};
-                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.kafka().patience(group).window()).until(() -> {
+                    wentBack = Poll.every(Duration.ofMillis(100)).upTo(ctx.kafka().patience(group).judgedOr(ctx.settings().timeouts().drain())).until(() -> {
                         ctx.subjects().checkpoint(a);
                         Optional<String> committed = wentBack(proxy, group, topic, first, drainedBefore);
                         if (committed.isPresent()) {

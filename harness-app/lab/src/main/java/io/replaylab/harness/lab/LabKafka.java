@@ -269,6 +269,10 @@ public final class LabKafka {
      * @param basis  why the window is what it is, for the evidence
      */
     public record Patience(Duration window, boolean judged, String basis) {
+        /** The window when it comes from the consumer's timeouts, else {@code otherwise} (the lab's own wait for that step). */
+        public Duration judgedOr(Duration otherwise) {
+            return judged ? window : otherwise;
+        }
     }
 
     /** The longest a drain may go on while it still progresses: a phase still moving after this is not drained (NOT_RUN). */
