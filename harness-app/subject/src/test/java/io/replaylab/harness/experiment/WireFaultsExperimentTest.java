@@ -101,14 +101,17 @@ class WireFaultsExperimentTest {
     }
 
     /**
-     * A Java consumer with its client's defaults that commits each batch with commitAsync() (which never retries): its one
-     * commit answered with an error, at-least-once with an inbox allows it (every effect is applied),
-     * so the cell is judged once the effects are in and the committed offsets stand still, not when they reach the log end.
+     * A Java consumer with its client's defaults that commits each batch with commitAsync() (which never retries), through
+     * every default cell: a commit answered with an error, at-least-once with an inbox allows it (every effect is applied),
+     * so a cell is judged once the effects are in and the committed offsets stand still, not when they reach the log end.
      */
     @Test
-    void anAsynchronousCommitterThatNeverRetriesAFailedCommitPassesOnceEveryEffectIsApplied(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(wireFaults(kafka, "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS")
-                .subject(ForeignSubjectMain.subject("async-batch")).targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
+    void anAsynchronousCommitterThatNeverRetriesAFailedCommitPassesEveryDefaultCellOnceEveryEffectIsApplied(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka).subject(ForeignSubjectMain.subject("async-batch")).targetQuery(ForeignSubjectMain.TARGET_QUERY)
+                .build(), null);
+
+        assertThat(r.evidence().experiments()).filteredOn(x -> x.name().startsWith("wire-faults.")).hasSize(9)
+                .allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason()).isEqualTo(Status.PASS));
 
         ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
