@@ -479,13 +479,16 @@ public final class LabKafka {
             if (System.nanoTime() - (judged ? lastProgress : startedAt) < (judged ? p.window() : ctx.settings().timeouts().drain()).toNanos()) {
                 return false;
             }
-            Optional<String> missing = judged && inbox != null ? missingEffects(s) : Optional.empty();
+            // a stage with no inbox (a replay, a re-send, a generation) needs the records read to the end: a live consumer that
+            // stopped short of it past its own timeouts hung, and that is judged
+            Optional<String> missing = !judged ? Optional.empty() : inbox == null ? Optional.of("records left unread past its committed offsets")
+                    : missingEffects(s);
             if (missing.isPresent()) {
                 throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p, missing.get()));
             }
-            // nothing to name as missing (no inbox to read, none missing, or no timeouts of its own): the lab cannot judge it
+            // nothing missing (every effect applied: at-least-once allows offsets short of the end), or no timeouts of its own
             notDone.put(group, judged ? "its committed offsets stood at " + where(s) + " with no progress for " + Timeouts.seconds(p.window()) + " ("
-                    + p.basis() + ")" + (inbox == null ? "" : ", every effect applied") : "not done within " + Timeouts.seconds(ctx.settings().timeouts().drain())
+                    + p.basis() + "), every effect applied" : "not done within " + Timeouts.seconds(ctx.settings().timeouts().drain())
                     + " (" + (p.judged() ? "the lab's drain timeout, LabSettings.drainTimeout: no process of this drain joined through the wire proxy yet"
                             : p.basis()) + ")");
             return true;

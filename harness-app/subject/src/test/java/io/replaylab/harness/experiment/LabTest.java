@@ -259,6 +259,22 @@ class LabTest {
         assertThat(x.environment()).doesNotContainKey("exits of replay-A");
     }
 
+    /**
+     * Its effects all in the target from the first pass, a consumer that stops reading the replay hangs: once its own
+     * timeouts (read on the wire) say it had its chance, the replay FAILs, saying where its offsets stood.
+     */
+    @Test
+    void aConsumerThatStopsReadingTheReplayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(
+                io.replaylab.harness.subject.BrokenSubjectMain.template("stall-on-replay"))).stopGrace(java.time.Duration.ofSeconds(3)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).matches("\\S+ stalled during replay: records left unread past its committed offsets, its committed offsets "
+                + "stood at \\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, "
+                + "session.timeout.ms 6000, max.poll.interval.ms 5000 .*");
+    }
+
     @Test
     void anotherConsumerWithItsOwnSchemaRunsThroughSubjectCmdAndTargetQuery(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay(), Experiments.rebalance()).build(), null);

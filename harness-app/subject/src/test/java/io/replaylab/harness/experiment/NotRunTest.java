@@ -69,22 +69,6 @@ class NotRunTest {
         assertThat(x.outcome().reason()).contains(reason);
     }
 
-    /**
-     * With its timeouts read on the wire, a consumer that stops reading the replay (its effects all in the target from the
-     * first pass) is not failed: nothing is missing to name, so the replay is NOT_RUN, saying where its offsets stood and why
-     * the lab stopped waiting.
-     */
-    @Test
-    void aStallWithEveryEffectAppliedIsNotRunNamingWhereTheOffsetsStood(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(BrokenSubjectMain.template("stall-on-replay")))
-                .stopGrace(Duration.ofSeconds(3)).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).matches("the subject did not consume the replay to the end: its committed offsets stood at \\{.*\\} with no "
-                + "progress for 41 s \\(its poll interval and session timeout \\(classic protocol, session.timeout.ms 6000, max.poll.interval.ms 5000 .*");
-    }
-
     @Test
     void aSubjectThatNeverReadsIsNotRunAtTheFirstDrainOfReplayAndRebuild(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay(), Experiments.rebuild()).subject(Subject.command(BrokenSubjectMain.template("stall")))
