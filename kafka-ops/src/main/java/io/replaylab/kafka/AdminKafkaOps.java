@@ -445,8 +445,9 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
-    public List<String> deleteNamespace(LabNamespace namespace) {
+    public NamespaceDeletion deleteNamespace(LabNamespace namespace) {
         List<String> deleted = new ArrayList<>();
+        Map<String, String> kept = new TreeMap<>();
         // each group by its type: the consumer-group delete refuses a share or streams group (GROUP_ID_NOT_FOUND)
         Map<GroupType, List<String>> groups = get(admin.listGroups().all(), "list groups").stream().filter(g -> namespace.owns(g.groupId()))
                 .collect(Collectors.groupingBy(g -> g.type().orElse(GroupType.UNKNOWN), () -> new java.util.EnumMap<>(GroupType.class),
@@ -460,19 +461,19 @@ final class AdminKafkaOps implements KafkaOps {
         results.forEach((g, result) -> {
             try {
                 get(result, "delete group " + g);
-                deleted.add("group " + g);
+                deleted.add(g);
             } catch (KafkaOpsException e) {
                 // e.g. a member that died without leaving is still in the group until its session times out
-                deleted.add("group " + g + " NOT deleted: " + e.getMessage());
+                kept.put(g, e.getMessage());
             }
         });
         List<String> topics = get(admin.listTopics().names(), "list topics").stream().filter(namespace::owns).sorted().toList();
         if (!topics.isEmpty()) {
             get(admin.deleteTopics(topics).all(), "delete topics " + topics);
-            topics.forEach(t -> deleted.add("topic " + t));
         }
-        log.info("deleted namespace {}: {}", namespace, deleted);
-        return deleted;
+        NamespaceDeletion done = new NamespaceDeletion(deleted, topics, kept);
+        log.info("deleted namespace {}: {}", namespace, done.lines());
+        return done;
     }
 
     @Override

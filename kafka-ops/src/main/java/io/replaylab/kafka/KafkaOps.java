@@ -98,10 +98,10 @@ public interface KafkaOps extends AutoCloseable {
     /**
      * Deletes the namespace's own topics and groups (consumer, share and streams groups, each by its
      * type), and nothing else (SPEC R17): only names the namespace {@link LabNamespace#owns owns}.
-     * Returns what was deleted; a group that cannot be deleted yet (a member that died without leaving)
-     * is listed as NOT deleted.
+     * Returns what was deleted, and each group that cannot be deleted yet (a member that died without
+     * leaving) with why.
      */
-    java.util.List<String> deleteNamespace(LabNamespace namespace);
+    NamespaceDeletion deleteNamespace(LabNamespace namespace);
 
     /**
      * Creates a topic of the lab's own (replication 1, as the lab's broker has one node) and waits

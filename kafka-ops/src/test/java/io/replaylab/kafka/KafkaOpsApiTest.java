@@ -15,7 +15,7 @@ class KafkaOpsApiTest {
         assertThat(PublicTypes.simpleNames("io.replaylab.kafka"))
                 .containsExactlyInAnyOrder(
                 "Bootstraps", "BrokerUnreachableException", "ExecuteResetOptions", "GroupMember", "GroupState", "KafkaOps",
-                "KafkaOpsException", "LabNamespace", "OffsetLookup", "OffsetSnapshot", "OffsetsEvent", "PartitionOffsets", "PartitionRef",
+                "KafkaOpsException", "LabNamespace", "NamespaceDeletion", "OffsetLookup", "OffsetSnapshot", "OffsetsEvent", "PartitionOffsets", "PartitionRef",
                 "PlanRow", "ResetPlan", "ResetPlans", "ResetRefusedException", "ResetResult", "ResetScope",
                 "ResetTarget", "ResetTargets", "SavedPlan", "LocalKafka", "LocalKafkaConfig", "LocalKafkaCluster",
                 "LocalKafkaException", "LocalKafkaTest");

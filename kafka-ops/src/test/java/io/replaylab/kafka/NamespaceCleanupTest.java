@@ -34,7 +34,7 @@ class NamespaceCleanupTest {
 
         List<String> deleted;
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            deleted = ops.deleteNamespace(ns);
+            deleted = ops.deleteNamespace(ns).lines();
         }
 
         assertThat(deleted).containsExactlyInAnyOrder("group " + ns.group(), "topic " + ns.topic(), "topic " + ns.topic("other"));
@@ -61,7 +61,7 @@ class NamespaceCleanupTest {
         List<String> deleted;
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
             assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.EMPTY); // the member left on close
-            deleted = ops.deleteNamespace(ns);
+            deleted = ops.deleteNamespace(ns).lines();
             assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.NOT_FOUND);
         }
 

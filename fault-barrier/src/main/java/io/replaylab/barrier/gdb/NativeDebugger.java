@@ -593,11 +593,14 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         } catch (RuntimeException e) {
             stack.add("(no stack: " + e.getMessage() + ")");
         }
+        Arrival.Facts facts = Arrival.Facts.NONE;
         if (a.mode == HoldMode.THREAD) {
-            context.put("threads", threadsWhileHeld(lwp));
+            String others = threadsWhileHeld(lwp);
+            context.put("threads", others);
+            facts = Arrival.Facts.otherThreadsSeen(others);
         }
         Arrival arrival = new Arrival(a.barrier.point(), name.isEmpty() ? "LWP " + lwp : name + " (LWP " + lwp + ")", context, List.of(),
-                stack, Instant.now(), System.nanoTime());
+                stack, Instant.now(), System.nanoTime(), facts);
         if (a.mode == HoldMode.PROCESS) {
             try {
                 freeze(); // before the arrival is seen: a controller that sees it finds every thread stopped

@@ -309,6 +309,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         List<String> stack = new ArrayList<>();
         int depth = -1;
         boolean commitsNothing = false;
+        Arrival.Facts facts = Arrival.Facts.NONE;
         try {
             List<StackFrame> frames = thread.frames();
             depth = frames.size(); // now: a read through the map's methods below runs the thread, and may leave it running
@@ -332,6 +333,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
                 if (unreadable != null) {
                     offsets.clear(); // a part would pass for the whole
                     context.put("offsets", unreadable);
+                    facts = Arrival.Facts.offsetsUnreadable(unreadable);
                 } else {
                     commitsNothing = offsets.isEmpty();
                 }
@@ -345,7 +347,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
             return false;
         }
         Arrival arrival = new Arrival(a.barrier.point(), thread.name(), Arrival.withOffsets(context, offsets), offsets, stack, Instant.now(),
-                System.nanoTime());
+                System.nanoTime(), facts);
         if (!a.injector.reach(arrival)) {
             return false;
         }

@@ -22,6 +22,7 @@ import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
 import org.apache.kafka.common.protocol.MessageUtil;
 import org.apache.kafka.common.requests.AbstractRequest;
@@ -133,16 +134,17 @@ public final class ArmedFault {
         String request = f.key().name + " v" + f.version() + " correlation " + f.correlationId() + (group == null ? "" : " group " + group)
                 + (f.commit() == null ? "" : " member " + f.commit().memberId() + " generation " + f.commit().generation() + " " + f.commit().offsetsText());
         ByteBuffer answer = null;
-        if (fault.effect() instanceof WireFault.Effect.Withhold) {
+        Optional<Errors> error = fault.effect().answeredError();
+        if (fault.effect().answersAsALiveMember()) {
             answer = liveAnswer(f, body, c.witness());
-        } else if (fault.effect() instanceof WireFault.Effect.Error e) {
-            answer = errorAnswer(f, body, e); // first: a request that takes no answer (acks=0 Produce) is no firing
+        } else if (error.isPresent()) {
+            answer = errorAnswer(f, body, error.get()); // first: a request that takes no answer (acks=0 Produce) is no firing
             if (answer == null) {
                 log.info("fault {} passes {} on {}: that request takes no answer to replace", fault.spec(), request, c);
                 return null;
             }
         }
-        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, f.key().name, request, c.proxyNewestConnection());
+        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, f.key(), request, c.proxyNewestConnection());
         synchronized (this) {
             firings.add(firing);
             fired = true;
@@ -163,7 +165,7 @@ public final class ArmedFault {
         for (Firing x : mine) {
             if (x.clientId.equals(clientId == null ? "" : clientId)) {
                 x.newConnection(c);
-                x.after(new FaultFiring.Step.RequestSent(f.key().name, f.version(), f.commit() == null ? "" : f.commit().offsetsText(), 1));
+                x.after(new FaultFiring.Step.RequestSent(f.key(), f.version(), f.commit() == null ? "" : f.commit().offsetsText(), 1));
             }
         }
     }
@@ -198,9 +200,9 @@ public final class ArmedFault {
     }
 
     /** The error answer, built by the request's own class for its version (per partition where the API answers so), with the request's correlation id. */
-    private static ByteBuffer errorAnswer(Connection.Frame f, ByteBuffer body, WireFault.Effect.Error e) {
+    private static ByteBuffer errorAnswer(Connection.Frame f, ByteBuffer body, Errors error) {
         AbstractRequest request = AbstractRequest.parseRequest(f.key(), f.version(), new ByteBufferAccessor(body.duplicate())).request;
-        AbstractResponse response = request.getErrorResponse(0, e.error().exception());
+        AbstractResponse response = request.getErrorResponse(0, error.exception());
         if (response == null) {
             return null;
         }
@@ -285,7 +287,7 @@ public final class ArmedFault {
         private final Instant at;
         private final String connection;
         private final String clientId;
-        private final String api;
+        private final org.apache.kafka.common.protocol.ApiKeys api;
         private final String request;
         private final List<FaultFiring.Step> after = new ArrayList<>();
         /** Connections with a higher id were opened after the firing. */
@@ -293,7 +295,7 @@ public final class ArmedFault {
         private final Set<Integer> opened = new HashSet<>();
         private String done = PENDING;
 
-        Firing(int match, Instant at, String connection, String clientId, String api, String request, int newestAtFiring) {
+        Firing(int match, Instant at, String connection, String clientId, org.apache.kafka.common.protocol.ApiKeys api, String request, int newestAtFiring) {
             this.match = match;
             this.at = at;
             this.connection = connection;

@@ -167,7 +167,8 @@ final class CommitGate {
         ctx.put("connection", c.toString());
         ctx.put("correlation.id", Integer.toString(f.correlationId()));
         return new Arrival(barrier.point(), "client " + (r.clientId() == null ? "?" : r.clientId()), Arrival.withOffsets(ctx, r.offsets()), r.offsets(),
-                List.of(r.api().name + " v" + r.version() + " on " + c), Instant.now(), System.nanoTime());
+                List.of(r.api().name + " v" + r.version() + " on " + c), Instant.now(), System.nanoTime(),
+                Arrival.Facts.sentBy(new Arrival.Requester(r.group(), r.memberId(), r.generation())));
     }
 
     /** A connection that kept frames for this gate closed; its frames are gone. */

@@ -198,7 +198,7 @@ final class Connection {
                         if (at == WireFault.AtRequest.ANSWER_IN_ITS_PLACE) {
                             if (f.witnessed() != null) {
                                 // the request's answer is the fault's: its error for every partition
-                                f.witnessed().faulted(fault.effect() instanceof WireFault.Effect.Error e ? e.error().name() : fault.effect().spec());
+                                f.witnessed().faulted(fault.effect().answeredError().map(Enum::name).orElse(fault.effect().spec()));
                             }
                             substitute(f, fault);
                         } else {

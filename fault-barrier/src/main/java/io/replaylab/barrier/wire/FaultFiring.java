@@ -4,26 +4,29 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 
+import org.apache.kafka.common.protocol.ApiKeys;
+
 /**
  * One time an armed fault fired: the request it hit (as the request said it), what the proxy did,
  * and what the client did next (its following requests on any connection, and connections that
  * closed or opened), as far as the proxy has seen so far.
  *
  * @param match   which matching request it was (1: the first), counting a client's retries as new requests
- * @param api     the API of the request it hit, e.g. {@code OffsetCommit}
+ * @param api     the API of the request it hit, e.g. {@link ApiKeys#OFFSET_COMMIT}
  * @param request what the request said, e.g. {@code OffsetCommit v9 correlation 12 group g member m generation 3 t-0=5}
  * @param done    what the proxy did, e.g. {@code answered NOT_COORDINATOR}; {@code pending} until the answer came
  * @param steps   the client's next requests and connections after the firing, up to {@value ArmedFault#AFTER}
  */
-public record FaultFiring(int match, Instant at, String connection, String clientId, String api, String request, String done, List<Step> steps) {
+public record FaultFiring(int match, Instant at, String connection, String clientId, ApiKeys api, String request, String done, List<Step> steps) {
     public FaultFiring {
+        Objects.requireNonNull(api, "api");
         steps = List.copyOf(steps);
     }
 
     /** What the client did after a firing, one step at a time. Each says itself as the evidence shows it ({@link #toString()}). */
     public sealed interface Step {
         /** A request (the same one sent again right after itself is counted in {@code times}, not listed). */
-        record RequestSent(String api, short version, String offsets, int times) implements Step {
+        record RequestSent(ApiKeys api, short version, String offsets, int times) implements Step {
             public RequestSent {
                 Objects.requireNonNull(api, "api");
                 Objects.requireNonNull(offsets, "offsets");
@@ -35,12 +38,12 @@ public record FaultFiring(int match, Instant at, String connection, String clien
 
             /** Sent again right after itself: the same API and version (its offsets move on from commit to commit). */
             boolean repeats(RequestSent next) {
-                return api.equals(next.api) && version == next.version;
+                return api == next.api && version == next.version;
             }
 
             @Override
             public String toString() {
-                return api + " v" + version + (times > 1 ? " ×" + times : offsets.isEmpty() ? "" : " " + offsets);
+                return api.name + " v" + version + (times > 1 ? " ×" + times : offsets.isEmpty() ? "" : " " + offsets);
             }
         }
 
@@ -77,8 +80,8 @@ public record FaultFiring(int match, Instant at, String connection, String clien
     }
 
     /** Whether the client sent a request of this API after the firing. */
-    public boolean sent(String requestApi) {
-        return indexOf(Step.RequestSent.class, r -> r.api().equals(requestApi)) >= 0;
+    public boolean sent(ApiKeys requestApi) {
+        return indexOf(Step.RequestSent.class, r -> r.api() == requestApi) >= 0;
     }
 
     /** One line. */

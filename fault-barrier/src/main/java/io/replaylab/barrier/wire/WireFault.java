@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.stream.Collectors;
 
 import org.apache.kafka.common.protocol.ApiKeys;
@@ -23,16 +24,9 @@ public record WireFault(Target target, Effect effect) {
     public WireFault {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(effect, "effect");
-        if (effect instanceof Effect.Forget && target.api() != Api.OFFSET_FETCH) {
-            throw new IllegalArgumentException("forget changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
-        }
-        if (effect instanceof Effect.Rewind && target.api() != Api.OFFSET_FETCH) {
-            throw new IllegalArgumentException("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + target.api().spec());
-        }
-        if (effect instanceof Effect.Withhold && target.api() != Api.HEARTBEAT && target.api() != Api.CONSUMER_GROUP_HEARTBEAT) {
-            throw new IllegalArgumentException("withhold answers a heartbeat as the coordinator answers a live member: its target must be heartbeat or "
-                    + "consumer-group-heartbeat, was " + target.api().spec());
-        }
+        effect.refuses(target.api()).ifPresent(why -> {
+            throw new IllegalArgumentException(why);
+        });
     }
 
     /** The kinds of request a fault can aim at. */
@@ -135,9 +129,34 @@ public record WireFault(Target target, Effect effect) {
         FORWARD
     }
 
+    /** What a client reads back as its committed offsets after an effect: as stored, lower, or none. */
+    public enum CommittedOffsets {
+        AS_STORED, LOWERED, FORGOTTEN
+    }
+
     public sealed interface Effect {
         /** As a spec: {@code error=NOT_COORDINATOR}. */
         String spec();
+
+        /** Why this effect cannot be aimed at {@code api}'s requests, or empty. */
+        default Optional<String> refuses(Api api) {
+            return Optional.empty();
+        }
+
+        /** The error the proxy answers in the request's place, if this effect is one. */
+        default Optional<Errors> answeredError() {
+            return Optional.empty();
+        }
+
+        /** Whether the proxy answers the request itself as the coordinator answers a live member (from what the witness saw). */
+        default boolean answersAsALiveMember() {
+            return false;
+        }
+
+        /** What the client reads back as its committed offsets after this effect fired. */
+        default CommittedOffsets committedOffsets() {
+            return CommittedOffsets.AS_STORED;
+        }
 
         /** One line for a person. */
         String meaning();
@@ -160,6 +179,11 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String spec() {
                 return "error=" + error.name();
+            }
+
+            @Override
+            public Optional<Errors> answeredError() {
+                return Optional.of(error);
             }
 
             @Override
@@ -218,6 +242,17 @@ public record WireFault(Target target, Effect effect) {
             }
 
             @Override
+            public Optional<String> refuses(Api api) {
+                return api == Api.OFFSET_FETCH ? Optional.empty()
+                        : Optional.of("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
+            }
+
+            @Override
+            public CommittedOffsets committedOffsets() {
+                return CommittedOffsets.LOWERED;
+            }
+
+            @Override
             public String meaning() {
                 return "the committed offsets answered " + by + " lower per partition";
             }
@@ -242,6 +277,17 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String spec() {
                 return "forget";
+            }
+
+            @Override
+            public Optional<String> refuses(Api api) {
+                return api == Api.OFFSET_FETCH ? Optional.empty()
+                        : Optional.of("forget changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
+            }
+
+            @Override
+            public CommittedOffsets committedOffsets() {
+                return CommittedOffsets.FORGOTTEN;
             }
 
             @Override
@@ -307,6 +353,18 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String spec() {
                 return "withhold";
+            }
+
+            @Override
+            public Optional<String> refuses(Api api) {
+                return api == Api.HEARTBEAT || api == Api.CONSUMER_GROUP_HEARTBEAT ? Optional.empty()
+                        : Optional.of("withhold answers a heartbeat as the coordinator answers a live member: its target must be heartbeat or "
+                                + "consumer-group-heartbeat, was " + api.spec());
+            }
+
+            @Override
+            public boolean answersAsALiveMember() {
+                return true;
             }
 
             @Override

@@ -53,6 +53,9 @@ public final class ReplayLab implements Runnable {
      */
     public static int execute(Object command, PrintWriter out, PrintWriter err, String... args) {
         CommandLine cli = new CommandLine(command);
+        if (command instanceof ReplayLab) { // run's help lists the catalogue, which an annotation cannot
+            cli.getSubcommands().get("run").getCommandSpec().usageMessage().width(130).footer(RunCommand.footer());
+        }
         cli.setOut(out);
         cli.setErr(err);
         cli.setCaseInsensitiveEnumValuesAllowed(true); // --hold-mode process, --group-protocol consumer

@@ -43,41 +43,47 @@ final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** The experiments by the names a user types: the lab takes values, the names are the CLI's. */
-    enum ExperimentChoice {
-        DEFAULT, THOROUGH, ALL, REPLAY, REBALANCE, REBUILD, EOS, SCHEDULES, WIRE_FAULTS, COMMIT_AHEAD, DUPLICATE_PUBLISH, DURABILITY, SHARES, SHARE_REPLAY, SHARE_OWNERSHIP, SHARE_CRASH, SHARE_POISON, SHARE_ACK_AHEAD;
-
-        /** {@code wire-faults}: how a user types it. */
-        String id() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-        }
-    }
-
-    /** {@code --experiment wire-faults}: the names as typed, any case; an unknown one is named with the valid ones. */
-    static final class ExperimentName implements CommandLine.ITypeConverter<ExperimentChoice> {
+    /** {@code --experiment wire-faults}: a name of the lab's catalogue, any case; an unknown one is named with the valid ones. */
+    static final class ExperimentName implements CommandLine.ITypeConverter<Experiments.Named> {
         @Override
-        public ExperimentChoice convert(String value) {
-            for (ExperimentChoice c : ExperimentChoice.values()) {
-                if (c.id().equalsIgnoreCase(value.trim())) {
-                    return c;
-                }
+        public Experiments.Named convert(String value) {
+            try {
+                return Experiments.named(value);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException(e.getMessage());
             }
-            throw new CommandLine.TypeConversionException("unknown experiment '" + value + "': use one of "
-                    + java.util.Arrays.stream(ExperimentChoice.values()).map(ExperimentChoice::id).collect(java.util.stream.Collectors.joining(", ")));
         }
     }
 
-    @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, description = "default (replay, rebalance and "
-            + "rebuild), thorough (the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names), all "
-            + "(thorough, eos and durability), or one of replay, rebalance, rebuild, eos, schedules, wire-faults, commit-ahead, duplicate-publish, "
-            + "durability, shares (share-replay, share-ownership, share-crash, share-poison and share-ack-ahead: a share group's consumer, "
-            + "--share-cmd), share-replay, share-ownership, share-crash, share-poison, share-ack-ahead "
-            + "(default: ${DEFAULT-VALUE})")
-    ExperimentChoice experiment;
+    /** What help lists below the options: each experiment of the catalogue and what it shows, and the cells. */
+    static String footer() {
+        int width = Experiments.catalogue().stream().mapToInt(n -> n.name().length()).max().orElse(10);
+        StringBuilder b = new StringBuilder("%nExperiments:%n");
+        Experiments.catalogue().forEach(n -> b.append(String.format("  %-" + width + "s  %s%%n", n.name(), n.shows().replace("%", "%%"))));
+        b.append("%nschedules cells (point:fault), by default: ").append(ScheduleCell.all().stream().map(ScheduleCell::toString)
+                .collect(java.util.stream.Collectors.joining(", ")));
+        b.append("%n  points: ").append(java.util.Arrays.stream(io.replaylab.harness.barrier.CommitPoint.values())
+                .map(io.replaylab.harness.barrier.CommitPoint::id).collect(java.util.stream.Collectors.joining(", ")));
+        b.append("; faults: ").append(ScheduleCell.every().stream().map(c -> c.fault().id()).distinct().collect(java.util.stream.Collectors.joining(", ")));
+        b.append("%nwire-faults cells (api:effect), by default (classic protocol): ").append(WireFaultCell.defaults(GroupProtocol.CLASSIC).stream()
+                .map(WireFaultCell::toString).collect(java.util.stream.Collectors.joining(", ")));
+        return b.append("%n").toString();
+    }
 
-    @Option(names = "--cells", split = ",", description = "schedules: the cells to run as point:fault (points before-db-commit, "
-            + "before-offset-commit, after-offset-commit; faults hold, freeze, crash, and the sequences hold-then-crash, hold-then-late-release), default the nine single faults and before-db-commit:hold-then-crash; wire-faults: faults as "
-            + "api:effect[@n|@every] (e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5), default the eight of README")
+    /** The catalogue's names, for help. */
+    static final class ExperimentNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return Experiments.catalogue().stream().map(Experiments.Named::name).iterator();
+        }
+    }
+
+    @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, completionCandidates = ExperimentNames.class,
+            description = "what to run: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}; what each shows is listed below)")
+    Experiments.Named experiment;
+
+    @Option(names = "--cells", split = ",", description = "the cells of schedules, as point:fault, or of wire-faults, as api:effect[@n|@every] "
+            + "(e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5); default and valid cells are listed below")
     List<String> cells;
 
     @Option(names = "--db-commit-point", description = "schedules: where the debugger holds a JVM subject before its DB commit, as "
@@ -106,13 +112,25 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--hold-mode", defaultValue = "thread", description = "thread (default: a processing stall) or process (a frozen JVM)")
     HoldMode holdMode;
 
-    enum BarrierChoice {
-        AUTO, DEBUGGER, WIRE
+    /** {@code auto} (null: the lab chooses from the subject) or one of the library's {@link BarrierKind}s. */
+    static final class BarrierFlag implements CommandLine.ITypeConverter<BarrierKind> {
+        @Override
+        public BarrierKind convert(String value) {
+            String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+            if (v.equals("auto")) {
+                return null;
+            }
+            try {
+                return BarrierKind.parse(v);
+            } catch (IllegalArgumentException e) {
+                throw new CommandLine.TypeConversionException("'" + value + "': use auto, debugger or wire");
+            }
+        }
     }
 
-    @Option(names = "--barrier", defaultValue = "auto", description = "what holds A's offset commit in rebalance: auto (default: debugger for a "
+    @Option(names = "--barrier", defaultValue = "auto", converter = BarrierFlag.class, description = "what holds A's offset commit in rebalance: auto (default: debugger for a "
             + "java subject, wire otherwise), debugger (JVM only) or wire (a Kafka protocol proxy; any client)")
-    BarrierChoice barrier;
+    BarrierKind barrier;
 
     @Option(names = "--workdir", defaultValue = "lab-runs", description = "where run directories go (default ${DEFAULT-VALUE})")
     Path workDir;
@@ -224,7 +242,7 @@ final class RunCommand implements Callable<Integer> {
         List<Runnable> given = List.of(
                 () -> b.experiments(experiments()),
                 () -> b.bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode).workDir(workDir).keep(keep)
-                        .barrier(barrier == BarrierChoice.AUTO ? null : BarrierKind.valueOf(barrier.name())).witness(!noWitness)
+                        .barrier(barrier).witness(!noWitness)
                         .targetQuery(targetQuery).target(targetJdbcUrl, login.user, login.password()),
                 () -> b.dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint)),
                 () -> b.records(records),
@@ -343,8 +361,7 @@ final class RunCommand implements Callable<Integer> {
             r = RecordSource.reference();
         }
         r = r.mapping(source.mapping());
-        boolean thorough = experiment == ExperimentChoice.THOROUGH || experiment == ExperimentChoice.ALL;
-        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && thorough) {
+        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && experiment.battery()) {
             r = r.withAbortedTransactions();
         }
         return r;
@@ -367,33 +384,12 @@ final class RunCommand implements Callable<Integer> {
     }
 
     private List<Experiment> experiments() {
-        if (cells != null && experiment != ExperimentChoice.SCHEDULES && experiment != ExperimentChoice.WIRE_FAULTS) {
-            throw new IllegalArgumentException("--cells picks the cells of --experiment schedules or wire-faults, not of " + experiment.id());
+        if (cells != null && !experiment.takesCells()) {
+            throw new IllegalArgumentException("--cells picks the cells of --experiment " + Experiments.catalogue().stream()
+                    .filter(Experiments.Named::takesCells).map(Experiments.Named::name).collect(java.util.stream.Collectors.joining(" or "))
+                    + ", not of " + experiment.name());
         }
-        if (experiment == ExperimentChoice.WIRE_FAULTS) {
-            return List.of(cells == null ? Experiments.wireFaults() : Experiments.wireFaults(cells.stream().map(WireFaultCell::parse).toList()));
-        }
-        List<ScheduleCell> selected = cells == null ? ScheduleCell.all() : cells.stream().map(ScheduleCell::parse).distinct().toList();
-        return switch (experiment) {
-            case DEFAULT -> Experiments.reference();
-            case THOROUGH -> Experiments.thorough();
-            case ALL -> Experiments.all();
-            case REPLAY -> List.of(Experiments.replay());
-            case REBALANCE -> List.of(Experiments.rebalance());
-            case REBUILD -> List.of(Experiments.rebuild());
-            case EOS -> List.of(Experiments.eos());
-            case SCHEDULES -> List.of(Experiments.schedules(selected));
-            case WIRE_FAULTS -> throw new IllegalStateException("handled above");
-            case COMMIT_AHEAD -> List.of(Experiments.commitAhead());
-            case DURABILITY -> List.of(Experiments.durability());
-            case DUPLICATE_PUBLISH -> List.of(Experiments.duplicatePublish());
-            case SHARES -> Experiments.shares();
-            case SHARE_REPLAY -> List.of(Experiments.shareReplay());
-            case SHARE_OWNERSHIP -> List.of(Experiments.shareOwnership());
-            case SHARE_CRASH -> List.of(Experiments.shareCrash());
-            case SHARE_POISON -> List.of(Experiments.sharePoison());
-            case SHARE_ACK_AHEAD -> List.of(Experiments.shareAckAhead());
-        };
+        return experiment.experiments(cells == null ? List.of() : cells);
     }
 
     /** Defect class → what catches it → its outcome, for the classes whose experiment or cell the run had (all of them in a thorough run). */

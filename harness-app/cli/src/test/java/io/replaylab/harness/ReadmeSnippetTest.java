@@ -29,6 +29,17 @@ class ReadmeSnippetTest {
     }
 
     @Test
+    void theExperimentsReadmeAndHelpNameAreTheLabsCatalogue() throws Exception {
+        String names = io.replaylab.harness.experiment.Experiments.catalogue().stream().map(io.replaylab.harness.experiment.Experiments.Named::name)
+                .collect(Collectors.joining("|"));
+        assertThat(read("..", "README.md")).as("README's list of --experiment choices").contains("`--experiment " + names + "`");
+        java.io.StringWriter help = new java.io.StringWriter();
+        ReplayLab.run(new java.io.PrintWriter(help), new java.io.PrintWriter(new java.io.StringWriter()), "run", "--help");
+        io.replaylab.harness.experiment.Experiments.catalogue().forEach(n -> assertThat(help.toString()).as("run --help on " + n.name())
+                .containsPattern("(?m)^  " + java.util.regex.Pattern.quote(n.name()) + " +" + java.util.regex.Pattern.quote(n.shows()) + "$"));
+    }
+
+    @Test
     void theJunitSnippetIsCutFromTheExampleProject() throws Exception {
         String snippet = snippet(read("..", "README.md"), "@LocalKafkaTest");
         String example = read("..", "examples", "custom-test", "src", "test", "java", "com", "example", "lab", "ReplayOfMyConsumerTest.java");

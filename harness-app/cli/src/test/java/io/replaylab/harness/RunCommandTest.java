@@ -105,6 +105,10 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(modeErr), "run", "--hold-mode", "freeze",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(modeErr.toString()).contains("--hold-mode").contains("freeze").contains("THREAD, PROCESS");
+        StringWriter barrierErr = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(barrierErr), "run", "--barrier", "jdwp",
+                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(barrierErr.toString()).contains("--barrier").contains("'jdwp': use auto, debugger or wire");
         StringWriter protocolErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(protocolErr), "run", "--group-protocol", "eager",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);

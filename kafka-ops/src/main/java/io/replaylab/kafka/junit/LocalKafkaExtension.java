@@ -95,7 +95,7 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
         }
         for (String bootstrap : running(e)) {
             try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
-                List<String> deleted = ops.deleteNamespace(ns);
+                List<String> deleted = ops.deleteNamespace(ns).lines();
                 log.debug("deleted {} on {} after {}", deleted, bootstrap, e.getDisplayName());
             } catch (RuntimeException ex) {
                 log.warn("could not delete namespace {} on {} after {}: {}", ns.prefix(), bootstrap, e.getDisplayName(), ex.toString());

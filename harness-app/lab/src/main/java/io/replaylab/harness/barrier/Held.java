@@ -1,18 +1,15 @@
 package io.replaylab.harness.barrier;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
-import io.replaylab.barrier.BarrierSource;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.IllegalBarrierMoveException;
-import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
@@ -26,37 +23,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Instance A with its point armed ({@link BarrierPlan#arm}): one shape whatever holds it. Closing it
- * releases a held point (a program never stays held), detaches any debugger and stops the instances
- * it was given ({@link #running()}: A and those started beside it).
+ * Instance A with its point armed ({@link BarrierPlan#arm}): one shape whatever holds it, what
+ * differs kept in the technology's {@link Hold}. Closing it releases a held point (a program never
+ * stays held), detaches any debugger and stops the instances it was given (A and those
+ * {@link #alsoStop started beside it}).
  */
 public final class Held implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Held.class);
 
-    private final BarrierPlan.Technology technology;
+    private final String technology;
     private final LabContext ctx;
     private final ExperimentRecorder e;
     private final String pointName;
-    private final String name;
     private final LabContext.Instance instance;
-    private final List<LabContext.Instance> running = new ArrayList<>();
-    Barrier barrier;
-    BarrierEvidence evidence;
-    /** The debugger that holds A, when one does (the wire proxy is the run's: it outlives the point). */
-    BarrierSource<?> source;
-    /** gdb, when it holds A: a freeze and a crash go through it. */
-    NativeDebugger gdb;
-    String heldBy;
-    String unreached;
-    private boolean frozen;
+    private final Barrier barrier;
+    private final BarrierEvidence evidence;
+    private final String heldBy;
+    private final String unreached;
+    private final Hold hold;
+    /** The instances to stop when this ends: a registry, not the point's state. */
+    private final List<LabContext.Instance> running = new CopyOnWriteArrayList<>();
 
-    Held(BarrierPlan.Technology technology, LabContext ctx, ExperimentRecorder e, String pointName, String name, LabContext.Instance instance) {
+    Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
+            String unreached, Hold hold) {
         this.technology = technology;
-        this.ctx = ctx;
-        this.e = e;
-        this.pointName = pointName;
-        this.name = name;
+        this.ctx = a.ctx();
+        this.e = a.e();
+        this.pointName = a.pointName();
         this.instance = instance;
+        this.barrier = barrier;
+        this.evidence = evidence;
+        this.heldBy = heldBy;
+        this.unreached = unreached;
+        this.hold = hold;
         running.add(instance);
     }
 
@@ -83,9 +82,14 @@ public final class Held implements AutoCloseable {
         return unreached;
     }
 
-    /** The instances to stop when this ends (A and those started beside it): add B here. */
+    /** Stops {@code other} too when this ends (e.g. B, started beside A). */
+    public void alsoStop(LabContext.Instance other) {
+        running.add(other);
+    }
+
+    /** The instances stopped when this ends: A (unless it crashed) and those {@link #alsoStop started beside it}. */
     public List<LabContext.Instance> running() {
-        return running;
+        return List.copyOf(running);
     }
 
     /**
@@ -122,77 +126,21 @@ public final class Held implements AutoCloseable {
         return barrier.awaitArrival(Duration.ofNanos(1));
     }
 
-    /**
-     * A warm-up's wait: true when A arrived at the warm-up hold, false when the group got a committed
-     * offset without it (A commits another way: its client's timer, commitAsync): then the warm-up is
-     * given up, since A's start-up is behind it either way.
-     */
-    static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group) throws InterruptedException {
-        boolean[] committed = {false};
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
-            Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
-            if (got.isPresent()) {
-                return got;
-            }
-            ctx.subjects().checkpointHeld(a);
-            if (ctx.kafka().ops().describe(group).partitions().stream().anyMatch(p -> p.committed() >= 0)) {
-                try {
-                    warmUp.expire();
-                    committed[0] = true;
-                    return Optional.<Arrival>empty();
-                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
-                    return warmUp.tryAwaitArrival(Duration.ZERO);
-                }
-            }
-            return got;
-        }, got -> got.isPresent() || committed[0]);
-        if (committed[0]) {
-            return false;
-        }
-        if (arrived.isPresent()) {
-            return true;
-        }
-        warmUp.awaitArrival(Duration.ofNanos(1)); // throws the barrier's timeout
-        return true;
-    }
-
-    /**
-     * Stops every thread of A at the point and records it: through gdb where gdb holds A (under
-     * ptrace a SIGSTOP only reaches the debugger), else SIGSTOP to A's process group; confirmed in /proc.
-     */
+    /** Stops every thread of A at the point and records it (through gdb where gdb holds A, else SIGSTOP), confirmed in /proc. */
     public Event freeze() {
-        frozen = true;
-        if (gdb != null) {
-            Map<Long, Character> states = gdb.freeze();
-            return e.record(Source.here("harness"), new Payload.Note(name + " (pid " + gdb.pid() + ") frozen through the debugger at "
-                    + pointName + " (held there by " + heldBy + "): all " + states.size() + " of its threads stopped, /proc/" + gdb.pid()
-                    + "/task/*/stat shows state t for each"));
-        }
-        instance.process().freeze(); // returns once /proc shows the process stopped (state T)
-        return e.record(Source.here("harness"), new Payload.Note(name + " (pid " + instance.pid() + ") frozen with SIGSTOP at " + pointName
-                + " (held there by " + heldBy + "); /proc/" + instance.pid() + "/stat shows state T"));
+        return e.record(Source.here("harness"), new Payload.Note(hold.freeze(instance.name(), pointName + " (held there by " + heldBy + ")")));
     }
 
     /** SIGKILL to A (and first the program gdb holds, a wrapper's descendant too), recorded; A is no longer running. */
     public Event crash() {
-        if (gdb != null) {
-            gdb.killProgram(); // gone in /proc before the crash is recorded
-        }
+        hold.beforeCrash();
         running.remove(instance);
         return ctx.subjects().crash(e, instance);
     }
 
     /** A frozen A runs again (a program never stays frozen; a debugger cannot talk to a stopped JVM). */
     public void thaw() {
-        if (gdb != null && gdb.isFrozen()) {
-            try {
-                gdb.thaw();
-            } catch (RuntimeException x) { // gdb gone: its end let the program run; the instances must still be stopped
-                log.warn("cannot thaw {} through gdb: {}", name, x.getMessage());
-            }
-        } else if (gdb == null && frozen && instance.process().isAlive() && instance.process().isFrozen()) {
-            instance.process().thaw();
-        }
+        hold.thaw();
     }
 
     /**
@@ -200,16 +148,12 @@ public final class Held implements AutoCloseable {
      * as it would without one). A JVM's debugger holds nothing now and stays attached until {@link #close}.
      */
     public void untrace() {
-        if (gdb != null) {
-            gdb.close();
-        }
+        hold.untrace();
     }
 
     /** Every debugger gone (a JVM's resumes whatever it still suspends). */
     public void detach() {
-        if (source != null) {
-            source.close();
-        }
+        hold.detach();
     }
 
     @Override
@@ -217,22 +161,27 @@ public final class Held implements AutoCloseable {
         try {
             thaw();
         } catch (RuntimeException x) { // still stopped: it is stopped (SIGTERM, then SIGKILL) all the same below
-            log.warn("cannot thaw {}: {}", name, x.getMessage());
+            log.warn("cannot thaw {}: {}", instance.name(), x.getMessage());
         } finally {
-            if (barrier != null && barrier.state() == BarrierState.HELD) {
+            if (barrier.state() == BarrierState.HELD) {
                 barrier.release();
             }
             detach();
-            for (LabContext.Instance i : running) {
-                if (i.process().isAlive()) {
-                    ctx.subjects().stop(e, i);
-                }
+            stop(ctx, e, running);
+        }
+    }
+
+    /** Stops what a try that did not arm left running. */
+    static void stop(LabContext ctx, ExperimentRecorder e, List<LabContext.Instance> instances) {
+        for (LabContext.Instance i : instances) {
+            if (i.process().isAlive()) {
+                ctx.subjects().stop(e, i);
             }
         }
     }
 
     @Override
     public String toString() {
-        return technology + " at " + pointName + " on " + name;
+        return technology + " at " + pointName + " on " + instance.name();
     }
 }

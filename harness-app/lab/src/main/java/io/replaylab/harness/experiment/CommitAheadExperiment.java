@@ -107,8 +107,8 @@ final class CommitAheadExperiment {
     /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */
     private static LabContext.Instance holdAtDbCommit(LabContext ctx, ExperimentRecorder e, InstanceSpec spec, String group, FrontierCheck check,
             Held[] held) throws InterruptedException {
-        BarrierPlan plan = BarrierPlan.of(ctx.settings().barrier().choice(), CommitPoint.BEFORE_DB_COMMIT);
-        Optional<String> unavailable = plan.unavailableOn(ctx.settings().platform());
+        BarrierPlan plan = BarrierPlan.of(ctx, CommitPoint.BEFORE_DB_COMMIT);
+        Optional<String> unavailable = plan.unavailable();
         if (unavailable.isEmpty()) {
             try {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,

@@ -94,7 +94,6 @@ final class EosExperiment {
         Held at = BarrierPlan.debuggerAt(COMMIT_TRANSACTION).arm(ctx, e, "transaction-commit", InstanceSpec.of("eos-A", transform, values), group,
                 HoldMode.THREAD, BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain())));
         LabContext.Instance a = at.instance();
-        List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
         BarrierEvidence evidence = at.evidence();
         try (at) {
@@ -126,7 +125,7 @@ final class EosExperiment {
             Handoff wait = Handoff.of(ctx, e, group, aMembers);
             ctx.step("A held in its transaction (" + inFlightId + "); starting B");
             LabContext.Instance b = ctx.subjects().start(e, InstanceSpec.of("eos-B", transform, values));
-            running.add(b);
+            at.alsoStop(b);
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
             Event handoff = null;
             ctx.step("waiting for " + aOwns + " to move to B (" + wait.says() + ")");
@@ -190,7 +189,7 @@ final class EosExperiment {
                     committed.ofIds().get(inFlightId) == 1 && uncommitted.ofIds().get(inFlightId) > 1));
 
             ctx.step("the group settles and drains");
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, running, b);
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, at.running(), b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             }

@@ -1,7 +1,10 @@
 package io.replaylab.harness.experiment;
 
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import io.replaylab.barrier.wire.CommitCheck;
 import io.replaylab.evidence.Check;
@@ -171,6 +174,129 @@ public final class Experiments {
     /** Durability on a local 3-broker cluster of its own: one leader crash, safe against unsafe producer settings. Its four JVMs need the CPU: it runs alone. */
     public static Experiment durability() {
         return new Experiment(DurabilityExperiment.NAME, List.of(DurabilityExperiment.REQUIREMENTS), DurabilityExperiment::run).alone();
+    }
+
+    /**
+     * An experiment, or a set of them, by the name a user gives it: what it shows, whether it takes
+     * cells (schedules' {@code point:fault}, wire-faults' {@code api:effect}) and whether it is a
+     * battery (the source then has aborted transactions by default). {@link #catalogue()} is the one
+     * list of them: the CLI's choices and help, and README's table, come from it.
+     */
+    public static final class Named {
+        private final String name;
+        private final String shows;
+        private final boolean takesCells;
+        private final boolean battery;
+        private final Function<List<String>, List<Experiment>> make;
+
+        private Named(String name, String shows, boolean takesCells, boolean battery, Function<List<String>, List<Experiment>> make) {
+            this.name = name;
+            this.shows = shows;
+            this.takesCells = takesCells;
+            this.battery = battery;
+            this.make = make;
+        }
+
+        private static Named one(String name, String shows, Supplier<Experiment> make) {
+            return new Named(name, shows, false, false, cells -> List.of(make.get()));
+        }
+
+        private static Named set(String name, String shows, boolean battery, Supplier<List<Experiment>> make) {
+            return new Named(name, shows, false, battery, cells -> make.get());
+        }
+
+        private static Named withCells(String name, String shows, Supplier<Experiment> all, Function<List<String>, Experiment> some) {
+            return new Named(name, shows, true, false, cells -> List.of(cells.isEmpty() ? all.get() : some.apply(cells)));
+        }
+
+        public String name() {
+            return name;
+        }
+
+        /** What it shows, in a line. */
+        public String shows() {
+            return shows;
+        }
+
+        /** Whether it runs chosen cells ({@link #experiments(List)}). */
+        public boolean takesCells() {
+            return takesCells;
+        }
+
+        /** A battery of experiments on one subject: its source has aborted transactions by default. */
+        public boolean battery() {
+            return battery;
+        }
+
+        /** The experiments, their default cells. */
+        public List<Experiment> experiments() {
+            return make.apply(List.of());
+        }
+
+        /**
+         * The experiments on these cells (empty: the default ones), each parsed by the experiment's cell type.
+         *
+         * @throws IllegalArgumentException a cell that does not parse (naming it), or cells for one that takes none
+         */
+        public List<Experiment> experiments(List<String> cells) {
+            if (!cells.isEmpty() && !takesCells) {
+                throw new IllegalArgumentException("cells are for " + catalogue().stream().filter(Named::takesCells).map(Named::name)
+                        .collect(Collectors.joining(" or ")) + ", not for " + name);
+            }
+            return make.apply(List.copyOf(cells));
+        }
+
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    private static final List<Named> CATALOGUE = List.of(
+            Named.set("default", "replay, rebalance and rebuild", false, Experiments::reference),
+            Named.set("thorough", "the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names", true,
+                    Experiments::thorough),
+            Named.set("all", "thorough, eos and durability", true, Experiments::all),
+            Named.one(ReplayExperiment.NAME, "reset an inactive group to earliest and replay into the same target: no second effect", Experiments::replay),
+            Named.one(RebalanceExperiment.NAME, "A held between its DB commit and its offset commit, the partition moves to B, A's stale commit "
+                    + "is refused", Experiments::rebalance),
+            Named.one(RebuildExperiment.NAME, "a second generation rebuilds every effect on the same DB", Experiments::rebuild),
+            Named.one(EosExperiment.NAME, "a consume-transform-produce subject held at commitTransaction (it needs a transform subject)", Experiments::eos),
+            Named.withCells(SchedulesExperiment.NAME, "every fault (hold, freeze, crash, sequences) at every point of the commit protocol",
+                    Experiments::schedules, cells -> schedules(cells.stream().map(ScheduleCell::parse).distinct().toList())),
+            Named.withCells(WireFaultsExperiment.NAME, "answers a broker may give, aimed at A's requests on the wire", Experiments::wireFaults,
+                    cells -> wireFaults(cells.stream().map(WireFaultCell::parse).toList())),
+            Named.one(CommitAheadExperiment.NAME, "every OffsetCommit checked against the target as it is sent; A killed at one ahead of its DB",
+                    Experiments::commitAhead),
+            Named.one(DuplicatePublishExperiment.NAME, "a slice of the source published again at new offsets: one effect per message id",
+                    Experiments::duplicatePublish),
+            Named.one(DurabilityExperiment.NAME, "a leader crash on a 3-broker cluster of its own, safe against unsafe producer settings",
+                    Experiments::durability),
+            Named.set("shares", "share-replay, share-ownership, share-crash, share-poison and share-ack-ahead (they need a share subject)", false, Experiments::shares),
+            Named.one(ShareReplayExperiment.NAME, "a share group's start offsets reset to earliest: every record again, the target unchanged",
+                    Experiments::shareReplay),
+            Named.one(ShareOwnershipExperiment.NAME, "A held before its acknowledgement, the lock expires, B gets the record, A's acknowledgement "
+                    + "is refused", Experiments::shareOwnership),
+            Named.one(ShareCrashExperiment.NAME, "A killed at its DB commit in a share group", Experiments::shareCrash),
+            Named.one(SharePoisonExperiment.NAME, "a record no consumer can read: ACCEPT or REJECT, never RELEASE until archived",
+                    Experiments::sharePoison),
+            Named.one(ShareAckAheadExperiment.NAME, "every acknowledgement checked against the target as it is sent; A killed at one ahead",
+                    Experiments::shareAckAhead));
+
+    /** Every experiment and set a user can name, in the order help lists them. */
+    public static List<Named> catalogue() {
+        return CATALOGUE;
+    }
+
+    /**
+     * The experiment or set called {@code name} (any case).
+     *
+     * @throws IllegalArgumentException an unknown name, with the known ones
+     */
+    public static Named named(String name) {
+        String n = name == null ? "" : name.trim().toLowerCase(Locale.ROOT);
+        return CATALOGUE.stream().filter(x -> x.name.equals(n)).findFirst().orElseThrow(() -> new IllegalArgumentException("unknown experiment '"
+                + name + "': use one of " + CATALOGUE.stream().map(Named::name).collect(Collectors.joining(", "))));
     }
 
     /**

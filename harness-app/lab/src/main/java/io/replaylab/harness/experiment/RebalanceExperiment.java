@@ -16,7 +16,6 @@ import io.micrometer.core.instrument.Timer;
 import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.Held;
-import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.barrier.Arrival;
@@ -58,31 +57,28 @@ final class RebalanceExperiment {
 
     static Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e) throws Exception {
         Experiments.onTheRunsBroker(ctx, e, ns);
-        BarrierKind.Choice choice = ctx.settings().barrier().choice();
-        BarrierPlan plan = BarrierPlan.of(choice, CommitPoint.BEFORE_OFFSET_COMMIT);
+        BarrierPlan plan = BarrierPlan.of(ctx, CommitPoint.BEFORE_OFFSET_COMMIT);
         e.environment("barrier", plan.display());
         e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
-        // chosen, not asked for: a JVM whose commit the debugger cannot read is held on the wire instead, when the run has a proxy
-        boolean mayFallBack = plan.readsArguments() && !choice.why().equals(BarrierKind.ASKED_FOR) && ctx.kafka().proxy().isPresent();
-        Outcome o = attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1), mayFallBack);
+        Outcome o = attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1));
         if (o != null) {
             return o;
         }
-        BarrierPlan wire = plan.onTheWire("fallback: the debugger could not read the offsets A commits; " + choice.why());
+        BarrierPlan wire = plan.fallback().orElseThrow();
         e.environment("barrier", wire.display());
         e.limitation("The debugger could not read what A commits, so the wire barrier replaced it: the limitation about commitSync "
                 + "holds for that first try only. " + wire.limitation());
         ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
-        return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2), false);
+        return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2));
     }
 
     /**
-     * One try with one barrier; null when the debugger held a commit whose offsets it could not read
-     * and {@code mayFallBack}: everything of the try is released and stopped, and the caller tries the wire.
+     * One try with one barrier; null when it held a commit whose offsets it could not read and the
+     * plan has a {@link BarrierPlan#fallback}: everything of the try is released and stopped, and the caller tries that.
      */
-    private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox,
-            boolean mayFallBack) throws Exception {
+    private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox)
+            throws Exception {
         HoldMode mode = ctx.settings().barrier().holdMode();
         e.environment("hold mode", plan.holdMode(mode));
         Source harness = Source.here("harness");
@@ -90,7 +86,6 @@ final class RebalanceExperiment {
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain()));
         Held at = plan.arm(ctx, e, "offset-commit", ctx.subjects().consumer("rebalance-A", topic, group, inbox), group, mode, options);
         LabContext.Instance a = at.instance();
-        List<LabContext.Instance> running = at.running();
         Barrier barrier = at.barrier();
         try (at) {
             Arrival held;
@@ -101,17 +96,16 @@ final class RebalanceExperiment {
                         + ctx.settings().timeouts().barrier()));
             }
 
-            String unreadable = held.offsets().isEmpty() ? held.context().getOrDefault("offsets", "") : "";
-            if (plan.readsArguments() && unreadable.startsWith("(unreadable")) {
-                e.record(harness, new Payload.Note("the debugger held A's commitSync but could not read the offsets it commits: " + unreadable
-                        + (mayFallBack ? "; the wire barrier takes over" : "")));
-                if (mayFallBack) {
+            Optional<String> unreadable = held.facts().unreadableOffsets();
+            if (unreadable.isPresent()) {
+                e.record(harness, new Payload.Note("the debugger held A's commitSync but could not read the offsets it commits: " + unreadable.get()
+                        + (plan.fallback().isPresent() ? "; the wire barrier takes over" : "")));
+                if (plan.fallback().isPresent()) {
                     return null;
                 }
                 barrier.release();
-                return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable + " and the barrier was "
-                        + (ctx.kafka().proxy().isPresent() ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)")
-                        + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
+                return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable.get() + " and the barrier was "
+                        + plan.noFallback() + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
             }
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
             Map<PartitionRef, Long> committing = new TreeMap<>();
@@ -149,12 +143,12 @@ final class RebalanceExperiment {
                             + " < " + committing.get(inFlight)));
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             // the wire's arrival names the held request's member and generation; a debugger's does not
-            Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.context().containsKey("member") ? held : null);
+            Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.facts().requester());
 
             Handoff wait = Handoff.of(ctx, e, group, aMembers);
             ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer("rebalance-B", topic, group, inbox));
-            running.add(b);
+            at.alsoStop(b);
             Timer.Sample handoffTime = Timer.start(ctx.meters());
             e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
 
@@ -207,7 +201,7 @@ final class RebalanceExperiment {
             String rejecter = Verdicts.rejecter(outcome.orElseThrow(), onWire);
 
             ctx.step("group settles with both instances and drains");
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, running, b);
+            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, at.running(), b);
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             } else {
@@ -225,10 +219,10 @@ final class RebalanceExperiment {
      * A's member ids at the hold, each with the generation (classic) or member epoch it held: the
      * held request's own for the wire barrier, else what the witness last saw it use (-1 unknown).
      */
-    private static Map<String, Integer> heldAs(LabContext ctx, String group, Set<String> aMembers, Arrival wireArrival) {
+    private static Map<String, Integer> heldAs(LabContext ctx, String group, Set<String> aMembers, Optional<Arrival.Requester> onTheWire) {
         Map<String, Integer> out = new TreeMap<>();
-        if (wireArrival != null) {
-            out.put(wireArrival.context().getOrDefault("member", ""), Integer.parseInt(wireArrival.context().getOrDefault("generation", "-1")));
+        if (onTheWire.isPresent()) {
+            out.put(onTheWire.get().memberId(), onTheWire.get().generation());
             return out;
         }
         for (String m : aMembers) {

@@ -18,7 +18,6 @@ import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
-import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.kafka.ResetPlan;
 import io.replaylab.kafka.ResetPlans;
 import io.replaylab.kafka.ResetRefusedException;

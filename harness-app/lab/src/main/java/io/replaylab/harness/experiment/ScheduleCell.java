@@ -11,10 +11,8 @@ import io.replaylab.harness.barrier.Held;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -26,56 +24,6 @@ import java.util.Set;
  * {@code before-db-commit:hold-then-crash}.
  */
 public record ScheduleCell(CommitPoint point, Fault fault) {
-    /** What each fault's cell at a point shows, and what it catches, in {@link Fault} order. */
-    private static final Map<CommitPoint, List<String>> SHOWS = new EnumMap<>(Map.of(
-            CommitPoint.BEFORE_DB_COMMIT, List.of(
-                    "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
-                    "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
-                    "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
-                            + "the effect is lost, a FAIL)",
-                    "A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
-                            + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
-                            + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
-                            + "frees the lock before B waits)",
-                    "the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
-                            + "are lost; only when named: hold-then-crash catches the same and A's own record too)"),
-            CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
-                    "A's stale commit is refused after the handoff; B's redelivery is not applied again",
-                    "the same with the whole process stopped",
-                    "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)",
-                    "as crash, with B already at work for the contention window (only when named: A holds no DB lock here)",
-                    "as hold, A's stale commit coming after the contention window (only when named)"),
-            CommitPoint.AFTER_OFFSET_COMMIT, List.of(
-                    "the commit stood; A goes on with records B also gets: one effect each",
-                    "the same with the whole process stopped",
-                    "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
-                            + "the message and the hole)",
-                    "as crash, with B already at work for the contention window (only when named)",
-                    "as hold, A resuming after the contention window (only when named)")));
-
-    /** What a correct consumer shows in each fault's cell at a point, in {@link Fault} order. */
-    private static final Map<CommitPoint, List<String>> EXPECTS = new EnumMap<>(Map.of(
-            CommitPoint.BEFORE_DB_COMMIT, List.of(
-                    "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
-                    "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
-                    "the open transaction is rolled back and the record is redelivered: one effect",
-                    "B waits for the lock A's open transaction holds, and neither skips a record nor commits past one: once A's transaction "
-                            + "is rolled back, every record has one effect",
-                    "B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect"),
-            CommitPoint.BEFORE_OFFSET_COMMIT, List.of(
-                    "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
-                    "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
-                    "the effect is in the DB but the offset is not: the redelivery must not apply it again",
-                    "the effect is in the DB but the offset is not: the redelivery must not apply it again",
-                    "A's stale commit is refused; the redelivered record must not be applied again"),
-            CommitPoint.AFTER_OFFSET_COMMIT, List.of(
-                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect",
-                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect",
-                    "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer "
-                            + "loses it)",
-                    "the offset is stored: the record is not redelivered, so its effect must already be in the DB",
-                    "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")));
-
     /**
      * What happens to A at the point, and after its partition moved. Each fault injects itself
      * ({@link #inject}) and says what it still does once B owns the partition ({@link #afterHandoff}):
@@ -88,13 +36,31 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
-                        + pointName + " by " + at.heldBy() + "; " + arrival.context().getOrDefault("threads", "its other threads run")));
+                        + pointName + " by " + at.heldBy() + "; " + arrival.facts().otherThreads().orElse("its other threads run")));
             }
 
             @Override
             Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
                 then.resume();
                 return Optional.empty();
+            }
+
+            @Override
+            String shows(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)";
+                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; B's redelivery is not applied again";
+                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records B also gets: one effect each";
+                };
+            }
+
+            @Override
+            String expects(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
+                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
+                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
+                };
             }
         },
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
@@ -115,6 +81,24 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 return platform.canFreeze() ? Optional.empty() : Optional.of("not available on " + platform.describe()
                         + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm every thread stopped");
             }
+
+            @Override
+            String shows(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)";
+                    case BEFORE_OFFSET_COMMIT -> "the same with the whole process stopped";
+                    case AFTER_OFFSET_COMMIT -> "the same with the whole process stopped";
+                };
+            }
+
+            @Override
+            String expects(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
+                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
+                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
+                };
+            }
         },
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
         CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name", "killed") {
@@ -132,6 +116,27 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             boolean leavesARunning() {
                 return false;
             }
+
+            @Override
+            String shows(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
+                            + "the effect is lost, a FAIL)";
+                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)";
+                    case AFTER_OFFSET_COMMIT -> "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
+                            + "the message and the hole)";
+                };
+            }
+
+            @Override
+            String expects(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "the open transaction is rolled back and the record is redelivered: one effect";
+                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB but the offset is not: the redelivery must not apply it again";
+                    case AFTER_OFFSET_COMMIT -> "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer "
+                            + "loses it)";
+                };
+            }
         },
         /** Held until B owns the partition and has worked on A's records for the contention window, then killed and restarted. */
         HOLD_THEN_CRASH("A's thread is held until B took the partition over and worked on the same records for the contention window, "
@@ -146,6 +151,28 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 then.contend();
                 return Optional.of(then.inject(CRASH));
             }
+
+            @Override
+            String shows(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
+                            + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
+                            + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
+                            + "frees the lock before B waits)";
+                    case BEFORE_OFFSET_COMMIT -> "as crash, with B already at work for the contention window (only when named: A holds no DB lock here)";
+                    case AFTER_OFFSET_COMMIT -> "as crash, with B already at work for the contention window (only when named)";
+                };
+            }
+
+            @Override
+            String expects(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "B waits for the lock A's open transaction holds, and neither skips a record nor commits past one: once A's transaction "
+                            + "is rolled back, every record has one effect";
+                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB but the offset is not: the redelivery must not apply it again";
+                    case AFTER_OFFSET_COMMIT -> "the offset is stored: the record is not redelivered, so its effect must already be in the DB";
+                };
+            }
         },
         /** Held until B owns the partition and has worked on A's records for the contention window, then released. */
         HOLD_THEN_LATE_RELEASE("A's thread is held until B took the partition over and worked on the same records for the contention window, "
@@ -159,6 +186,25 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
                 then.contend();
                 return Optional.of(then.resume());
+            }
+
+            @Override
+            String shows(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
+                            + "are lost; only when named: hold-then-crash catches the same and A's own record too)";
+                    case BEFORE_OFFSET_COMMIT -> "as hold, A's stale commit coming after the contention window (only when named)";
+                    case AFTER_OFFSET_COMMIT -> "as hold, A resuming after the contention window (only when named)";
+                };
+            }
+
+            @Override
+            String expects(CommitPoint p) {
+                return switch (p) {
+                    case BEFORE_DB_COMMIT -> "B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect";
+                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused; the redelivered record must not be applied again";
+                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
+                };
             }
         };
 
@@ -180,6 +226,12 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         public boolean isSequence() {
             return sequence;
         }
+
+        /** What this fault's cell at {@code p} shows, and what it catches. */
+        abstract String shows(CommitPoint p);
+
+        /** What a correct consumer shows in this fault's cell at {@code p}. */
+        abstract String expects(CommitPoint p);
 
         /** Hits A where it is held (a sequence: its first fault), records it, and returns the event that shows it. */
         abstract Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName);
@@ -270,7 +322,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
 
     /** What the cell shows and the defect it catches, as the table in docs/how-a-run-works.md says (a test holds them equal). */
     public String shows() {
-        return SHOWS.get(point).get(fault.ordinal());
+        return fault.shows(point);
     }
 
     /** The docs' table of every cell that can be named, as Markdown rows: {@code | point × fault | what it shows |}. */
@@ -280,7 +332,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
 
     /** What the cell does and what a correct consumer shows, in one line. */
     public String meaning() {
-        String expect = EXPECTS.get(point).get(fault.ordinal());
+        String expect = fault.expects(point);
         return "at " + point.id() + " (" + point.description() + "), " + fault.description() + "; " + expect;
     }
 

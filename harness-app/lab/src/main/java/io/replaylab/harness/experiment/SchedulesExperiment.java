@@ -30,7 +30,6 @@ import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
-import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabKafka;
@@ -61,16 +60,14 @@ final class SchedulesExperiment {
 
     static Outcome run(List<ScheduleCell> selected, LabContext ctx, LabNamespace ns, ExperimentRecorder e) {
         Experiments.onTheRunsBroker(ctx, e, ns);
-        BarrierKind.Choice choice = ctx.settings().barrier().choice();
-        e.environment("barrier", choice.display() + (choice.kind() == BarrierKind.WIRE
-                ? "; before-db-commit: native (gdb at the SQLite commit), which the wire barrier cannot see" : ""));
+        e.environment("barrier", BarrierPlan.overview(ctx));
         e.environment("cells", selected.stream().map(ScheduleCell::toString).collect(Collectors.joining(", ")));
         e.limitation("One fault per cell, or one sequence of two (the second after the contention window, "
                 + ctx.settings().timeouts().contentionWindow() + "), at the first record A processes at that point; a fault between other "
                 + "instructions, or two faults at once, is not shown.");
         ctx.step(selected.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
         List<LabContext.Part> parts = selected.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
-                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell, choice))).toList();
+                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell))).toList();
         List<Outcome> done = ctx.parts(parts);
         Map<ScheduleCell, Outcome> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < selected.size(); i++) {
@@ -98,9 +95,9 @@ final class SchedulesExperiment {
     }
 
     /** One cell: A reaches the point, the fault hits it there, B takes over (and A restarts after a crash), drain, oracle. */
-    static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell, BarrierKind.Choice choice) throws Exception {
+    static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell) throws Exception {
         Experiments.onTheRunsBroker(ctx, e, ns);
-        BarrierPlan plan = BarrierPlan.of(choice, cell.point());
+        BarrierPlan plan = BarrierPlan.of(ctx, cell.point());
         e.environment("barrier", plan.display());
         e.environment("point", cell.point().id() + ": " + cell.point().description());
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
@@ -110,7 +107,7 @@ final class SchedulesExperiment {
         String inbox = ns.inbox(1);
         String aName = cell.id() + "-A";
         Platform platform = ctx.settings().platform();
-        Optional<String> unavailable = cell.fault().unavailableOn(platform).or(() -> plan.unavailableOn(platform));
+        Optional<String> unavailable = cell.fault().unavailableOn(platform).or(plan::unavailable);
         if (unavailable.isPresent()) {
             return e.finish(Outcome.notRun(unavailable.get()));
         }
@@ -160,7 +157,7 @@ final class SchedulesExperiment {
             }
             ctx.step("A " + cell.fault().id() + " at " + cell.point().id() + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer(cell.id() + "-B", topic, group, inbox));
-            at.running().add(b);
+            at.alsoStop(b);
             live.add(b);
             Steps then = new Steps(ctx, e, cell, at, arrival, b, group, ctx.subjects().consumer(aName, topic, group, inbox), watched);
             if (!cell.fault().leavesARunning()) {
@@ -304,7 +301,7 @@ final class SchedulesExperiment {
         /** A crashed A comes back as a new process with the same instance name, as a crash's restart does. */
         LabContext.Instance restartA() {
             LabContext.Instance again = ctx.subjects().start(e, aAgain);
-            at.running().add(again);
+            at.alsoStop(again);
             return again;
         }
 

@@ -23,7 +23,6 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
-import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.ProcessingLine;
 import io.replaylab.kafka.GroupMember;
@@ -64,25 +63,17 @@ final class ShareOwnershipExperiment {
     }
 
     static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
-        // a JVM is held by the debugger at its acknowledge call; any other client (or a run on the wire barrier) on the wire
-        boolean onTheWire = !s.subject().jvm() || ctx.settings().barrier().choice().kind() == BarrierKind.WIRE;
-        if (onTheWire && ctx.kafka().witness().isEmpty()) {
-            return e.finish(Outcome.notRun("the share consumer " + (s.subject().jvm() ? "is to be held on the wire" : "is not a JVM (no debugger "
-                    + "can hold it)") + ", and this run has no wire proxy to hold its acknowledgement (LabSettings.witness(false))"));
+        BarrierPlan plan = BarrierPlan.shareAcknowledgement(ctx, s.subject().jvm());
+        if (plan.unavailable().isPresent()) {
+            return e.finish(Outcome.notRun(plan.unavailable().get()));
         }
-        BarrierPlan plan = BarrierPlan.shareAcknowledgement(onTheWire ? BarrierKind.WIRE : BarrierKind.DEBUGGER);
-        e.environment("barrier", onTheWire ? "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy"
-                : "debugger at " + ACKNOWLEDGE + (ctx.settings().barrier().holdMode() == HoldMode.PROCESS ? " (whole-JVM hold: A frozen, its "
-                + "heartbeats too)" : " (thread hold: A's other threads, its heartbeats too, run on)"));
-        e.limitation(onTheWire ? "The in-flight point is A's first request that carries an acknowledgement, held on the wire (its connection "
-                + "waits; its heartbeats go to the group coordinator on another one)."
-                : "The in-flight point is the entry of KafkaShareConsumer#acknowledge in A (after its DB transaction, before the acknowledgement "
-                + "reaches the broker); a share consumer that acknowledges implicitly (by its next poll) is not held there.");
+        e.environment("barrier", plan.display());
+        e.limitation(plan.limitation());
         e.limitation("One partition: both members fetch from it, so the record whose lock expires can go to B.");
 
         // a frozen A (the debugger's whole-JVM hold) stops heartbeating: the broker removes it after the share session timeout,
         // which must come before the lock's end for the evidence to show the redelivery by removal, not by expiry
-        HoldMode holdA = onTheWire ? HoldMode.THREAD : ctx.settings().barrier().holdMode();
+        HoldMode holdA = plan.mode(ctx.settings().barrier().holdMode());
         boolean frozen = holdA == HoldMode.PROCESS;
         ctx.kafka().ops().createTopic(ctx.kafka().namespace(), s.topic(), 1);
         Duration session = frozen ? Duration.ofMillis(Long.parseLong(ctx.kafka().ops().groupConfigs(s.group())
@@ -99,7 +90,7 @@ final class ShareOwnershipExperiment {
             return e.finish(shortLock.get());
         }
         e.environment("hold mode", frozen ? "process: A's whole JVM frozen (its heartbeats stop; the broker removes it after the share session "
-                + "timeout of " + session.toMillis() + " ms, before its " + lock.toMillis() + " ms lock runs out)" : onTheWire ? "connection" : "thread");
+                + "timeout of " + session.toMillis() + " ms, before its " + lock.toMillis() + " ms lock runs out)" : plan.holdMode(holdA));
         Experiments.produce(ctx, e, s.ns());
 
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(lock.plus(ctx.settings().timeouts().handoffOrDefault()).plus(ctx.settings().timeouts().drain()));
@@ -116,11 +107,13 @@ final class ShareOwnershipExperiment {
             try {
                 arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + (onTheWire ? at.unreached() : "call " + ACKNOWLEDGE)
+                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached()
                         + " within " + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
             }
+            // a request held on the wire names the records it acknowledges; a debugger's arrival does not, A's processing log does
+            boolean onTheWire = arrival.facts().requester().isPresent();
             Optional<ProcessingLine> applied = onTheWire ? acknowledged(ctx, arrival, a, s.topic()) : ctx.subjects().processingLines(a.name())
-                    .flatMap(lines -> lines.stream().filter(l -> "applied".equals(l.result())).max(Comparator.comparingLong(ProcessingLine::offset)));
+                    .flatMap(lines -> lines.stream().filter(ProcessingLine::applied).max(Comparator.comparingLong(ProcessingLine::offset)));
             if (applied.isEmpty()) {
                 at.barrier().release();
                 return e.finish(Outcome.notRun("A is held at " + ACKNOWLEDGE + " but its processing log ({logdir}/{instance}.processing.jsonl) names "
@@ -175,7 +168,7 @@ final class ShareOwnershipExperiment {
             }
             try (atB) {
                 LabContext.Instance b = atB.instance();
-                at.running().add(b);
+                at.alsoStop(b);
                 e.check(Check.of("two instances with different process ids", "R7", "pid A != pid B", a.pid() + " vs " + b.pid(), a.pid() != b.pid()));
                 Arrival arrivalB;
                 try {
@@ -188,7 +181,7 @@ final class ShareOwnershipExperiment {
                             + " after A's lock on " + held.id() + " had run out"));
                 }
                 Optional<ProcessingLine> first = onTheWire ? acknowledged(ctx, arrivalB, b, s.topic()) : ctx.subjects().processingLines(b.name())
-                        .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+                        .flatMap(lines -> lines.stream().filter(ProcessingLine::handling).findFirst());
                 if (first.isEmpty() || !first.get().isAbout(held.partition(), held.offset()) || first.get().deliveryCount() == null
                         || first.get().deliveryCount() < 2) {
                     at.barrier().release();
@@ -229,7 +222,7 @@ final class ShareOwnershipExperiment {
                         : logged;
                 atB.barrier().release();
                 boolean refusedOnWire = onWire.filter(ShareWitness.Acknowledgement::refused).isPresent();
-                boolean refusedInLog = answer.filter(l -> "ack-rejected".equals(l.result())).isPresent();
+                boolean refusedInLog = answer.filter(ProcessingLine::acknowledgementRefused).isPresent();
                 onWire.ifPresent(w -> e.record(Source.here("wire witness"), new Payload.Note("A's acknowledgement on the wire: " + w.summary())));
                 if (!refusedOnWire && !refusedInLog) {
                     String what = onWire.map(w -> "the broker answered " + (w.error() == null ? "NONE" : w.error()) + " on the wire")
@@ -239,7 +232,7 @@ final class ShareOwnershipExperiment {
                     return e.finish(Outcome.faultNotObserved("the stale acknowledgement was not refused: " + what + " (B held the record, delivery "
                             + again.deliveryCount() + ")"));
                 }
-                String client = answer.map(l -> "ack-rejected".equals(l.result()) ? "A's client reported " + l.exception() + ": " + l.message()
+                String client = answer.map(l -> l.acknowledgementRefused() ? "A's client reported " + l.exception() + ": " + l.message()
                         : "A's client reported " + l.result()).orElse("A's client reported nothing in its processing log");
                 String broker = onWire.map(w -> "the broker answered " + w.error() + " on the wire").orElse("no wire witness");
                 Event refused = e.record(refusedOnWire ? Source.here("wire witness") : Source.of(a.name(), a.pid(), "processing log"),
@@ -267,7 +260,7 @@ final class ShareOwnershipExperiment {
      */
     private static Optional<Payload.Note> pastTheirLock(LabContext ctx, LabContext.Instance a, ProcessingLine held) {
         List<ProcessingLine> refused = ctx.subjects().processingLines(a.name()).map(lines -> lines.stream()
-                .filter(l -> "ack-rejected".equals(l.result()) && !l.isAbout(held.partition(), held.offset())).toList()).orElse(List.of());
+                .filter(l -> l.acknowledgementRefused() && !l.isAbout(held.partition(), held.offset())).toList()).orElse(List.of());
         if (refused.isEmpty()) {
             return Optional.empty();
         }
@@ -327,7 +320,7 @@ final class ShareOwnershipExperiment {
                         + "nothing)";
             }
             Optional<ProcessingLine> first = ctx.subjects().processingLines(p.instance().name())
-                    .flatMap(lines -> lines.stream().filter(l -> l.result() != null && !l.result().startsWith("ack")).findFirst());
+                    .flatMap(lines -> lines.stream().filter(ProcessingLine::handling).findFirst());
             p.crash();
             boolean same = first.filter(l -> l.isAbout(held.partition(), held.offset())).isPresent();
             String got = first.map(l -> l.id() + " (offset " + l.offset() + ", delivery " + l.delivery().map(String::valueOf).orElse("?") + ")")
@@ -374,7 +367,7 @@ final class ShareOwnershipExperiment {
     /** A's processing-log line with its acknowledgement's outcome for the held record, so far. */
     private static Optional<ProcessingLine> ackLine(LabContext ctx, LabContext.Instance a, ProcessingLine held) {
         return ctx.subjects().processingLines(a.name()).flatMap(lines -> lines.stream()
-                .filter(l -> l.isAbout(held.partition(), held.offset()) && l.result() != null && l.result().startsWith("ack")).findFirst());
+                .filter(l -> l.isAbout(held.partition(), held.offset()) && l.acknowledgement()).findFirst());
     }
 
     /**
@@ -388,11 +381,11 @@ final class ShareOwnershipExperiment {
         }
         int partition = acked.get().partition();
         long offset = acked.get().offset();
-        String group = arrival.context().getOrDefault("group", "");
+        String group = arrival.facts().requester().map(Arrival.Requester::group).orElse("");
         Integer count = ctx.kafka().witness().flatMap(w -> w.share().deliveries(group, topic, partition, offset).stream()
                 .filter(d -> i.name().equals(d.clientId())).map(ShareWitness.Delivery::deliveryCount).max(Integer::compare)).orElse(null);
         Optional<ProcessingLine> logged = ctx.subjects().processingLines(i.name()).flatMap(lines -> lines.stream()
-                .filter(l -> l.isAbout(partition, offset) && l.result() != null && !l.result().startsWith("ack")).reduce((x, y) -> y));
+                .filter(l -> l.isAbout(partition, offset) && l.handling()).reduce((x, y) -> y));
         return Optional.of(new ProcessingLine(i.name(), topic, partition, offset, count, logged.map(ProcessingLine::id).orElse(topic + "-" + partition
                 + "@" + offset), logged.map(ProcessingLine::result).orElse("acknowledging"), null, null));
     }

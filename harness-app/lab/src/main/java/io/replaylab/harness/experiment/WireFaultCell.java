@@ -44,12 +44,12 @@ public record WireFaultCell(WireFault fault) {
 
     /** The committed offsets answered lower: A must go back. */
     boolean rewinds() {
-        return fault.effect() instanceof WireFault.Effect.Rewind;
+        return fault.effect().committedOffsets() == WireFault.CommittedOffsets.LOWERED;
     }
 
     /** The committed offsets answered as none: A's reset policy decides, so records A has not applied yet wait for it in the topic. */
     boolean forgets() {
-        return fault.effect() instanceof WireFault.Effect.Forget;
+        return fault.effect().committedOffsets() == WireFault.CommittedOffsets.FORGOTTEN;
     }
 
     /** The cell's part of experiment and namespace names: the spec with only the characters a namespace takes. */

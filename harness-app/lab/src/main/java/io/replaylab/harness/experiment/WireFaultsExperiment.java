@@ -29,6 +29,7 @@ import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.oracle.Comparison;
+import org.apache.kafka.common.protocol.ApiKeys;
 
 /**
  * Experiment {@code wire-faults}: answers a broker may give, each aimed by the wire proxy at one of
@@ -271,7 +272,7 @@ final class WireFaultsExperiment {
     /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */
     static String clientDid(FaultFiring f) {
         List<String> did = new ArrayList<>();
-        String api = f.api();
+        ApiKeys api = f.api();
         int clientClosed = f.indexOf(Step.ConnectionClosed.class, c -> !c.byProxy());
         int closed = f.indexOf(Step.ConnectionClosed.class, c -> true);
         int opened = f.indexOf(Step.ConnectionOpened.class, c -> true);
@@ -285,16 +286,16 @@ final class WireFaultsExperiment {
                 did.add("opened a new connection");
             }
         }
-        if (f.sent("FindCoordinator") && !api.equals("FindCoordinator")) {
+        if (f.sent(ApiKeys.FIND_COORDINATOR) && api != ApiKeys.FIND_COORDINATOR) {
             did.add("looked up its coordinator again");
         }
         if (f.sent(api)) {
-            did.add("sent " + api + " again");
+            did.add("sent " + api.name + " again");
         }
-        if (f.sent("OffsetFetch") && !api.equals("OffsetFetch")) {
+        if (f.sent(ApiKeys.OFFSET_FETCH) && api != ApiKeys.OFFSET_FETCH) {
             did.add("fetched its committed offsets again");
         }
-        if (f.sent("JoinGroup")) {
+        if (f.sent(ApiKeys.JOIN_GROUP)) {
             did.add("joined the group again");
         }
         if (did.isEmpty()) {

@@ -1,5 +1,8 @@
 package io.replaylab.harness.lab;
 
+import java.util.Locale;
+import java.util.Objects;
+
 /**
  * Which barrier holds instance A's offset commit in the rebalance experiment: a debugger breakpoint
  * at {@code KafkaConsumer#commitSync} (JVM subjects only) or the wire barrier, a Kafka protocol proxy
@@ -8,13 +11,43 @@ package io.replaylab.harness.lab;
 public enum BarrierKind {
     DEBUGGER, WIRE;
 
-    /** The reason of a barrier the settings named: never replaced by another. */
-    public static final String ASKED_FOR = "asked for";
+    /** Why a run holds A the way it does. */
+    public enum Reason {
+        /** The settings named it: never replaced by another. */
+        ASKED_FOR,
+        NO_SUBJECT,
+        SUBJECT_IS_A_JVM,
+        /** A debugger needs a JVM; the wire reaches every Kafka client. */
+        SUBJECT_IS_NOT_A_JVM
+    }
 
-    /** The barrier a run uses and why it was chosen (shown in the evidence and the report). */
-    public record Choice(BarrierKind kind, String why) {
+    /**
+     * The barrier a run uses and why it was chosen (shown in the evidence and the report);
+     * {@code program}: the subject's program when the reason names it, else empty.
+     */
+    public record Choice(BarrierKind kind, Reason reason, String program) {
+        public Choice {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(reason, "reason");
+            Objects.requireNonNull(program, "program");
+        }
+
+        public static Choice of(BarrierKind kind, Reason reason) {
+            return new Choice(kind, reason, "");
+        }
+
+        /** The reason in the evidence's words, e.g. "asked for". */
+        public String why() {
+            return switch (reason) {
+                case ASKED_FOR -> "asked for";
+                case NO_SUBJECT -> "no subject was given";
+                case SUBJECT_IS_A_JVM -> "the subject is a JVM";
+                case SUBJECT_IS_NOT_A_JVM -> "the subject's program '" + program + "' is not java: the JVM debugger cannot hold it";
+            };
+        }
+
         public String display() {
-            return kind.name().toLowerCase(java.util.Locale.ROOT) + " (" + why + ")";
+            return kind.name().toLowerCase(Locale.ROOT) + " (" + why() + ")";
         }
     }
 

@@ -140,7 +140,7 @@ public final class Lab {
         }
         if (!settings.keep() && reachable) {
             try {
-                saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(f.ops().deleteNamespace(ns)));
+                saved.cleanup("delete the run's own topics and groups (" + ns.prefix() + ".*)", () -> cleaned.addAll(f.ops().deleteNamespace(ns).lines()));
             } catch (RuntimeException ex) {
                 p.step("cleanup incomplete: " + ex.getMessage());
             }

@@ -452,15 +452,15 @@ public final class LabSettings {
          */
         private BarrierKind.Choice barrierChoice() {
             if (barrier != null) {
-                return new BarrierKind.Choice(barrier, BarrierKind.ASKED_FOR);
+                return BarrierKind.Choice.of(barrier, BarrierKind.Reason.ASKED_FOR);
             }
             if (subject == null) {
-                return new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given");
+                return BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.NO_SUBJECT);
             }
             if (subject.jvm()) {
-                return new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM");
+                return BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.SUBJECT_IS_A_JVM);
             }
-            return new BarrierKind.Choice(BarrierKind.WIRE, "the subject's program '" + subject.program() + "' is not java: the JVM debugger cannot hold it");
+            return new BarrierKind.Choice(BarrierKind.WIRE, BarrierKind.Reason.SUBJECT_IS_NOT_A_JVM, subject.program());
         }
 
         /** A check of another class, its refusal as a problem of {@code setting}. */

@@ -19,8 +19,6 @@ import java.util.stream.Collectors;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaylab.barrier.NativePoint;
-import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.Event;
@@ -175,13 +173,17 @@ public final class LabSubjects {
     }
 
     /**
-     * Attaches the native debugger (gdb) to an instance that is not a JVM, searching it and its
-     * descendants for {@code point}'s function for up to the barrier timeout. gdb runs in a process
-     * group of its own under the run's watchdog: a harness that dies leaves no debugger behind.
+     * {@code command} as the run launches a helper program of its own (e.g. a debugger): in a process
+     * group of its own under the run's watchdog, so that a harness that dies leaves nothing behind;
+     * {@link #watch(Process)} it once started.
      */
-    public NativeDebugger attachNative(LabContext.Instance i, NativePoint point) throws InterruptedException {
-        return NativeDebugger.to(i.pid()).launcher(ctx.run().guard::wrap).onStart(ctx.run().guard::watch).searchTimeout(ctx.settings().timeouts().barrier())
-                .attach(point);
+    public List<String> guarded(List<String> command) {
+        return ctx.run().guard.wrap(command);
+    }
+
+    /** Puts a program started from {@link #guarded} under the run's watchdog. */
+    public void watch(Process p) {
+        ctx.run().guard.watch(p);
     }
 
     /**

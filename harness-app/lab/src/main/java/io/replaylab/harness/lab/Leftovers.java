@@ -19,6 +19,7 @@ import io.replaylab.evidence.RunJournal;
 import io.replaylab.kafka.Bootstraps;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.NamespaceDeletion;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.oracle.TargetSpec;
 
@@ -218,12 +219,13 @@ public final class Leftovers {
                         LabNamespace ns = LabNamespace.of(r.name());
                         names.add("delete the dead run's topics and groups (" + ns.prefix() + ".*) on " + bootstrap);
                         steps.add(() -> {
-                            List<String> deleted = ops.deleteNamespace(ns);
-                            List<String> kept = deleted.stream().filter(s -> s.contains("NOT deleted")).toList();
-                            done.add(new Step("namespace " + ns.prefix() + " on " + bootstrap + ": " + (deleted.isEmpty() ? "nothing was left"
-                                    : String.join(", ", deleted)), deleted.isEmpty() ? Step.Result.LEFT_AS_IT_IS : Step.Result.DONE));
-                            if (!kept.isEmpty()) {
-                                throw new IllegalStateException(String.join("; ", kept) + " (try again once the dead members' sessions have timed out)");
+                            NamespaceDeletion deleted = ops.deleteNamespace(ns);
+                            done.add(new Step("namespace " + ns.prefix() + " on " + bootstrap + ": " + (deleted.nothingWasThere() ? "nothing was left"
+                                    : String.join(", ", deleted.lines())), deleted.nothingWasThere() ? Step.Result.LEFT_AS_IT_IS : Step.Result.DONE));
+                            if (!deleted.groupsNotDeleted().isEmpty()) {
+                                throw new IllegalStateException(deleted.groupsNotDeleted().entrySet().stream().map(k -> "group " + k.getKey()
+                                        + " NOT deleted: " + k.getValue()).collect(java.util.stream.Collectors.joining("; "))
+                                        + " (try again once the dead members' sessions have timed out)");
                             }
                         });
                     }

@@ -17,6 +17,26 @@ public record ProcessingLine(String instance, String topic, int partition, long 
         return this.partition == partition && this.offset == offset;
     }
 
+    /** The record's effect was applied by this line's instance ({@code applied}). */
+    public boolean applied() {
+        return "applied".equals(result);
+    }
+
+    /** The line is about what became of the record (applied, duplicate, quarantined...), not of its acknowledgement. */
+    public boolean handling() {
+        return result != null && !result.startsWith("ack");
+    }
+
+    /** The line is about the record's acknowledgement ({@code ack-…}). */
+    public boolean acknowledgement() {
+        return result != null && result.startsWith("ack");
+    }
+
+    /** The broker refused the record's acknowledgement ({@code ack-rejected}). */
+    public boolean acknowledgementRefused() {
+        return "ack-rejected".equals(result);
+    }
+
     public Optional<Integer> delivery() {
         return Optional.ofNullable(deliveryCount);
     }

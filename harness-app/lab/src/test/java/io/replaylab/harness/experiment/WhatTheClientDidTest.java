@@ -3,10 +3,12 @@ package io.replaylab.harness.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 
 import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FaultFiring.Step;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.junit.jupiter.api.Test;
 
 /** What a wire-faults cell says the client did after the firing, read from the typed steps the proxy saw next. */
@@ -14,11 +16,15 @@ class WhatTheClientDidTest {
     private static final String TWO = "connection 2 (node 1, client port 5)";
 
     private static String did(String api, Step... after) {
-        return WireFaultsExperiment.clientDid(new FaultFiring(1, Instant.EPOCH, TWO, "A", api, api + " v9 correlation 7", "done", List.of(after)));
+        return WireFaultsExperiment.clientDid(new FaultFiring(1, Instant.EPOCH, TWO, "A", key(api), api + " v9 correlation 7", "done", List.of(after)));
+    }
+
+    private static ApiKeys key(String name) {
+        return Arrays.stream(ApiKeys.values()).filter(k -> k.name.equals(name)).findFirst().orElseThrow();
     }
 
     private static Step sent(String api, int version, String offsets, int times) {
-        return new Step.RequestSent(api, (short) version, offsets, times);
+        return new Step.RequestSent(key(api), (short) version, offsets, times);
     }
 
     private static Step sent(String api, int version) {

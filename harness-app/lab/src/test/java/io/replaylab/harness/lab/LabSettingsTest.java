@@ -24,11 +24,11 @@ class LabSettingsTest {
     void theBarrierIsTheDebuggerForJavaSubjectsAndTheWireForAnyOtherProgram() {
         assertThat(LabSettings.custom().build().barrier().choice().kind()).isEqualTo(BarrierKind.DEBUGGER);
         assertThat(LabSettings.custom().subject(Subject.command("/usr/lib/jvm/x/bin/java -jar c.jar {group}")).build().barrier().choice())
-                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "the subject is a JVM"));
+                .isEqualTo(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.SUBJECT_IS_A_JVM));
         assertThat(LabSettings.custom().subject(Subject.command("'/usr/bin/python3' c.py {group}")).build().barrier().choice().display())
                 .isEqualTo("wire (the subject's program 'python3' is not java: the JVM debugger cannot hold it)");
         assertThat(LabSettings.custom().subject(Subject.command("python3 c.py {group}")).barrier(BarrierKind.DEBUGGER).build().barrier().choice())
-                .isEqualTo(new BarrierKind.Choice(BarrierKind.DEBUGGER, "asked for"));
+                .isEqualTo(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.ASKED_FOR));
         assertThatThrownBy(() -> BarrierKind.parse("jdwp")).hasMessage("a barrier is debugger or wire, was jdwp");
     }
 
@@ -100,7 +100,7 @@ class LabSettingsTest {
         assertThat(s.target()).hasToString("SQLite in the run directory");
         assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.empty(), Duration.ofSeconds(60), Duration.ofMinutes(3), Duration.ofSeconds(20), 5000, 6000,
                 Timeouts.DEFAULT_CONTENTION_WINDOW));
-        assertThat(s.barrier()).isEqualTo(new BarrierSettings(new BarrierKind.Choice(BarrierKind.DEBUGGER, "no subject was given"), HoldMode.THREAD,
+        assertThat(s.barrier()).isEqualTo(new BarrierSettings(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.NO_SUBJECT), HoldMode.THREAD,
                 MethodPoint.jdbcCommit()));
         assertThat(s.subject()).isEmpty();
         assertThat(s.transformSubject()).isEmpty();

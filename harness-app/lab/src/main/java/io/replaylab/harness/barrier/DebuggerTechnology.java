@@ -1,0 +1,178 @@
+package io.replaylab.harness.barrier;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+import io.replaylab.barrier.Arrival;
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierEvidence;
+import io.replaylab.barrier.BarrierTimeoutException;
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.IllegalBarrierMoveException;
+import io.replaylab.barrier.MethodPoint;
+import io.replaylab.barrier.jdi.DebuggerBarrier;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
+import io.replaylab.evidence.process.Poll;
+import io.replaylab.harness.lab.LabContext;
+
+/**
+ * A JDWP breakpoint in A's JVM at {@code at}. Some points are armed after a warm-up hold: the
+ * calls A makes while it starts (its schema's DB commits) pass, and a return point, which slows
+ * the whole JVM down while it is watched, is armed only then.
+ */
+final class DebuggerTechnology implements Technology {
+    /** When the point is armed. */
+    enum WarmUp {
+        /** At once: A's first call is held. */
+        NONE,
+        /** After A's first offset commit: held at {@code KafkaConsumer#commitSync}, or seen in the group for a timer's commit. */
+        FIRST_OFFSET_COMMIT,
+        /** After A's first call of {@code warmUpAt}. */
+        AT_METHOD
+    }
+
+    private final MethodPoint at;
+    private final WarmUp warmUp;
+    private final MethodPoint warmUpAt;
+    private final String unreached;
+    private final String limitation;
+
+    private DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, String unreached, String limitation) {
+        this.at = at;
+        this.warmUp = warmUp;
+        this.warmUpAt = warmUpAt;
+        this.unreached = unreached;
+        this.limitation = limitation;
+    }
+
+    /** A point of the commit protocol, resolved to a method ({@code warmUp}: whether it comes after A's first offset commit). */
+    static DebuggerTechnology atCommitPoint(MethodPoint at, boolean warmUp) {
+        return new DebuggerTechnology(at, warmUp ? WarmUp.FIRST_OFFSET_COMMIT : WarmUp.NONE, null, "reach " + at,
+                "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets another way "
+                        + "(commitAsync, auto-commit) is not held there (its DB point is: the warm-up ends at its group's first committed offset).");
+    }
+
+    /** A method of the experiment's choosing, at its first call, or after the first call of {@code warmUpAt} (null: none). */
+    static DebuggerTechnology atMethod(MethodPoint at, MethodPoint warmUpAt, String limitation) {
+        return new DebuggerTechnology(at, warmUpAt == null ? WarmUp.NONE : WarmUp.AT_METHOD, warmUpAt, "call " + at, limitation);
+    }
+
+    /** A debugger reads A's arguments, and may fail to read what A commits (the wire reads every request). */
+    boolean readsArguments() {
+        return true;
+    }
+
+    @Override
+    public Held arm(Arming a) throws InterruptedException {
+        a.ctx().step("instance " + a.spec().name() + " starts under the debugger barrier (" + holdMode(a.mode()) + " hold)");
+        LabContext.Instance inst = a.ctx().subjects().start(a.e(), a.spec().underDebugger());
+        DebuggerBarrier debugger = null;
+        try {
+            debugger = DebuggerBarrier.attach(inst.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
+            BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, a.mode().name().toLowerCase(Locale.ROOT));
+            Barrier barrier = armAfterWarmUp(a, debugger, inst, evidence);
+            return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger));
+        } catch (RuntimeException | InterruptedException | Error x) {
+            if (debugger != null) {
+                debugger.close();
+            }
+            Held.stop(a.ctx(), a.e(), List.of(inst)); // nothing of a try that did not arm stays running
+            throw x;
+        }
+    }
+
+    private Barrier armAfterWarmUp(Arming a, DebuggerBarrier debugger, LabContext.Instance inst, BarrierEvidence evidence)
+            throws InterruptedException {
+        return switch (warmUp) {
+            case NONE -> {
+                Barrier barrier = debugger.arm(a.pointName(), at, a.mode(), evidence, a.options());
+                debugger.resumeProgram(); // A was launched suspended: it runs only now that its first call will be held
+                yield barrier;
+            }
+            case AT_METHOD -> afterMethod(a, debugger, inst, evidence);
+            case FIRST_OFFSET_COMMIT -> afterFirstOffsetCommit(a, debugger, inst, evidence);
+        };
+    }
+
+    private Barrier afterMethod(Arming a, DebuggerBarrier debugger, LabContext.Instance inst, BarrierEvidence evidence) throws InterruptedException {
+        Barrier first = debugger.arm("warm-up", warmUpAt, a.mode(), evidence, a.options());
+        debugger.resumeProgram();
+        try {
+            Held.awaitArrival(a.ctx(), first, inst);
+        } catch (BarrierTimeoutException t) {
+            throw new PointNotReached("call " + warmUpAt + " (the warm-up)");
+        }
+        Barrier barrier = debugger.arm(a.pointName(), at, a.mode(), evidence, a.options());
+        first.release();
+        return barrier;
+    }
+
+    private Barrier afterFirstOffsetCommit(Arming a, DebuggerBarrier debugger, LabContext.Instance inst, BarrierEvidence evidence)
+            throws InterruptedException {
+        Barrier first = debugger.arm("warm-up", MethodPoint.kafkaCommitSync(), a.mode(), evidence, a.options());
+        debugger.resumeProgram();
+        boolean heldAtCommitSync;
+        try {
+            heldAtCommitSync = awaitWarmUpOrCommit(a.ctx(), first, inst, a.group());
+        } catch (BarrierTimeoutException t) {
+            throw new PointNotReached("commit an offset of group " + a.group() + " (the warm-up: its first commit, held at "
+                    + "KafkaConsumer#commitSync or seen in the group)");
+        }
+        Barrier barrier = debugger.arm(a.pointName(), at, a.mode(), evidence, a.options());
+        if (heldAtCommitSync) {
+            first.release();
+        } else {
+            // an auto-committing consumer never calls commitSync: its timer's first commit ends the warm-up instead
+            a.e().record(Source.here("harness"), new Payload.Note("the warm-up: group " + a.group() + " got its first committed offset "
+                    + "without A calling KafkaConsumer#commitSync (a timer's or an async commit); " + a.pointName() + " is armed while A runs"));
+        }
+        return barrier;
+    }
+
+    /**
+     * A warm-up's wait: true when A arrived at the warm-up hold, false when the group got a committed
+     * offset without it (A commits another way: its client's timer, commitAsync): then the warm-up is
+     * given up, since A's start-up is behind it either way.
+     */
+    private static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group) throws InterruptedException {
+        boolean[] committed = {false};
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+            Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
+            if (got.isPresent()) {
+                return got;
+            }
+            ctx.subjects().checkpointHeld(a);
+            if (ctx.kafka().ops().describe(group).partitions().stream().anyMatch(p -> p.committed() >= 0)) {
+                try {
+                    warmUp.expire();
+                    committed[0] = true;
+                    return Optional.<Arrival>empty();
+                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+                    return warmUp.tryAwaitArrival(Duration.ZERO);
+                }
+            }
+            return got;
+        }, got -> got.isPresent() || committed[0]);
+        if (committed[0]) {
+            return false;
+        }
+        if (arrived.isPresent()) {
+            return true;
+        }
+        warmUp.awaitArrival(Duration.ofNanos(1)); // throws the barrier's timeout
+        return true;
+    }
+
+    @Override
+    public String holdMode(HoldMode asked) {
+        return asked.name().toLowerCase(Locale.ROOT);
+    }
+
+    @Override
+    public String limitation() {
+        return limitation;
+    }
+}

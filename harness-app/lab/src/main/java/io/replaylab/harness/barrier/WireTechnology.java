@@ -1,0 +1,79 @@
+package io.replaylab.harness.barrier;
+
+import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.BarrierEvidence;
+import io.replaylab.barrier.HoldMode;
+import io.replaylab.barrier.WirePoint;
+import io.replaylab.barrier.wire.WireProxy;
+import io.replaylab.harness.lab.LabContext;
+
+/** A's request (or the broker's answer to it) held in the run's Kafka protocol proxy: any client. */
+final class WireTechnology implements Technology {
+    /** Which request of A's group the proxy holds. */
+    enum Aim {
+        OFFSET_COMMIT("OffsetCommit", "A's OffsetCommit request on the wire", "send an OffsetCommit",
+                "The in-flight point is A's OffsetCommit request on the wire (a proxy between A and the broker holds the connection that "
+                        + "carries it, and every resend of it); A's heartbeats on that connection wait behind it, as a stalled coordinator "
+                        + "connection would. A commit that never leaves the client is not held."),
+        OFFSET_COMMIT_ANSWER("OffsetCommit", "the broker's answer to A's OffsetCommit on the wire", "get an OffsetCommit accepted",
+                OFFSET_COMMIT.limitation),
+        SHARE_ACKNOWLEDGEMENT("share acknowledgements", "A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) on the wire",
+                "send an acknowledgement", "The in-flight point is A's first request that carries an acknowledgement, held on the wire (its "
+                        + "connection waits; its heartbeats go to the group coordinator on another one).");
+
+        private final String requests;
+        private final String heldBy;
+        private final String unreached;
+        private final String limitation;
+
+        Aim(String requests, String heldBy, String unreached, String limitation) {
+            this.requests = requests;
+            this.heldBy = heldBy;
+            this.unreached = unreached;
+            this.limitation = limitation;
+        }
+
+        WirePoint point(String group) {
+            return switch (this) {
+                case OFFSET_COMMIT -> WirePoint.offsetCommit(group);
+                case OFFSET_COMMIT_ANSWER -> WirePoint.offsetCommitAnswer(group);
+                case SHARE_ACKNOWLEDGEMENT -> WirePoint.shareAcknowledgement(group);
+            };
+        }
+    }
+
+    private final Aim aim;
+
+    WireTechnology(Aim aim) {
+        this.aim = aim;
+    }
+
+    @Override
+    public Held arm(Arming a) {
+        WireProxy proxy = a.ctx().kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+        long[] pid = {0};
+        BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire");
+        // armed before A exists: its first request cannot slip by
+        Barrier barrier = proxy.arm(a.pointName(), aim.point(a.group()), a.mode(), evidence, a.options());
+        a.ctx().step("wire barrier armed on group " + a.group() + "'s " + aim.requests + "; instance " + a.spec().name()
+                + " starts through the proxy at " + proxy.bootstrapServers());
+        LabContext.Instance inst = a.ctx().subjects().start(a.e(), a.spec());
+        pid[0] = inst.pid();
+        return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null));
+    }
+
+    @Override
+    public HoldMode mode(HoldMode asked) {
+        return HoldMode.THREAD; // the connection is held; A's other connections run on
+    }
+
+    @Override
+    public String holdMode(HoldMode asked) {
+        return "connection";
+    }
+
+    @Override
+    public String limitation() {
+        return aim.limitation;
+    }
+}
