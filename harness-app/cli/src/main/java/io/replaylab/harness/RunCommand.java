@@ -236,45 +236,40 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         usable(workDir);
-        // every setting is given, and every problem reported at once (each names its setting; the console names the flag)
-        LabSettings.Builder b = LabSettings.custom();
-        List<String> problems = new java.util.ArrayList<>();
-        List<Runnable> given = List.of(
+        // every setting is given, and every problem reported at once: the builder's (each names its setting, the console its flag),
+        // then the CLI's own (a flag that needs another, a cell, a point), each naming its flags already
+        List<String> own = new java.util.ArrayList<>();
+        LabSettings.Builder b = LabSettings.custom().bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode)
+                .workDir(workDir).keep(keep).barrier(barrier).witness(!noWitness).targetQuery(targetQuery)
+                .target(targetJdbcUrl, login.user, login.password()).records(records).partitions(partitions).barrierTimeout(barrierTimeout)
+                .drainTimeout(drainTimeout).contentionWindow(contentionWindow).parallel(parallel);
+        if (handoffTimeout != null) {
+            b.handoffTimeout(handoffTimeout);
+        }
+        List<Runnable> parsed = List.of(
                 () -> b.experiments(experiments()),
-                () -> b.bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode).workDir(workDir).keep(keep)
-                        .barrier(barrier).witness(!noWitness)
-                        .targetQuery(targetQuery).target(targetJdbcUrl, login.user, login.password()),
                 () -> b.dbCommitPoint(dbCommitPoint == null ? MethodPoint.jdbcCommit() : MethodPoint.parse(dbCommitPoint)),
-                () -> b.records(records),
-                () -> b.partitions(partitions),
                 () -> b.subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume())),
                 () -> b.transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform())),
                 () -> b.shareSubject(subject("--share", shareCmd, shareEnv, shareDir, ReferenceSubject.shareConsume())),
-                () -> b.source(recordSource()),
-                () -> {
-                    if (handoffTimeout != null) {
-                        b.handoffTimeout(handoffTimeout);
-                    }
-                },
-                () -> b.barrierTimeout(barrierTimeout),
-                () -> b.drainTimeout(drainTimeout),
-                () -> b.contentionWindow(contentionWindow),
-                () -> b.parallel(parallel));
-        for (Runnable setting : given) {
+                () -> b.source(recordSource()));
+        for (Runnable flag : parsed) {
             try {
-                setting.run();
-            } catch (InvalidSettingsException e) {
-                e.problems().forEach(p -> problems.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
-            } catch (IllegalArgumentException e) { // the CLI's own refusals (a flag that needs another, a cell, a point) name their flags
-                problems.add(ReplayLab.inFlags(e.getMessage()));
+                flag.run();
+            } catch (InvalidSettingsException e) { // a value another library class refused, naming its setting
+                e.problems().forEach(p -> own.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
+            } catch (IllegalArgumentException e) {
+                own.add(ReplayLab.inFlags(e.getMessage()));
             }
         }
+        List<String> problems = new java.util.ArrayList<>();
         LabSettings settings = null;
         try {
             settings = b.build();
         } catch (InvalidSettingsException e) {
             e.problems().forEach(p -> problems.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
         }
+        problems.addAll(own);
         if (!problems.isEmpty()) {
             problems.forEach(p -> spec.commandLine().getErr().println("error: " + p));
             return ReplayLab.BAD_INPUT;

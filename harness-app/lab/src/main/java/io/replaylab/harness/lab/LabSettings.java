@@ -6,10 +6,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.MethodPoint;
@@ -169,6 +172,7 @@ public final class LabSettings {
         return new Builder();
     }
 
+    /** The settings, each setter checking its value; {@link #build} reports every problem at once, each naming its setting. */
     public static final class Builder {
         private String bootstrap;
         private boolean allowRemote;
@@ -200,8 +204,22 @@ public final class LabSettings {
         private boolean witness = true;
         private Platform platform = Platform.host();
         private RecordSource source = RecordSource.reference();
+        /** The refusals of the setters so far, by setting (a later valid value clears its own): {@link #build} reports them all. */
+        private final Map<String, InvalidSettingsException.SettingProblem> refused = new LinkedHashMap<>();
 
         private Builder() {
+        }
+
+        /** {@code value} if it is valid for {@code setting}, else the setting stays as it was and the problem waits for {@link #build}. */
+        private <T> T valid(String setting, T current, Supplier<T> checked) {
+            try {
+                T v = checked.get();
+                refused.remove(setting);
+                return v;
+            } catch (InvalidSettingsException e) {
+                e.problems().forEach(p -> refused.put(setting, p));
+                return current;
+            }
         }
 
         /** What fills each source topic and how it is read back (see {@link RecordSource}). */
@@ -231,29 +249,34 @@ public final class LabSettings {
 
         /** As {@link #experiments(Experiment...)}. */
         public Builder experiments(List<Experiment> experiments) {
-            if (experiments.isEmpty()) {
-                throw InvalidSettingsException.of("experiments", "needs at least one experiment");
-            }
-            Set<String> names = new HashSet<>();
-            for (Experiment x : experiments) {
-                if (!names.add(Objects.requireNonNull(x, "experiment").name())) {
-                    throw InvalidSettingsException.of("experiments", "names '" + x.name() + "' twice: an experiment named '" + x.name() + "' is already part of the run");
+            this.experiments = valid("experiments", this.experiments, () -> {
+                if (experiments.isEmpty()) {
+                    throw InvalidSettingsException.of("experiments", "needs at least one experiment");
                 }
-            }
-            this.experiments = List.copyOf(experiments);
+                Set<String> names = new HashSet<>();
+                for (Experiment x : experiments) {
+                    if (!names.add(Objects.requireNonNull(x, "experiment").name())) {
+                        throw InvalidSettingsException.of("experiments", "names '" + x.name() + "' twice: an experiment named '" + x.name()
+                                + "' is already part of the run");
+                    }
+                }
+                return List.copyOf(experiments);
+            });
             return this;
         }
 
         public Builder records(int n) {
-            if (n < 1 || n > 10_000_000) {
-                throw InvalidSettingsException.of("records", "must be 1..10000000, was " + n);
-            }
-            this.records = n;
+            this.records = valid("records", records, () -> {
+                if (n < 1 || n > 10_000_000) {
+                    throw InvalidSettingsException.of("records", "must be 1..10000000, was " + n);
+                }
+                return n;
+            });
             return this;
         }
 
         public Builder partitions(int p) {
-            this.partitions = BrokerSettings.checkPartitions(p);
+            this.partitions = valid("partitions", partitions, () -> BrokerSettings.checkPartitions(p));
             return this;
         }
 
@@ -291,35 +314,35 @@ public final class LabSettings {
 
         /** A fixed handoff wait; by default the lab waits as long as the consumer's own timeouts, read on the wire, say a handoff takes. */
         public Builder handoffTimeout(Duration d) {
-            this.handoffTimeout = Timeouts.positive(d, "handoffTimeout");
+            this.handoffTimeout = valid("handoffTimeout", handoffTimeout, () -> Timeouts.positive(d, "handoffTimeout"));
             return this;
         }
 
         public Builder barrierTimeout(Duration d) {
-            this.barrierTimeout = Timeouts.positive(d, "barrierTimeout");
+            this.barrierTimeout = valid("barrierTimeout", barrierTimeout, () -> Timeouts.positive(d, "barrierTimeout"));
             return this;
         }
 
         public Builder drainTimeout(Duration d) {
-            this.drainTimeout = Timeouts.positive(d, "drainTimeout");
+            this.drainTimeout = valid("drainTimeout", drainTimeout, () -> Timeouts.positive(d, "drainTimeout"));
             return this;
         }
 
         /** How long a sequence cell keeps A held after B took over, before A's next fault ({@link Timeouts#contentionWindow()}). */
         public Builder contentionWindow(Duration d) {
-            this.contentionWindow = Timeouts.positive(d, "contentionWindow");
+            this.contentionWindow = valid("contentionWindow", contentionWindow, () -> Timeouts.positive(d, "contentionWindow"));
             return this;
         }
 
         /** {@code {max.poll.interval.ms}}: a thread hold hands the partition over after it. */
         public Builder maxPollIntervalMs(int ms) {
-            this.maxPollIntervalMs = Timeouts.consumerMs(ms, "maxPollIntervalMs");
+            this.maxPollIntervalMs = valid("maxPollIntervalMs", maxPollIntervalMs, () -> Timeouts.consumerMs(ms, "maxPollIntervalMs"));
             return this;
         }
 
         /** {@code {session.timeout.ms}} (classic protocol): a frozen process is dropped after it. */
         public Builder sessionTimeoutMs(int ms) {
-            this.sessionTimeoutMs = Timeouts.consumerMs(ms, "sessionTimeoutMs");
+            this.sessionTimeoutMs = valid("sessionTimeoutMs", sessionTimeoutMs, () -> Timeouts.consumerMs(ms, "sessionTimeoutMs"));
             return this;
         }
 
@@ -362,7 +385,7 @@ public final class LabSettings {
 
         /** How long a subject gets after SIGTERM before SIGKILL (default 20 s; a stopped run gives 3 s whatever this says). */
         public Builder stopGrace(Duration d) {
-            this.stopGrace = Timeouts.positive(d, "stopGrace");
+            this.stopGrace = valid("stopGrace", stopGrace, () -> Timeouts.positive(d, "stopGrace"));
             return this;
         }
 
@@ -382,10 +405,12 @@ public final class LabSettings {
          * that {@linkplain Experiment#runsAlone() runs alone} (durability) always does.
          */
         public Builder parallel(int n) {
-            if (n < 1 || n > 64) {
-                throw InvalidSettingsException.of("parallel", "must be 1..64, was " + n);
-            }
-            this.parallel = n;
+            this.parallel = valid("parallel", parallel, () -> {
+                if (n < 1 || n > 64) {
+                    throw InvalidSettingsException.of("parallel", "must be 1..64, was " + n);
+                }
+                return n;
+            });
             return this;
         }
 
@@ -402,13 +427,13 @@ public final class LabSettings {
         }
 
         /**
-         * The settings; what depends on several setters is checked here, and every problem found is
-         * reported at once.
+         * The settings: every problem the setters found (a setter keeps its setting's last valid value and
+         * notes the problem), and what depends on several setters, reported at once.
          *
          * @throws InvalidSettingsException naming each setting that is wrong
          */
         public LabSettings build() {
-            List<InvalidSettingsException.SettingProblem> problems = new ArrayList<>();
+            List<InvalidSettingsException.SettingProblem> problems = new ArrayList<>(refused.values());
             check(problems, "source", source::check); // a shape the mapping cannot read back is refused before anything starts
             if (targetQuery != null) {
                 check(problems, "targetQuery", () -> io.replaylab.oracle.TargetSpec.sqlite(Path.of("target.db"), "-").query(targetQuery));

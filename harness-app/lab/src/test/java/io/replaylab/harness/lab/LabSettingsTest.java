@@ -39,8 +39,8 @@ class LabSettingsTest {
         assertThat(LabSettings.custom().experiments(Experiments.rebalance(), mine).build().experiments()).extracting(Experiment::name)
                 .containsExactly("rebalance", "mine");
         Experiment clash = new Experiment("replay", List.of(), (ctx, ns, e) -> null);
-        assertThatThrownBy(() -> LabSettings.custom().experiments(Experiments.replay(), clash)).hasMessageContaining("'replay' is already part of the run");
-        assertThatThrownBy(() -> LabSettings.custom().experiments(List.of())).hasMessageContaining("LabSettings.experiments needs at least one");
+        assertThatThrownBy(() -> LabSettings.custom().experiments(Experiments.replay(), clash).build()).hasMessageContaining("'replay' is already part of the run");
+        assertThatThrownBy(() -> LabSettings.custom().experiments(List.of()).build()).hasMessageContaining("LabSettings.experiments needs at least one");
         assertThatThrownBy(() -> new Experiment("Crash Restart", List.of(), (ctx, ns, e) -> null)).hasMessageContaining("lower case");
     }
 
@@ -64,10 +64,19 @@ class LabSettingsTest {
         LabSettings s = LabSettings.custom().maxPollIntervalMs(8000).sessionTimeoutMs(9000).build();
         assertThat(s.timeouts().maxPollIntervalMs()).isEqualTo(8000);
         assertThat(s.timeouts().sessionTimeoutMs()).isEqualTo(9000);
-        assertThatThrownBy(() -> LabSettings.custom().maxPollIntervalMs(10)).hasMessage("LabSettings.maxPollIntervalMs must be 1000..300000 ms, was 10");
-        assertThatThrownBy(() -> LabSettings.custom().sessionTimeoutMs(0)).hasMessageContaining("LabSettings.sessionTimeoutMs");
-        assertThatThrownBy(() -> LabSettings.custom().records(0)).hasMessage("LabSettings.records must be 1..10000000, was 0");
-        assertThatThrownBy(() -> LabSettings.custom().drainTimeout(java.time.Duration.ZERO)).hasMessageContaining("LabSettings.drainTimeout must be a positive");
+        assertThatThrownBy(() -> LabSettings.custom().maxPollIntervalMs(10).build()).hasMessage("LabSettings.maxPollIntervalMs must be 1000..300000 ms, was 10");
+        assertThatThrownBy(() -> LabSettings.custom().sessionTimeoutMs(0).build()).hasMessageContaining("LabSettings.sessionTimeoutMs");
+        assertThatThrownBy(() -> LabSettings.custom().records(0).build()).hasMessage("LabSettings.records must be 1..10000000, was 0");
+        assertThatThrownBy(() -> LabSettings.custom().drainTimeout(java.time.Duration.ZERO).build()).hasMessageContaining("LabSettings.drainTimeout must be a positive");
+    }
+
+    @Test
+    void theBuilderCollectsEveryProblemItselfAndALaterValidValueClearsItsOwn() {
+        assertThatThrownBy(() -> LabSettings.custom().records(0).parallel(0).partitions(1).drainTimeout(java.time.Duration.ZERO).build())
+                .isInstanceOfSatisfying(InvalidSettingsException.class, e -> assertThat(e.problems()).extracting(InvalidSettingsException.SettingProblem::setting)
+                        .containsExactly("records", "parallel", "partitions", "drainTimeout"));
+        assertThat(LabSettings.custom().records(0).records(5).build().records()).as("the later valid value clears the refusal").isEqualTo(5);
+        assertThat(LabSettings.custom().records(7).records(0).records(8).build().records()).isEqualTo(8);
     }
 
     @Test
