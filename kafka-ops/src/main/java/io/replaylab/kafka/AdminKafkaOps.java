@@ -214,9 +214,101 @@ final class AdminKafkaOps implements KafkaOps {
                 });
     }
 
-    /** The group as the plan knows it: a share group's start offsets or a consumer group's committed offsets. */
-    private OffsetSnapshot snapshot(String group, boolean share, Set<PartitionRef> extra) {
-        return share ? describeShare(group, extra) : describe(group, extra);
+    /**
+     * How a reset reads and writes one kind of group's offsets: a consumer group's committed offsets,
+     * a share group's start offsets. Planning and executing are the same for both; this is where they differ.
+     */
+    private interface GroupOffsets {
+        /** The group's offsets as a plan knows them, with {@code extra} partitions it has none for. */
+        OffsetSnapshot snapshot(String group, Set<PartitionRef> extra);
+
+        /** What an offset is called: "committed offset", "start offset". */
+        String word();
+
+        /** How a stale plan's row says where the partition stood: " was committed at ", " had start offset ". */
+        String stoodAt();
+
+        /** Why an unscoped plan has no rows. */
+        String noOffsets(String group, ResetScope scope, boolean scoped);
+
+        /** Why this plan cannot be executed on this kind of group as it stands now (none for a consumer group). */
+        List<String> refusals(ResetPlan plan, OffsetSnapshot now);
+
+        /** Sets and removes the offsets. */
+        void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete);
+    }
+
+    private final GroupOffsets consumerGroups = new GroupOffsets() {
+        @Override
+        public OffsetSnapshot snapshot(String group, Set<PartitionRef> extra) {
+            return describe(group, extra);
+        }
+
+        @Override
+        public String word() {
+            return "committed offset";
+        }
+
+        @Override
+        public String stoodAt() {
+            return " was committed at ";
+        }
+
+        @Override
+        public String noOffsets(String group, ResetScope scope, boolean scoped) {
+            return "group '" + group + "' has no committed offsets" + (scoped ? " in " + scope.describe() : "; name the topics to reset (ResetScope.topics)");
+        }
+
+        @Override
+        public List<String> refusals(ResetPlan plan, OffsetSnapshot now) {
+            return List.of();
+        }
+
+        @Override
+        public void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
+            if (!alter.isEmpty()) {
+                get(admin.alterConsumerGroupOffsets(group, alter).all(), "alter offsets of group " + group);
+            }
+            if (!delete.isEmpty()) {
+                get(admin.deleteConsumerGroupOffsets(group, delete).all(), "delete offsets of group " + group);
+            }
+        }
+    };
+
+    private final GroupOffsets shareGroups = new GroupOffsets() {
+        @Override
+        public OffsetSnapshot snapshot(String group, Set<PartitionRef> extra) {
+            return describeShare(group, extra);
+        }
+
+        @Override
+        public String word() {
+            return "start offset";
+        }
+
+        @Override
+        public String stoodAt() {
+            return " had start offset ";
+        }
+
+        @Override
+        public String noOffsets(String group, ResetScope scope, boolean scoped) {
+            return "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (ResetScope.topics)";
+        }
+
+        @Override
+        public List<String> refusals(ResetPlan plan, OffsetSnapshot now) {
+            return partialTopicRemovals(plan, now);
+        }
+
+        @Override
+        public void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
+            alterShare(group, alter, delete);
+        }
+    };
+
+    private GroupOffsets offsetsOf(boolean shareGroup) {
+        return shareGroup ? shareGroups : consumerGroups;
     }
 
     /** Log start and end of each partition: two batched ListOffsets calls. */
@@ -241,15 +333,15 @@ final class AdminKafkaOps implements KafkaOps {
 
     @Override
     public ResetPlan planReset(String group, ResetScope scope, ResetTarget target) {
-        return plan(group, false, scope, target);
+        return plan(group, consumerGroups, scope, target);
     }
 
     @Override
     public ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target) {
-        return plan(group, true, scope, target);
+        return plan(group, shareGroups, scope, target);
     }
 
-    private ResetPlan plan(String group, boolean share, ResetScope scope, ResetTarget target) {
+    private ResetPlan plan(String group, GroupOffsets kind, ResetScope scope, ResetTarget target) {
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(target, "target");
         Set<PartitionRef> inScope = target.ownPartitions().map(s -> (Set<PartitionRef>) new LinkedHashSet<>(s))
@@ -264,14 +356,12 @@ final class AdminKafkaOps implements KafkaOps {
                 }
             }
         }
-        OffsetSnapshot before = snapshot(group, share, inScope == null ? Set.of() : inScope);
-        List<PartitionOffsets> rows = inScope == null ? before.partitions().stream().filter(p -> !share || p.hasCommitted()).toList()
+        OffsetSnapshot before = kind.snapshot(group, inScope == null ? Set.of() : inScope);
+        // unscoped: the partitions the group has offsets for (a consumer group's description lists only those; a share group's may list more)
+        List<PartitionOffsets> rows = inScope == null ? before.partitions().stream().filter(p -> kind == consumerGroups || p.hasCommitted()).toList()
                 : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
         if (rows.isEmpty()) {
-            throw new IllegalArgumentException(share
-                    ? "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (ResetScope.topics)"
-                    : "group '" + group + "' has no committed offsets" + (inScope == null
-                            ? "; name the topics to reset (ResetScope.topics)" : " in " + scope.describe()));
+            throw new IllegalArgumentException(kind.noOffsets(group, scope, inScope != null));
         }
         Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
         List<PlanRow> plan = new ArrayList<>();
@@ -284,7 +374,7 @@ final class AdminKafkaOps implements KafkaOps {
             String note = null;
             if (want == ResetTarget.REMOVE) {
                 next = PartitionOffsets.NONE;
-                note = share ? "removes the start offset (there was none before)" : "removes the committed offset (there was none before)";
+                note = "removes the " + kind.word() + " (there was none before)";
             } else if (want < p.logStart()) {
                 next = p.logStart();
                 note = "clamped up from " + want + " to log start " + p.logStart();
@@ -301,7 +391,7 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public ResetPlan planRestore(SavedPlan saved) {
         ResetPlan p = saved.plan();
-        return plan(p.group(), p.shareGroup(), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
+        return plan(p.group(), offsetsOf(p.shareGroup()), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
     }
 
     @Override
@@ -325,8 +415,8 @@ final class AdminKafkaOps implements KafkaOps {
         if (!bootstrap.equals(plan.bootstrap())) {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
         }
-        boolean share = plan.shareGroup();
-        OffsetSnapshot now = snapshot(plan.group(), share, Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        GroupOffsets kind = offsetsOf(plan.shareGroup());
+        OffsetSnapshot now = kind.snapshot(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         if (!now.state().isInactive()) {
             failed.add(activeMessage(now));
         }
@@ -335,13 +425,11 @@ final class AdminKafkaOps implements KafkaOps {
             PartitionOffsets c = current.get(r.ref());
             long committedNow = c == null ? PartitionOffsets.NONE : c.committed();
             if (committedNow != r.previous()) {
-                failed.add("the plan is stale: " + r.ref() + (share ? " had start offset " : " was committed at ") + show(r.previous())
+                failed.add("the plan is stale: " + r.ref() + kind.stoodAt() + show(r.previous())
                         + " when planned and is " + show(committedNow) + " now; plan again");
             }
         }
-        if (share) {
-            failed.addAll(partialTopicRemovals(plan, now));
-        }
+        failed.addAll(kind.refusals(plan, now));
         Path planDir = options.planDir();
         if (planDir == null) {
             failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (ExecuteResetOptions.planDir)");
@@ -374,25 +462,16 @@ final class AdminKafkaOps implements KafkaOps {
         }
         try {
             beforeAlter.run();
-            if (share) {
-                alterShare(plan.group(), alter, delete);
-            } else {
-                if (!alter.isEmpty()) {
-                    get(admin.alterConsumerGroupOffsets(plan.group(), alter).all(), "alter offsets of group " + plan.group());
-                }
-                if (!delete.isEmpty()) {
-                    get(admin.deleteConsumerGroupOffsets(plan.group(), delete).all(), "delete offsets of group " + plan.group());
-                }
-            }
+            kind.alter(plan.group(), alter, delete);
         } catch (KafkaOpsException e) {
-            OffsetSnapshot after = safeDescribe(plan.group(), share);
+            OffsetSnapshot after = safeDescribe(plan.group(), kind);
             String why = "the broker refused the reset of group '" + plan.group() + "'" + (after == null ? "" : " (" + activeMessage(after) + ")")
                     + ": " + e.getMessage();
             ResetPlans.save(saved.withStatus(SavedPlan.Status.NOT_APPLIED, why));
             throw new KafkaOpsException(why + "; the saved plan " + saved.file() + " records that it did not apply", e);
         }
         afterAlter.run();
-        OffsetSnapshot after = snapshot(plan.group(), share, Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        OffsetSnapshot after = kind.snapshot(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         Map<PartitionRef, PartitionOffsets> landed = after.byPartition();
         List<ResetResult.PartitionResult> results = plan.rows().stream().map(r -> {
             PartitionOffsets a = landed.get(r.ref());
@@ -620,9 +699,9 @@ final class AdminKafkaOps implements KafkaOps {
         return out;
     }
 
-    private OffsetSnapshot safeDescribe(String group, boolean share) {
+    private OffsetSnapshot safeDescribe(String group, GroupOffsets kind) {
         try {
-            return snapshot(group, share, Set.of());
+            return kind.snapshot(group, Set.of());
         } catch (RuntimeException e) {
             return null;
         }

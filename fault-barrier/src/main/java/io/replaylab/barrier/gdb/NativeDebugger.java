@@ -1,9 +1,6 @@
 package io.replaylab.barrier.gdb;
 
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -11,7 +8,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -156,9 +152,9 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
          * another (the searches side by side).
          */
         public NativeDebugger attach(NativePoint point) throws InterruptedException {
-            String gdbPath = resolve(program);
-            String[] registers = registers();
-            Found found = search(root, point.probes().get(0).function(), searchTimeout); // the first probe's function: the one looked for
+            String gdbPath = ProgramSearch.gdb(program);
+            String[] registers = ProgramSearch.registers();
+            ProgramSearch.Found found = ProgramSearch.search(root, point.probes().get(0).function(), searchTimeout); // the first probe's function: the one looked for
             ATTACHING.acquire();
             try {
                 return start(gdbPath, registers, found, point.helper());
@@ -167,8 +163,8 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             }
         }
 
-        private NativeDebugger start(String gdbPath, String[] registers, Found found, String helper) {
-            Path script = script(helper);
+        private NativeDebugger start(String gdbPath, String[] registers, ProgramSearch.Found found, String helper) {
+            Path script = ProgramSearch.helperScript(helper);
             Process p;
             try {
                 List<String> cmd = launcher.apply(List.of(gdbPath, "--interpreter=mi3", "-q", "-nx", "-iex", "set auto-load off"));
@@ -177,7 +173,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
                 throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "cannot start " + gdbPath + ": " + e.getMessage());
             }
             started.accept(p);
-            NativeDebugger d = new NativeDebugger(p, found.pid, found.file, registers);
+            NativeDebugger d = new NativeDebugger(p, found.pid(), found.file(), registers);
             d.helper = helper;
             try {
                 d.start(script);
@@ -194,81 +190,6 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
                 }
             }
             return d;
-        }
-    }
-
-    private record Found(long pid, Path file) {
-    }
-
-    private static String resolve(String program) {
-        if (program.contains("/")) {
-            if (Files.isExecutable(Path.of(program))) {
-                return program;
-            }
-            throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "no gdb at " + program + "; " + INSTALL);
-        }
-        String path = Optional.ofNullable(System.getenv("PATH")).orElse("");
-        for (String dir : path.split(File.pathSeparator)) {
-            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
-                return Path.of(dir, program).toString();
-            }
-        }
-        throw new NativeAttachException(NativeAttachException.Reason.NO_DEBUGGER, "no " + program + " on PATH (" + path + "); " + INSTALL);
-    }
-
-    private static String[] registers() {
-        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
-        return switch (arch) {
-            case "amd64", "x86_64" -> new String[] {"$rdi", "$rsi"};
-            case "aarch64", "arm64" -> new String[] {"$x0", "$x1"};
-            default -> throw new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED,
-                    "the native barrier knows the argument registers of x86-64 and aarch64 only; this machine is " + arch);
-        };
-    }
-
-    private static Found search(long root, String function, Duration timeout) throws InterruptedException {
-        Map<Long, Integer> searched = new LinkedHashMap<>();
-        Optional<Found> found = Poll.every(Duration.ofMillis(100)).upTo(timeout).until(() -> {
-            searched.clear();
-            for (long p : ProcessTree.withDescendants(root)) {
-                Set<Path> files = ProcessTree.mappedFiles(p);
-                searched.put(p, files.size());
-                for (Path f : files) {
-                    if (ElfSymbols.defines(f, function)) {
-                        return Optional.of(new Found(p, f));
-                    }
-                }
-            }
-            if (!Files.exists(Path.of("/proc/" + root))) {
-                throw new NativeAttachException(NativeAttachException.Reason.GONE, "pid " + root + " ended before a debugger could attach");
-            }
-            return Optional.<Found>empty();
-        }, Optional::isPresent);
-        if (found.isPresent()) {
-            return found.get();
-        }
-        StringBuilder what = new StringBuilder();
-        searched.forEach((p, n) -> what.append(what.length() == 0 ? "" : "; ").append("pid ").append(p).append(" (")
-                .append(ProcessTree.command(p)).append("): ").append(n).append(" mapped files"));
-        throw new NativeAttachException(NativeAttachException.Reason.NOT_FOUND, "no " + function + " in pid " + root
-                + " or its descendants within " + timeout + ": searched the dynamic and static symbols of every file each has mapped ("
-                + what + "); is the library that defines it loaded at all, or linked in stripped?");
-    }
-
-    /** The point's gdb helper as a file gdb can source, or null when it has none. */
-    private static Path script(String helper) {
-        if (helper == null) {
-            return null;
-        }
-        try (InputStream in = NativePoint.class.getResourceAsStream(helper)) {
-            if (in == null) {
-                throw new IllegalStateException(helper + " is missing from the class path (the native point's gdb helper)");
-            }
-            Path tmp = Files.createTempFile("replaylab-native-point", ".py");
-            Files.write(tmp, in.readAllBytes());
-            return tmp;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

@@ -12,9 +12,7 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,16 +21,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import com.sun.jdi.AbsentInformationException;
-import com.sun.jdi.ArrayReference;
 import com.sun.jdi.ClassType;
 import com.sun.jdi.InterfaceType;
 import com.sun.jdi.Bootstrap;
 import com.sun.jdi.Field;
 import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.Location;
-import com.sun.jdi.LongValue;
-import com.sun.jdi.IntegerValue;
-import com.sun.jdi.InvocationException;
 import com.sun.jdi.Method;
 import com.sun.jdi.ObjectReference;
 import com.sun.jdi.ReferenceType;
@@ -605,188 +599,6 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
             this.target = target;
             this.mode = mode;
             this.options = options;
-        }
-    }
-
-    /**
-     * Reads a map of offsets, its keys and values through the fields the point names
-     * ({@link MethodPoint.OffsetsArgument}), through the map's own fields (no code runs in the held
-     * program) when it is a map whose fields it knows: {@code HashMap}, {@code LinkedHashMap},
-     * {@code Map.of}. The keys and values are read through their fields whatever the map.
-     */
-    static final class OffsetsReader {
-        private static final Set<String> KNOWN = Set.of("java.util.HashMap", "java.util.LinkedHashMap",
-                "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN");
-
-        private final MethodPoint.OffsetsArgument fields;
-
-        OffsetsReader(MethodPoint.OffsetsArgument fields) {
-            this.fields = fields;
-        }
-
-        static boolean isMap(ObjectReference o) {
-            return o.referenceType() instanceof ClassType c && c.allInterfaces().stream().anyMatch(i -> i.name().equals("java.util.Map"));
-        }
-
-        /** Whether {@link #readFields} knows the map's type (a subclass may keep its entries elsewhere: it does not). */
-        static boolean knows(ObjectReference map) {
-            return KNOWN.contains(map.referenceType().name());
-        }
-
-        /** Reads a map of a {@link #knows known} type through its fields into {@code out}; null, or what could not be read. */
-        String readFields(ObjectReference map, List<CommitOffset> out) {
-            String type = map.referenceType().name();
-            String bad = null;
-            if (type.endsWith("ImmutableCollections$Map1")) {
-                bad = put(out, get(map, "k0"), get(map, "v0"));
-            } else if (!(get(map, "table") instanceof ArrayReference arr)) {
-                // a HashMap makes its table on the first put: none is empty
-                bad = get(map, "table") == null ? null : "no table";
-            } else if (type.endsWith("ImmutableCollections$MapN")) {
-                for (int i = 0; i + 1 < arr.length() && bad == null; i += 2) {
-                    bad = arr.getValue(i) == null ? null : put(out, arr.getValue(i), arr.getValue(i + 1));
-                }
-            } else {
-                for (Value node : arr.getValues()) { // HashMap, LinkedHashMap
-                    for (Value n = node; n instanceof ObjectReference nr && bad == null; n = get(nr, "next")) {
-                        bad = put(out, get(nr, "key"), get(nr, "value"));
-                    }
-                }
-            }
-            return bad == null ? null : "(unreadable " + type + ": " + bad + ")";
-        }
-
-        /** One entry into {@code out}; null, or why it has not the fields the point names (never skipped: a map read as empty passes). */
-        String put(List<CommitOffset> out, Value tp, Value om) {
-            if (tp instanceof ObjectReference t && om instanceof ObjectReference o
-                    && get(t, fields.topicField()) instanceof StringReference topic && get(t, fields.partitionField()) instanceof IntegerValue p
-                    && get(o, fields.offsetField()) instanceof LongValue off) {
-                out.add(new CommitOffset(topic.value(), p.value(), off.value()));
-                return null;
-            }
-            return "an entry " + typeOf(tp) + " = " + typeOf(om);
-        }
-
-        private static String typeOf(Value v) {
-            return v == null ? "null" : v.type().name();
-        }
-
-        private static Value get(ObjectReference o, String field) {
-            Field f = o.referenceType().fieldByName(field);
-            return f == null ? null : o.getValue(f);
-        }
-    }
-
-    /**
-     * One read of an offsets map through its {@code Map} methods ({@code entrySet().toArray()}, then
-     * {@code getKey()}/{@code getValue()} per entry), invoked on the held thread alone
-     * ({@link ObjectReference#INVOKE_SINGLE_THREADED}: the other threads stay as the hold left them).
-     * What it creates in the program is kept from its garbage collector until the read ends.
-     *
-     * <p>An invocation runs the thread and suspends it again when it returns. A read that timed out
-     * (its call waits for a lock that a suspended thread holds, say) is abandoned with that call still
-     * running: when the arrival's event set is resumed before the call returns, that resume misses the
-     * thread and the return suspends it, so the reader resumes it once more.
-     */
-    private static final class MapRead {
-        /** Long enough for any commit's map in a loaded program; a commit whose map takes longer is held unread. */
-        static final Duration TIMEOUT = Duration.ofSeconds(6); // 3 s was tight for several JDWP calls on a loaded 2-core machine
-
-        private final OffsetsReader reader;
-        private final ObjectReference map;
-        private final ThreadReference thread;
-        private final List<ObjectReference> pinned = new ArrayList<>();
-        private boolean inCall;
-        private boolean abandoned;
-        private boolean resumed;
-        private boolean resumeOwed;
-
-        MapRead(OffsetsReader reader, ObjectReference map, ThreadReference thread) {
-            this.reader = reader;
-            this.map = map;
-            this.thread = thread;
-        }
-
-        List<CommitOffset> entries() throws Exception {
-            VirtualMachine vm = map.virtualMachine();
-            Method entrySet = method(vm, "java.util.Map", "entrySet", "()Ljava/util/Set;");
-            Method toArray = method(vm, "java.util.Collection", "toArray", "()[Ljava/lang/Object;");
-            Method getKey = method(vm, "java.util.Map$Entry", "getKey", "()Ljava/lang/Object;");
-            Method getValue = method(vm, "java.util.Map$Entry", "getValue", "()Ljava/lang/Object;");
-            try {
-                if (!(call(map, entrySet) instanceof ObjectReference entries) || !(call(entries, toArray) instanceof ArrayReference array)) {
-                    throw new IllegalStateException("no entries");
-                }
-                List<CommitOffset> out = new ArrayList<>();
-                for (Value e : array.getValues()) {
-                    if (!(e instanceof ObjectReference entry)) {
-                        throw new IllegalStateException("a null entry");
-                    }
-                    String bad = reader.put(out, call(entry, getKey), call(entry, getValue));
-                    if (bad != null) {
-                        throw new IllegalStateException(bad);
-                    }
-                }
-                return out;
-            } finally {
-                for (ObjectReference o : pinned) {
-                    try {
-                        o.enableCollection();
-                    } catch (RuntimeException ignored) {
-                        // the program is gone
-                    }
-                }
-            }
-        }
-
-        private static Method method(VirtualMachine vm, String type, String name, String signature) {
-            return vm.classesByName(type).stream().flatMap(t -> t.methodsByName(name, signature).stream()).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("no " + type + "." + name + " in the program"));
-        }
-
-        private Value call(ObjectReference target, Method m) throws Exception {
-            synchronized (this) {
-                if (abandoned || resumed) {
-                    throw new CancellationException("abandoned");
-                }
-                inCall = true;
-            }
-            try {
-                Value v = target.invokeMethod(thread, m, List.of(), ObjectReference.INVOKE_SINGLE_THREADED);
-                if (v instanceof ObjectReference o) {
-                    o.disableCollection(); // the thread runs during the next call: only this read refers to it
-                    pinned.add(o);
-                }
-                return v;
-            } catch (InvocationException e) {
-                throw new IllegalStateException("its " + m.name() + "() threw " + e.exception().referenceType().name(), e);
-            } finally {
-                boolean owed;
-                synchronized (this) {
-                    inCall = false;
-                    owed = resumeOwed;
-                    resumeOwed = false;
-                }
-                if (owed) {
-                    try {
-                        thread.resume();
-                    } catch (RuntimeException ignored) {
-                        // the program is gone
-                    }
-                }
-            }
-        }
-
-        /** Gives the read up; true when a call of it is still running in the program. */
-        synchronized boolean abandon() {
-            abandoned = true;
-            return inCall;
-        }
-
-        /** The arrival's event set is about to be resumed: a call still running then owes its thread a resume. */
-        synchronized void setResumed() {
-            resumed = true;
-            resumeOwed = inCall;
         }
     }
 }

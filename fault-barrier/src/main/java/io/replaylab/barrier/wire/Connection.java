@@ -5,34 +5,17 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.channels.WritableByteChannel;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 
 import io.replaylab.barrier.CommitOffset;
 import org.apache.kafka.common.message.ApiMessageType;
-import org.apache.kafka.common.message.ConsumerGroupHeartbeatRequestData;
-import org.apache.kafka.common.message.ConsumerGroupHeartbeatResponseData;
-import org.apache.kafka.common.message.FetchRequestData;
-import org.apache.kafka.common.message.FetchResponseData;
-import org.apache.kafka.common.message.HeartbeatRequestData;
-import org.apache.kafka.common.message.JoinGroupRequestData;
-import org.apache.kafka.common.message.JoinGroupResponseData;
-import org.apache.kafka.common.message.ListOffsetsRequestData;
-import org.apache.kafka.common.message.ListOffsetsResponseData;
-import org.apache.kafka.common.message.SyncGroupRequestData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
-import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
-import org.apache.kafka.common.requests.ListOffsetsRequest;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
@@ -291,134 +274,10 @@ final class Connection {
             witnessed = proxy.witness().sent(this, commit);
         }
         if (answerWitness == null) {
-            answerWitness = witnessGroupRequest(h, buf);
+            answerWitness = WitnessedRequests.of(proxy, h, buf, this);
         }
         in.shrink();
         return new Frame(h.apiKey(), h.apiVersion(), h.correlationId(), bytes, 4 + buf.position(), commit, witnessed, answerWitness);
-    }
-
-    /**
-     * Tells the witness which member uses which generation: from classic Heartbeat and SyncGroup
-     * requests, and from the consumer protocol's heartbeat answers (the epoch a member is given
-     * comes in the answer). A request that cannot be read is forwarded anyway: the witness only watches.
-     */
-    private Consumer<ApiMessage> witnessGroupRequest(RequestHeader h, ByteBuffer buf) {
-        try {
-            switch (h.apiKey()) {
-                case HEARTBEAT -> {
-                    HeartbeatRequestData d = new HeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                    proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
-                }
-                case SYNC_GROUP -> {
-                    SyncGroupRequestData d = new SyncGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                    proxy.witness().member(d.groupId(), d.memberId(), d.generationId());
-                }
-                case FETCH -> {
-                    boolean watching = proxy.witness().watchingFetches();
-                    boolean afterReset = proxy.witness().awaitingFetchAfterReset();
-                    if (watching || afterReset) {
-                        FetchRequestData d = new FetchRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                        boolean watched = false;
-                        for (FetchRequestData.FetchTopic t : d.topics()) {
-                            String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
-                            watched |= watching && proxy.witness().watching(topic);
-                            for (FetchRequestData.FetchPartition p : t.partitions()) {
-                                if (watching) {
-                                    proxy.witness().fetched(topic, p.partition(), p.fetchOffset());
-                                }
-                                if (afterReset) {
-                                    proxy.witness().fetchedBy(h.clientId(), topic, p.partition(), p.fetchOffset());
-                                }
-                            }
-                        }
-                        // the answer says what was delivered (an incremental fetch names only what changed: read it whenever a watch is open)
-                        return watching && (watched || d.sessionId() != 0) ? this::witnessFetchAnswer : null;
-                    }
-                }
-                case LIST_OFFSETS -> {
-                    ListOffsetsRequestData d = new ListOffsetsRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                    // a consumer's own question (not a follower's) for a log end: a reset to latest, or a seek to the end
-                    boolean toEnd = d.replicaId() < 0 && d.topics().stream().anyMatch(t -> t.partitions().stream()
-                            .anyMatch(p -> p.timestamp() == ListOffsetsRequest.LATEST_TIMESTAMP));
-                    if (!toEnd) {
-                        return null;
-                    }
-                    java.util.Set<String> asked = new java.util.HashSet<>();
-                    d.topics().forEach(t -> t.partitions().stream().filter(p -> p.timestamp() == ListOffsetsRequest.LATEST_TIMESTAMP)
-                            .forEach(p -> asked.add(t.name() + "-" + p.partitionIndex())));
-                    String client = h.clientId() == null ? "" : h.clientId();
-                    return m -> ((ListOffsetsResponseData) m).topics().forEach(t -> t.partitions().stream()
-                            .filter(p -> p.errorCode() == Errors.NONE.code() && asked.contains(t.name() + "-" + p.partitionIndex()))
-                            .forEach(p -> proxy.witness().askedForEnd(new WitnessedReset(client, t.name(), p.partitionIndex(), p.offset(), Instant.now()))));
-                }
-                case JOIN_GROUP -> {
-                    JoinGroupRequestData d = new JoinGroupRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                    String request = "JoinGroup v" + h.apiVersion();
-                    String client = h.clientId();
-                    // v0 has no rebalance timeout: the session timeout stands for both, as the coordinator takes it
-                    Duration rebalance = Duration.ofMillis(d.rebalanceTimeoutMs() < 0 ? d.sessionTimeoutMs() : d.rebalanceTimeoutMs());
-                    return m -> {
-                        JoinGroupResponseData r = (JoinGroupResponseData) m;
-                        // a first join is answered MEMBER_ID_REQUIRED with the id the client joins with next
-                        if (r.errorCode() == Errors.NONE.code() || r.errorCode() == Errors.MEMBER_ID_REQUIRED.code()) {
-                            proxy.witness().joined(new MemberTimeouts(d.groupId(), r.memberId(), client, MemberTimeouts.Protocol.CLASSIC,
-                                    Optional.of(Duration.ofMillis(d.sessionTimeoutMs())), rebalance, request, Instant.now()));
-                        }
-                    };
-                }
-                case CONSUMER_GROUP_HEARTBEAT -> {
-                    ConsumerGroupHeartbeatRequestData d = new ConsumerGroupHeartbeatRequestData(new ByteBufferAccessor(buf.duplicate()), h.apiVersion());
-                    String group = d.groupId();
-                    String request = "ConsumerGroupHeartbeat v" + h.apiVersion();
-                    String client = h.clientId();
-                    return m -> {
-                        ConsumerGroupHeartbeatResponseData r = (ConsumerGroupHeartbeatResponseData) m;
-                        if (r.errorCode() == Errors.NONE.code()) {
-                            proxy.witness().member(group, r.memberId(), r.memberEpoch());
-                            if (d.rebalanceTimeoutMs() >= 0) { // sent when joining; -1 later: unchanged
-                                proxy.witness().joined(new MemberTimeouts(group, r.memberId(), client, MemberTimeouts.Protocol.CONSUMER,
-                                        Optional.empty(), Duration.ofMillis(d.rebalanceTimeoutMs()), request, Instant.now()));
-                            }
-                            proxy.witness().gaveHeartbeatInterval(group, r.memberId(), r.heartbeatIntervalMs());
-                        }
-                    };
-                }
-                default -> {
-                    return null;
-                }
-            }
-        } catch (RuntimeException e) {
-            log.debug("{}: the witness could not read a {} v{} request: {}", this, h.apiKey(), h.apiVersion(), e.toString());
-        }
-        return null;
-    }
-
-    /** The record batches a Fetch answer delivered, per watched partition: the wire's word on what a consumer read. */
-    private void witnessFetchAnswer(ApiMessage m) {
-        FetchResponseData r = (FetchResponseData) m;
-        for (FetchResponseData.FetchableTopicResponse t : r.responses()) {
-            String topic = t.topic() == null || t.topic().isEmpty() ? proxy.topicName(t.topicId()) : t.topic();
-            if (!proxy.witness().watching(topic)) {
-                continue;
-            }
-            for (FetchResponseData.PartitionData p : t.partitions()) {
-                try {
-                    if (p.records() instanceof org.apache.kafka.common.record.internal.Records records) {
-                        long first = -1;
-                        long end = -1;
-                        for (org.apache.kafka.common.record.internal.RecordBatch b : records.batches()) {
-                            first = first < 0 ? b.baseOffset() : Math.min(first, b.baseOffset());
-                            end = Math.max(end, b.lastOffset() + 1);
-                        }
-                        if (first >= 0) {
-                            proxy.witness().delivered(topic, p.partitionIndex(), first, end);
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    proxy.witness().fetchAnswerUnreadable(topic, "a Fetch answer of " + topic + "-" + p.partitionIndex() + ": " + e);
-                }
-            }
-        }
     }
 
     /**
@@ -610,7 +469,8 @@ final class Connection {
     /** The answer to a request a fault fired on: replaced, dropped, held, or rewound, as the effect says. */
     private void faulted(Pending p, ByteBuffer frame) throws IOException {
         try {
-            applyFault(p, frame.duplicate());
+            ByteBuffer answer = frame.duplicate();
+            p.fault().effect().atAnswer(new AnsweredFault(this, p.fault(), p.key(), p.version(), answer, () -> answer(p, answer)));
         } catch (RuntimeException e) {
             log.warn("{}: fault {} could not act on a {} v{} answer; passed on as it came: {}", this, p.fault().fault().fault().spec(), p.key(),
                     p.version(), e.toString());
@@ -621,106 +481,19 @@ final class Connection {
         }
     }
 
-    private void applyFault(Pending p, ByteBuffer frame) throws IOException {
-        ArmedFault.Action a = p.fault();
-        a.effect().atAnswer(new FaultedAnswer() {
-            @Override
-            public ByteBuffer ownAnswer() {
-                return a.answer().duplicate();
-            }
-
-            @Override
-            public ByteBuffer witnessed() {
-                ByteBuffer rewritten = answer(p, frame);
-                return rewritten != null ? rewritten : frame;
-            }
-
-            @Override
-            public String errors() {
-                return errorsIn(p, frame);
-            }
-
-            @Override
-            public void toClient(ByteBuffer out) throws IOException {
-                FrameReader.writeFully(Connection.this.toClient, out);
-            }
-
-            @Override
-            public void closeConnection() {
-                closedByFault = true;
-                close();
-            }
-
-            @Override
-            public List<String> rewindCommittedOffsets(long by) throws IOException {
-                return rewriteCommittedOffsets((topic, partition, committed, set) -> rewind(topic, partition, committed, by, set));
-            }
-
-            @Override
-            public List<String> forgetCommittedOffsets() throws IOException {
-                return rewriteCommittedOffsets((topic, partition, committed, set) -> {
-                    set.accept(-1);
-                    return topic + "-" + partition + " " + (committed < 0 ? "none committed" : committed + "→none");
-                });
-            }
-
-            /** The broker's OffsetFetch answer, each committed offset rewritten, sent to the client; what became of each. */
-            private List<String> rewriteCommittedOffsets(OffsetRewrite rewrite) throws IOException {
-                ByteBuffer body = frame.slice(4, frame.remaining() - 4);
-                ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
-                org.apache.kafka.common.message.OffsetFetchResponseData d =
-                        new org.apache.kafka.common.message.OffsetFetchResponseData(new ByteBufferAccessor(body), p.version());
-                List<String> moved = new ArrayList<>();
-                d.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewrite.apply(t.name(), x.partitionIndex(), x.committedOffset(),
-                        x::setCommittedOffset))));
-                d.groups().forEach(g -> g.topics().forEach(t -> t.partitions().forEach(x -> moved.add(rewrite.apply(
-                        t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name(), x.partitionIndex(), x.committedOffset(),
-                        x::setCommittedOffset)))));
-                FrameReader.writeFully(Connection.this.toClient, ArmedFault.frame(frame.getInt(4), p.key().responseHeaderVersion(p.version()), d,
-                        p.version()));
-                return moved;
-            }
-
-            @Override
-            public void done(String what) {
-                a.fault().done(a.firing(), what);
-            }
-        });
+    /** Sends {@code out} to the client as the answer in its turn. */
+    void sendToClient(ByteBuffer out) throws IOException {
+        FrameReader.writeFully(toClient, out);
     }
 
-    /** One committed offset of an OffsetFetch answer rewritten through {@code set}; what became of it, in words. */
-    private interface OffsetRewrite {
-        String apply(String topic, int partition, long committed, LongConsumer set);
+    /** A fault's effect closes this connection (the client's side with it). */
+    void closeByFault() {
+        closedByFault = true;
+        close();
     }
 
-    /**
-     * Lowers one committed offset by {@code by}, never below the partition's log start: an offset
-     * below it is out of range, and the client's reset policy (perhaps to the end) would follow, not
-     * a redelivery.
-     */
-    private String rewind(String topic, int partition, long committed, long by, LongConsumer set) {
-        if (committed < 0) {
-            return topic + "-" + partition + " none committed (left as it is)";
-        }
-        long wanted = Math.max(0, committed - by);
-        OptionalLong logStart = wanted == 0 ? OptionalLong.of(0) : proxy.logStart(topic, partition);
-        long to = Math.min(committed, Math.max(wanted, logStart.orElse(0)));
-        set.accept(to);
-        String why = logStart.isEmpty() ? " (the log start unknown: the broker did not say)"
-                : to > wanted ? " (the log start: " + by + " lower is out of range)" : "";
-        return topic + "-" + partition + " " + committed + "→" + to + why;
-    }
-
-    /** The error counts of an answer, e.g. {@code {NONE=1}}, for a firing's record. */
-    private static String errorsIn(Pending p, ByteBuffer frame) {
-        try {
-            ByteBuffer body = frame.slice(4, frame.remaining() - 4);
-            ResponseHeader.parse(body, p.key().responseHeaderVersion(p.version()));
-            return new java.util.TreeMap<>(org.apache.kafka.common.requests.AbstractResponse.parseResponse(p.key(), new ByteBufferAccessor(body),
-                    p.version()).errorCounts()).toString();
-        } catch (RuntimeException e) {
-            return "(unreadable: " + e + ")";
-        }
+    WireProxy proxy() {
+        return proxy;
     }
 
     /** A commit was forwarded and its answer has not come yet. */

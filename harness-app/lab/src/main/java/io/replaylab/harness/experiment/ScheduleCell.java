@@ -93,11 +93,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
 
             @Override
             String expects(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
-                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
-                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
-                };
+                return HOLD.expects(p); // a frozen A is a held A to whoever takes over
             }
         },
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
