@@ -12,10 +12,10 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.IllegalBarrierMoveException;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabStoppedException;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.SubjectFailedException;
@@ -128,7 +128,8 @@ public final class Held implements AutoCloseable {
 
     /** Stops every thread of A at the point and records it (through gdb where gdb holds A, else SIGSTOP), confirmed in /proc. */
     public Event freeze() {
-        return e.record(Source.here("harness"), new Payload.Note(hold.freeze(instance.name(), pointName + " (held there by " + heldBy + ")")));
+        Hold.Freeze f = hold.freeze();
+        return e.record(Source.here("harness"), new LabEvent.Frozen(instance.name(), f.pid(), pointName, heldBy, f.by(), f.confirmed()));
     }
 
     /** SIGKILL to A (and first the program gdb holds, a wrapper's descendant too), recorded; A is no longer running. */

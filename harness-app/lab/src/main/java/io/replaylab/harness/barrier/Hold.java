@@ -16,8 +16,12 @@ import org.slf4j.LoggerFactory;
 interface Hold {
     Logger log = LoggerFactory.getLogger(Hold.class);
 
-    /** Stops every thread of A, and says so in the evidence's words ({@code who} is A, {@code at} its point and holder). */
-    String freeze(String who, String at);
+    /** Stops every thread of A: which process stopped, by what, and how /proc confirmed it. */
+    Freeze freeze();
+
+    /** A freeze as it was made. */
+    record Freeze(long pid, String by, String confirmed) {
+    }
 
     /** Before A is killed: a program a debugger holds (a wrapper's descendant too) goes first. */
     void beforeCrash();
@@ -35,9 +39,9 @@ interface Hold {
     static Hold process(LabContext.Instance instance, BarrierSource<?> debugger) {
         return new Hold() {
             @Override
-            public String freeze(String who, String at) {
+            public Freeze freeze() {
                 instance.process().freeze(); // returns once /proc shows the process stopped (state T)
-                return who + " (pid " + instance.pid() + ") frozen with SIGSTOP at " + at + "; /proc/" + instance.pid() + "/stat shows state T";
+                return new Freeze(instance.pid(), "with SIGSTOP", "; /proc/" + instance.pid() + "/stat shows state T");
             }
 
             @Override
@@ -72,10 +76,10 @@ interface Hold {
     static Hold gdb(NativeDebugger gdb) {
         return new Hold() {
             @Override
-            public String freeze(String who, String at) {
+            public Freeze freeze() {
                 Map<Long, Character> states = gdb.freeze();
-                return who + " (pid " + gdb.pid() + ") frozen through the debugger at " + at + ": all " + states.size()
-                        + " of its threads stopped, /proc/" + gdb.pid() + "/task/*/stat shows state t for each";
+                return new Freeze(gdb.pid(), "through the debugger", ": all " + states.size() + " of its threads stopped, /proc/" + gdb.pid()
+                        + "/task/*/stat shows state t for each");
             }
 
             @Override

@@ -14,11 +14,11 @@ import io.replaylab.barrier.WirePoint;
 import io.replaylab.barrier.gdb.NativeAttachException;
 import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.barrier.wire.WireProxy;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Platform;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 
 /**
  * A gdb breakpoint at {@code at} in a program that is not a JVM (the wire sees only the Kafka
@@ -45,9 +45,8 @@ final class NativeTechnology implements Technology {
         boolean armed = false;
         try {
             gdb = attach(a.ctx(), inst);
-            a.e().record(Source.here("harness"), new Payload.Note("gdb attached to " + a.spec().name() + " (pid " + gdb.pid() + ": "
-                    + (gdb.pid() == inst.pid() ? "the subject itself" : "a descendant of the subject's pid " + inst.pid())
-                    + "); the point is in " + gdb.library() + "; it stood still for " + gdb.attachPause().toMillis() + " ms while gdb attached"));
+            a.e().record(Source.here("harness"), new LabEvent.DebuggerAttached(a.spec().name(), gdb.pid(), inst.pid(), gdb.library().toString(),
+                    gdb.attachPause().toMillis()));
             try {
                 Held.awaitArrival(a.ctx(), warmUp, inst);
             } catch (BarrierTimeoutException t) {

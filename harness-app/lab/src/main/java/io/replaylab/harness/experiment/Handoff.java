@@ -15,6 +15,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Timeouts;
 
 /**
@@ -104,7 +105,7 @@ final class Handoff implements AutoCloseable {
             wait = capped ? LONGEST : needed.plus(margin);
             why = basis + "; plus " + Timeouts.seconds(margin) + " for B to start and join" + (capped ? ", capped at " + Timeouts.seconds(LONGEST) : "");
         }
-        e.record(HARNESS, new Payload.Note("the handoff wait is " + Timeouts.seconds(wait) + ": " + why));
+        e.record(HARNESS, new LabEvent.HandoffWait(Timeouts.seconds(wait), why));
         Handoff h = new Handoff(wait, why, needed, capped, withheld, e);
         ctx.closeAtEnd(h); // A's heartbeats flow again whatever ends the experiment first
         return h;

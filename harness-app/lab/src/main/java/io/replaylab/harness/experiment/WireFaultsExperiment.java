@@ -22,6 +22,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.SubjectFailedException;
@@ -136,7 +137,7 @@ final class WireFaultsExperiment {
             armed.onFiring(f -> {
                 if (!e.finished()) {
                     try {
-                        e.record(Source.here("wire proxy"), new Payload.Note("fault " + aimed.spec() + " " + f.summary()));
+                        e.record(Source.here("wire proxy"), new LabEvent.FaultFired(aimed.spec(), f.summary()));
                     } catch (IllegalStateException finishedJustNow) {
                         // the cell ended between the look and the record
                     }
@@ -265,8 +266,8 @@ final class WireFaultsExperiment {
     }
 
     /** The timeline's note: what A did, then {@code end}, then the requests and connections it is read from. */
-    private static Payload.Note whatADid(FaultFiring f, String end) {
-        return new Payload.Note("what A did after the fault: " + clientDid(f) + end + (f.after().isEmpty() ? "" : " (" + String.join(", ", f.after()) + ")"));
+    private static LabEvent.ClientDid whatADid(FaultFiring f, String end) {
+        return new LabEvent.ClientDid(clientDid(f), end, f.after());
     }
 
     /** What the client did after a firing, in a few words, from the requests the proxy saw it send next. */

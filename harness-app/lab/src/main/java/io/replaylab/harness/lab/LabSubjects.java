@@ -305,8 +305,7 @@ public final class LabSubjects {
         String where = at.partitions().stream().filter(p -> p.topic().equals(topic))
                 .map(p -> p.partition() + "=" + (p.hasCommitted() ? Long.toString(p.committed()) : "none")).collect(Collectors.joining(", ", "{", "}"));
         ExperimentRecorder e = i.recorder();
-        e.record(Source.of(i.name(), i.pid(), "supervisor"), new Payload.Note("exit " + exits + ": " + why + "; the group's committed offsets "
-                + where));
+        e.record(Source.of(i.name(), i.pid(), "supervisor"), new LabEvent.Exited(i.name(), i.pid(), exits, why, where));
         e.environment("exits of " + i.name(), exits + " exit(s) on its own, the last with code " + code + " (the lab restarts it as a supervisor would)"); // a finding, whatever the verdict
         // a crash loop is the consumer's when it crashed (not a clean exit) with records left where its group stands
         List<String> stuck = still >= CRASH_LOOP && everCommitted && code != 0 ? stuckAt(topic, again.values().get("namespace"), at) : List.of();
@@ -327,8 +326,7 @@ public final class LabSubjects {
         }
         ChildProcess p = launch(e, again.name(), again.subject(), again.values(), false, true);
         i.restarted(p);
-        e.record(Source.of(i.name(), p.pid(), "supervisor"), new Payload.Note(i.name() + " restarted as pid " + p.pid() + " after a back-off of "
-                + backOff.toSeconds() + " s (restart " + exits + " of at most " + RESTARTS + "), as a supervisor restarts a process that exits"));
+        e.record(Source.of(i.name(), p.pid(), "supervisor"), new LabEvent.Restarted(i.name(), p.pid(), backOff.toSeconds(), exits, RESTARTS));
     }
 
     /** What the supervisor knows of an instance's exits in this experiment. */

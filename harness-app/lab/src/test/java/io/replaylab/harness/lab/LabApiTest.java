@@ -37,7 +37,7 @@ class LabApiTest {
                 "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.SubjectFailedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource", "io.replaylab.harness.lab.InvalidSettingsException",
                 "io.replaylab.harness.lab.SyntheticPayments", "io.replaylab.harness.lab.SyntheticProducer", "io.replaylab.harness.lab.Versions",
                 "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner", "io.replaylab.harness.lab.InstanceSpec",
-                "io.replaylab.harness.lab.LabKafka", "io.replaylab.harness.lab.LabTarget", "io.replaylab.harness.lab.LabSubjects", "io.replaylab.harness.lab.ProcessingLine",
+                "io.replaylab.harness.lab.LabKafka", "io.replaylab.harness.lab.LabEvent", "io.replaylab.harness.lab.LabTarget", "io.replaylab.harness.lab.LabSubjects", "io.replaylab.harness.lab.ProcessingLine",
                 "io.replaylab.harness.barrier.BarrierPlan", "io.replaylab.harness.barrier.Held", "io.replaylab.harness.barrier.CommitPoint",
                 "io.replaylab.harness.barrier.PointNotReached", "io.replaylab.harness.barrier.PointUnreachable");
     }

@@ -13,6 +13,7 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.RecordSource;
@@ -98,7 +99,8 @@ class HandbookConsumerTest {
             assertThat(at.context().get("threads")).as("librdkafka's threads run on").contains("rdk:main").doesNotContain("a thread hold is a freeze");
         }
         assertThat(payloads(experiment(r.evidence(), "schedules.before-db-commit.freeze"))).as("the freeze confirmed for every thread in /proc")
-                .anyMatch(p -> p instanceof Payload.Note n && n.text().matches(".*frozen through the debugger.*all \\d+ of its threads stopped.*state t for each"));
+                .anyMatch(p -> p instanceof LabEvent.Frozen n && n.by().equals("through the debugger")
+                        && n.confirmed().matches(": all \\d+ of its threads stopped.*state t for each"));
         assertThat(experiment(r.evidence(), "replay").checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
         assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").environment().get("barrier")).startsWith("wire");

@@ -6,6 +6,7 @@ import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabSettings;
@@ -225,8 +226,8 @@ class LabTest {
         assertThat(x.outcome().reason()).matches("replay-A2 crashes on every delivery of \\S+ \\(\\S+-[0-9]@0\\).*: it exited 3 times in a row \\(last with "
                 + "code 1\\) while its group's committed offsets stayed at \\{0=0, 1=0, 2=0\\}, restarted each time: the partition is stuck; "
                 + "last lines of logs/replay-A2\\.err: .*");
-        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
-                && n.text().startsWith("replay-A2 restarted as pid ")).hasSize(2);
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Restarted n && n.instance().equals("replay-A2"))
+                .hasSize(2);
     }
 
     /** One exit, then it recovers: the supervisor's restart is a finding in the evidence, and the verdict is on what it reached. */
@@ -236,11 +237,11 @@ class LabTest {
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
-                && n.text().startsWith("exit 1: the subject replay-A2 (pid ") && n.text().contains("exited on its own with code 1")
-                && n.text().contains("dying at the redelivered")).hasSize(1);
-        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof io.replaylab.evidence.Payload.Note n
-                && n.text().startsWith("replay-A2 restarted as pid ")).hasSize(1);
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Exited n && n.exit() == 1
+                && n.summary().startsWith("exit 1: the subject replay-A2 (pid ") && n.why().contains("exited on its own with code 1")
+                && n.why().contains("dying at the redelivered")).hasSize(1);
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Restarted n && n.instance().equals("replay-A2")
+                && n.restart() == 1).hasSize(1);
     }
 
     /**

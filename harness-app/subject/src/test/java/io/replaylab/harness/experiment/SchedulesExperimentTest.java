@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
@@ -79,7 +80,7 @@ class SchedulesExperimentTest {
                 .as("the sequence's steps, in order").contains(": held (event ").contains("then A held for the contention window PT3S (event ")
                 .endsWith("then crash (event " + experiment(ev, "schedules.before-db-commit.hold-then-crash").outcome().confirmation().eventSeq() + ")");
         ExperimentEvidence frozen = experiment(ev, "schedules.before-offset-commit.freeze");
-        assertThat(payloads(frozen)).anyMatch(p -> p.summary().contains("frozen with SIGSTOP") && p.summary().contains("state T"));
+        assertThat(payloads(frozen)).anyMatch(p -> p instanceof LabEvent.Frozen f && f.by().equals("with SIGSTOP") && f.confirmed().contains("state T"));
         ExperimentEvidence crashed = experiment(ev, "schedules.after-offset-commit.crash");
         assertThat(payloads(crashed)).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
         assertThat(payloads(crashed)).filteredOn(p -> p instanceof Payload.ProcessStarted s && s.instance().equals("after-offset-commit.crash-A"))
@@ -167,7 +168,7 @@ class SchedulesExperimentTest {
         assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not send an OffsetCommit for group "
                 + "rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.crash\\.group \\(the warm-up: the DB point is armed while it is held\\) within PT3S");
-        assertThat(payloads(db)).as("gdb was attached: the program had SQLite").anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("gdb attached"));
+        assertThat(payloads(db)).as("gdb was attached: the program had SQLite").anyMatch(p -> p instanceof LabEvent.DebuggerAttached n && n.library().contains("sqlite"));
     }
 
     @Test
@@ -239,7 +240,7 @@ class SchedulesExperimentTest {
             ExperimentEvidence x = experiment(r.evidence(), name);
             assertThat(x.outcome().status()).as(name + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
             assertThat(x.environment().get("A's timeouts")).as(name).startsWith("classic protocol, session.timeout.ms 6000, max.poll.interval.ms 300000 (JoinGroup v");
-            assertThat(payloads(x)).as(name + ": the wait and why").anyMatch(p -> p instanceof Payload.Note n && n.text().equals("the handoff wait is 66 s: "
+            assertThat(payloads(x)).as(name + ": the wait and why").anyMatch(p -> p instanceof LabEvent.HandoffWait n && n.summary().equals("the handoff wait is 66 s: "
                     + "A's session timeout is 6 s (classic protocol) and its heartbeats are withheld on the wire, so the coordinator drops A within it, "
                     + "whatever its poll interval (300 s); plus 60 s for B to start and join"));
             assertThat(payloads(x)).as(name).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("[1-9][0-9]* heartbeat\\(s\\) of A's member withheld on the wire.*"));

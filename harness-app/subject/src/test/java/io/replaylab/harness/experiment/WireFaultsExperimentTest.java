@@ -15,6 +15,7 @@ import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.RecordSource;
@@ -69,7 +70,7 @@ class WireFaultsExperimentTest {
         for (String spec : defaults) {
             ExperimentEvidence x = cell(r.evidence(), spec);
             assertThat(x.outcome().confirmation().toString()).as(spec).contains(spec + " fired on the wire").contains("after it A ");
-            assertThat(payloads(x)).as(spec).anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("what A did after the fault: "));
+            assertThat(payloads(x)).as(spec).anyMatch(p -> p instanceof LabEvent.ClientDid n && !n.did().isEmpty());
         }
         assertThat(cell(r.evidence(), "offset-commit:lost-answer").outcome().confirmation().toString())
                 .contains("the broker answered {NONE=1}; that answer was dropped");
@@ -93,8 +94,8 @@ class WireFaultsExperimentTest {
         // the client dies of it (exit code 1); restarted as a supervisor would, it drains: judged on what it reached, the exit a finding
         ExperimentEvidence rebalancing = cell(r.evidence(), "offset-commit:error=REBALANCE_IN_PROGRESS");
         assertThat(rebalancing.outcome().status()).as(rebalancing.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(payloads(rebalancing)).as("its exit, from its process").anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("exit 1: ")
-                && n.text().contains("exited on its own with code 1") && n.text().contains("Unexpected error in commit"));
+        assertThat(payloads(rebalancing)).as("its exit, from its process").anyMatch(p -> p instanceof LabEvent.Exited n && n.exit() == 1
+                && n.why().contains("exited on its own with code 1") && n.why().contains("Unexpected error in commit"));
         assertThat(rebalancing.environment()).hasEntrySatisfying("exits of offset-commit.error-REBALANCE_IN_PROGRESS-A",
                 v -> assertThat(v).startsWith("1 exit(s) on its own, the last with code 1"));
         assertThat(experiment(r.evidence(), "wire-faults").outcome().status()).isEqualTo(Status.PASS);
@@ -137,8 +138,8 @@ class WireFaultsExperimentTest {
                 .contains("has no effect");
         assertThat(payloads(x)).as("the first instance skipped nothing: it started at 0 on the empty topic").noneMatch(p -> p instanceof Payload.Note n
                 && n.text().contains("first half goes in now anyway"));
-        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().startsWith("fault offset-fetch:forget@every ")
-                && n.text().contains("answered no committed offset: "));
+        assertThat(payloads(x)).anyMatch(p -> p instanceof LabEvent.FaultFired n && n.fault().equals("offset-fetch:forget@every")
+                && n.firing().contains("answered no committed offset: "));
     }
 
     /**

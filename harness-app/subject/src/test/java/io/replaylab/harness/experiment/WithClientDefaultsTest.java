@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
@@ -62,8 +63,8 @@ class WithClientDefaultsTest {
             String client = r.getKey();
             assertThat(x.outcome().status()).as(client + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
             assertThat(x.environment().get("A's timeouts")).as(client).startsWith(timeouts.get(client));
-            assertThat(x.events()).as(client).extracting(ev -> ev.payload()).anyMatch(p -> p instanceof Payload.Note n
-                    && n.text().startsWith("the handoff wait is " + waits.get(client) + " (classic protocol) and its heartbeats are withheld"));
+            assertThat(x.events()).as(client).extracting(ev -> ev.payload()).anyMatch(p -> p instanceof LabEvent.HandoffWait n
+                    && n.summary().startsWith("the handoff wait is " + waits.get(client) + " (classic protocol) and its heartbeats are withheld"));
         }
     }
 

@@ -1,0 +1,99 @@
+package io.replaylab.harness.lab;
+
+import java.util.List;
+
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.PayloadTypes;
+import io.replaylab.evidence.Report;
+
+/**
+ * What the lab itself did to a consumer, and what it saw it do, as typed events (the report and a
+ * reader of evidence.json find them by kind, not by a note's words): a freeze, an exit and a
+ * restart under the lab's supervisor, a wire fault's firing and what the client did next, the
+ * handoff wait the consumer's timeouts gave. Each says itself as the note it replaces said it.
+ * Listed by {@link Types}.
+ */
+public sealed interface LabEvent extends Payload.Extension {
+    /** How the HTML timeline draws what the lab did to A. */
+    Report.Mark FAULT = new Report.Mark("fault", "#c62828");
+
+    /** A's whole process stopped at its point ({@code by}: SIGSTOP, or the debugger that holds it), as /proc confirmed. */
+    record Frozen(String instance, long pid, String point, String heldBy, String by, String confirmed) implements LabEvent {
+        @Override
+        public String summary() {
+            return instance + " (pid " + pid + ") frozen " + by + " at " + point + " (held there by " + heldBy + ")" + confirmed;
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return FAULT;
+        }
+    }
+
+    /** An instance exited on its own while the experiment needed it; {@code committed}: where its group's offsets stood. */
+    record Exited(String instance, long pid, int exit, String why, String committed) implements LabEvent {
+        @Override
+        public String summary() {
+            return "exit " + exit + ": " + why + "; the group's committed offsets " + committed;
+        }
+    }
+
+    /** The lab restarted an instance that exited, as a supervisor would. */
+    record Restarted(String instance, long pid, long backOffSeconds, int restart, int most) implements LabEvent {
+        @Override
+        public String summary() {
+            return instance + " restarted as pid " + pid + " after a back-off of " + backOffSeconds + " s (restart " + restart + " of at most "
+                    + most + "), as a supervisor restarts a process that exits";
+        }
+    }
+
+    /** A wire fault fired at a request of A's: {@code fault} its spec, {@code firing} what it hit and did. */
+    record FaultFired(String fault, String firing) implements LabEvent {
+        @Override
+        public String summary() {
+            return "fault " + fault + " " + firing;
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return FAULT;
+        }
+    }
+
+    /** What the client did after a fault fired, in words ({@code did}), then ({@code then}), read from the requests the proxy saw next. */
+    record ClientDid(String did, String then, List<String> steps) implements LabEvent {
+        public ClientDid {
+            steps = List.copyOf(steps);
+        }
+
+        @Override
+        public String summary() {
+            return "what A did after the fault: " + did + then + (steps.isEmpty() ? "" : " (" + String.join(", ", steps) + ")");
+        }
+    }
+
+    /** How long the lab waits for a partition to move, and why: the consumer's own timeouts as its client sent them, or what was asked. */
+    record HandoffWait(String waits, String why) implements LabEvent {
+        @Override
+        public String summary() {
+            return "the handoff wait is " + waits + ": " + why;
+        }
+    }
+
+    /** gdb attached to the program an instance runs ({@code pid}: the instance itself or a descendant), the point found in {@code library}. */
+    record DebuggerAttached(String instance, long pid, long instancePid, String library, long pauseMillis) implements LabEvent {
+        @Override
+        public String summary() {
+            return "gdb attached to " + instance + " (pid " + pid + ": " + (pid == instancePid ? "the subject itself" : "a descendant of the subject's pid "
+                    + instancePid) + "); the point is in " + library + "; it stood still for " + pauseMillis + " ms while gdb attached";
+        }
+    }
+
+    /** This module's kinds, for the {@link PayloadTypes} service. */
+    final class Types implements PayloadTypes {
+        @Override
+        public List<Class<? extends Payload.Extension>> types() {
+            return List.copyOf(PayloadTypes.recordsOf(LabEvent.class));
+        }
+    }
+}

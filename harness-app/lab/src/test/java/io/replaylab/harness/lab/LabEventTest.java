@@ -1,0 +1,59 @@
+package io.replaylab.harness.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.replaylab.evidence.Event;
+import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.SavedProtocol;
+import io.replaylab.evidence.Source;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The lab's own events are typed kinds: written to evidence.json and read back as themselves, each saying itself as its note did. */
+class LabEventTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyKindIsWrittenAndReadBackTypedAndSaysItselfInTheNotesWords() throws Exception {
+        List<LabEvent> kinds = List.of(
+                new LabEvent.Frozen("A", 41, "before-db-commit", "a native debugger (gdb) breakpoint at the SQLite commit", "through the debugger",
+                        ": all 3 of its threads stopped, /proc/41/task/*/stat shows state t for each"),
+                new LabEvent.Exited("A", 41, 1, "the subject A (pid 41) exited on its own with code 1", "{0=5, 1=none}"),
+                new LabEvent.Restarted("A", 42, 1, 1, 5),
+                new LabEvent.FaultFired("offset-commit:lost-answer", "fired at OffsetCommit v9 (matching request #1, connection 3): dropped"),
+                new LabEvent.ClientDid("reconnected", "", List.of("opened connection 4")),
+                new LabEvent.HandoffWait("66 s", "A's session timeout is 6 s"),
+                new LabEvent.DebuggerAttached("A", 43, 41, "/lib/libsqlite3.so.0", 12));
+        assertThat(kinds.stream().map(Object::getClass).distinct()).as("one of each kind").hasSameSizeAs(new LabEvent.Types().types());
+
+        SavedProtocol saved;
+        try (RunRecorder run = RunRecorder.start(dir, "run-lab-events")) {
+            ExperimentRecorder e = run.experiment("events", "R8");
+            Event first = null;
+            for (LabEvent k : kinds) {
+                Event ev = e.record(Source.here("harness"), k);
+                first = first == null ? ev : first;
+            }
+            e.finish(Outcome.notRun("a test of the kinds"));
+            saved = run.save();
+        }
+        List<Payload> read = Evidence.read(saved.evidenceFile()).experiments().get(0).events().stream().map(Event::payload).toList();
+        assertThat(read).containsExactlyElementsOf(kinds);
+        assertThat(kinds.get(0).summary()).isEqualTo("A (pid 41) frozen through the debugger at before-db-commit (held there by a native debugger (gdb) "
+                + "breakpoint at the SQLite commit): all 3 of its threads stopped, /proc/41/task/*/stat shows state t for each");
+        assertThat(kinds.get(2).summary()).isEqualTo("A restarted as pid 42 after a back-off of 1 s (restart 1 of at most 5), as a supervisor restarts "
+                + "a process that exits");
+        assertThat(kinds.get(6).summary()).isEqualTo("gdb attached to A (pid 43: a descendant of the subject's pid 41); the point is in "
+                + "/lib/libsqlite3.so.0; it stood still for 12 ms while gdb attached");
+        assertThat(saved.reportMarkdown()).content().contains("| frozen | A (pid 41) frozen through the debugger").contains("| handoff-wait | ")
+                .doesNotContain("unregistered");
+    }
+}
