@@ -32,7 +32,13 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
      */
     public enum Fault {
         /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
-        HOLD("A's thread is held past its poll interval, then resumed after the partition moved", "held") {
+        HOLD("A's thread is held past its poll interval, then resumed after the partition moved", "held",
+                PerPoint.of("A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
+                        "A's stale commit is refused after the handoff; B's redelivery is not applied again",
+                        "the commit stood; A goes on with records B also gets: one effect each"),
+                PerPoint.of("A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
+                        "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
+                        "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
@@ -45,26 +51,13 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 return Optional.empty();
             }
 
-            @Override
-            String shows(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)";
-                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; B's redelivery is not applied again";
-                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records B also gets: one effect each";
-                };
-            }
-
-            @Override
-            String expects(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect";
-                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused after the handoff; the redelivered record must not be applied again";
-                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
-                };
-            }
         },
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
-        FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen") {
+        FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen",
+                PerPoint.of("the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
+                        "the same with the whole process stopped",
+                        "the same with the whole process stopped"),
+                null) { // its expectation is a hold's (below)
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.freeze();
@@ -83,21 +76,21 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             }
 
             @Override
-            String shows(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)";
-                    case BEFORE_OFFSET_COMMIT -> "the same with the whole process stopped";
-                    case AFTER_OFFSET_COMMIT -> "the same with the whole process stopped";
-                };
-            }
-
-            @Override
             String expects(CommitPoint p) {
                 return HOLD.expects(p); // a frozen A is a held A to whoever takes over
             }
         },
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
-        CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name", "killed") {
+        CRASH("A is killed (SIGKILL) and restarted as a new process with the same instance name", "killed",
+                PerPoint.of("the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
+                            + "the effect is lost, a FAIL)",
+                        "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)",
+                        "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
+                            + "the message and the hole)"),
+                PerPoint.of("the open transaction is rolled back and the record is redelivered: one effect",
+                        "the effect is in the DB but the offset is not: the redelivery must not apply it again",
+                        "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer "
+                            + "loses it)")) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.crash();
@@ -113,30 +106,20 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 return false;
             }
 
-            @Override
-            String shows(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "the open transaction is rolled back and the record is redelivered: one effect (offset committed before the transaction: "
-                            + "the effect is lost, a FAIL)";
-                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB, the offset is not: the redelivery must not apply it again (no inbox: a second effect)";
-                    case AFTER_OFFSET_COMMIT -> "the offset is stored, so nothing is redelivered: the effect must already be in the DB (commit-first: lost, a FAIL naming "
-                            + "the message and the hole)";
-                };
-            }
-
-            @Override
-            String expects(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "the open transaction is rolled back and the record is redelivered: one effect";
-                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB but the offset is not: the redelivery must not apply it again";
-                    case AFTER_OFFSET_COMMIT -> "the offset is stored: the record is not redelivered, so its effect must already be in the DB (a commit-first consumer "
-                            + "loses it)";
-                };
-            }
         },
         /** Held until B owns the partition and has worked on A's records for the contention window, then killed and restarted. */
         HOLD_THEN_CRASH("A's thread is held until B took the partition over and worked on the same records for the contention window, "
-                + "then A is killed (SIGKILL) and restarted as a new process with the same instance name", "held", true) {
+                + "then A is killed (SIGKILL) and restarted as a new process with the same instance name", "held", true,
+                PerPoint.of("A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
+                            + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
+                            + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
+                            + "frees the lock before B waits)",
+                        "as crash, with B already at work for the contention window (only when named: A holds no DB lock here)",
+                        "as crash, with B already at work for the contention window (only when named)"),
+                PerPoint.of("B waits for the lock A's open transaction holds, and neither skips a record nor commits past one: once A's transaction "
+                            + "is rolled back, every record has one effect",
+                        "the effect is in the DB but the offset is not: the redelivery must not apply it again",
+                        "the offset is stored: the record is not redelivered, so its effect must already be in the DB")) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return HOLD.inject(at, arrival, e, pointName);
@@ -148,31 +131,17 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 return Optional.of(then.inject(CRASH));
             }
 
-            @Override
-            String shows(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
-                            + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
-                            + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
-                            + "frees the lock before B waits)";
-                    case BEFORE_OFFSET_COMMIT -> "as crash, with B already at work for the contention window (only when named: A holds no DB lock here)";
-                    case AFTER_OFFSET_COMMIT -> "as crash, with B already at work for the contention window (only when named)";
-                };
-            }
-
-            @Override
-            String expects(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "B waits for the lock A's open transaction holds, and neither skips a record nor commits past one: once A's transaction "
-                            + "is rolled back, every record has one effect";
-                    case BEFORE_OFFSET_COMMIT -> "the effect is in the DB but the offset is not: the redelivery must not apply it again";
-                    case AFTER_OFFSET_COMMIT -> "the offset is stored: the record is not redelivered, so its effect must already be in the DB";
-                };
-            }
         },
         /** Held until B owns the partition and has worked on A's records for the contention window, then released. */
         HOLD_THEN_LATE_RELEASE("A's thread is held until B took the partition over and worked on the same records for the contention window, "
-                + "then released", "held", true) {
+                + "then released", "held", true,
+                PerPoint.of("the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
+                            + "are lost; only when named: hold-then-crash catches the same and A's own record too)",
+                        "as hold, A's stale commit coming after the contention window (only when named)",
+                        "as hold, A resuming after the contention window (only when named)"),
+                PerPoint.of("B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect",
+                        "A's stale commit is refused; the redelivered record must not be applied again",
+                        "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return HOLD.inject(at, arrival, e, pointName);
@@ -184,38 +153,24 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 return Optional.of(then.resume());
             }
 
-            @Override
-            String shows(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
-                            + "are lost; only when named: hold-then-crash catches the same and A's own record too)";
-                    case BEFORE_OFFSET_COMMIT -> "as hold, A's stale commit coming after the contention window (only when named)";
-                    case AFTER_OFFSET_COMMIT -> "as hold, A resuming after the contention window (only when named)";
-                };
-            }
-
-            @Override
-            String expects(CommitPoint p) {
-                return switch (p) {
-                    case BEFORE_DB_COMMIT -> "B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect";
-                    case BEFORE_OFFSET_COMMIT -> "A's stale commit is refused; the redelivered record must not be applied again";
-                    case AFTER_OFFSET_COMMIT -> "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect";
-                };
-            }
         };
 
         private final String description;
         private final String done;
         private final boolean sequence;
+        private final PerPoint shows;
+        private final PerPoint expects;
 
-        Fault(String description, String done) {
-            this(description, done, false);
+        Fault(String description, String done, PerPoint shows, PerPoint expects) {
+            this(description, done, false, shows, expects);
         }
 
-        Fault(String description, String done, boolean sequence) {
+        Fault(String description, String done, boolean sequence, PerPoint shows, PerPoint expects) {
             this.description = description;
             this.done = done;
             this.sequence = sequence;
+            this.shows = shows;
+            this.expects = expects;
         }
 
         /** Whether this is a sequence of two faults (A stays held for the contention window between them). */
@@ -224,10 +179,14 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         }
 
         /** What this fault's cell at {@code p} shows, and what it catches. */
-        abstract String shows(CommitPoint p);
+        String shows(CommitPoint p) {
+            return shows.at(p);
+        }
 
         /** What a correct consumer shows in this fault's cell at {@code p}. */
-        abstract String expects(CommitPoint p);
+        String expects(CommitPoint p) {
+            return expects.at(p);
+        }
 
         /** Hits A where it is held (a sequence: its first fault), records it, and returns the event that shows it. */
         abstract Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName);
@@ -294,7 +253,6 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         return List.copyOf(every);
     }
 
-
     /**
      * {@code point:fault}, e.g. {@code before-offset-commit:hold} or {@code before-db-commit:hold-then-crash};
      * a clear error naming what was wrong and what is valid.
@@ -335,5 +293,20 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
     @Override
     public String toString() {
         return point.id() + ":" + fault.id();
+    }
+
+    /** One text for each point of the commit protocol: a fault's words at every point, all three given or it does not compile. */
+    record PerPoint(String beforeDbCommit, String beforeOffsetCommit, String afterOffsetCommit) {
+        static PerPoint of(String beforeDbCommit, String beforeOffsetCommit, String afterOffsetCommit) {
+            return new PerPoint(beforeDbCommit, beforeOffsetCommit, afterOffsetCommit);
+        }
+
+        String at(CommitPoint p) {
+            return switch (p) {
+                case BEFORE_DB_COMMIT -> beforeDbCommit;
+                case BEFORE_OFFSET_COMMIT -> beforeOffsetCommit;
+                case AFTER_OFFSET_COMMIT -> afterOffsetCommit;
+            };
+        }
     }
 }
