@@ -56,6 +56,16 @@ public record WitnessedCommit(long seq, Instant sent, String connection, String 
         return fate == Fate.ANSWERED && answers.values().stream().anyMatch(e -> !"NONE".equals(e));
     }
 
+    /** The broker answered and stored {@code partition}'s offset ({@code t-0}). */
+    public boolean storedFor(String partition) {
+        return fate == Fate.ANSWERED && "NONE".equals(answers.get(partition));
+    }
+
+    /** The broker answered {@code partition}'s offset ({@code t-0}) with an error. */
+    public boolean refusedFor(String partition) {
+        return fate == Fate.ANSWERED && answers.containsKey(partition) && !"NONE".equals(answers.get(partition));
+    }
+
     /** The error names the broker gave, in partition order, without repeats ({@code ILLEGAL_GENERATION}). */
     public List<String> errors() {
         return answers.values().stream().filter(e -> !"NONE".equals(e)).distinct().toList();

@@ -285,13 +285,12 @@ final class RebalanceExperiment {
 
         /** The broker stored the moved partition's offset. */
         Optional<WitnessedCommit> accepted() {
-            return commits.stream().filter(c -> c.fate() == WitnessedCommit.Fate.ANSWERED && "NONE".equals(c.answers().get(partition))).findFirst();
+            return commits.stream().filter(c -> c.storedFor(partition)).findFirst();
         }
 
         /** The broker refused the moved partition's offset. */
         Optional<WitnessedCommit> rejected() {
-            return commits.stream().filter(c -> c.fate() == WitnessedCommit.Fate.ANSWERED && c.answers().containsKey(partition)
-                    && !"NONE".equals(c.answers().get(partition))).findFirst();
+            return commits.stream().filter(c -> c.refusedFor(partition)).findFirst();
         }
 
         /** What the broker said for the moved partition. */

@@ -20,6 +20,7 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
 import io.replaylab.kafka.ResetPlans;
+import io.replaylab.kafka.SavedPlan;
 import io.replaylab.kafka.ResetRefusedException;
 import io.replaylab.kafka.ResetResult;
 import io.replaylab.kafka.ResetScope;
@@ -93,7 +94,7 @@ final class ReplayExperiment {
         e.record(harness, plan.toPayload(false, planFile));
         e.artifact(planFile, "the executed plan with the previous offsets (restore it with KafkaOps, or replay-lab offsets restore)");
         e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
-                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
+                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status() == SavedPlan.Status.APPLIED));
         e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.kafka().namespace().prefix(),
                 before.state().display() + ", " + group, before.state().isInactive() && ctx.kafka().namespace().owns(group)));
         e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()

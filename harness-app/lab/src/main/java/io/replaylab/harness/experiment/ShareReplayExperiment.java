@@ -15,6 +15,7 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
 import io.replaylab.kafka.ResetPlans;
+import io.replaylab.kafka.SavedPlan;
 import io.replaylab.kafka.ResetRefusedException;
 import io.replaylab.kafka.ResetResult;
 import io.replaylab.kafka.ResetScope;
@@ -84,7 +85,7 @@ final class ShareReplayExperiment {
         e.record(HARNESS, plan.toPayload(false, planFile));
         e.artifact(planFile, "the executed plan with the previous start offsets (restore it with KafkaOps, or replay-lab offsets restore)");
         e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
-                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status().name().equals("APPLIED")));
+                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status() == SavedPlan.Status.APPLIED));
         e.check(Check.of("reset executed only for a share group without members, in the lab's namespace", "R3",
                 "no member, group within " + ctx.kafka().namespace().prefix(), before.members().size() + " member(s), " + s.group(),
                 before.members().isEmpty() && ctx.kafka().namespace().owns(s.group())));

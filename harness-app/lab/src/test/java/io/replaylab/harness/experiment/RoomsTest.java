@@ -45,4 +45,39 @@ class RoomsTest {
         }
         assertThat(found).as("put the behaviour on the fault, effect or point type instead").isEmpty();
     }
+
+    /** A Kafka API or a broker's error is a type ({@code ApiKeys}, {@code Errors}, a fate's accessor): no main code compares its name as text. */
+    @Test
+    void noMainCodeComparesAKafkaApiOrAnErrorNameAsText() throws IOException {
+        List<String> names = new ArrayList<>();
+        for (org.apache.kafka.common.protocol.ApiKeys k : org.apache.kafka.common.protocol.ApiKeys.values()) {
+            names.add(k.name);
+        }
+        for (org.apache.kafka.common.protocol.Errors err : org.apache.kafka.common.protocol.Errors.values()) {
+            names.add(err.name());
+        }
+        List<String> found = new ArrayList<>();
+        try (Stream<Path> files = Files.walk(Path.of("..", ".."))) {
+            files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/java/") && !f.toString().contains("/target/"))
+                    // the witness reads the wire's own answers: its records are where the names are interpreted, once
+                    .filter(f -> !f.getFileName().toString().equals("WitnessedCommit.java") && !f.getFileName().toString().equals("ShareWitness.java")
+                            && !f.getFileName().toString().equals("BarrierEvent.java"))
+                    .forEach(f -> {
+                        try {
+                            List<String> lines = Files.readAllLines(f);
+                            for (int i = 0; i < lines.size(); i++) {
+                                String line = lines.get(i);
+                                for (String n : names) {
+                                    if (line.contains("equals(\"" + n + "\")") || line.contains("\"" + n + "\".equals(") || line.contains("\"" + n + "\"::equals")) {
+                                        found.add(f.getFileName() + ":" + (i + 1) + " " + n);
+                                    }
+                                }
+                            }
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                    });
+        }
+        assertThat(found).as("compare the type (ApiKeys, Errors) or ask the record that read it").isEmpty();
+    }
 }
