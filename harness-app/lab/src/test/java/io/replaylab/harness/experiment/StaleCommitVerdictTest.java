@@ -184,6 +184,12 @@ class StaleCommitVerdictTest {
                 .extracting(WitnessedCommit::seq).containsExactly(3L);
         assertThat(StaleCommitOnWire.of(true, List.of(before, otherMember), Map.of("m-a", 2), hold, "t-0").commits()).isEmpty();
 
+        // generation 0 is a generation (a consumer-protocol epoch may be 0 after a fencing), not "unknown"
+        WitnessedCommit atZero = commit(8, hold.plusSeconds(1), "m-a", 0, "t-0", false);
+        StaleCommitOnWire zero = StaleCommitOnWire.of(true, List.of(atZero, laterGeneration, after), Map.of("m-a", 0), hold, "t-0");
+        assertThat(zero.heldAs()).isEqualTo("member m-a generation 0");
+        assertThat(zero.commits()).extracting(WitnessedCommit::seq).containsExactly(8L);
+
         StaleCommitOnWire ignored = StaleCommitOnWire.of(false, all, Map.of("m-a", 2), hold, "t-0");
         assertThat(ignored.seen()).isEqualTo(StaleCommitOnWire.Seen.NOT_WITNESSED);
         assertThat(ignored.commits()).isEmpty();

@@ -243,6 +243,8 @@ class VerdictsTest {
                 + "new offsets (3 of them delivered)");
         assertThat(on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 14, 15, false, "14 of 15")).orElseThrow().failKind())
                 .as("one re-sent offset not committed").isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        assertThat(on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 0, 0, true, "none")).orElseThrow().failKind())
+                .as("off the wire, but nothing committed past them either: not delivered, the consumer's").isEqualTo(FailKind.FAULT_NOT_OBSERVED);
     }
 
     @Test
@@ -256,6 +258,9 @@ class VerdictsTest {
         assertThat(named.reason()).isEqualTo("check failed: no second effect (R12): 7 message id(s) have a second effect after 15 record(s) were "
                 + "published again at new offsets (a message applied again at its new position: is the inbox keyed by partition and offset "
                 + "rather than by the message's id?): p-1 x2, p-5 x2, …");
+
+        assertThat(Verdicts.doubled(judged, new io.replaylab.oracle.Finding("duplicated", 2, List.of("p-1 x2", "p-5 x2")), 15).reason())
+                .as("every id listed: no ellipsis").endsWith("?): p-1 x2, p-5 x2");
 
         io.replaylab.oracle.Finding none = new io.replaylab.oracle.Finding("duplicated", 0, List.of());
         assertThat(Verdicts.doubled(judged, none, 15)).as("a FAIL with no second effect keeps its own reason").isSameAs(judged);
@@ -286,5 +291,9 @@ class VerdictsTest {
                 none, null, new io.replaylab.oracle.Finding("archived", 1, List.of("p-4 (p0@4) archived after 5 deliveries")), none);
         assertThat(Verdicts.naming(failed, archived).reason()).isEqualTo("check failed: no missing effect (R12): archived by the broker with nobody's "
                 + "word for it, 1 message id(s): p-4 (p0@4) archived after 5 deliveries");
+        io.replaylab.oracle.Comparison noneArchived = new io.replaylab.oracle.Comparison(Status.FAIL, "", null, "ns", 10, 9,
+                new io.replaylab.oracle.Finding("missing", 1, List.of("p-1")), none, none, none, none, none, null, none, none);
+        assertThat(Verdicts.naming(failed, noneArchived).reason()).as("a share group's findings with none in them say nothing")
+                .isEqualTo("check failed: no missing effect (R12): effect lost of 1 message id(s): p-1");
     }
 }
