@@ -15,7 +15,7 @@ class EvidenceApiTest {
         assertThat(PublicTypes.simpleNames("io.replaylab.evidence"))
                 .containsExactlyInAnyOrder(
                 "Artifact", "AtomicFiles", "Check", "Event", "Evidence", "EvidenceFormatException",
-                "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json",
+                "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json", "Setting", "BadInputException",
                 "LogTail", "MetricValue", "Outcome", "Payload", "Report", "ReportSection", "Reports", "RunEvidence",
                 "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "Prerequisite", "PublicTypes", "ChildProcess", "ChildProcessException", "Platform", "Poll");
     }

@@ -22,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
+import io.replaylab.evidence.BadInputException;
+import io.replaylab.evidence.Setting;
 import io.replaylab.evidence.process.Poll;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -74,7 +76,7 @@ final class AdminKafkaOps implements KafkaOps {
         try {
             this.admin = Admin.create(p);
         } catch (org.apache.kafka.common.KafkaException e) {
-            throw new IllegalArgumentException("bad bootstrap servers '" + bootstrap + "': " + e.getMessage(), e);
+            throw new BadInputException("bad " + KafkaOps.BOOTSTRAP + " '" + bootstrap + "': " + e.getMessage(), e, KafkaOps.BOOTSTRAP);
         }
     }
 
@@ -256,7 +258,7 @@ final class AdminKafkaOps implements KafkaOps {
 
         @Override
         public String noOffsets(String group, ResetScope scope, boolean scoped) {
-            return "group '" + group + "' has no committed offsets" + (scoped ? " in " + scope.describe() : "; name the topics to reset (ResetScope.topics)");
+            return "group '" + group + "' has no committed offsets" + (scoped ? " in " + scope.describe() : "; name the topics to reset (" + ResetScope.TOPICS + ")");
         }
 
         @Override
@@ -293,7 +295,7 @@ final class AdminKafkaOps implements KafkaOps {
 
         @Override
         public String noOffsets(String group, ResetScope scope, boolean scoped) {
-            return "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (ResetScope.topics)";
+            return "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (" + ResetScope.TOPICS + ")";
         }
 
         @Override
@@ -361,7 +363,7 @@ final class AdminKafkaOps implements KafkaOps {
         List<PartitionOffsets> rows = inScope == null ? before.partitions().stream().filter(p -> kind == consumerGroups || p.hasCommitted()).toList()
                 : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
         if (rows.isEmpty()) {
-            throw new IllegalArgumentException(kind.noOffsets(group, scope, inScope != null));
+            throw new BadInputException(kind.noOffsets(group, scope, inScope != null), ResetScope.TOPICS);
         }
         Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
         List<PlanRow> plan = new ArrayList<>();
@@ -397,8 +399,10 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public ResetResult executeReset(ResetPlan plan, ExecuteResetOptions options) {
         List<String> failed = new ArrayList<>();
+        List<Setting> named = new ArrayList<>();
         if (options.allowedPrefixes().isEmpty()) {
-            failed.add("no allowed namespace prefix was given: pass the lab's synthetic prefix (ExecuteResetOptions.allowPrefix)");
+            failed.add("no allowed namespace prefix was given: pass the lab's synthetic prefix (" + ExecuteResetOptions.ALLOW_PREFIX + ")");
+            named.add(ExecuteResetOptions.ALLOW_PREFIX);
         } else {
             if (!matches(plan.group(), options.allowedPrefixes())) {
                 failed.add("group '" + plan.group() + "' is outside the allowed prefixes " + options.allowedPrefixes());
@@ -410,7 +414,10 @@ final class AdminKafkaOps implements KafkaOps {
             Set<String> hosts = new LinkedHashSet<>(Bootstraps.nonLoopbackHosts(bootstrap));
             hosts.addAll(Bootstraps.nonLoopbackHosts(plan.bootstrap()));
             hosts.forEach(h -> failed.add("bootstrap host '" + h + "' is not loopback; a lab reset is local "
-                    + "(ExecuteResetOptions.allowRemote if you really mean that cluster)"));
+                    + "(" + ExecuteResetOptions.ALLOW_REMOTE + " if you really mean that cluster)"));
+            if (!hosts.isEmpty()) {
+                named.add(ExecuteResetOptions.ALLOW_REMOTE);
+            }
         }
         if (!bootstrap.equals(plan.bootstrap())) {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
@@ -432,7 +439,8 @@ final class AdminKafkaOps implements KafkaOps {
         failed.addAll(kind.refusals(plan, now));
         Path planDir = options.planDir();
         if (planDir == null) {
-            failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (ExecuteResetOptions.planDir)");
+            failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (" + ExecuteResetOptions.PLAN_DIR + ")");
+            named.add(ExecuteResetOptions.PLAN_DIR);
         } else {
             String problem = probeWritable(planDir);
             if (problem != null) {
@@ -440,7 +448,7 @@ final class AdminKafkaOps implements KafkaOps {
             }
         }
         if (!failed.isEmpty()) {
-            throw new ResetRefusedException(plan.group(), failed);
+            throw new ResetRefusedException(plan.group(), failed, named);
         }
         SavedPlan saved;
         try {

@@ -6,12 +6,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
+import io.replaylab.evidence.Setting;
+
 /**
  * What {@link KafkaOps#executeReset} may do. There is deliberately no default prefix that allows
  * everything: without {@link Builder#allowPrefix} every reset is refused.
  */
 public record ExecuteResetOptions(List<String> allowedPrefixes, boolean allowRemote, Path planDir, Duration verifyTimeout) {
     public static final Duration DEFAULT_VERIFY_TIMEOUT = Duration.ofSeconds(10);
+    /** The settings a refused reset's guards name. */
+    public static final Setting ALLOW_PREFIX = Setting.of("ExecuteResetOptions", "allowPrefix");
+    public static final Setting ALLOW_REMOTE = Setting.of("ExecuteResetOptions", "allowRemote");
+    public static final Setting PLAN_DIR = Setting.of("ExecuteResetOptions", "planDir");
 
     public ExecuteResetOptions {
         allowedPrefixes = List.copyOf(allowedPrefixes);

@@ -2,6 +2,8 @@ package io.replaylab.kafka;
 
 import java.time.Duration;
 
+import io.replaylab.evidence.Setting;
+
 /**
  * Offsets operations on one cluster, in Kafka's own words: describe a group, plan a reset (a dry
  * run is just a plan you print), execute it through guards, restore a saved plan.
@@ -18,6 +20,9 @@ import java.time.Duration;
  * No Kafka client type appears in this API; failures are unchecked {@link KafkaOpsException}s.
  */
 public interface KafkaOps extends AutoCloseable {
+    /** The bootstrap servers a client of the lab's connects to, as refusals name them. */
+    Setting BOOTSTRAP = Setting.of("KafkaOps", "connect").saidAs("bootstrap servers");
+
     Duration DEFAULT_TIMEOUT = Duration.ofSeconds(15);
 
     static KafkaOps connect(String bootstrapServers) {

@@ -5,11 +5,17 @@ import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
 
+import io.replaylab.evidence.BadInputException;
+import io.replaylab.evidence.Setting;
+
 /**
  * Which partitions a reset covers: every topic the group has committed offsets for, or named
  * topics, optionally narrowed to partitions ({@code topic:0,2}), as {@code kafka-consumer-groups} takes them.
  */
 public sealed interface ResetScope {
+    /** The scopes as refusals name them. */
+    Setting ALL_TOPICS = Setting.of("ResetScope", "allTopics");
+    Setting TOPICS = Setting.of("ResetScope", "topics");
 
     static ResetScope allTopics() {
         return new AllTopics();
@@ -18,7 +24,7 @@ public sealed interface ResetScope {
     /** Each spec is {@code topic} or {@code topic:p,p}. */
     static ResetScope topics(List<String> specs) {
         if (specs.isEmpty()) {
-            throw new IllegalArgumentException("give at least one topic (ResetScope.topics), or use ResetScope.allTopics");
+            throw new BadInputException("give at least one topic (" + TOPICS + "), or use " + ALL_TOPICS, TOPICS, ALL_TOPICS);
         }
         List<TopicSelection> out = new ArrayList<>();
         for (String s : specs) {
@@ -64,13 +70,13 @@ public sealed interface ResetScope {
             int colon = s.lastIndexOf(':');
             if (colon < 0) {
                 if (s.isEmpty()) {
-                    throw new IllegalArgumentException("an empty topic (ResetScope.topics)");
+                    throw new BadInputException("an empty topic (" + TOPICS + ")", TOPICS);
                 }
                 return new TopicSelection(s, List.of());
             }
             String topic = s.substring(0, colon);
             if (topic.isEmpty()) {
-                throw new IllegalArgumentException("topic '" + spec + "' (ResetScope.topics) has no topic name before ':'");
+                throw new BadInputException("topic '" + spec + "' (" + TOPICS + ") has no topic name before ':'", TOPICS);
             }
             List<Integer> parts = new ArrayList<>();
             for (String p : s.substring(colon + 1).split(",")) {
@@ -81,7 +87,7 @@ public sealed interface ResetScope {
                     }
                     parts.add(n);
                 } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException("topic '" + spec + "' (ResetScope.topics): '" + p + "' is not a partition number (use topic:0,1)");
+                    throw new BadInputException("topic '" + spec + "' (" + TOPICS + "): '" + p + "' is not a partition number (use topic:0,1)", TOPICS);
                 }
             }
             return new TopicSelection(topic, parts);

@@ -11,8 +11,18 @@ import java.util.TreeMap;
 import java.util.function.BiFunction;
 import java.util.function.ToLongFunction;
 
+import io.replaylab.evidence.BadInputException;
+import io.replaylab.evidence.Setting;
+
 /** The reset targets of {@code kafka-consumer-groups}, plus restoring saved offsets. */
 public final class ResetTargets {
+    /** The targets as refusals name them. */
+    public static final Setting TO_OFFSET = Setting.of("ResetTargets", "toOffset");
+    public static final Setting TO_EARLIEST = Setting.of("ResetTargets", "toEarliest");
+    public static final Setting TO_LATEST = Setting.of("ResetTargets", "toLatest");
+    public static final Setting SHIFT_BY = Setting.of("ResetTargets", "shiftBy");
+    public static final Setting BY_DURATION = Setting.of("ResetTargets", "byDuration");
+
     private ResetTargets() {
     }
 
@@ -31,7 +41,7 @@ public final class ResetTargets {
 
     public static ResetTarget toOffset(long offset) {
         if (offset < 0) {
-            throw new IllegalArgumentException("ResetTargets.toOffset must be >= 0, was " + offset);
+            throw new BadInputException(TO_OFFSET + " must be >= 0, was " + offset, TO_OFFSET);
         }
         return simple("to-offset " + offset, p -> offset);
     }
@@ -40,8 +50,8 @@ public final class ResetTargets {
     public static ResetTarget shiftBy(long delta) {
         return simple("shift-by " + delta, p -> {
             if (!p.hasCommitted()) {
-                throw new IllegalArgumentException("cannot shift (ResetTargets.shiftBy) " + p.ref() + ": the group has no committed offset there; "
-                        + "use ResetTargets.toEarliest, ResetTargets.toLatest or ResetTargets.toOffset for it");
+                throw new BadInputException("cannot shift (" + SHIFT_BY + ") " + p.ref() + ": the group has no committed offset there; "
+                        + "use " + TO_EARLIEST + ", " + TO_LATEST + " or " + TO_OFFSET + " for it", SHIFT_BY, TO_EARLIEST, TO_LATEST, TO_OFFSET);
             }
             return p.committed() + delta;
         });
@@ -56,7 +66,7 @@ public final class ResetTargets {
     /** The first offset at or after now minus {@code duration}. */
     public static ResetTarget byDuration(Duration duration) {
         if (duration.isNegative()) {
-            throw new IllegalArgumentException("ResetTargets.byDuration must not be negative, was " + duration);
+            throw new BadInputException(BY_DURATION + " must not be negative, was " + duration, BY_DURATION);
         }
         return byTime("by-duration " + duration, lookup -> lookup.now().minus(duration));
     }

@@ -26,6 +26,8 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.replaylab.evidence.BadInputException;
+
 /**
  * Every JDBC read of the oracle, through a {@link Target}'s pool and its spec's query: the rows into a
  * join, a snapshot, one identity's count, the query tried. Amounts are read exactly or refused.
@@ -228,7 +230,7 @@ final class TargetReader {
     /** Binds every {namespace} as a parameter: it is never pasted into the SQL text. */
     private static PreparedStatement prepare(Connection c, String query, TargetSpec target) throws SQLException {
         if (query.contains(TargetSpec.PLACEHOLDER) && target.namespace() == null) {
-            throw new IllegalArgumentException("the target query uses {namespace} but no namespace was given: " + query);
+            throw new BadInputException("the target query uses {namespace} but " + TargetSpec.NAMESPACE + ": " + query, TargetSpec.NAMESPACE);
         }
         int n = 0;
         Matcher m = Pattern.compile(Pattern.quote(TargetSpec.PLACEHOLDER)).matcher(query);

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
+import io.replaylab.evidence.Setting;
+
 /**
  * Where the effects are: any JDBC URL (SQLite, PostgreSQL, …) and a query returning at least
  * {@code message_id, amount} per applied effect. {@code {namespace}} in the query is bound as a
@@ -20,6 +22,8 @@ public record TargetSpec(String jdbcUrl, String namespace, String query, String 
     /** The reference projection's effects. */
     public static final String REFERENCE_QUERY = "SELECT message_id, amount FROM ledger WHERE namespace = {namespace}";
     static final String PLACEHOLDER = "{namespace}";
+    /** The namespace a query's {@code {namespace}} needs, as the refusal of a query without one says it. */
+    public static final Setting NAMESPACE = Setting.of("TargetSpec", "namespace").saidAs("no namespace was given");
 
     public TargetSpec {
         Objects.requireNonNull(jdbcUrl, "jdbcUrl");

@@ -88,7 +88,7 @@ final class CleanupCommand implements Callable<Integer> {
                     }
                 }
             } catch (CleanupRefusedException e) {
-                spec.commandLine().getErr().println("error: refused: " + ReplayLab.inFlags(e.getMessage()));
+                spec.commandLine().getErr().println("error: refused: " + ReplayLab.inFlags(e));
                 rc = ReplayLab.REFUSED;
             }
         }

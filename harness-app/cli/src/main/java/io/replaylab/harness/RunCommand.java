@@ -257,9 +257,9 @@ final class RunCommand implements Callable<Integer> {
             try {
                 flag.run();
             } catch (InvalidSettingsException e) { // a value another library class refused, naming its setting
-                e.problems().forEach(p -> own.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
+                e.problems().forEach(p -> own.add(ReplayLab.inFlags(p)));
             } catch (IllegalArgumentException e) {
-                own.add(ReplayLab.inFlags(e.getMessage()));
+                own.add(ReplayLab.inFlags(e));
             }
         }
         List<String> problems = new java.util.ArrayList<>();
@@ -267,7 +267,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             settings = b.build();
         } catch (InvalidSettingsException e) {
-            e.problems().forEach(p -> problems.add(ReplayLab.flagOf(p.setting()) + " " + ReplayLab.inFlags(p.message())));
+            e.problems().forEach(p -> problems.add(ReplayLab.inFlags(p)));
         }
         problems.addAll(own);
         if (!problems.isEmpty()) {
@@ -283,7 +283,7 @@ final class RunCommand implements Callable<Integer> {
         RunEvidence ev = r.evidence();
         if (r.refused().isPresent()) {
             out.flush();
-            spec.commandLine().getErr().println("error: " + ReplayLab.inFlags(r.refused().get()) + " (the protocol is saved: " + r.report() + ")");
+            spec.commandLine().getErr().println("error: " + r.refused().get() + " (the protocol is saved: " + r.report() + ")");
             return ReplayLab.BAD_INPUT;
         }
         if (json) {

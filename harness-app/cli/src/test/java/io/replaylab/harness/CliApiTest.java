@@ -42,6 +42,35 @@ class CliApiTest {
                 .containsExactlyInAnyOrder("io.replaylab.harness.ReplayLab", "io.replaylab.harness.TargetLogin");
     }
 
+    /** Settings the libraries' refusals name that the command line has no flag for, and why. */
+    private static final Set<String> API_ONLY = Set.of();
+
+    /**
+     * Every setting the libraries' refusals name ({@code public static final Setting}) has a flag here, so that a refusal on the
+     * console names what to type: the CLI renames exactly the settings a refusal says it names, never by reading its words.
+     */
+    @Test
+    void everySettingTheLibrariesRefusalsNameHasAFlag() throws Exception {
+        List<io.replaylab.evidence.Setting> declared = new ArrayList<>();
+        for (JavaClass c : new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS).importPackages(LIBRARIES)) {
+            for (com.tngtech.archunit.core.domain.JavaField f : c.getFields()) {
+                if (f.getRawType().isEquivalentTo(io.replaylab.evidence.Setting.class) && f.getModifiers().contains(JavaModifier.STATIC)) {
+                    java.lang.reflect.Field field = f.reflect();
+                    field.setAccessible(true);
+                    declared.add((io.replaylab.evidence.Setting) field.get(null));
+                }
+            }
+        }
+        assertThat(declared).as("the libraries' settings were found").hasSizeGreaterThanOrEqualTo(18);
+        assertThat(declared.stream().filter(d -> !ReplayLab.FLAGS.containsKey(d) && !API_ONLY.contains(d.toString())).map(Object::toString))
+                .as("settings a refusal may name with no flag on the command line").isEmpty();
+        assertThat(ReplayLab.inFlags(new io.replaylab.kafka.ResetRefusedException("g", List.of("no plan directory was given ("
+                + io.replaylab.kafka.ExecuteResetOptions.PLAN_DIR + ")"), List.of(io.replaylab.kafka.ExecuteResetOptions.PLAN_DIR))))
+                .endsWith("no plan directory was given (--plan-dir D)");
+        assertThat(ReplayLab.inFlags(new IllegalArgumentException("LabSettings.allowRemote stays"))).as("a message that names no setting is as it is")
+                .isEqualTo("LabSettings.allowRemote stays");
+    }
+
     @Test
     void noStringConstantOfTheLibrariesNamesAFlagOfTheCli() throws IOException {
         Set<String> flags = new TreeSet<>();

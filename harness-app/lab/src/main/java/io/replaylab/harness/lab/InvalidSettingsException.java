@@ -3,19 +3,29 @@ package io.replaylab.harness.lab;
 import java.util.List;
 import java.util.Objects;
 
+import io.replaylab.evidence.Setting;
+
 /**
  * Settings a lab cannot run with, every problem named by the setting it is about: a CLI maps each
  * {@link SettingProblem#setting()} to its own flag (it never reads the message for that), and reports
  * them all at once. The message reads {@code LabSettings.records must be 1..10000000, was 0}.
  */
-public final class InvalidSettingsException extends IllegalArgumentException {
+public final class InvalidSettingsException extends IllegalArgumentException implements Setting.Named {
     private final List<SettingProblem> problems;
 
-    /** One problem: the {@link LabSettings.Builder} setter it is about, and what is wrong, without the setter's name. */
-    public record SettingProblem(String setting, String message) {
+    /**
+     * One problem: the {@link LabSettings.Builder} setter it is about, and what is wrong, without the setter's name;
+     * {@code named}: other settings the message names (e.g. {@link LabSettings#ALLOW_REMOTE}).
+     */
+    public record SettingProblem(String setting, String message, List<Setting> named) {
         public SettingProblem {
             Objects.requireNonNull(setting, "setting");
             Objects.requireNonNull(message, "message");
+            named = List.copyOf(named);
+        }
+
+        public SettingProblem(String setting, String message) {
+            this(setting, message, List.of());
         }
 
         @Override
@@ -39,5 +49,10 @@ public final class InvalidSettingsException extends IllegalArgumentException {
 
     public List<SettingProblem> problems() {
         return problems;
+    }
+
+    @Override
+    public List<Setting> settings() {
+        return problems.stream().flatMap(p -> p.named().stream()).distinct().toList();
     }
 }

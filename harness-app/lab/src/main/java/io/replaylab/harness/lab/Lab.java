@@ -67,11 +67,12 @@ public final class Lab {
         if (settings.subject().isPresent()) {
             settings.subject().orElseThrow().checkProgram(); // a program that is not there is named now, before a broker starts
         }
-        settings.source().producer().ifPresent(producer -> producer.checkProgram("producer"));
+        settings.source().producer().ifPresent(producer -> producer.checkProgram("producer", RecordSource.PRODUCER));
         if (settings.broker().bootstrap().isPresent() && !settings.allowRemote()) {
             List<String> remote = io.replaylab.kafka.Bootstraps.nonLoopbackHosts(settings.broker().bootstrap().orElseThrow());
             if (!remote.isEmpty()) {
-                throw new IllegalArgumentException("the bootstrap servers' host(s) " + remote + " are not loopback; allow remote brokers (LabSettings.allowRemote) to use that cluster");
+                throw new io.replaylab.evidence.BadInputException(LabSettings.BOOTSTRAP_HOSTS + " " + remote + " are not loopback; allow remote brokers ("
+                        + LabSettings.ALLOW_REMOTE + ") to use that cluster", LabSettings.BOOTSTRAP_HOSTS, LabSettings.ALLOW_REMOTE);
             }
         }
         List<String> cleaned = new ArrayList<>();

@@ -1,5 +1,6 @@
 package io.replaylab.harness.lab;
 
+import io.replaylab.evidence.Setting;
 import io.replaylab.evidence.process.Platform;
 
 import java.nio.file.Path;
@@ -45,6 +46,9 @@ public final class LabSettings {
      * experiment keeps at most two subject JVMs alive at a time.
      */
     public static final int DEFAULT_PARALLEL = 5;
+    /** The settings other refusals name. */
+    public static final Setting ALLOW_REMOTE = Setting.of("LabSettings", "allowRemote");
+    public static final Setting BOOTSTRAP_HOSTS = Setting.of("LabSettings", "bootstrap").saidAs("the bootstrap servers' host(s)");
 
     private final List<Experiment> experiments;
     private final RecordSource source;
@@ -440,15 +444,15 @@ public final class LabSettings {
             }
             if (subject != null && !subject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("subject", "must get {group} through its command or its environment "
-                        + "(Subject.env): each experiment gives its instances a group of its own"));
+                        + "(" + Subject.ENV + "): each experiment gives its instances a group of its own", List.of(Subject.ENV)));
             }
             if (shareSubject != null && !shareSubject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("shareSubject", "must get {group} through its command or its "
-                        + "environment (Subject.env)"));
+                        + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
             }
             if (transformSubject != null && !transformSubject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "
-                        + "environment (Subject.env)"));
+                        + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
             }
             TargetSettings target = target();
             if (!target.isSqlite()) {

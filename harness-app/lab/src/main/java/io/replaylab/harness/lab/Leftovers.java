@@ -105,6 +105,9 @@ public final class Leftovers {
     }
 
     public record Access(boolean allowRemote, String targetUser, String targetPassword) {
+        /** The setting a refusal to clean up a remote run's leftovers names. */
+        public static final io.replaylab.evidence.Setting ALLOW_REMOTE = io.replaylab.evidence.Setting.of("Leftovers.Access", "allowRemote");
+
         public static Access local() {
             return new Access(false, null, null);
         }
@@ -207,7 +210,7 @@ public final class Leftovers {
                         List<String> remote = Bootstraps.nonLoopbackHosts(bootstrap);
                         if (!remote.isEmpty() && !access.allowRemote()) {
                             throw new CleanupRefusedException("run " + j.runId() + "'s broker " + bootstrap + " is remote (" + String.join(", ", remote)
-                                    + "); allow remote brokers (Leftovers.Access.allowRemote) to clean up there");
+                                    + "); allow remote brokers (" + Access.ALLOW_REMOTE + ") to clean up there", Access.ALLOW_REMOTE);
                         }
                         KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
                         open.add(ops);
@@ -235,7 +238,7 @@ public final class Leftovers {
                         List<String> remote = Bootstraps.nonLoopbackHosts(hosts);
                         if (!remote.isEmpty() && !access.allowRemote()) {
                             throw new CleanupRefusedException("run " + j.runId() + "'s database " + url + " is remote (" + String.join(", ", remote)
-                                    + "); allow remote databases (Leftovers.Access.allowRemote) to clean up there");
+                                    + "); allow remote databases (" + Access.ALLOW_REMOTE + ") to clean up there", Access.ALLOW_REMOTE);
                         }
                         String schema = r.name();
                         if (!schema.matches("[a-z0-9_]+")) {

@@ -23,6 +23,9 @@ import io.replaylab.oracle.SourceMapping;
  */
 public final class RecordSource {
     /** The placeholders of a producer command. */
+    /** The producer command, as refusals name it. */
+    public static final io.replaylab.evidence.Setting PRODUCER = io.replaylab.evidence.Setting.of("RecordSource", "producer")
+            .saidAs("the producer command");
     public static final java.util.List<String> PRODUCER_PLACEHOLDERS = java.util.List.of("{bootstrap}", "{topic}", "{count}", "{namespace}");
 
     private final Subject producer;
@@ -89,8 +92,8 @@ public final class RecordSource {
     public static RecordSource producer(Subject command) {
         Objects.requireNonNull(command, "command");
         if (!command.uses("{topic}")) {
-            throw new IllegalArgumentException("the producer command must get {topic} through its command or its environment: "
-                    + "the lab creates each experiment's topic and the producer fills it");
+            throw new io.replaylab.evidence.BadInputException(PRODUCER + " must get {topic} through its command or its environment: "
+                    + "the lab creates each experiment's topic and the producer fills it", PRODUCER);
         }
         return new RecordSource(command, null, null, SourceMapping.REFERENCE, false);
     }

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
+import io.replaylab.evidence.Setting;
 import io.replaylab.evidence.process.ChildProcess;
 
 /**
@@ -24,6 +25,9 @@ import io.replaylab.evidence.process.ChildProcess;
 public final class Subject {
     /** Where a subject finds the target database's password: in its environment, never on a command line the evidence records. */
     public static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+    /** A subject's command and environment, as refusals name them. */
+    public static final Setting COMMAND = Setting.of("Subject", "command").saidAs("the subject command");
+    public static final Setting ENV = Setting.of("Subject", "env");
 
     public static final List<String> PLACEHOLDERS = List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}", "{logdir}",
             "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}");
@@ -65,19 +69,19 @@ public final class Subject {
      * on none of the PATH's directories. (A template is a value: it is checked when a run uses it.)
      */
     void checkProgram() {
-        checkProgram("subject");
+        checkProgram("subject", COMMAND);
     }
 
-    /** As {@link #checkProgram()}, the messages naming its role ({@code subject}, {@code producer}, {@code transform}). */
-    void checkProgram(String role) {
+    /** As {@link #checkProgram()}, the messages naming its role ({@code subject}, {@code producer}) and the setting of its command. */
+    void checkProgram(String role, Setting command) {
         if (directory != null && !java.nio.file.Files.isDirectory(directory)) {
             throw new IllegalArgumentException("the " + role + "'s working directory '" + directory + "' is no directory");
         }
         if (executable.contains("/")) {
             java.nio.file.Path exe = resolved();
             if (!java.nio.file.Files.isRegularFile(exe) || !java.nio.file.Files.isExecutable(exe)) {
-                throw new IllegalArgumentException("the " + role + " command's program '" + executable + "' is not an executable file"
-                        + (exe.toString().equals(executable) ? "" : " (" + exe + ")"));
+                throw new io.replaylab.evidence.BadInputException(command + "'s program '" + executable + "' is not an executable file"
+                        + (exe.toString().equals(executable) ? "" : " (" + exe + ")"), command);
             }
             return;
         }
@@ -88,7 +92,8 @@ public final class Subject {
                 return;
             }
         }
-        throw new IllegalArgumentException("the " + role + " command's program '" + executable + "' is on none of the PATH's directories (" + path + ")");
+        throw new io.replaylab.evidence.BadInputException(command + "'s program '" + executable + "' is on none of the PATH's directories (" + path
+                + ")", command);
     }
 
     /**
@@ -98,7 +103,7 @@ public final class Subject {
      */
     public static Subject command(String template) {
         if (template == null || template.isBlank()) {
-            throw new IllegalArgumentException("the subject command must not be empty");
+            throw new io.replaylab.evidence.BadInputException(COMMAND + " must not be empty", COMMAND);
         }
         return new Subject(template, template);
     }

@@ -106,8 +106,8 @@ final class TargetDatabase implements AutoCloseable {
         if (!allowRemote) {
             List<String> remote = Bootstraps.nonLoopbackHosts(hosts);
             if (!remote.isEmpty()) {
-                throw InvalidSettingsException.of("target", "host(s) " + remote + " are not loopback; allow remote ones (LabSettings.allowRemote) "
-                        + "to use that database");
+                throw new InvalidSettingsException(List.of(new InvalidSettingsException.SettingProblem("target", "host(s) " + remote
+                        + " are not loopback; allow remote ones (" + LabSettings.ALLOW_REMOTE + ") to use that database", List.of(LabSettings.ALLOW_REMOTE))));
             }
         }
         return spec;
