@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -137,25 +136,21 @@ public final class ShareWitness {
 
     private final WireProxy proxy;
     private final AtomicLong seq = new AtomicLong();
-    /** Guarded by this. */
-    private final List<Delivery> deliveries = new ArrayList<>();
-    /** Guarded by this. */
-    private final List<Acknowledgement> acknowledgements = new ArrayList<>();
-    private final List<Consumer<Delivery>> deliveryListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<Acknowledgement>> ackListeners = new CopyOnWriteArrayList<>();
+    private final WitnessLog<Delivery> deliveries = new WitnessLog<>(Delivery::summary, null);
+    private final WitnessLog<Acknowledgement> acknowledgements = new WitnessLog<>(Acknowledgement::summary, null);
 
     ShareWitness(WireProxy proxy) {
         this.proxy = proxy;
     }
 
     /** Every delivery to a member of {@code group} seen so far, in the order read. */
-    public synchronized List<Delivery> deliveries(String group) {
-        return deliveries.stream().filter(d -> d.group().equals(group)).toList();
+    public List<Delivery> deliveries(String group) {
+        return deliveries.all(d -> d.group().equals(group));
     }
 
     /** The deliveries of one record of {@code group}, in the order read. */
-    public synchronized List<Delivery> deliveries(String group, String topic, int partition, long offset) {
-        return deliveries.stream().filter(d -> d.group().equals(group) && d.covers(topic, partition, offset)).toList();
+    public List<Delivery> deliveries(String group, String topic, int partition, long offset) {
+        return deliveries.all(d -> d.group().equals(group) && d.covers(topic, partition, offset));
     }
 
     /** The highest delivery count seen for one record of {@code group} (0: never seen delivered). */
@@ -164,49 +159,33 @@ public final class ShareWitness {
     }
 
     /** Every acknowledgement of {@code group} whose fate is known, in the order learnt. */
-    public synchronized List<Acknowledgement> acknowledgements(String group) {
-        return acknowledgements.stream().filter(a -> a.group().equals(group)).toList();
+    public List<Acknowledgement> acknowledgements(String group) {
+        return acknowledgements.all(a -> a.group().equals(group));
     }
 
     /** The acknowledgements of one record of {@code group} whose fate is known, in the order learnt. */
-    public synchronized List<Acknowledgement> acknowledgements(String group, String topic, int partition, long offset) {
-        return acknowledgements.stream().filter(a -> a.group().equals(group) && a.covers(topic, partition, offset)).toList();
+    public List<Acknowledgement> acknowledgements(String group, String topic, int partition, long offset) {
+        return acknowledgements.all(a -> a.group().equals(group) && a.covers(topic, partition, offset));
     }
 
     /** The first delivery (seen so far or still to come) that {@code which} accepts, waiting up to {@code timeout}. */
     public Optional<Delivery> awaitDelivery(Predicate<Delivery> which, Duration timeout) throws InterruptedException {
-        return await(() -> first(deliveries, which), timeout);
+        return deliveries.await(which, timeout);
     }
 
     /** The first acknowledgement with a known fate (so far or still to come) that {@code which} accepts, waiting up to {@code timeout}. */
     public Optional<Acknowledgement> awaitAcknowledgement(Predicate<Acknowledgement> which, Duration timeout) throws InterruptedException {
-        return await(() -> first(acknowledgements, which), timeout);
+        return acknowledgements.await(which, timeout);
     }
 
     /** Called with each delivery as it is read (on a proxy thread: keep it short, never block). */
     public void onDelivery(Consumer<Delivery> listener) {
-        deliveryListeners.add(Objects.requireNonNull(listener, "listener"));
+        deliveries.onEach(listener);
     }
 
     /** Called with each acknowledgement once its fate is known (on a proxy thread: keep it short, never block). */
     public void onAcknowledgement(Consumer<Acknowledgement> listener) {
-        ackListeners.add(Objects.requireNonNull(listener, "listener"));
-    }
-
-    private synchronized <T> Optional<T> first(List<T> list, Predicate<T> which) {
-        return list.stream().filter(which).findFirst();
-    }
-
-    private synchronized <T> Optional<T> await(java.util.function.Supplier<Optional<T>> find, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Optional<T> got = find.get();
-            long left = deadline - System.nanoTime();
-            if (got.isPresent() || left <= 0) {
-                return got;
-            }
-            wait(Math.max(1, left / 1_000_000));
-        }
+        acknowledgements.onEach(listener);
     }
 
     // ---- package-private: fed by the connections
@@ -217,29 +196,8 @@ public final class ShareWitness {
     }
 
     private void add(List<Delivery> ds, List<Acknowledgement> as) {
-        synchronized (this) {
-            deliveries.addAll(ds);
-            acknowledgements.addAll(as);
-            notifyAll();
-        }
-        ds.forEach(d -> {
-            log.debug("witnessed {}", d.summary());
-            tell(deliveryListeners, d, d.summary());
-        });
-        as.forEach(a -> {
-            log.debug("witnessed {}", a.summary());
-            tell(ackListeners, a, a.summary());
-        });
-    }
-
-    private static <T> void tell(List<Consumer<T>> listeners, T what, String summary) {
-        for (Consumer<T> l : listeners) {
-            try {
-                l.accept(what);
-            } catch (RuntimeException e) {
-                log.warn("a share witness listener failed on {}: {}", summary, e.toString());
-            }
-        }
+        deliveries.add(ds);
+        acknowledgements.add(as);
     }
 
     /** One share request on its way: its answer gives deliveries (ShareFetch) and the acknowledgements' fate; told once. */

@@ -2,7 +2,6 @@ package io.replaylab.barrier.wire;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -38,9 +37,8 @@ public final class WireWitness {
     private final WireProxy proxy;
     private final AtomicLong seq = new AtomicLong();
     /** Appended as fates become known (not in send order); read sorted. Guarded by itself. */
-    private final List<WitnessedCommit> commits = new ArrayList<>();
+    private final WitnessLog<WitnessedCommit> commits = new WitnessLog<>(WitnessedCommit::summary, java.util.Comparator.comparingLong(WitnessedCommit::seq));
     private final Set<Entry> open = ConcurrentHashMap.newKeySet();
-    private final List<Consumer<WitnessedCommit>> listeners = new CopyOnWriteArrayList<>();
     private final Map<String, Integer> generations = new ConcurrentHashMap<>();
     private final Set<String> clientIds = ConcurrentHashMap.newKeySet();
     private final Set<String> members = ConcurrentHashMap.newKeySet();
@@ -127,17 +125,12 @@ public final class WireWitness {
 
     /** Every commit whose fate is known, in the order the proxy read them. */
     public List<WitnessedCommit> commits() {
-        List<WitnessedCommit> out;
-        synchronized (commits) {
-            out = new ArrayList<>(commits);
-        }
-        out.sort(java.util.Comparator.comparingLong(WitnessedCommit::seq));
-        return out;
+        return commits.all();
     }
 
     /** The commits of one group. */
     public List<WitnessedCommit> commits(String group) {
-        return commits().stream().filter(c -> c.group().equals(group)).toList();
+        return commits.all(c -> c.group().equals(group));
     }
 
     /** The commits on their way now (held, or their answer not back yet), fate {@link WitnessedCommit.Fate#IN_FLIGHT}. */
@@ -147,22 +140,12 @@ public final class WireWitness {
 
     /** Called with each commit once its fate is known (on a proxy thread: keep it short, never block). */
     public void onCommit(Consumer<WitnessedCommit> listener) {
-        listeners.add(listener);
+        commits.onEach(listener);
     }
 
     /** The first commit (known so far or still to come) that {@code which} accepts, waiting up to {@code timeout}. */
     public Optional<WitnessedCommit> await(Predicate<WitnessedCommit> which, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        synchronized (this) {
-            while (true) {
-                Optional<WitnessedCommit> got = commits().stream().filter(which).findFirst();
-                long left = deadline - System.nanoTime();
-                if (got.isPresent() || left <= 0) {
-                    return got;
-                }
-                wait(Math.max(1, left / 1_000_000));
-            }
-        }
+        return commits.await(which, timeout);
     }
 
     /** The generation (classic) or member epoch (consumer protocol) {@code member} of {@code group} last used on the wire. */
@@ -283,21 +266,9 @@ public final class WireWitness {
     }
 
     private void done(Entry entry, WitnessedCommit c) {
-        synchronized (commits) {
-            commits.add(c);
-        }
+        commits.keep(List.of(c));
         open.remove(entry);
-        log.debug("witnessed {}", c.summary());
-        synchronized (this) {
-            notifyAll();
-        }
-        for (Consumer<WitnessedCommit> l : listeners) {
-            try {
-                l.accept(c);
-            } catch (RuntimeException e) {
-                log.warn("a commit witness listener failed on {}: {}", c.summary(), e.toString());
-            }
-        }
+        commits.tell(List.of(c));
     }
 
     /** One commit on its way: told once what became of it (later news is ignored). */
