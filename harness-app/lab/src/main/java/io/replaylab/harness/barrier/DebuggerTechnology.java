@@ -60,11 +60,6 @@ final class DebuggerTechnology implements Technology {
         return new DebuggerTechnology(at, warmUpAt == null ? WarmUp.NONE : WarmUp.AT_METHOD, warmUpAt, "call " + at, limitation);
     }
 
-    /** A debugger reads A's arguments, and may fail to read what A commits (the wire reads every request). */
-    boolean readsArguments() {
-        return true;
-    }
-
     @Override
     public Held arm(Arming a) throws InterruptedException {
         a.ctx().step("instance " + a.spec().name() + " starts under the debugger barrier (" + holdMode(a.mode()) + " hold)");
