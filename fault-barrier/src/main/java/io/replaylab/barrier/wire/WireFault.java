@@ -409,9 +409,32 @@ public record WireFault(Target target, Effect effect) {
     }
 
     /** The valid effects, for a message. */
-    public static final String EFFECTS = "error=CODE (a Kafka error name, e.g. NOT_COORDINATOR), lost-answer, rewind=N (offset-fetch only), "
-            + "forget (offset-fetch only), "
-            + "delay=D (e.g. 500ms, 2s), disconnect, withhold (heartbeat and consumer-group-heartbeat only)";
+    public static final String EFFECTS = java.util.Arrays.stream(EffectKind.values()).map(k -> k.name + k.usage)
+            .collect(java.util.stream.Collectors.joining(", "));
+
+    /**
+     * The effects by the names a spec gives them, each with how it is written and how it is made: the one list the parser
+     * and its help come from (a test holds every {@link Effect} to one kind).
+     */
+    enum EffectKind {
+        ERROR("error", "=CODE (a Kafka error name, e.g. NOT_COORDINATOR)", v -> new Effect.Error(error(v))),
+        LOST_ANSWER("lost-answer", "", v -> new Effect.LostAnswer()),
+        REWIND("rewind", "=N (offset-fetch only)", v -> new Effect.Rewind(Long.parseLong(Objects.requireNonNull(v, "rewind needs =N")))),
+        FORGET("forget", " (offset-fetch only)", v -> new Effect.Forget()),
+        DELAY("delay", "=D (e.g. 500ms, 2s)", v -> new Effect.Delay(duration(v))),
+        DISCONNECT("disconnect", "", v -> new Effect.Disconnect()),
+        WITHHOLD("withhold", " (heartbeat and consumer-group-heartbeat only)", v -> new Effect.Withhold());
+
+        final String name;
+        final String usage;
+        final java.util.function.Function<String, Effect> make;
+
+        EffectKind(String name, String usage, java.util.function.Function<String, Effect> make) {
+            this.name = name;
+            this.usage = usage;
+            this.make = make;
+        }
+    }
 
     /**
      * Reads a spec {@code api:effect[@n|@every]}; the group and client come from whoever arms it
@@ -457,16 +480,8 @@ public record WireFault(Target target, Effect effect) {
         String name = eq < 0 ? e : e.substring(0, eq);
         String value = eq < 0 ? null : e.substring(eq + 1);
         try {
-            return switch (name) {
-                case "error" -> new Effect.Error(error(value));
-                case "lost-answer" -> new Effect.LostAnswer();
-                case "rewind" -> new Effect.Rewind(Long.parseLong(Objects.requireNonNull(value, "rewind needs =N")));
-                case "delay" -> new Effect.Delay(duration(value));
-                case "disconnect" -> new Effect.Disconnect();
-                case "withhold" -> new Effect.Withhold();
-                case "forget" -> new Effect.Forget();
-                default -> throw new IllegalArgumentException("unknown effect '" + name + "'");
-            };
+            return java.util.Arrays.stream(EffectKind.values()).filter(k -> k.name.equals(name)).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("unknown effect '" + name + "'")).make.apply(value);
         } catch (RuntimeException ex) {
             throw new IllegalArgumentException("fault '" + spec + "': " + ex.getMessage() + "; the effects are: " + EFFECTS, ex);
         }

@@ -51,6 +51,20 @@ class WireFaultTest {
         }
     }
 
+    /** The effects' catalogue is whole: every kind of effect has one name there, and the help the parser gives lists each. */
+    @Test
+    void everyEffectHasOneNameInTheCatalogueAndTheHelpListsIt() {
+        java.util.Set<Class<?>> made = new java.util.HashSet<>();
+        for (WireFault.EffectKind k : WireFault.EffectKind.values()) {
+            WireFault.Effect e = k.make.apply(k == WireFault.EffectKind.ERROR ? "NOT_COORDINATOR" : k == WireFault.EffectKind.REWIND ? "5"
+                    : k == WireFault.EffectKind.DELAY ? "2s" : null);
+            assertThat(e.spec()).as(k.name()).startsWith(k.name);
+            assertThat(WireFault.EFFECTS).contains(k.name + k.usage);
+            made.add(e.getClass());
+        }
+        assertThat(made).containsExactlyInAnyOrder(WireFault.Effect.class.getPermittedSubclasses());
+    }
+
     @Test
     void aCommitAnsweredCoordinatorLoadInProgressIsRetriedByCommitSyncAndStored(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka);

@@ -21,7 +21,6 @@ import org.junit.jupiter.api.Test;
 class RoomsTest {
     /** The switches that may end in a throw: they parse text a user typed, where an unknown word is bad input. */
     private static final Map<String, String> PARSERS = Map.of(
-            "WireFault.java", "switch (name): a wire-fault effect's name as typed",
             "ProgramSearch.java", "switch (arch): the machine's os.arch text",
             "BarrierKind.java", "switch (s): a barrier's name as typed");
 
