@@ -89,7 +89,7 @@ public final class BarrierPlan {
             case BEFORE_OFFSET_COMMIT -> DebuggerTechnology.atCommitPoint(MethodPoint.kafkaCommitSync(), false);
             case AFTER_OFFSET_COMMIT -> DebuggerTechnology.atCommitPoint(MethodPoint.kafkaCommitSync().onReturn(), true);
         };
-        boolean proxy = ctx.kafka().proxy().isPresent();
+        boolean proxy = ctx.kafka().wire().isPresent();
         boolean offsets = point != CommitPoint.BEFORE_DB_COMMIT;
         BarrierPlan fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR
                 ? plain(onTheWire(point), Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER, "wire (fallback: the debugger could not read the offsets A commits; "
@@ -146,7 +146,7 @@ public final class BarrierPlan {
                     Optional.empty(), null, "the only one");
         }
         Technology wire = new WireTechnology(WireTechnology.Aim.SHARE_ACKNOWLEDGEMENT);
-        Optional<String> unavailable = ctx.kafka().proxy().isPresent() ? Optional.empty() : Optional.of("the share consumer " + (jvm
+        Optional<String> unavailable = ctx.kafka().wire().isPresent() ? Optional.empty() : Optional.of("the share consumer " + (jvm
                 ? "is to be held on the wire" : "is not a JVM (no debugger can hold it)") + ", and this run has no wire proxy to hold its "
                 + "acknowledgement (LabSettings.witness(false))");
         return new BarrierPlan(wire, jvm ? Why.THE_RUNS_CHOICE : Why.SHARE_CONSUMER_NOT_A_JVM,

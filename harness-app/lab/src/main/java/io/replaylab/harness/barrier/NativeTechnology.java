@@ -13,11 +13,11 @@ import io.replaylab.barrier.NativePoint;
 import io.replaylab.barrier.WirePoint;
 import io.replaylab.barrier.gdb.NativeAttachException;
 import io.replaylab.barrier.gdb.NativeDebugger;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Platform;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
 
 /**
@@ -35,9 +35,9 @@ final class NativeTechnology implements Technology {
 
     @Override
     public Held arm(Arming a) throws InterruptedException {
-        WireProxy proxy = a.ctx().kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+        LabWire proxy = a.ctx().kafka().wire().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
         long[] pid = {0};
-        Barrier warmUp = proxy.arm("warm-up", WirePoint.offsetCommit(a.group()), HoldMode.THREAD,
+        Barrier warmUp = proxy.barrier().arm("warm-up", WirePoint.offsetCommit(a.group()), HoldMode.THREAD,
                 BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire"), a.options());
         LabContext.Instance inst = a.ctx().subjects().start(a.e(), a.spec());
         pid[0] = inst.pid();

@@ -4,8 +4,8 @@ import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.WirePoint;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 
 /** A's request (or the broker's answer to it) held in the run's Kafka protocol proxy: any client. */
 final class WireTechnology implements Technology {
@@ -50,11 +50,11 @@ final class WireTechnology implements Technology {
 
     @Override
     public Held arm(Arming a) {
-        WireProxy proxy = a.ctx().kafka().proxy().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
+        LabWire proxy = a.ctx().kafka().wire().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
         long[] pid = {0};
         BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire");
         // armed before A exists: its first request cannot slip by
-        Barrier barrier = proxy.arm(a.pointName(), aim.point(a.group()), a.mode(), evidence, a.options());
+        Barrier barrier = proxy.barrier().arm(a.pointName(), aim.point(a.group()), a.mode(), evidence, a.options());
         a.ctx().step("wire barrier armed on group " + a.group() + "'s " + aim.requests + "; instance " + a.spec().name()
                 + " starts through the proxy at " + proxy.bootstrapServers());
         LabContext.Instance inst = a.ctx().subjects().start(a.e(), a.spec());

@@ -23,6 +23,7 @@ import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -51,7 +52,7 @@ final class CommitAheadExperiment {
         e.limitation("Commits are checked on the wire as they are sent; a commit covers the offsets from where the partition's previous "
                 + "checked commit stood, whoever sent it and whether or not the broker then stored it. A commit a wire fault fires on, or one "
                 + "waiting behind a held commit on its connection, is not checked.");
-        Optional<WireProxy> proxy = ctx.kafka().proxy();
+        Optional<LabWire> proxy = ctx.kafka().wire();
         if (proxy.isEmpty()) {
             return e.finish(Outcome.notRun("the live check reads each OffsetCommit on the wire, and this run has no wire proxy (the witness is off)"));
         }

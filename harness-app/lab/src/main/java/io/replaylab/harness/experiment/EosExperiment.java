@@ -78,7 +78,7 @@ final class EosExperiment {
         e.limitation(Limitations.EOS_ONE_ZOMBIE_ONE_BROKER);
         e.limitation("The in-flight point is the entry of KafkaProducer#commitTransaction in A (a breakpoint; A's other threads run on), "
                 + "after its output was sent and its offsets were sent to the transaction. A custom program that commits another way is not held.");
-        ctx.kafka().proxy().ifPresent(p -> e.limitation("eos runs its subjects straight to the broker: the wire barrier does not hold EndTxn, and the "
+        ctx.kafka().wire().ifPresent(p -> e.limitation("eos runs its subjects straight to the broker: the wire barrier does not hold EndTxn, and the "
                 + "witness does not see their offsets, which go to the transaction (TxnOffsetCommit), not in an OffsetCommit."));
 
         Experiments.produce(ctx, e, ns);

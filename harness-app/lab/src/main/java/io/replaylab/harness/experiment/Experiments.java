@@ -319,7 +319,7 @@ public final class Experiments {
     static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         environment(ctx, e, ns);
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
-        ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), FrontierCheck.of(ctx, e, ns.topic(), ns.inbox(1)))));
+        ctx.kafka().wire().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), FrontierCheck.of(ctx, e, ns.topic(), ns.inbox(1)))));
     }
 
     static void environment(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
@@ -336,7 +336,7 @@ public final class Experiments {
                 .environment("group protocol", ctx.settings().broker().groupProtocol().name)
                 .environment("subject", ctx.settings().subject().isEmpty() ? "none given" : ctx.settings().subject().orElseThrow().description())
                 .environment("pid.harness", Long.toString(ProcessHandle.current().pid()));
-        ctx.kafka().proxy().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
+        ctx.kafka().wire().ifPresent(proxy -> e.environment("subject bootstrap", proxy.bootstrapServers() + " (the wire proxy, forwarding to "
                 + ctx.kafka().bootstrap() + ")"));
         e.environment("wire witness", ctx.kafka().witness().isPresent() ? "on: every OffsetCommit of the subjects and the broker's answer are recorded"
                 : "off: the evidence cannot tell a commit the broker rejected from one the client never sent");

@@ -9,12 +9,12 @@ import java.util.Set;
 import io.replaylab.barrier.wire.ArmedFault;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Timeouts;
 
@@ -60,7 +60,7 @@ final class Handoff implements AutoCloseable {
         Optional<MemberTimeouts> seen = ctx.kafka().witness().flatMap(w -> aMembers.stream().map(m -> w.timeouts(group, m))
                 .flatMap(Optional::stream).findFirst());
         List<ArmedFault> withheld = new ArrayList<>();
-        Optional<WireProxy> proxy = ctx.kafka().proxy();
+        Optional<LabWire> proxy = ctx.kafka().wire();
         // each armed fault is asked about every request the proxy reads: only the heartbeat of A's protocol, both when unseen
         List<WireFault.Api> heartbeats = seen.map(t -> List.of(t.protocol() == MemberTimeouts.Protocol.CLASSIC ? WireFault.Api.HEARTBEAT
                 : WireFault.Api.CONSUMER_GROUP_HEARTBEAT)).orElse(List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT));

@@ -14,6 +14,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 import io.replaylab.oracle.Comparison;
 
 /**
@@ -35,7 +36,7 @@ final class ShareAckAheadExperiment {
     }
 
     static Outcome run(LabContext ctx, ExperimentRecorder e, Shares.Share s) throws Exception {
-        Optional<WireProxy> proxy = ctx.kafka().proxy();
+        Optional<LabWire> proxy = ctx.kafka().wire();
         if (proxy.isEmpty()) {
             return e.finish(Outcome.notRun("the live check reads each acknowledgement on the wire, and this run has no wire proxy (the witness is off)"));
         }

@@ -130,33 +130,11 @@ final class ShareOwnershipExperiment {
                     held.id() + " at offset " + held.offset()));
 
             // B starts once A's lock has run out: the expired record is then the lowest one available, B's first
-            Optional<String> atRemoval = Optional.empty(); // frozen A: what gave the record back, as a probe at A's removal showed
-            if (frozen) {
-                ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
-                Duration removalWait = session.plus(REMOVAL_MARGIN.dividedBy(2));
-                OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(removalWait)
-                        .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> removalNotSeen(g, a.name(), removalWait, session).isEmpty());
-                Optional<Outcome> notSeen = removalNotSeen(gone, a.name(), removalWait, session);
-                if (notSeen.isPresent()) {
-                    at.barrier().release();
-                    return e.finish(notSeen.get());
-                }
-                e.record(HARNESS, new Payload.Note("the broker removed frozen A from the share group " + Duration.between(arrival.time(),
-                        java.time.Instant.now()).toMillis() + " ms after its hold (its lock: " + lock.toMillis() + " ms)"));
-                atRemoval = Optional.of(probe(ctx, e, plan, s, held, options, arrival.time().plus(lock)));
-                Duration left = lock.plus(LOCK_MARGIN).minus(Duration.between(arrival.time(), java.time.Instant.now()));
-                ctx.step("B starts once A's " + lock.toMillis() + " ms lock has run out too");
-                if (!left.isNegative()) {
-                    Thread.sleep(left.toMillis());
-                }
-            } else {
-                Duration sinceArrival = Duration.between(arrival.time(), java.time.Instant.now());
-                Duration expiry = lock.plus(LOCK_MARGIN).minus(sinceArrival);
-                ctx.step("A holds " + held.id() + " unacknowledged; B starts once its " + lock.toMillis() + " ms lock has run out");
-                if (!expiry.isNegative()) {
-                    Thread.sleep(expiry.toMillis());
-                }
+            Turn turn = bsTurn(ctx, e, plan, s, at, held, arrival, frozen, session, lock, options);
+            if (turn.ended().isPresent()) {
+                return turn.ended().get();
             }
+            Optional<String> atRemoval = turn.atRemoval(); // frozen A: what gave the record back, as a probe at A's removal showed
             // B is held at its own acknowledgement of the record, so that A's late one meets the record acquired by B
             Held atB;
             try {
@@ -207,37 +185,11 @@ final class ShareOwnershipExperiment {
                 wireDelivery(ctx, s.group(), s.topic(), held, b).ifPresent(d -> e.record(HARNESS, new Payload.Note("on the wire: " + d.summary())));
 
                 ctx.step("releasing A: its acknowledgement of " + held.id() + " is stale (B holds the record now)");
-                at.barrier().release();
-                // the broker's answer on the wire, and what the client reported (a client without a callback tells nobody)
-                AtomicReference<Optional<ShareWitness.Acknowledgement>> wire = new AtomicReference<>(Optional.empty());
-                Optional<ProcessingLine> logged = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
-                    wire.set(wireAnswer(ctx, s.group(), s.topic(), held, a));
-                    ctx.subjects().checkpointHeld(a); // the released A's answer is awaited: a restart would not give it
-                    ctx.subjects().checkpoint(b);
-                    return ackLine(ctx, a, held);
-                }, l -> l.isPresent() || wire.get().isPresent());
-                Optional<ShareWitness.Acknowledgement> onWire = wire.get();
-                Optional<ProcessingLine> answer = logged.isEmpty() && onWire.isPresent()
-                        ? Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(3)).until(() -> ackLine(ctx, a, held), Optional::isPresent)
-                        : logged;
-                atB.barrier().release();
-                boolean refusedOnWire = onWire.filter(ShareWitness.Acknowledgement::refused).isPresent();
-                boolean refusedInLog = answer.filter(ProcessingLine::acknowledgementRefused).isPresent();
-                onWire.ifPresent(w -> e.record(Source.here("wire witness"), new Payload.Note("A's acknowledgement on the wire: " + w.summary())));
-                if (!refusedOnWire && !refusedInLog) {
-                    String what = onWire.map(w -> "the broker answered " + (w.error() == null ? "NONE" : w.error()) + " on the wire")
-                            .or(() -> answer.map(l -> "A's acknowledgement came back " + l.result()))
-                            .orElse("no answer to A's acknowledgement within " + ACK_ANSWER + " (wire or processing log)");
-                    e.check(Check.fail("A's stale acknowledgement refused by the broker", "R9", "refused", what));
-                    return e.finish(Outcome.faultNotObserved("the stale acknowledgement was not refused: " + what + " (B held the record, delivery "
-                            + again.deliveryCount() + ")"));
+                StaleAcknowledgement stale = staleAcknowledgement(ctx, e, s, held, again, at, atB, a, b);
+                if (stale.ended().isPresent()) {
+                    return stale.ended().get();
                 }
-                String client = answer.map(l -> l.acknowledgementRefused() ? "A's client reported " + l.exception() + ": " + l.message()
-                        : "A's client reported " + l.result()).orElse("A's client reported nothing in its processing log");
-                String broker = onWire.map(w -> "the broker answered " + w.error() + " on the wire").orElse("no wire witness");
-                Event refused = e.record(refusedOnWire ? Source.here("wire witness") : Source.of(a.name(), a.pid(), "processing log"),
-                        new Payload.Note("A's late acknowledgement of " + held.id() + " refused: " + broker + "; " + client));
-                e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", broker + "; " + client));
+                Event refused = stale.refused();
 
                 ctx.step("the share group drains");
                 Optional<Comparison> compared = Shares.drainAndCompare(ctx, e, s, 1, at.running(), b);
@@ -251,6 +203,88 @@ final class ShareOwnershipExperiment {
                 return e.finish(Verdicts.naming(judged, c));
             }
         }
+    }
+
+    /** How B's turn came: the outcome when the experiment ended waiting for it, and for a frozen A what gave the record back. */
+    private record Turn(Optional<Outcome> ended, Optional<String> atRemoval) {
+    }
+
+    /**
+     * Waits until B may start: A's lock has run out (a held thread's A stays a member), or, for a frozen A, the broker has
+     * removed it and its lock has run out too (a probe member at the removal tells which of the two gave the record back).
+     */
+    private static Turn bsTurn(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, Shares.Share s, Held at, ProcessingLine held, Arrival arrival,
+            boolean frozen, Duration session, Duration lock, BarrierOptions options) throws Exception {
+        LabContext.Instance a = at.instance();
+        Optional<String> atRemoval = Optional.empty();
+        if (frozen) {
+            ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
+            Duration removalWait = session.plus(REMOVAL_MARGIN.dividedBy(2));
+            OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(removalWait)
+                    .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> removalNotSeen(g, a.name(), removalWait, session).isEmpty());
+            Optional<Outcome> notSeen = removalNotSeen(gone, a.name(), removalWait, session);
+            if (notSeen.isPresent()) {
+                at.barrier().release();
+                return new Turn(Optional.of(e.finish(notSeen.get())), Optional.empty());
+            }
+            e.record(HARNESS, new Payload.Note("the broker removed frozen A from the share group " + Duration.between(arrival.time(),
+                    java.time.Instant.now()).toMillis() + " ms after its hold (its lock: " + lock.toMillis() + " ms)"));
+            atRemoval = Optional.of(probe(ctx, e, plan, s, held, options, arrival.time().plus(lock)));
+            Duration left = lock.plus(LOCK_MARGIN).minus(Duration.between(arrival.time(), java.time.Instant.now()));
+            ctx.step("B starts once A's " + lock.toMillis() + " ms lock has run out too");
+            if (!left.isNegative()) {
+                Thread.sleep(left.toMillis());
+            }
+        } else {
+            Duration sinceArrival = Duration.between(arrival.time(), java.time.Instant.now());
+            Duration expiry = lock.plus(LOCK_MARGIN).minus(sinceArrival);
+            ctx.step("A holds " + held.id() + " unacknowledged; B starts once its " + lock.toMillis() + " ms lock has run out");
+            if (!expiry.isNegative()) {
+                Thread.sleep(expiry.toMillis());
+            }
+        }
+        return new Turn(Optional.empty(), atRemoval);
+    }
+
+    /** A's stale acknowledgement after its release: the event of its refusal, or the outcome when it was not refused. */
+    private record StaleAcknowledgement(Optional<Outcome> ended, Event refused) {
+    }
+
+    /** Releases A and reads the broker's answer to its acknowledgement of {@code held} on the wire, and what its client reported. */
+    private static StaleAcknowledgement staleAcknowledgement(LabContext ctx, ExperimentRecorder e, Shares.Share s, ProcessingLine held,
+            ProcessingLine again, Held at, Held atB, LabContext.Instance a, LabContext.Instance b) throws InterruptedException {
+        at.barrier().release();
+        // the broker's answer on the wire, and what the client reported (a client without a callback tells nobody)
+        AtomicReference<Optional<ShareWitness.Acknowledgement>> wire = new AtomicReference<>(Optional.empty());
+        Optional<ProcessingLine> logged = Poll.every(Duration.ofMillis(100)).upTo(ACK_ANSWER).until(() -> {
+            wire.set(wireAnswer(ctx, s.group(), s.topic(), held, a));
+            ctx.subjects().checkpointHeld(a); // the released A's answer is awaited: a restart would not give it
+            ctx.subjects().checkpoint(b);
+            return ackLine(ctx, a, held);
+        }, l -> l.isPresent() || wire.get().isPresent());
+        Optional<ShareWitness.Acknowledgement> onWire = wire.get();
+        Optional<ProcessingLine> answer = logged.isEmpty() && onWire.isPresent()
+                ? Poll.every(Duration.ofMillis(100)).upTo(Duration.ofSeconds(3)).until(() -> ackLine(ctx, a, held), Optional::isPresent)
+                : logged;
+        atB.barrier().release();
+        boolean refusedOnWire = onWire.filter(ShareWitness.Acknowledgement::refused).isPresent();
+        boolean refusedInLog = answer.filter(ProcessingLine::acknowledgementRefused).isPresent();
+        onWire.ifPresent(w -> e.record(Source.here("wire witness"), new Payload.Note("A's acknowledgement on the wire: " + w.summary())));
+        if (!refusedOnWire && !refusedInLog) {
+            String what = onWire.map(w -> "the broker answered " + (w.error() == null ? "NONE" : w.error()) + " on the wire")
+                    .or(() -> answer.map(l -> "A's acknowledgement came back " + l.result()))
+                    .orElse("no answer to A's acknowledgement within " + ACK_ANSWER + " (wire or processing log)");
+            e.check(Check.fail("A's stale acknowledgement refused by the broker", "R9", "refused", what));
+            return new StaleAcknowledgement(Optional.of(e.finish(Outcome.faultNotObserved("the stale acknowledgement was not refused: " + what
+                    + " (B held the record, delivery " + again.deliveryCount() + ")"))), null);
+        }
+        String client = answer.map(l -> l.acknowledgementRefused() ? "A's client reported " + l.exception() + ": " + l.message()
+                : "A's client reported " + l.result()).orElse("A's client reported nothing in its processing log");
+        String broker = onWire.map(w -> "the broker answered " + w.error() + " on the wire").orElse("no wire witness");
+        Event refused = e.record(refusedOnWire ? Source.here("wire witness") : Source.of(a.name(), a.pid(), "processing log"),
+                new Payload.Note("A's late acknowledgement of " + held.id() + " refused: " + broker + "; " + client));
+        e.check(Check.pass("A's stale acknowledgement refused by the broker", "R9", "refused", broker + "; " + client));
+        return new StaleAcknowledgement(Optional.empty(), refused);
     }
 
     /**

@@ -71,7 +71,7 @@ final class Shares {
             e.environment("subject", share.get().description()).environment("group type", "share (KIP-932)");
             Share s = new Share(share.get(), ns, ns.topic(), ns.group(), ns.inbox(1));
             if (passiveCheck) {
-                ctx.kafka().proxy().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(s.group(), FrontierCheck.of(ctx, e, s.topic(), s.inbox()))));
+                ctx.kafka().wire().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(s.group(), FrontierCheck.of(ctx, e, s.topic(), s.inbox()))));
             }
             return b.run(ctx, e, s);
         };

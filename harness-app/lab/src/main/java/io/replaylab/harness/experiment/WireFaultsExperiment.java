@@ -13,7 +13,6 @@ import io.replaylab.barrier.wire.FaultFiring.Step;
 import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.WireFault;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -22,6 +21,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.SubjectExitedException;
@@ -52,7 +52,7 @@ final class WireFaultsExperiment {
         e.environment("cells", cells.stream().map(WireFaultCell::toString).collect(Collectors.joining(", ")));
         e.limitation("One fault per cell, aimed at A's requests by the proxy; the broker itself never fails. A client's retry of the same request "
                 + "counts as a new request for @N.");
-        if (ctx.kafka().proxy().isEmpty()) {
+        if (ctx.kafka().wire().isEmpty()) {
             return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
                     + "(the witness was turned off and the barrier is not the wire barrier)"));
         }
@@ -84,7 +84,7 @@ final class WireFaultsExperiment {
         Experiments.onTheRunsBroker(ctx, e, ns);
         WireFault fault = cell.fault();
         e.environment("fault", fault.spec() + ": " + fault.meaning());
-        WireProxy proxy = ctx.kafka().proxy().orElseThrow();
+        LabWire proxy = ctx.kafka().wire().orElseThrow();
         String topic = ns.topic();
         String group = ns.group();
         String inbox = ns.inbox(1);
@@ -238,7 +238,7 @@ final class WireFaultsExperiment {
      * The wire's side of a rewind: a commit A sent after the firing that is below what the group had
      * stored before it (A handled records again at their own offsets), e.g. {@code t-0=66 after 70 was stored}.
      */
-    private static Optional<String> wentBack(WireProxy proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
+    private static Optional<String> wentBack(LabWire proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
         return proxy.witness().commits(group).stream().filter(c -> !c.sent().isBefore(f.at()) && c.accepted())
                 .flatMap(c -> c.offsets().stream())
                 .filter(o -> o.offset() < LabKafka.committed(before, topic, o.partition()))
@@ -250,7 +250,7 @@ final class WireFaultsExperiment {
     private static final Duration FETCH_ONLY_AFTER = Duration.ofSeconds(2);
 
     /** After the firing, A's commits were stored at or past the offsets stored before on every partition it had: it skipped what was rewound. */
-    private static boolean committedWithoutGoingBack(WireProxy proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
+    private static boolean committedWithoutGoingBack(LabWire proxy, String group, String topic, FaultFiring f, OffsetSnapshot before) {
         Map<Integer, Long> after = new java.util.HashMap<>();
         proxy.witness().commits(group).stream().filter(c -> !c.sent().isBefore(f.at()) && c.accepted()).flatMap(c -> c.offsets().stream())
                 .filter(o -> o.topic().equals(topic)).forEach(o -> after.merge(o.partition(), o.offset(), Math::max));

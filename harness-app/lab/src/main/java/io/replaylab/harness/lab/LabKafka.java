@@ -11,7 +11,6 @@ import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.MemberTimeouts;
-import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -70,18 +69,18 @@ public final class LabKafka {
     }
 
     /** The wire proxy every subject talks through: when the run's barrier is the wire barrier, or the run has a witness. */
-    public Optional<WireProxy> proxy() {
-        return Optional.ofNullable(ctx.run().proxy);
+    public Optional<LabWire> wire() {
+        return Optional.ofNullable(ctx.run().proxy).map(LabWire::new);
     }
 
     /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link BrokerSettings#witness()}, or the wire barrier). */
     public Optional<WireWitness> witness() {
-        return proxy().map(WireProxy::witness);
+        return wire().map(LabWire::witness);
     }
 
     /** Where subjects connect: the wire proxy when the run uses one, else the broker. */
     public String subjectBootstrap() {
-        return ctx.run().proxy == null ? ctx.run().bootstrap : ctx.run().proxy.bootstrapServers();
+        return wire().map(LabWire::bootstrapServers).orElse(ctx.run().bootstrap);
     }
 
     /** One of the run's topics as the oracle reads it: with the run's source mapping ({@link LabSettings#source()}). */
