@@ -6,7 +6,7 @@ package io.replaylab.barrier;
  * ({@link WirePoint}, held by the proxy). Each point carries what only it knows (how a native call's
  * result reads, what a method's argument holds), so the technology that arms it stays generic.
  */
-public sealed interface Point permits MethodPoint, NativePoint, WirePoint {
+public sealed interface Point permits MethodPoint, NativePoint, WirePoint, PgPoint {
     /** What the point is, for a person (the evidence's words). */
     String describe();
 }

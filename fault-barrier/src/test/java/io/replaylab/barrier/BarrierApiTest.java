@@ -21,7 +21,7 @@ class BarrierApiTest {
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy", "WireWitness", "WitnessedCommit", "WitnessedReset", "MemberTimeouts", "FetchWatch", "ShareWitness", "WireFault", "ArmedFault", "FaultFiring",
-                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck");
+                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck", "PgPoint", "PgProxy");
     }
 
     @Test
