@@ -62,9 +62,28 @@ public final class Clients {
         }
     }
 
+    /**
+     * Creates the topic and waits until the broker's metadata gives every partition a leader: a request for it (an
+     * OffsetCommit, a Produce) made at once could otherwise meet UNKNOWN_TOPIC_OR_PARTITION (seen once on a loaded machine).
+     */
     public static void createTopic(String bootstrap, String topic, int partitions) {
         try (Admin admin = admin(bootstrap)) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (true) {
+                try {
+                    var d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+                    if (d.partitions().size() == partitions && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+                        return;
+                    }
+                } catch (ExecutionException notYet) {
+                    // UNKNOWN_TOPIC_OR_PARTITION until the metadata has it
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topic " + topic + " has no leader for every partition after 10 s");
+                }
+                Thread.sleep(20);
+            }
         } catch (InterruptedException | ExecutionException e) {
             throw new IllegalStateException("cannot create topic " + topic, e);
         }
