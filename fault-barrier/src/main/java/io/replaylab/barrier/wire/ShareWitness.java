@@ -196,8 +196,11 @@ public final class ShareWitness {
     }
 
     private void add(List<Delivery> ds, List<Acknowledgement> as) {
-        deliveries.add(ds);
-        acknowledgements.add(as);
+        // the acknowledgements first: whoever sees a delivery of an answer sees that answer's acknowledgements too
+        acknowledgements.keep(as);
+        deliveries.keep(ds);
+        deliveries.tell(ds);
+        acknowledgements.tell(as);
     }
 
     /** One share request on its way: its answer gives deliveries (ShareFetch) and the acknowledgements' fate; told once. */

@@ -266,8 +266,10 @@ public final class WireWitness {
     }
 
     private void done(Entry entry, WitnessedCommit c) {
-        commits.keep(List.of(c));
-        open.remove(entry);
+        synchronized (commits) { // a waiter wakes once the commit is known and no longer in flight
+            commits.keep(List.of(c));
+            open.remove(entry);
+        }
         commits.tell(List.of(c));
     }
 

@@ -95,8 +95,7 @@ public final class BarrierPlan {
                 ? plain(onTheWire(point), Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER, "wire (fallback: the debugger could not read the offsets A commits; "
                         + choice.why() + ")", ctx)
                 : null;
-        String noFallback = choice.reason() == BarrierKind.Reason.ASKED_FOR ? "asked for"
-                : proxy ? "the only one for this point" : "the only one: the run has no wire proxy (LabSettings.witness false)";
+        String noFallback = proxy ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)";
         return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback, noFallback);
     }
 

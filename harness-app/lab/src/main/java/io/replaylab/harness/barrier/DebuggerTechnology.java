@@ -71,10 +71,15 @@ final class DebuggerTechnology implements Technology {
             Barrier barrier = armAfterWarmUp(a, debugger, inst, evidence);
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger));
         } catch (RuntimeException | InterruptedException | Error x) {
-            if (debugger != null) {
-                debugger.close();
+            try {
+                if (debugger != null) {
+                    debugger.close();
+                }
+            } catch (RuntimeException closing) {
+                x.addSuppressed(closing);
+            } finally {
+                Held.stop(a.ctx(), a.e(), List.of(inst)); // nothing of a try that did not arm stays running
             }
-            Held.stop(a.ctx(), a.e(), List.of(inst)); // nothing of a try that did not arm stays running
             throw x;
         }
     }

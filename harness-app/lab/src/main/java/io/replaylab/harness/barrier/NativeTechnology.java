@@ -39,7 +39,13 @@ final class NativeTechnology implements Technology {
         long[] pid = {0};
         Barrier warmUp = proxy.barrier().arm("warm-up", WirePoint.offsetCommit(a.group()), HoldMode.THREAD,
                 BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire"), a.options());
-        LabContext.Instance inst = a.ctx().subjects().start(a.e(), a.spec());
+        LabContext.Instance inst;
+        try {
+            inst = a.ctx().subjects().start(a.e(), a.spec());
+        } catch (RuntimeException x) {
+            warmUp.expire(); // armed for an A that never started: nothing of the try stays armed
+            throw x;
+        }
         pid[0] = inst.pid();
         NativeDebugger gdb = null;
         boolean armed = false;
@@ -71,10 +77,13 @@ final class NativeTechnology implements Technology {
                 warmUp.expire();
             }
             if (!armed) { // nothing of a try that did not arm stays: no debugger attached, A stopped
-                if (gdb != null) {
-                    gdb.close();
+                try {
+                    if (gdb != null) {
+                        gdb.close();
+                    }
+                } finally {
+                    Held.stop(a.ctx(), a.e(), List.of(inst));
                 }
-                Held.stop(a.ctx(), a.e(), List.of(inst));
             }
         }
     }
