@@ -4,7 +4,6 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -46,6 +45,30 @@ final class PgConnection {
     private volatile String user = "";
     private volatile String application = "";
 
+    /** One message after the startup: its type byte and its body (the length is the body's plus 4). */
+    private record Message(int type, byte[] body) {
+        /** The next message, or null at the end of the stream. */
+        static Message read(DataInputStream in) throws IOException {
+            int type = in.read();
+            if (type < 0) {
+                return null;
+            }
+            int length = in.readInt();
+            byte[] body = in.readNBytes(length - 4);
+            return body.length < length - 4 ? null : new Message(type, body);
+        }
+
+        /** Passes it on; flushed once nothing more has come from {@code from}, so that what came goes on before that side waits. */
+        void writeTo(DataOutputStream out, DataInputStream from) throws IOException {
+            out.write(type);
+            out.writeInt(body.length + 4);
+            out.write(body);
+            if (from.available() == 0) {
+                out.flush();
+            }
+        }
+    }
+
     /** A COMMIT on its way to the server: the statement, and the barrier that held it (null: none). */
     private record Sent(String statement, PgHold held) {
     }
@@ -72,17 +95,8 @@ final class PgConnection {
             if (!startup(in, toServer)) {
                 return;
             }
-            while (true) {
-                int type = in.read();
-                if (type < 0) {
-                    return;
-                }
-                int length = in.readInt();
-                byte[] body = in.readNBytes(length - 4);
-                if (body.length < length - 4) {
-                    return;
-                }
-                String statement = statement(type, body);
+            for (Message m = Message.read(in); m != null; m = Message.read(in)) {
+                String statement = statement(m.type(), m.body());
                 if (statement != null && COMMIT.matcher(statement).matches()) {
                     toServer.flush(); // the transaction's statements reach the server; its COMMIT may wait
                     PgHold held = hold(PgPoint.Edge.REQUEST, statement);
@@ -90,12 +104,7 @@ final class PgConnection {
                         commits.add(new Sent(statement.trim(), held));
                     }
                 }
-                toServer.write(type);
-                toServer.writeInt(length);
-                toServer.write(body);
-                if (in.available() == 0) {
-                    toServer.flush(); // nothing more has come: what came goes on before this side waits
-                }
+                m.writeTo(toServer, in);
             }
         } catch (IOException e) {
             log.debug("{}: the client's side ended: {}", this, e.toString());
@@ -204,25 +213,11 @@ final class PgConnection {
     private void fromServer() {
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(server.getInputStream()));
              DataOutputStream toClient = new DataOutputStream(new BufferedOutputStream(client.getOutputStream()))) {
-            while (true) {
-                int type = in.read();
-                if (type < 0) {
-                    return;
+            for (Message m = Message.read(in); m != null; m = Message.read(in)) {
+                if (m.type() == 'C' || m.type() == 'E') {
+                    answered(m.type(), m.body(), toClient);
                 }
-                int length = in.readInt();
-                byte[] body = in.readNBytes(length - 4);
-                if (body.length < length - 4) {
-                    return;
-                }
-                if (type == 'C' || type == 'E') {
-                    answered(type, body, toClient);
-                }
-                toClient.write(type);
-                toClient.writeInt(length);
-                toClient.write(body);
-                if (in.available() == 0) {
-                    toClient.flush(); // nothing more has come: what came goes on before this side waits
-                }
+                m.writeTo(toClient, in);
             }
         } catch (IOException e) {
             log.debug("{}: the server's side ended: {}", this, e.toString());

@@ -39,13 +39,7 @@ final class NativeTechnology implements Technology {
         long[] pid = {0};
         Barrier warmUp = proxy.barrier().arm("warm-up", WirePoint.offsetCommit(a.group()), HoldMode.THREAD,
                 BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire"), a.options());
-        LabContext.Instance inst;
-        try {
-            inst = a.ctx().subjects().start(a.e(), a.spec());
-        } catch (RuntimeException x) {
-            warmUp.expire(); // armed for an A that never started: nothing of the try stays armed
-            throw x;
-        }
+        LabContext.Instance inst = Technology.startBeside(a, warmUp);
         pid[0] = inst.pid();
         NativeDebugger gdb = null;
         boolean armed = false;

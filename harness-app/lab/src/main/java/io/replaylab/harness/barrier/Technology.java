@@ -35,6 +35,16 @@ interface Technology {
         return Optional.empty();
     }
 
+    /** Starts A with {@code armed} already waiting for it: a start that fails expires the barrier, so nothing of the try stays armed. */
+    static LabContext.Instance startBeside(Arming a, io.replaylab.barrier.Barrier armed) {
+        try {
+            return a.ctx().subjects().start(a.e(), a.spec());
+        } catch (RuntimeException x) {
+            armed.expire();
+            throw x;
+        }
+    }
+
     /** What arming needs: the run, the evidence, the point's name in it, A, the group whose requests a wire point holds. */
     record Arming(LabContext ctx, ExperimentRecorder e, String pointName, InstanceSpec spec, String group, HoldMode mode, BarrierOptions options) {
     }

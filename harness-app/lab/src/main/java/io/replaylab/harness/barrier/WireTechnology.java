@@ -57,13 +57,7 @@ final class WireTechnology implements Technology {
         Barrier barrier = proxy.barrier().arm(a.pointName(), aim.point(a.group()), a.mode(), evidence, a.options());
         a.ctx().step("wire barrier armed on group " + a.group() + "'s " + aim.requests + "; instance " + a.spec().name()
                 + " starts through the proxy at " + proxy.bootstrapServers());
-        LabContext.Instance inst;
-        try {
-            inst = a.ctx().subjects().start(a.e(), a.spec());
-        } catch (RuntimeException x) {
-            barrier.expire(); // armed for an A that never started: nothing of the try stays armed
-            throw x;
-        }
+        LabContext.Instance inst = Technology.startBeside(a, barrier);
         pid[0] = inst.pid();
         return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null));
     }
