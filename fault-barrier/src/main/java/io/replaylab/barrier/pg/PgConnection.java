@@ -41,6 +41,9 @@ final class PgConnection {
     private final PgProxy proxy;
     /** The COMMITs sent and not answered yet, oldest first; each with the hold that held it, if one did. Guarded by itself. */
     private final Deque<Sent> commits = new ArrayDeque<>();
+    /** The client's prepared statements' texts by name, and its portals' statements ("" is the unnamed one); client side only. */
+    private final Map<String, String> statements = new java.util.HashMap<>();
+    private final Map<String, String> portals = new java.util.HashMap<>();
     private volatile String database = "";
     private volatile String user = "";
     private volatile String application = "";
@@ -162,19 +165,34 @@ final class PgConnection {
         return out;
     }
 
-    /** The statement a message carries: a simple Query's text, or a Parse's (the extended protocol); null for any other message. */
-    private static String statement(int type, byte[] body) {
-        if (type == 'Q') {
-            return cString(body, 0);
-        }
-        if (type == 'P') {
-            int name = 0;
-            while (name < body.length && body[name] != 0) {
-                name++;
+    /**
+     * The statement a message runs: a simple Query's text, or, in the extended protocol, the text of the statement an
+     * Execute's portal was bound to (a client may prepare COMMIT once on the server and then only bind and execute it, as
+     * pgjdbc does after a few); null for any other message. Parse and Bind are remembered on the way (client side only).
+     */
+    private String statement(int type, byte[] body) {
+        switch (type) {
+            case 'Q' -> {
+                return cString(body, 0);
             }
-            return cString(body, name + 1);
+            case 'P' -> {
+                String name = cString(body, 0);
+                statements.put(name, cString(body, name.getBytes(StandardCharsets.UTF_8).length + 1));
+                return null;
+            }
+            case 'B' -> {
+                String portal = cString(body, 0);
+                portals.put(portal, cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
+                return null;
+            }
+            case 'E' -> {
+                String statement = portals.get(cString(body, 0));
+                return statement == null ? null : statements.get(statement);
+            }
+            default -> {
+                return null;
+            }
         }
-        return null;
     }
 
     private static String cString(byte[] b, int from) {

@@ -148,4 +148,22 @@ class PgProxyTest {
         assertThat(rows()).isEqualTo(1);
         assertThat(b.state()).isEqualTo(BarrierState.ARMED);
     }
+
+    /** pgjdbc prepares a statement on the server once it has run it often (prepareThreshold): the tenth COMMIT of a session is held too. */
+    @Test
+    void aSessionsTenthCommitIsHeldToo() throws Exception {
+        try (Connection c = pg.connect(viaProxy())) {
+            c.setAutoCommit(false);
+            for (int i = 0; i < 9; i++) {
+                commitInserting(c, "early-" + i).get(20, TimeUnit.SECONDS);
+            }
+            Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(database), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+            CompletableFuture<Void> tenth = commitInserting(c, "tenth");
+            b.awaitArrival(Duration.ofSeconds(20));
+            assertThat(rows()).isEqualTo(9);
+            b.release();
+            tenth.get(20, TimeUnit.SECONDS);
+            assertThat(rows()).isEqualTo(10);
+        }
+    }
 }
