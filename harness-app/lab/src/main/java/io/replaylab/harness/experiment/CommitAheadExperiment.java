@@ -134,6 +134,7 @@ final class CommitAheadExperiment {
             at.untrace();
             return;
         }
+        check.killIfStillAhead(); // its commit ahead may have gone out just before the kill was armed
         ctx.step("A held at its DB commit for up to " + WINDOW.toSeconds() + " s while the check watches its commits");
         boolean killed = Poll.every(Duration.ofMillis(100)).upTo(WINDOW).until(() -> check.killedAt().isPresent());
         if (!killed) {
