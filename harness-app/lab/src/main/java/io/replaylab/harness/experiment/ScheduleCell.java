@@ -36,9 +36,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 PerPoint.of("A's transaction commits late, after B took the record: the inbox keeps it at one effect (no inbox: a second effect)",
                         "A's stale commit is refused after the handoff; B's redelivery is not applied again",
                         "the commit stood; A goes on with records B also gets: one effect each"),
-                PerPoint.of("A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
-                        "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
-                        "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")) {
+                PerPoint.HELD) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
@@ -50,14 +48,13 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 then.resume();
                 return Optional.empty();
             }
-
         },
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
         FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen",
                 PerPoint.of("the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
                         "the same with the whole process stopped",
                         "the same with the whole process stopped"),
-                null) { // its expectation is a hold's (below)
+                PerPoint.HELD) { // a frozen A is a held A to whoever takes over
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.freeze();
@@ -73,11 +70,6 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             Optional<String> unavailableOn(Platform platform) {
                 return platform.canFreeze() ? Optional.empty() : Optional.of("not available on " + platform.describe()
                         + ": a freeze needs POSIX signals (SIGSTOP, SIGCONT) and /proc to confirm every thread stopped");
-            }
-
-            @Override
-            String expects(CommitPoint p) {
-                return HOLD.expects(p); // a frozen A is a held A to whoever takes over
             }
         },
         /** SIGKILL at the point; A is restarted as a new process with the same instance name. */
@@ -297,6 +289,11 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
 
     /** One text for each point of the commit protocol: a fault's words at every point, all three given or it does not compile. */
     record PerPoint(String beforeDbCommit, String beforeOffsetCommit, String afterOffsetCommit) {
+        /** What a correct consumer shows where A was held (or frozen, which is a held A to whoever takes over). */
+        static final PerPoint HELD = of("A's transaction commits late, after the new owner took the record: the inbox keeps it at one effect",
+                "A's stale commit is refused after the handoff; the redelivered record must not be applied again",
+                "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect");
+
         static PerPoint of(String beforeDbCommit, String beforeOffsetCommit, String afterOffsetCommit) {
             return new PerPoint(beforeDbCommit, beforeOffsetCommit, afterOffsetCommit);
         }

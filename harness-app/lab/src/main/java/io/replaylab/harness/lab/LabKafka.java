@@ -70,7 +70,7 @@ public final class LabKafka {
 
     /** The wire proxy every subject talks through: when the run's barrier is the wire barrier, or the run has a witness. */
     public Optional<LabWire> wire() {
-        return Optional.ofNullable(ctx.run().proxy).map(LabWire::new);
+        return Optional.ofNullable(ctx.run().wire);
     }
 
     /** What the proxy saw of the subjects' commits: whenever subjects talk through it ({@link BrokerSettings#witness()}, or the wire barrier). */

@@ -29,6 +29,8 @@ final class LabRun {
     final LabNamespace ns;
     final RunRecorder recorder;
     final WireProxy proxy;
+    /** The proxy as experiments see it (null: none). */
+    final LabWire wire;
     final LabStop stop;
     final ProcessGuard guard;
     final TargetDatabase db;
@@ -54,6 +56,7 @@ final class LabRun {
         this.ns = ns;
         this.recorder = recorder;
         this.proxy = proxy;
+        this.wire = proxy == null ? null : new LabWire(proxy);
         this.stop = stop;
         this.guard = guard;
         this.db = db;
