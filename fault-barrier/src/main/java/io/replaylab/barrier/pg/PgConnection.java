@@ -47,6 +47,8 @@ final class PgConnection {
     private volatile String database = "";
     private volatile String user = "";
     private volatile String application = "";
+    /** The barrier holding this session now (its COMMIT or the answer to it), or null. */
+    private volatile io.replaylab.barrier.Barrier holding;
 
     /** One message after the startup: its type byte and its body (the length is the body's plus 4). */
     private record Message(int type, byte[] body) {
@@ -215,6 +217,7 @@ final class PgConnection {
         context.put("user", user);
         context.put("application_name", application);
         context.put("connection", toString());
+        context.put("client.port", Integer.toString(client.getPort())); // whose session: the port a process on this host holds
         Arrival a = new Arrival(h.barrier().point(), "session " + id + (application.isEmpty() ? "" : " (" + application + ")"), context, List.of(),
                 List.of(edge == PgPoint.Edge.REQUEST ? "COMMIT on " + this : "the answer to COMMIT on " + this), java.time.Instant.now(),
                 System.nanoTime());
@@ -224,7 +227,12 @@ final class PgConnection {
             return null;
         }
         log.info("{}: {} held at {}", this, statement.trim(), h.barrier().point());
-        injector.holdUntilReleased();
+        holding = h.barrier();
+        try {
+            injector.holdUntilReleased();
+        } finally {
+            holding = null;
+        }
         return h;
     }
 
@@ -291,6 +299,11 @@ final class PgConnection {
             i = end + 1;
         }
         return "";
+    }
+
+    /** Whether {@code b} holds this session now. */
+    boolean heldBy(io.replaylab.barrier.Barrier b) {
+        return holding == b;
     }
 
     void close() {

@@ -107,6 +107,23 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         return null;
     }
 
+    /**
+     * The client of the session {@code held} holds is gone (killed): its connections close both ways, as a dead client's
+     * would, and what the barrier holds never goes on. The server rolls an open transaction back (a COMMIT held before it
+     * saw it), or has committed already (an answer held). False when {@code held} holds no session now.
+     */
+    public boolean sever(Barrier held) {
+        boolean any = false;
+        for (PgConnection c : connections) {
+            if (c.heldBy(held)) {
+                log.info("{}: the client is gone; both sides closed, the held message dropped", c);
+                c.close();
+                any = true;
+            }
+        }
+        return any;
+    }
+
     /** A hold taken whose barrier did not take the arrival (its options' condition): armed again. */
     void putBack(PgHold h) {
         armed.add(h);

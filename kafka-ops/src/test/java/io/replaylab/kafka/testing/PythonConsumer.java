@@ -41,8 +41,12 @@ public final class PythonConsumer {
     }
 
     private static boolean imports(String python) {
+        return runs(python, "import confluent_kafka");
+    }
+
+    private static boolean runs(String python, String code) {
         try {
-            Process p = new ProcessBuilder(python, "-c", "import confluent_kafka").redirectErrorStream(true)
+            Process p = new ProcessBuilder(python, "-c", code).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
         } catch (IOException e) {
@@ -87,6 +91,23 @@ public final class PythonConsumer {
     /** The template with the script's own flags ({@code --no-inbox}, {@code --commit-first}: its twins). */
     public static String template(Path dir, String flags) {
         return "'" + python() + "' '" + script(dir) + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db}"
+                + " --namespace {namespace} --instance {instance}" + (flags.isEmpty() ? "" : " " + flags);
+    }
+
+    /** The PostgreSQL consumer's effects ({@code pg_inbox_consumer.py}). */
+    public static final String PG_TARGET_QUERY = "SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}";
+
+    /**
+     * A template that runs {@code pg_inbox_consumer.py}: a librdkafka consumer on psycopg2 that finds its database in libpq's
+     * environment alone (no {@code {db}}), with its own flags ({@code --no-inbox}, {@code --skip-on-error}: its twins); skips
+     * (or fails under CI) without psycopg2.
+     */
+    public static String pgTemplate(Path dir, String flags) {
+        String python = python();
+        if (!runs(python, "import psycopg2")) {
+            Prerequisite.missing("no psycopg2 for " + python + "; install it with: sudo apt-get install -y python3-psycopg2");
+        }
+        return "'" + python + "' '" + copy(dir, "pg_inbox_consumer.py") + "' --bootstrap {bootstrap} --topic {topic} --group {group}"
                 + " --namespace {namespace} --instance {instance}" + (flags.isEmpty() ? "" : " " + flags);
     }
 

@@ -10,6 +10,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.MethodPoint;
 import io.replaylab.barrier.NativePoint;
+import io.replaylab.barrier.PgPoint;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.InstanceSpec;
@@ -38,6 +39,8 @@ public final class BarrierPlan {
         THE_RUNS_CHOICE,
         /** A DB commit of a program the run holds on the wire, which sees only the Kafka protocol: gdb holds it. */
         DB_POINT_OFF_THE_WIRE,
+        /** A DB commit of a program the run holds on the wire, on a PostgreSQL target: the PostgreSQL proxy holds it. */
+        DB_POINT_ON_THE_DATABASE_WIRE,
         /** The debugger held A's commit but could not read its offsets; the wire reads every request. */
         OFFSETS_UNREADABLE_BY_THE_DEBUGGER,
         /** A share consumer that is not a JVM: only the wire reaches its acknowledgement. */
@@ -77,7 +80,18 @@ public final class BarrierPlan {
     public static BarrierPlan of(LabContext ctx, CommitPoint point) {
         Objects.requireNonNull(point, "point");
         BarrierKind.Choice choice = ctx.settings().barrier().choice();
+        boolean dbPoint = point == CommitPoint.BEFORE_DB_COMMIT || point == CommitPoint.AFTER_DB_COMMIT;
         if (choice.kind() == BarrierKind.WIRE) {
+            if (dbPoint && ctx.target().wire().isPresent()) {
+                return plain(new PgTechnology(point == CommitPoint.BEFORE_DB_COMMIT ? PgPoint.Edge.REQUEST : PgPoint.Edge.ANSWER),
+                        Why.DB_POINT_ON_THE_DATABASE_WIRE, "postgresql (A's COMMIT" + (point == CommitPoint.AFTER_DB_COMMIT ? "'s answer" : "")
+                        + " held in the PostgreSQL proxy: the DB point of a subject held on the wire, any client)", ctx);
+            }
+            if (point == CommitPoint.AFTER_DB_COMMIT) {
+                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of("not reachable "
+                        + "for a subject that is not a JVM on a SQLite target: gdb holds the entry of " + NativePoint.sqliteCommit() + ", not its "
+                        + "return; on a PostgreSQL target the PostgreSQL proxy holds the answer to any client's COMMIT"), null, "the only one");
+            }
             if (point == CommitPoint.BEFORE_DB_COMMIT) {
                 return plain(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "native (gdb at " + NativePoint.sqliteCommit()
                         + ": the DB point of a subject that is not a JVM, which the wire barrier cannot see)", ctx);
@@ -86,11 +100,12 @@ public final class BarrierPlan {
         }
         DebuggerTechnology debugger = switch (point) {
             case BEFORE_DB_COMMIT -> DebuggerTechnology.atCommitPoint(ctx.settings().barrier().dbCommitPoint(), true);
+            case AFTER_DB_COMMIT -> DebuggerTechnology.atCommitPoint(ctx.settings().barrier().dbCommitPoint().onReturn(), true);
             case BEFORE_OFFSET_COMMIT -> DebuggerTechnology.atCommitPoint(MethodPoint.kafkaCommitSync(), false);
             case AFTER_OFFSET_COMMIT -> DebuggerTechnology.atCommitPoint(MethodPoint.kafkaCommitSync().onReturn(), true);
         };
         boolean proxy = ctx.kafka().wire().isPresent();
-        boolean offsets = point != CommitPoint.BEFORE_DB_COMMIT;
+        boolean offsets = !dbPoint;
         BarrierPlan fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR
                 ? plain(onTheWire(point), Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER, "wire (fallback: the debugger could not read the offsets A commits; "
                         + choice.why() + ")", ctx)
@@ -106,8 +121,11 @@ public final class BarrierPlan {
     /** Every point's plan in one line for the evidence: the run's barrier, and each point another technology holds, and why. */
     public static String overview(LabContext ctx) {
         return ctx.settings().barrier().choice().display() + Arrays.stream(CommitPoint.values()).map(p -> Map.entry(p, of(ctx, p)))
-                .filter(p -> p.getValue().why == Why.DB_POINT_OFF_THE_WIRE)
-                .map(p -> "; " + p.getKey().id() + ": native (gdb at the SQLite commit), which the wire barrier cannot see").collect(Collectors.joining());
+                .filter(p -> p.getValue().why == Why.DB_POINT_OFF_THE_WIRE || p.getValue().why == Why.DB_POINT_ON_THE_DATABASE_WIRE)
+                .map(p -> "; " + p.getKey().id() + ": " + (p.getValue().unavailable.isPresent() ? "none (" + p.getValue().unavailable.get() + ")"
+                        : p.getValue().why == Why.DB_POINT_OFF_THE_WIRE ? "native (gdb at the SQLite commit), which the wire barrier cannot see"
+                        : "the PostgreSQL proxy (the COMMIT" + (p.getKey() == CommitPoint.AFTER_DB_COMMIT ? "'s answer" : "") + " on its connection)"))
+                .collect(Collectors.joining());
     }
 
     /** A debugger breakpoint at any method of a JVM subject (e.g. a transactional producer's commit), held at the first call. */

@@ -6,6 +6,8 @@ import java.util.Locale;
 public enum CommitPoint {
     /** The subject's DB transaction commit is about to run. */
     BEFORE_DB_COMMIT("the subject's DB transaction is about to commit"),
+    /** The database has committed the subject's transaction; the subject has not yet seen the answer. */
+    AFTER_DB_COMMIT("the database has committed the subject's transaction; the subject has not yet seen the answer"),
     /** The OffsetCommit is about to be sent. */
     BEFORE_OFFSET_COMMIT("the OffsetCommit is about to be sent"),
     /** The broker has stored the offset; the subject has not yet seen the answer. */

@@ -37,6 +37,11 @@ interface Hold {
 
     /** A held by a JVM debugger or on the wire: a freeze is SIGSTOP to A's process group, confirmed in /proc. */
     static Hold process(LabContext.Instance instance, BarrierSource<?> debugger) {
+        return process(instance, debugger, () -> { });
+    }
+
+    /** As above; {@code beforeCrash} runs before A is killed (e.g. a proxy holding A's session lets it die with A). */
+    static Hold process(LabContext.Instance instance, BarrierSource<?> debugger, Runnable beforeCrash) {
         return new Hold() {
             @Override
             public Freeze freeze() {
@@ -46,6 +51,7 @@ interface Hold {
 
             @Override
             public void beforeCrash() {
+                beforeCrash.run();
             }
 
             @Override

@@ -6,18 +6,14 @@ import java.util.Optional;
 
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
-import io.replaylab.barrier.BarrierState;
-import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.NativePoint;
-import io.replaylab.barrier.WirePoint;
 import io.replaylab.barrier.gdb.NativeAttachException;
 import io.replaylab.barrier.gdb.NativeDebugger;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Platform;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
 
 /**
@@ -35,23 +31,15 @@ final class NativeTechnology implements Technology {
 
     @Override
     public Held arm(Arming a) throws InterruptedException {
-        LabWire proxy = a.ctx().kafka().wire().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
-        long[] pid = {0};
-        Barrier warmUp = proxy.barrier().arm("warm-up", WirePoint.offsetCommit(a.group()), HoldMode.THREAD,
-                BarrierEvidence.into(a.e(), a.spec().name(), () -> pid[0], "wire"), a.options());
-        LabContext.Instance inst = Technology.startBeside(a, warmUp);
-        pid[0] = inst.pid();
+        WireWarmUp warmUp = WireWarmUp.start(a);
+        LabContext.Instance inst = warmUp.instance();
         NativeDebugger gdb = null;
         boolean armed = false;
         try {
             gdb = attach(a.ctx(), inst);
             a.e().record(Source.here("harness"), new LabEvent.DebuggerAttached(a.spec().name(), gdb.pid(), inst.pid(), gdb.library().toString(),
                     gdb.attachPause().toMillis()));
-            try {
-                Held.awaitArrival(a.ctx(), warmUp, inst);
-            } catch (BarrierTimeoutException t) {
-                throw new PointNotReached("send an OffsetCommit for group " + a.group() + " (the warm-up: the DB point is armed while it is held)");
-            }
+            warmUp.await();
             BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, "native-thread");
             Barrier barrier = gdb.arm(a.pointName(), at, HoldMode.THREAD, evidence, a.options());
             armed = true;
@@ -65,11 +53,7 @@ final class NativeTechnology implements Technology {
             a.ctx().subjects().checkpointHeld(inst); // a subject that exited says so, with its exit code
             throw new PointUnreachable("not reachable for this subject: the native barrier could not attach (" + x.getMessage() + ")");
         } finally {
-            if (warmUp.state() == BarrierState.HELD) {
-                warmUp.release();
-            } else if (warmUp.state() == BarrierState.ARMED) {
-                warmUp.expire();
-            }
+            warmUp.close();
             if (!armed) { // nothing of a try that did not arm stays: no debugger attached, A stopped
                 try {
                     if (gdb != null) {

@@ -133,9 +133,13 @@ public final class Experiments {
         return new Experiment(EosExperiment.NAME, List.of(EosExperiment.REQUIREMENTS), EosExperiment::run);
     }
 
-    /** The default matrix: every single fault at every point of the commit protocol, and the sequences that catch what those do not ({@link ScheduleCell#all}). */
+    /**
+     * The default matrix on the run's target: every single fault at every point of the commit protocol (after-db-commit on PostgreSQL
+     * only), and the sequences that catch what those do not ({@link ScheduleCell#all(boolean)}).
+     */
     public static Experiment schedules() {
-        return schedules(ScheduleCell.all());
+        return new Experiment(SchedulesExperiment.NAME, List.of(SchedulesExperiment.REQUIREMENTS),
+                (ctx, ns, e) -> SchedulesExperiment.run(ScheduleCell.all(ctx.target().wire().isPresent()), ctx, ns, e));
     }
 
     /** The schedules experiment on these cells only (at least one), in matrix order. */

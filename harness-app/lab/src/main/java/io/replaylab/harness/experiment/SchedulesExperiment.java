@@ -78,13 +78,14 @@ final class SchedulesExperiment {
             Outcome o = outcomes.get(cell);
             if (o != null) {
                 cells.add(new Payload.MatrixCell(cell.point().id(), cell.fault().id(), o.status().name(), partName(cell), cell.meaning(), o.reason()));
-            } else if (ScheduleCell.all().contains(cell)) { // a cell of the default matrix says it was left out; one named only on demand is absent
+            } else if (ScheduleCell.all(ctx.target().wire().isPresent()).contains(cell)) { // a cell of the default matrix says it was left out; one named only on demand is absent
                 cells.add(new Payload.MatrixCell(cell.point().id(), cell.fault().id(), "NOT_SELECTED", null, cell.meaning(), "not among the cells asked for"));
             }
         }
         List<String> columns = Arrays.stream(Fault.values()).map(Fault::id).filter(f -> cells.stream().anyMatch(c -> c.column().equals(f))).toList();
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
-                Arrays.stream(CommitPoint.values()).map(CommitPoint::id).toList(), columns, cells));
+                Arrays.stream(CommitPoint.values()).map(CommitPoint::id).filter(p -> cells.stream().anyMatch(c -> c.row().equals(p))).toList(), columns,
+                cells));
         Map<String, Outcome> byName = new LinkedHashMap<>();
         outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
         return Verdicts.worstCell(e, byName, "every cell's fault was confirmed at its point");

@@ -455,6 +455,14 @@ public final class LabSettings {
                         + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
             }
             TargetSettings target = target();
+            for (Subject s : java.util.Arrays.asList(subject, shareSubject, transformSubject)) {
+                java.util.List<String> pg = s == null ? List.of() : Subject.PG_PLACEHOLDERS.stream().filter(s::uses).toList();
+                if (target.isSqlite() && !pg.isEmpty()) {
+                    problems.add(new InvalidSettingsException.SettingProblem(s == subject ? "subject" : s == shareSubject ? "shareSubject"
+                            : "transformSubject", "uses " + String.join(", ", pg) + ", which only a PostgreSQL target fills (the target is "
+                            + "a SQLite file per experiment: {db})"));
+                }
+            }
             if (!target.isSqlite()) {
                 // refused here, before anything starts
                 check(problems, "target", () -> TargetDatabase.check(target, allowRemote));

@@ -79,7 +79,7 @@ public final class LabSubjects {
         values.put("bootstrap", bootstrap);
         values.put("topic", topic);
         values.put("group", group);
-        values.put("db", db.subjectDb());
+        values.putAll(db.addresses(instance));
         values.put("namespace", inbox);
         return InstanceSpec.of(instance, ctx.settings().subject().orElseThrow(), values);
     }
@@ -92,7 +92,7 @@ public final class LabSubjects {
         values.put("bootstrap", ctx.kafka().subjectBootstrap());
         values.put("topic", topic);
         values.put("group", group);
-        values.put("db", db.subjectDb());
+        values.putAll(db.addresses(instance));
         values.put("namespace", inbox);
         return InstanceSpec.of(instance, share, values);
     }
@@ -140,9 +140,15 @@ public final class LabSubjects {
         Path err = ctx.runDir().resolve("logs").resolve(instance + ".err");
         ChildProcess.Builder b = ChildProcess.of(cmd).name("the subject " + instance).output(out, err).ownProcessGroup(ctx.run().guard.ownGroups());
         Map<String, String> envValues = new HashMap<>(values);
+        if (targetLogin) {
+            b.env(TargetDatabase.libpqEnvironment(values, instance)); // libpq's and node-postgres's way to the proxy; the subject's own env wins
+        }
         if (targetLogin && db.password() != null) {
             // the target's password reaches the subject in its environment: never on a command line the evidence records
             b.env(Subject.TARGET_PASSWORD_ENV, db.password());
+            if (values.containsKey("pg-host")) {
+                b.env("PGPASSWORD", db.password());
+            }
             envValues.put("target-password", db.password());
         }
         b.env(template.env(envValues));

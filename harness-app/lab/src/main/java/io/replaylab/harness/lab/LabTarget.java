@@ -26,9 +26,17 @@ public final class LabTarget {
     private final LabContext ctx;
     private final TargetDatabase db;
 
+    private final LabDbWire wire;
+
     LabTarget(LabContext ctx, TargetDatabase db) {
         this.ctx = ctx;
         this.db = db;
+        this.wire = db.proxy().map(LabDbWire::new).orElse(null);
+    }
+
+    /** The PostgreSQL proxy every subject's session goes through; empty for SQLite. */
+    public Optional<LabDbWire> wire() {
+        return Optional.ofNullable(wire);
     }
 
     /** {@code sqlite} or {@code postgresql}. */

@@ -19,7 +19,8 @@ import io.replaylab.evidence.process.ChildProcess;
  * Arguments and templates take the placeholders {@link #PLACEHOLDERS}: {@code {bootstrap}},
  * {@code {topic}}, {@code {group}}, {@code {db}}, {@code {namespace}}, {@code {instance}},
  * {@code {logdir}}, and the lab's consumer settings {@code {group.protocol}},
- * {@code {max.poll.interval.ms}}, {@code {session.timeout.ms}}; a transform subject also
+ * {@code {max.poll.interval.ms}}, {@code {session.timeout.ms}}; on a PostgreSQL target also
+ * {@link #PG_PLACEHOLDERS}; a transform subject also
  * {@code {output}} and {@code {transaction.timeout.ms}}.
  */
 public final class Subject {
@@ -30,7 +31,18 @@ public final class Subject {
     public static final Setting ENV = Setting.of("Subject", "env");
 
     public static final List<String> PLACEHOLDERS = List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}", "{logdir}",
-            "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}");
+            "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}", "{pg-host}", "{pg-port}", "{pg-database}", "{pg-user}",
+            "{pg-schema}", "{pg-options}", "{pg-uri}");
+
+    /**
+     * A PostgreSQL target's address in the forms a client that is not a JVM reads, all pointing at the run's PostgreSQL proxy:
+     * host, port, database, user, the run's schema, {@code -c search_path=<schema>,public} (libpq's {@code options}) and a
+     * {@code postgresql://} URI carrying the last and the instance as its {@code application_name}. Every consumer also finds
+     * them in libpq's environment (PGHOST, PGPORT, PGDATABASE, PGUSER, PGOPTIONS, PGAPPNAME, and PGPASSWORD), unless its own
+     * environment sets one; a SQLite target has none of them.
+     */
+    public static final List<String> PG_PLACEHOLDERS = List.of("{pg-host}", "{pg-port}", "{pg-database}", "{pg-user}", "{pg-schema}",
+            "{pg-options}", "{pg-uri}");
 
     /** A variable whose name says it holds a secret: its value is never recorded. */
     private static final java.util.regex.Pattern SECRET_NAME = java.util.regex.Pattern.compile("(?i).*(PASS|PWD|SECRET|TOKEN|CREDENTIAL|KEY|AUTH).*");

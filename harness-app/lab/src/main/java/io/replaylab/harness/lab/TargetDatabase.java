@@ -14,6 +14,7 @@ import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.replaylab.barrier.pg.PgProxy;
 import io.replaylab.kafka.Bootstraps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.oracle.Target;
@@ -29,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * already exists), every subject and the oracle use it through {@code currentSchema}, and cleanup
  * drops that schema only: never a table the run did not create; experiments share it, each in
  * inbox namespaces of its own. One read pool ({@link Target}) serves every oracle read of one
- * database.
+ * database. Subjects reach PostgreSQL through the run's PostgreSQL proxy ({@link PgProxy}, forwarding to
+ * the URL's first host): the barrier room holds any client's COMMIT there, whatever its language, and
+ * each instance gets its address in the forms its client reads ({@link #addresses}).
  */
 final class TargetDatabase implements AutoCloseable {
     private static final Pattern PG_HOSTS = Pattern.compile("^jdbc:postgresql:(?://([^/?]*))?");
@@ -37,6 +40,9 @@ final class TargetDatabase implements AutoCloseable {
     private final TargetSpec spec;
     private final String subjectDb;
     private final String schema;
+    /** PostgreSQL: the proxy the subjects connect through, and the database and user they log in as; null for SQLite. */
+    private final PgProxy proxy;
+    private final String database;
     private final String shown;
     /** SQLite: the run directory, where each experiment gets a file of its own; null for PostgreSQL and for an experiment's file. */
     private final Path runDir;
@@ -45,11 +51,14 @@ final class TargetDatabase implements AutoCloseable {
     private final int amountScale;
     private Target target;
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query) {
-        this(spec, subjectDb, schema, shown, runDir, query, spec == null ? 0 : spec.amountScale());
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query, int amountScale) {
+        this(spec, subjectDb, schema, shown, runDir, query, amountScale, null, null);
     }
 
-    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query, int amountScale) {
+    private TargetDatabase(TargetSpec spec, String subjectDb, String schema, String shown, Path runDir, Optional<String> query, int amountScale,
+            PgProxy proxy, String database) {
+        this.proxy = proxy;
+        this.database = database;
         this.amountScale = amountScale;
         this.runDir = runDir;
         this.query = query;
@@ -80,7 +89,7 @@ final class TargetDatabase implements AutoCloseable {
         }
         TargetSpec spec = TargetSpec.sqlite(db, "-").amountScale(amountScale);
         return new TargetDatabase(query.map(spec::query).orElse(spec), db.toString(), null,
-                "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, Optional.empty());
+                "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, Optional.empty(), amountScale);
     }
 
 
@@ -127,10 +136,25 @@ final class TargetDatabase implements AutoCloseable {
         }
         String url = base.jdbcUrl() + (base.jdbcUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema + ",public";
         TargetSpec spec = base.url(url).amountScale(amountScale);
-        String subjectDb = url + (spec.user() != null ? "&user=" + java.net.URLEncoder.encode(spec.user(), java.nio.charset.StandardCharsets.UTF_8) : "");
+        Properties parsed = org.postgresql.Driver.parseURL(base.jdbcUrl(), null);
+        if (parsed == null) {
+            throw new SQLException("pgjdbc cannot read the URL " + base.displayUrl());
+        }
+        String host = parsed.getProperty("PGHOST", "localhost").split(",")[0];
+        int port = Integer.parseInt(parsed.getProperty("PGPORT", "5432").split(",")[0]);
+        String database = parsed.getProperty("PGDBNAME", base.user() == null ? "" : base.user());
+        PgProxy proxy = PgProxy.start(host, port);
+        int q = url.indexOf('?');
+        String subjectDb = "jdbc:postgresql://" + proxy.host() + ":" + proxy.port() + "/" + database + url.substring(q)
+                + (spec.user() != null ? "&user=" + encode(spec.user()) : "");
         String shown = base.displayUrl() + (base.user() != null ? " as " + base.user() : "") + ", schema " + schema + " (the run's own), "
-                + version;
-        return new TargetDatabase(query.map(spec::query).orElse(spec), subjectDb, schema, shown, null, Optional.empty());
+                + version + "; subjects connect through the PostgreSQL proxy at " + proxy.host() + ":" + proxy.port() + " (to " + host + ":" + port + ")";
+        return new TargetDatabase(query.map(spec::query).orElse(spec), subjectDb, schema, shown, null, Optional.empty(), amountScale, proxy,
+                database);
+    }
+
+    private static String encode(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /** The host(s) of a {@code jdbc:postgresql:} URL, {@code localhost} when it names none. */
@@ -151,9 +175,53 @@ final class TargetDatabase implements AutoCloseable {
         return DriverManager.getConnection(spec.jdbcUrl(), p);
     }
 
-    /** What a subject gets as {@code {db}}: the SQLite file, or the URL with the run's schema and the user (the password goes in the environment). */
-    String subjectDb() {
-        return subjectDb;
+    /**
+     * What instance {@code instance} gets to find the target, by placeholder name: {@code db} (the SQLite file, or a JDBC URL to
+     * the proxy with the run's schema, the user and the instance as its application name; the password goes in the environment),
+     * and for PostgreSQL {@link Subject#PG_PLACEHOLDERS}' values for a client that is not a JVM's.
+     */
+    java.util.Map<String, String> addresses(String instance) {
+        if (proxy == null) {
+            return java.util.Map.of("db", subjectDb);
+        }
+        java.util.Map<String, String> a = new java.util.HashMap<>();
+        a.put("db", subjectDb + "&ApplicationName=" + encode(instance));
+        a.put("pg-host", proxy.host());
+        a.put("pg-port", Integer.toString(proxy.port()));
+        a.put("pg-database", database);
+        a.put("pg-user", spec.user() == null ? "" : spec.user());
+        a.put("pg-schema", schema);
+        a.put("pg-options", searchPath());
+        a.put("pg-uri", "postgresql://" + (spec.user() == null ? "" : encode(spec.user()) + "@") + proxy.host() + ":" + proxy.port() + "/"
+                + encode(database) + "?application_name=" + encode(instance) + "&options=" + encode(searchPath()));
+        return a;
+    }
+
+    /** libpq's environment for a client of the target (PGHOST, PGPORT, PGDATABASE, PGUSER, PGOPTIONS, PGAPPNAME), from {@link #addresses}; empty for SQLite. */
+    static java.util.Map<String, String> libpqEnvironment(java.util.Map<String, String> addresses, String instance) {
+        if (!addresses.containsKey("pg-host")) {
+            return java.util.Map.of();
+        }
+        java.util.Map<String, String> env = new java.util.HashMap<>();
+        env.put("PGHOST", addresses.get("pg-host"));
+        env.put("PGPORT", addresses.get("pg-port"));
+        env.put("PGDATABASE", addresses.get("pg-database"));
+        if (!addresses.get("pg-user").isEmpty()) {
+            env.put("PGUSER", addresses.get("pg-user"));
+        }
+        env.put("PGOPTIONS", addresses.get("pg-options"));
+        env.put("PGAPPNAME", instance);
+        return env;
+    }
+
+    /** The run's schema first on the search path, as a server option: what libpq's {@code options} and PGOPTIONS take. */
+    private String searchPath() {
+        return "-c search_path=" + schema + ",public";
+    }
+
+    /** The run's PostgreSQL proxy, which every subject connects through; empty for SQLite. */
+    Optional<PgProxy> proxy() {
+        return Optional.ofNullable(proxy);
     }
 
     /** The password a subject finds in its environment, or null. */
@@ -211,6 +279,9 @@ final class TargetDatabase implements AutoCloseable {
         if (target != null) {
             target.close();
             target = null;
+        }
+        if (proxy != null) {
+            proxy.close();
         }
     }
 }

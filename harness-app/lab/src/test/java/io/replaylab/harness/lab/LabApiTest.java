@@ -37,7 +37,7 @@ class LabApiTest {
                 "io.replaylab.harness.lab.SubjectExitedException", "io.replaylab.harness.lab.SubjectFailedException", "io.replaylab.harness.lab.Subject", "io.replaylab.harness.lab.RecordSource", "io.replaylab.harness.lab.InvalidSettingsException",
                 "io.replaylab.harness.lab.SyntheticPayments", "io.replaylab.harness.lab.SyntheticProducer", "io.replaylab.harness.lab.Versions",
                 "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner", "io.replaylab.harness.lab.InstanceSpec",
-                "io.replaylab.harness.lab.LabKafka", "io.replaylab.harness.lab.LabWire", "io.replaylab.harness.lab.LabEvent", "io.replaylab.harness.lab.LabTarget", "io.replaylab.harness.lab.LabSubjects", "io.replaylab.harness.lab.ProcessingLine",
+                "io.replaylab.harness.lab.LabKafka", "io.replaylab.harness.lab.LabWire", "io.replaylab.harness.lab.LabDbWire", "io.replaylab.harness.lab.LabEvent", "io.replaylab.harness.lab.LabTarget", "io.replaylab.harness.lab.LabSubjects", "io.replaylab.harness.lab.ProcessingLine",
                 "io.replaylab.harness.barrier.BarrierPlan", "io.replaylab.harness.barrier.Held", "io.replaylab.harness.barrier.CommitPoint",
                 "io.replaylab.harness.barrier.PointNotReached", "io.replaylab.harness.barrier.PointUnreachable");
     }
@@ -49,6 +49,7 @@ class LabApiTest {
                 .resideInAnyPackage("io.replaylab.barrier.jdi..", "io.replaylab.barrier.gdb..")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName(WirePoint.class.getName())
                 .orShould().dependOnClassesThat().haveFullyQualifiedName(BarrierSource.class.getName())
+                .orShould().dependOnClassesThat().haveFullyQualifiedName(io.replaylab.barrier.PgPoint.class.getName())
                 .because("experiments and the run hold A through harness.barrier's BarrierPlan, whatever holds it").check(LAB);
         DescribedPredicate<JavaMethodCall> armsAPoint = DescribedPredicate.describe("arm a point on a barrier technology",
                 call -> call.getTargetOwner().isAssignableTo(BarrierSource.class) && call.getName().equals("arm"));
@@ -56,6 +57,13 @@ class LabApiTest {
         DescribedPredicate<JavaMethodCall> takesTheWireBarrier = DescribedPredicate.describe("take the wire proxy as a barrier",
                 call -> call.getTargetOwner().isEquivalentTo(LabWire.class) && call.getName().equals("barrier"));
         noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").should().callMethodWhere(takesTheWireBarrier).check(LAB);
+        DescribedPredicate<JavaMethodCall> takesTheDbBarrier = DescribedPredicate.describe("take the PostgreSQL proxy as a barrier",
+                call -> call.getTargetOwner().isEquivalentTo(LabDbWire.class) && call.getName().equals("barrier"));
+        noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").should().callMethodWhere(takesTheDbBarrier).check(LAB);
+        // the target makes the PostgreSQL proxy; experiments see it as a LabDbWire
+        noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").and().doNotHaveSimpleName("TargetDatabase")
+                .and().doNotHaveSimpleName("LabDbWire").should().dependOnClassesThat()
+                .haveFullyQualifiedName(io.replaylab.barrier.pg.PgProxy.class.getName()).check(LAB);
         // the run makes the proxy; every other class of the lab sees it as a LabWire
         noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").and().doNotHaveSimpleName("RunFixture")
                 .and().doNotHaveSimpleName("LabRun").and().doNotHaveSimpleName("Lab").and().doNotHaveSimpleName("LabWire")

@@ -51,7 +51,7 @@ class LabSettingsTest {
                 .isEqualTo("org.postgresql.jdbc.PgConnection");
         assertThat(ScheduleCell.parse(" after-offset-commit:crash")).hasToString("after-offset-commit:crash");
         assertThatThrownBy(() -> ScheduleCell.parse("after-commit:crash"))
-                .hasMessage("unknown point 'after-commit' in 'after-commit:crash': use before-db-commit, before-offset-commit, after-offset-commit");
+                .hasMessage("unknown point 'after-commit' in 'after-commit:crash': use before-db-commit, after-db-commit, before-offset-commit, after-offset-commit");
         assertThatThrownBy(() -> ScheduleCell.parse("before-db-commit:pause"))
                 .hasMessage("unknown fault 'pause' in 'before-db-commit:pause': use hold, freeze, crash, hold-then-crash, hold-then-late-release");
         assertThatThrownBy(() -> ScheduleCell.parse("crash")).hasMessage("a schedule cell is point:fault, e.g. after-offset-commit:crash; was 'crash'");

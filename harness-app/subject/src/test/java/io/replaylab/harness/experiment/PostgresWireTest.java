@@ -1,0 +1,79 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+
+import io.replaylab.barrier.BarrierEvent;
+import io.replaylab.evidence.Check;
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.harness.subject.ReferenceLab;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import io.replaylab.oracle.testing.LocalPostgres;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The DB points of a consumer that is not a JVM, on a real PostgreSQL: a Python program on librdkafka and psycopg2, written
+ * apart from the lab and told where its database is only by libpq's environment, held at its COMMIT and at the COMMIT's
+ * answer in the run's PostgreSQL proxy.
+ */
+@LocalKafkaTest
+class PostgresWireTest {
+    private final LocalPostgres pg = LocalPostgres.shared();
+
+    @TempDir
+    Path dir;
+
+    private LabSettings.Builder cells(LocalKafka kafka, String flags, String... cells) {
+        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20).stopGrace(Duration.ofSeconds(5))
+                .target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).subject(Subject.command(PythonConsumer.pgTemplate(dir, flags)))
+                .targetQuery(PythonConsumer.PG_TARGET_QUERY).experiments(Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
+    }
+
+    @Test
+    void aPsycopgConsumerPassesHeldAndKilledAtItsCommitAndAtItsAnswerInTheProxy(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(cells(kafka, "", "before-db-commit:hold", "before-db-commit:crash", "after-db-commit:hold", "after-db-commit:crash")
+                .build(), null);
+
+        for (String cell : List.of("before-db-commit.hold", "before-db-commit.crash", "after-db-commit.hold", "after-db-commit.crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.environment().get("barrier")).startsWith("postgresql (A's COMMIT");
+            BarrierEvent.BarrierReached reached = x.events().stream().map(e -> e.payload()).filter(BarrierEvent.BarrierReached.class::isInstance)
+                    .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals(cell.substring(0, cell.indexOf('.')))).findFirst()
+                    .orElseThrow();
+            assertThat(reached.context()).as("A's own session, named by libpq's PGAPPNAME").containsEntry("statement", "COMMIT")
+                    .containsEntry("application_name", cell + "-A");
+        }
+        ExperimentEvidence ambiguous = experiment(r.evidence(), "schedules.after-db-commit.crash");
+        assertThat(Files.readString(r.runDir().resolve("logs/after-db-commit.crash-B.out")) + Files.readString(r.runDir().resolve("logs/after-db-commit.crash-A.out")))
+                .as("the record whose COMMIT A never heard of was delivered again and found in the inbox").contains("new=False");
+        assertThat(ambiguous.checks()).extracting(Check::name).contains("no second effect", "no missing effect");
+    }
+
+    @Test
+    void itsTwinWithoutAnInboxFailsTheAmbiguousCommitNamingTheDoubledRecord(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(cells(kafka, "--no-inbox", "after-db-commit:crash").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-db-commit.crash");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().confirmation()).as("the crash was confirmed at the held answer").isNotNull();
+        Check second = x.checks().stream().filter(c -> c.name().equals("no second effect")).findFirst().orElseThrow();
+        assertThat(second.status()).isEqualTo(Status.FAIL);
+        assertThat(second.actual()).startsWith("1 duplicated").contains("schedules.after-db-commit.crash-");
+        assertThat(x.events()).map(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
+    }
+}

@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""A serial inbox consumer on librdkafka and libpq (Debian's python3-confluent-kafka and python3-psycopg2), written for
+replay-lab's tests apart from the lab: it finds its database as any libpq program does, in PGHOST, PGPORT, PGDATABASE,
+PGUSER, PGPASSWORD and PGOPTIONS, and knows nothing of replay-lab.
+
+Per record, in ONE PostgreSQL transaction: the message id into pg_inbox (ON CONFLICT DO NOTHING) and, only when that row
+is new, the effect into pg_ledger; THEN commit(message, asynchronous=False). A transaction that fails (a serialization
+failure, a deadlock, an admin's termination, a connection lost even while its COMMIT was unanswered) is run again on a new
+connection if need be: the inbox makes the retry safe, whatever became of the first try.
+
+--no-inbox: the ledger row for every delivery and every retry (a retry after an ambiguous commit applies it twice);
+--skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same.
+
+Target query: SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}
+"""
+import argparse
+import json
+import signal
+import sys
+import time
+
+import psycopg2
+from confluent_kafka import Consumer, KafkaException
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bootstrap", required=True)
+    ap.add_argument("--topic", required=True)
+    ap.add_argument("--group", required=True)
+    ap.add_argument("--namespace", required=True)
+    ap.add_argument("--instance", required=True)
+    ap.add_argument("--no-inbox", action="store_true")
+    ap.add_argument("--skip-on-error", action="store_true")
+    args = ap.parse_args()
+
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    db = Database()
+    db.run(schema)
+
+    consumer = Consumer({
+        "bootstrap.servers": args.bootstrap,
+        "group.id": args.group,
+        "client.id": args.instance,
+        "enable.auto.commit": False,
+        "auto.offset.reset": "earliest",
+        "session.timeout.ms": 6000,
+        "heartbeat.interval.ms": 1500,
+        "max.poll.interval.ms": 10000,
+    })
+    consumer.subscribe([args.topic])
+    try:
+        while not stop:
+            msg = consumer.poll(0.2)
+            if msg is None:
+                continue
+            if msg.error():
+                print("consumer error:", msg.error(), file=sys.stderr, flush=True)
+                continue
+            payment = json.loads(msg.value())
+            try:
+                new = db.run(lambda cur: apply(cur, args, payment), retry=not args.skip_on_error)
+                print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
+            except psycopg2.Error as e:
+                print(f"skipped {payment['id']}: {e.pgcode} {e}".strip(), flush=True)
+            try:
+                consumer.commit(message=msg, asynchronous=False)
+            except KafkaException as e:
+                print("commit failed:", e, flush=True)
+    finally:
+        consumer.close()
+        db.close()
+
+
+def schema(cur):
+    cur.execute("CREATE TABLE IF NOT EXISTS pg_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
+    cur.execute("CREATE TABLE IF NOT EXISTS pg_ledger (ns TEXT, message_id TEXT, amount BIGINT)")
+
+
+def apply(cur, args, payment):
+    cur.execute("INSERT INTO pg_inbox VALUES (%s, %s) ON CONFLICT DO NOTHING", (args.namespace, payment["id"]))
+    new = cur.rowcount == 1
+    if new or args.no_inbox:
+        cur.execute("INSERT INTO pg_ledger VALUES (%s, %s, %s)", (args.namespace, payment["id"], payment["amount"]))
+    return new
+
+
+class Database:
+    """One connection, opened again when it is lost; a transaction is one call of run()."""
+
+    def __init__(self):
+        self.conn = None
+
+    def run(self, work, retry=True):
+        for attempt in range(60):
+            try:
+                if self.conn is None or self.conn.closed:
+                    self.conn = psycopg2.connect("")  # libpq's environment says where
+                with self.conn:  # BEGIN ... COMMIT, or ROLLBACK on an error
+                    with self.conn.cursor() as cur:
+                        return work(cur)
+            except psycopg2.Error as e:
+                print(f"transaction failed ({e.pgcode}): {str(e).strip()}", flush=True)
+                if not retry:
+                    raise
+                if isinstance(e, (psycopg2.OperationalError, psycopg2.InterfaceError)):
+                    self.close()
+                time.sleep(0.2)
+        raise RuntimeError("the database kept refusing the transaction")
+
+    def close(self):
+        if self.conn is not None:
+            try:
+                self.conn.close()
+            except psycopg2.Error:
+                pass
+            self.conn = None
+
+
+if __name__ == "__main__":
+    main()
