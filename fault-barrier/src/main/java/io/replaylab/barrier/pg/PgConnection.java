@@ -49,6 +49,21 @@ final class PgConnection {
     private volatile String application = "";
     /** The barrier holding this session now (its COMMIT or the answer to it), or null. */
     private volatile io.replaylab.barrier.Barrier holding;
+    /** Whose session this is: the proxy's owner of its client port, else its application name. */
+    private volatile String owner = "";
+    private volatile boolean ownedByPort;
+    /** The server's last transaction status (ReadyForQuery): 'I' idle, 'T' in a transaction, 'E' in a failed one. */
+    private volatile char status = 'I';
+    /** The current transaction as the witness will see it: what it ran, its first error, its last command tag. Guarded by itself. */
+    private final java.util.List<String> running = new java.util.ArrayList<>();
+    private String firstError = "";
+    private String lastTag = "";
+    private boolean witnessed;
+    /** The portals' bound parameters, as the witness shows them; client side only. */
+    private final Map<String, String> portalParameters = new java.util.HashMap<>();
+    /** Client side only: an injected statement took the place of the client's until its Sync, which is dropped (or replaced by {@link #insteadOfSync}). */
+    private boolean swallowToSync;
+    private String insteadOfSync;
 
     /** One message after the startup: its type byte and its body (the length is the body's plus 4). */
     private record Message(int type, byte[] body) {
@@ -74,8 +89,8 @@ final class PgConnection {
         }
     }
 
-    /** A COMMIT on its way to the server: the statement, and the barrier that held it (null: none). */
-    private record Sent(String statement, PgHold held) {
+    /** A COMMIT on its way to the server: the statement, the barrier that held it and the fault that waits for its answer (null: none). */
+    private record Sent(String statement, PgHold held, ArmedDbFault fault) {
     }
 
     PgConnection(int id, Socket client, Socket server, PgProxy proxy) {
@@ -101,12 +116,51 @@ final class PgConnection {
                 return;
             }
             for (Message m = Message.read(in); m != null; m = Message.read(in)) {
+                if (swallowToSync) { // the rest of a statement whose place an injected one took: its Sync is the end
+                    if (m.type() == 'S') {
+                        swallowToSync = false;
+                        if (insteadOfSync != null) {
+                            query(insteadOfSync).writeTo(toServer, in);
+                            insteadOfSync = null;
+                        }
+                    }
+                    toServer.flush(); // what went before the swallowed messages must not wait behind them
+                    continue;
+                }
                 String statement = statement(m.type(), m.body());
+                witness(m.type(), m.body(), statement);
                 if (statement != null && COMMIT.matcher(statement).matches()) {
                     toServer.flush(); // the transaction's statements reach the server; its COMMIT may wait
-                    PgHold held = hold(PgPoint.Edge.REQUEST, statement);
+                    ArmedDbFault fault = proxy.takeFault(owner, true);
+                    if (fault != null && fault.fault().effect() == DbFault.Effect.TERMINATE) {
+                        terminate(fault, statement);
+                        return;
+                    }
+                    PgHold held = fault == null ? hold(PgPoint.Edge.REQUEST, statement) : null;
                     synchronized (commits) {
-                        commits.add(new Sent(statement.trim(), held));
+                        commits.add(new Sent(statement.trim(), held, fault));
+                    }
+                    if (fault != null && fault.fault().effect() == DbFault.Effect.ERROR) {
+                        query("ROLLBACK").writeTo(toServer, in); // its answer becomes the error (answered)
+                        toServer.flush();
+                        swallowToSync = m.type() != 'Q';
+                        continue;
+                    }
+                } else if (status == 'T' && (m.type() == 'Q' || m.type() == 'P' || m.type() == 'B') && !CONTROL.matcher(text(m)).matches()) {
+                    ArmedDbFault fault = proxy.takeFault(owner, false);
+                    if (fault != null) {
+                        String raise = "DO $$BEGIN RAISE EXCEPTION '" + PgErrors.message(fault.fault().sqlState()).replace("'", "''") + "' USING ERRCODE = '"
+                                + fault.fault().sqlState() + "'; END$$";
+                        fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, text(m).trim(), "a statement that raises SQLSTATE "
+                                + fault.fault().sqlState() + " ran in its place: the server aborted the transaction"));
+                        if (m.type() == 'Q') {
+                            query(raise).writeTo(toServer, in);
+                            toServer.flush();
+                        } else {
+                            swallowToSync = true;
+                            insteadOfSync = raise;
+                        }
+                        continue;
                     }
                 }
                 m.writeTo(toServer, in);
@@ -144,6 +198,9 @@ final class PgConnection {
             database = params.getOrDefault("database", params.getOrDefault("user", ""));
             user = params.getOrDefault("user", "");
             application = params.getOrDefault("application_name", "");
+            String byPort = proxy.ownerOf(client.getPort());
+            ownedByPort = byPort != null;
+            owner = ownedByPort ? byPort : application;
             return true;
         }
     }
@@ -205,6 +262,66 @@ final class PgConnection {
         return new String(b, from, Math.max(0, end - from), StandardCharsets.UTF_8);
     }
 
+    /** Transaction control, which a statement fault never replaces. */
+    private static final Pattern CONTROL = Pattern.compile("(?is)\\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\\s+transaction)\\b.*");
+
+    /** A message's statement text as far as it has one: a Query's, a Parse's, a Bind's statement's; else empty. */
+    private String text(Message m) {
+        return switch (m.type()) {
+            case 'Q' -> cString(m.body(), 0);
+            case 'P' -> {
+                String name = cString(m.body(), 0);
+                yield cString(m.body(), name.getBytes(StandardCharsets.UTF_8).length + 1);
+            }
+            case 'B' -> {
+                String portal = cString(m.body(), 0);
+                yield statements.getOrDefault(cString(m.body(), portal.getBytes(StandardCharsets.UTF_8).length + 1), "");
+            }
+            default -> "";
+        };
+    }
+
+    /** A simple Query message. */
+    private static Message query(String sql) {
+        byte[] text = sql.getBytes(StandardCharsets.UTF_8);
+        byte[] body = java.util.Arrays.copyOf(text, text.length + 1);
+        return new Message('Q', body);
+    }
+
+    /** What the witness keeps of a client message: a Query's text; an Execute's statement and the parameters bound to its portal. */
+    private void witness(int type, byte[] body, String executed) {
+        String kept = null;
+        if (type == 'Q') {
+            kept = executed;
+        } else if (type == 'B') {
+            String portal = cString(body, 0);
+            portalParameters.put(portal, PgErrors.parameters(body, PgWitness.MAX_TEXT));
+        } else if (type == 'E' && executed != null) {
+            String params = portalParameters.getOrDefault(cString(body, 0), "");
+            kept = executed + (params.isEmpty() ? "" : " " + params);
+        }
+        if (kept != null) {
+            synchronized (running) {
+                if (running.size() < PgWitness.MAX_STATEMENTS) {
+                    running.add(kept.length() > PgWitness.MAX_TEXT ? kept.substring(0, PgWitness.MAX_TEXT) : kept);
+                }
+            }
+        }
+    }
+
+    /** The client is told FATAL (the fault's SQLSTATE) instead of its COMMIT reaching the server, and the connection closes: the server rolls back. */
+    private void terminate(ArmedDbFault fault, String statement) throws IOException {
+        DataOutputStream toClient = new DataOutputStream(client.getOutputStream());
+        byte[] error = PgErrors.response("FATAL", fault.fault().sqlState());
+        toClient.write('E');
+        toClient.writeInt(error.length + 4);
+        toClient.write(error);
+        toClient.flush();
+        fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, statement.trim(), "the client was told FATAL SQLSTATE "
+                + fault.fault().sqlState() + " and the connection closed before the server saw the COMMIT: the server rolled the transaction back"));
+        close();
+    }
+
     /** Holds this connection's flow (the calling direction) at an armed point of {@code edge}, if there is one; the hold that did. */
     private PgHold hold(PgPoint.Edge edge, String statement) {
         PgHold h = proxy.take(edge, database);
@@ -216,6 +333,7 @@ final class PgConnection {
         context.put("database", database);
         context.put("user", user);
         context.put("application_name", application);
+        context.put("owner", owner);
         context.put("connection", toString());
         context.put("client.port", Integer.toString(client.getPort())); // whose session: the port a process on this host holds
         Arrival a = new Arrival(h.barrier().point(), "session " + id + (application.isEmpty() ? "" : " (" + application + ")"), context, List.of(),
@@ -240,8 +358,27 @@ final class PgConnection {
         try (DataInputStream in = new DataInputStream(new BufferedInputStream(server.getInputStream()));
              DataOutputStream toClient = new DataOutputStream(new BufferedOutputStream(client.getOutputStream()))) {
             for (Message m = Message.read(in); m != null; m = Message.read(in)) {
+                if (m.type() == 'S' && "application_name".equals(cString(m.body(), 0))) { // set after the startup (pgjdbc's SET)
+                    application = cString(m.body(), "application_name".length() + 1);
+                    if (!ownedByPort) {
+                        owner = application;
+                    }
+                }
+                if (m.type() == 'Z' && m.body().length > 0) {
+                    ended((char) m.body()[0]);
+                }
                 if (m.type() == 'C' || m.type() == 'E') {
-                    answered(m.type(), m.body(), toClient);
+                    synchronized (running) {
+                        if (m.type() == 'C') {
+                            lastTag = cString(m.body(), 0);
+                        } else if (firstError.isEmpty()) {
+                            firstError = field(m.body(), 'C');
+                        }
+                    }
+                    m = answered(m, toClient);
+                    if (m == null) {
+                        return; // the answer dropped and the connection closed (a lost answer)
+                    }
                 }
                 m.writeTo(toClient, in);
             }
@@ -254,9 +391,13 @@ final class PgConnection {
 
     /**
      * A CommandComplete or an ErrorResponse: when it answers the oldest COMMIT sent, the commit's barrier (if one held it)
-     * hears what became of it, and an armed answer point holds the answer before the client gets it.
+     * hears what became of it, a fault waiting for it fires, and an armed answer point holds the answer before the client
+     * gets it. Returns what goes on to the client: the answer, the error a fault made of it, or null when a lost answer
+     * closed the connection.
      */
-    private void answered(int type, byte[] body, DataOutputStream toClient) throws IOException {
+    private Message answered(Message m, DataOutputStream toClient) throws IOException {
+        int type = m.type();
+        byte[] body = m.body();
         String tag = type == 'C' ? cString(body, 0) : null;
         boolean ends = type == 'E' || tag.startsWith("COMMIT") || tag.startsWith("ROLLBACK");
         Sent sent;
@@ -264,7 +405,7 @@ final class PgConnection {
             sent = ends ? commits.poll() : null;
         }
         if (sent == null) {
-            return;
+            return m;
         }
         String error = type == 'E' ? field(body, 'C') + " " + field(body, 'M') : null;
         if (sent.held() != null) {
@@ -274,6 +415,26 @@ final class PgConnection {
                             "the server rolled the transaction back (it had failed before the COMMIT)")
                     : CallOutcome.accepted(sent.held().barrier().point()));
         }
+        ArmedDbFault fault = sent.fault();
+        if (fault != null && fault.fault().effect() == DbFault.Effect.LOST_ANSWER) {
+            String answer = error != null ? "answered " + error : "committed";
+            synchronized (running) {
+                lastTag = error != null ? "" : "COMMIT";
+            }
+            ended('I'); // the witness knows what the client never learns
+            fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, sent.statement(), "the server " + answer + "; the answer was dropped "
+                    + "and the connection closed"));
+            close();
+            return null;
+        }
+        if (fault != null) { // a commit error: the ROLLBACK sent in the COMMIT's place is answered with the fault's SQLSTATE
+            synchronized (running) {
+                firstError = fault.fault().sqlState();
+            }
+            fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, sent.statement(), "the server rolled the transaction back in the "
+                    + "COMMIT's place; the client was answered SQLSTATE " + fault.fault().sqlState()));
+            return new Message('E', PgErrors.response("ERROR", fault.fault().sqlState()));
+        }
         if (error == null && tag.startsWith("COMMIT")) {
             toClient.flush(); // what came before the answer reaches the client; the answer waits
             PgHold held = hold(PgPoint.Edge.ANSWER, sent.statement());
@@ -281,6 +442,31 @@ final class PgConnection {
                 Injector.of(held.barrier()).recordOutcome(CallOutcome.accepted(held.barrier().point()));
             }
         }
+        return m;
+    }
+
+    /**
+     * The server's transaction status changed to {@code now}: back to idle, the transaction that ran (explicit, or one
+     * statement on its own) ended, and the witness hears of it.
+     */
+    private void ended(char now) {
+        status = now;
+        if (now != 'I') {
+            return;
+        }
+        WitnessedTransaction t;
+        synchronized (running) {
+            if (running.isEmpty() && lastTag.isEmpty()) {
+                return;
+            }
+            WitnessedTransaction.Outcome outcome = !firstError.isEmpty() ? WitnessedTransaction.Outcome.FAILED
+                    : lastTag.startsWith("ROLLBACK") ? WitnessedTransaction.Outcome.ROLLED_BACK : WitnessedTransaction.Outcome.COMMITTED;
+            t = new WitnessedTransaction(owner, id, java.time.Instant.now(), outcome, firstError, running);
+            running.clear();
+            firstError = "";
+            lastTag = "";
+        }
+        proxy.witness().ended(t);
     }
 
     /** A field of an ErrorResponse ({@code C}: the SQLSTATE, {@code M}: the message); empty when absent. */
@@ -307,6 +493,22 @@ final class PgConnection {
     }
 
     void close() {
+        WitnessedTransaction t = null;
+        synchronized (running) {
+            if (!witnessed && !running.isEmpty()) {
+                boolean committing;
+                synchronized (commits) {
+                    committing = !commits.isEmpty();
+                }
+                t = new WitnessedTransaction(owner, id, java.time.Instant.now(), committing ? WitnessedTransaction.Outcome.AMBIGUOUS
+                        : WitnessedTransaction.Outcome.ABANDONED, "", running);
+                running.clear();
+            }
+            witnessed = true;
+        }
+        if (t != null) {
+            proxy.witness().ended(t);
+        }
         try {
             client.close();
         } catch (IOException ignored) {

@@ -47,6 +47,10 @@ public final class PgProxy implements BarrierSource<PgPoint> {
     private final List<PgHold> armed = new CopyOnWriteArrayList<>();
     private final AtomicInteger ids = new AtomicInteger();
     private final AtomicInteger encryptionDeclined = new AtomicInteger();
+    private final List<ArmedDbFault> faults = new CopyOnWriteArrayList<>();
+    private final PgWitness witness = new PgWitness();
+    /** Whose a session is, by its client's port (a process on this host); null: its application name says. */
+    private volatile java.util.function.IntFunction<String> owners = port -> null;
     private volatile boolean closed;
 
     private PgProxy(InetSocketAddress upstream, ServerSocket listener) {
@@ -95,6 +99,51 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         Barrier b = Barrier.arm(name, listener, options);
         armed.add(new PgHold(point, b));
         return b;
+    }
+
+    /** What the proxy saw of its sessions' transactions. */
+    public PgWitness witness() {
+        return witness;
+    }
+
+    /**
+     * Tells the proxy whose a session is, from its client's port (e.g. the instance whose process holds that socket); a
+     * session it names no one for is its application name's. Asked once per session, at its start.
+     */
+    public void owners(java.util.function.IntFunction<String> byClientPort) {
+        this.owners = Objects.requireNonNull(byClientPort, "byClientPort");
+    }
+
+    /** Arms {@code fault}: it fires once, at the first transaction of the sessions it is aimed at ({@link DbFault#at}). */
+    public ArmedDbFault inject(DbFault fault) {
+        ArmedDbFault armed = new ArmedDbFault(Objects.requireNonNull(fault, "fault"), this);
+        faults.add(armed);
+        log.info("PostgreSQL proxy: armed {}", fault.meaning());
+        return armed;
+    }
+
+    void disarm(ArmedDbFault f) {
+        faults.remove(f);
+    }
+
+    /** The fault a session of {@code owner} meets at a COMMIT ({@code atCommit}) or a statement before it, taken off the list: one-shot. */
+    ArmedDbFault takeFault(String owner, boolean atCommit) {
+        for (ArmedDbFault f : faults) {
+            if (f.fault().atCommit() == atCommit && f.aims(owner) && faults.remove(f)) {
+                return f;
+            }
+        }
+        return null;
+    }
+
+    /** Whose the session from {@code clientPort} is, or null: its application name says. */
+    String ownerOf(int clientPort) {
+        try {
+            return owners.apply(clientPort);
+        } catch (RuntimeException e) {
+            log.debug("cannot tell whose port {} is: {}", clientPort, e.toString());
+            return null;
+        }
     }
 
     /** The armed hold a COMMIT (or its answer) of a session on {@code database} meets, taken off the list: one-shot. */

@@ -1,0 +1,19 @@
+package io.replaylab.barrier.pg;
+
+import java.time.Instant;
+
+/**
+ * A database fault as it fired: when, on whose session, at which statement, and what the proxy did.
+ *
+ * @param at        when it fired
+ * @param owner     the session's owner (its instance), or its application name
+ * @param session   the proxy's number for the session
+ * @param statement the statement it met, e.g. {@code COMMIT}
+ * @param done      what the proxy did, e.g. "the server committed; its answer was dropped and the connection closed"
+ */
+public record DbFaultFiring(Instant at, String owner, int session, String statement, String done) {
+    /** In one line for the evidence. */
+    public String summary() {
+        return done + " (session " + session + " of " + owner + ", at " + statement + ")";
+    }
+}

@@ -1,0 +1,75 @@
+package io.replaylab.barrier.pg;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A transaction the PostgreSQL proxy saw end on a session: whose, when, how, and what it ran (statement texts and their
+ * bound parameters, each cut at {@link PgWitness#MAX_TEXT} characters, at most {@link PgWitness#MAX_STATEMENTS}).
+ *
+ * @param owner      the session's owner (its instance), or its application name
+ * @param session    the proxy's number for the session
+ * @param ended      when its end was answered (or the connection closed)
+ * @param outcome    what became of it
+ * @param sqlState   the error's SQLSTATE for {@link Outcome#FAILED}, else empty
+ * @param statements what it ran, in order: texts, and "$n=value" for each bound parameter
+ */
+public record WitnessedTransaction(String owner, int session, Instant ended, Outcome outcome, String sqlState, List<String> statements) {
+    /** What became of a transaction. */
+    public enum Outcome {
+        /** the server answered its COMMIT (or ran it on its own, autocommit) */
+        COMMITTED,
+        /** rolled back by the client, or by the server at a COMMIT of a failed transaction */
+        ROLLED_BACK,
+        /** a statement or its COMMIT failed (an error the server answered) and it was rolled back */
+        FAILED,
+        /** the connection closed in it with no COMMIT sent: the server rolled it back */
+        ABANDONED,
+        /** the connection closed after its COMMIT was sent and before the answer reached the client: committed or not, the client cannot tell */
+        AMBIGUOUS
+    }
+
+    public WitnessedTransaction {
+        statements = List.copyOf(statements);
+    }
+
+    /**
+     * The ids of {@code ids} this transaction's statements name: a bound parameter equal to one, or the id in a statement's
+     * text with no id character (letter, digit, '.', '-', '_') right before or after it.
+     */
+    public Set<String> mentions(Collection<String> ids) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String id : ids) {
+            for (String s : statements) {
+                if (names(s, id)) {
+                    out.add(id);
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    private static boolean names(String text, String id) {
+        for (int i = text.indexOf(id); i >= 0; i = text.indexOf(id, i + 1)) {
+            int end = i + id.length();
+            if ((i == 0 || !idChar(text.charAt(i - 1))) && (end == text.length() || !idChar(text.charAt(end)))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean idChar(char c) {
+        return Character.isLetterOrDigit(c) || c == '.' || c == '-' || c == '_';
+    }
+
+    /** In one line: whose, how, and how many statements. */
+    public String summary() {
+        return owner + "'s transaction on session " + session + " " + outcome.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                + (sqlState.isEmpty() ? "" : " (SQLSTATE " + sqlState + ")") + ", " + statements.size() + " statement(s)";
+    }
+}
