@@ -10,8 +10,13 @@ import java.time.Instant;
  * @param session   the proxy's number for the session
  * @param statement the statement it met, e.g. {@code COMMIT}
  * @param done      what the proxy did, e.g. "the server committed; its answer was dropped and the connection closed"
+ * @param ran       what the transaction it hit had run by then (as {@link WitnessedTransaction#statements}): the records it was about
  */
-public record DbFaultFiring(Instant at, String owner, int session, String statement, String done) {
+public record DbFaultFiring(Instant at, String owner, int session, String statement, String done, java.util.List<String> ran) {
+    public DbFaultFiring {
+        ran = java.util.List.copyOf(ran);
+    }
+
     /** In one line for the evidence. */
     public String summary() {
         return done + " (session " + session + " of " + owner + ", at " + statement + ")";

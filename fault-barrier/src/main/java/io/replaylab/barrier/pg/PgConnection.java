@@ -152,7 +152,7 @@ final class PgConnection {
                         String raise = "DO $$BEGIN RAISE EXCEPTION '" + PgErrors.message(fault.fault().sqlState()).replace("'", "''") + "' USING ERRCODE = '"
                                 + fault.fault().sqlState() + "'; END$$";
                         fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, text(m).trim(), "a statement that raises SQLSTATE "
-                                + fault.fault().sqlState() + " ran in its place: the server aborted the transaction"));
+                                + fault.fault().sqlState() + " ran in its place: the server aborted the transaction", ran()));
                         if (m.type() == 'Q') {
                             query(raise).writeTo(toServer, in);
                             toServer.flush();
@@ -281,6 +281,13 @@ final class PgConnection {
         };
     }
 
+    /** What the current transaction has run so far, for a firing. */
+    private java.util.List<String> ran() {
+        synchronized (running) {
+            return java.util.List.copyOf(running);
+        }
+    }
+
     /** A simple Query message. */
     private static Message query(String sql) {
         byte[] text = sql.getBytes(StandardCharsets.UTF_8);
@@ -318,7 +325,8 @@ final class PgConnection {
         toClient.write(error);
         toClient.flush();
         fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, statement.trim(), "the client was told FATAL SQLSTATE "
-                + fault.fault().sqlState() + " and the connection closed before the server saw the COMMIT: the server rolled the transaction back"));
+                + fault.fault().sqlState() + " and the connection closed before the server saw the COMMIT: the server rolled the transaction back",
+                ran()));
         close();
     }
 
@@ -418,12 +426,13 @@ final class PgConnection {
         ArmedDbFault fault = sent.fault();
         if (fault != null && fault.fault().effect() == DbFault.Effect.LOST_ANSWER) {
             String answer = error != null ? "answered " + error : "committed";
+            java.util.List<String> ran = ran();
             synchronized (running) {
                 lastTag = error != null ? "" : "COMMIT";
             }
             ended('I'); // the witness knows what the client never learns
             fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, sent.statement(), "the server " + answer + "; the answer was dropped "
-                    + "and the connection closed"));
+                    + "and the connection closed", ran));
             close();
             return null;
         }
@@ -432,7 +441,7 @@ final class PgConnection {
                 firstError = fault.fault().sqlState();
             }
             fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, sent.statement(), "the server rolled the transaction back in the "
-                    + "COMMIT's place; the client was answered SQLSTATE " + fault.fault().sqlState()));
+                    + "COMMIT's place; the client was answered SQLSTATE " + fault.fault().sqlState(), ran()));
             return new Message('E', PgErrors.response("ERROR", fault.fault().sqlState()));
         }
         if (error == null && tag.startsWith("COMMIT")) {

@@ -13,6 +13,7 @@ import io.replaylab.barrier.MethodPoint;
 import io.replaylab.harness.experiment.Defect;
 import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.experiment.ScheduleCell;
+import io.replaylab.harness.experiment.DbFaultCell;
 import io.replaylab.harness.experiment.WireFaultCell;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Experiment;
@@ -60,13 +61,15 @@ final class RunCommand implements Callable<Integer> {
         int width = Experiments.catalogue().stream().mapToInt(n -> n.name().length()).max().orElse(10);
         StringBuilder b = new StringBuilder("%nExperiments:%n");
         Experiments.catalogue().forEach(n -> b.append(String.format("  %-" + width + "s  %s%%n", n.name(), n.shows().replace("%", "%%"))));
-        b.append("%nschedules cells (point:fault), by default: ").append(ScheduleCell.all().stream().map(ScheduleCell::toString)
+        b.append("%nschedules cells (point:fault), by default (on PostgreSQL after-db-commit's single faults too): ").append(ScheduleCell.all().stream().map(ScheduleCell::toString)
                 .collect(java.util.stream.Collectors.joining(", ")));
         b.append("%n  points: ").append(java.util.Arrays.stream(io.replaylab.harness.barrier.CommitPoint.values())
                 .map(io.replaylab.harness.barrier.CommitPoint::id).collect(java.util.stream.Collectors.joining(", ")));
         b.append("; faults: ").append(ScheduleCell.every().stream().map(c -> c.fault().id()).distinct().collect(java.util.stream.Collectors.joining(", ")));
         b.append("%nwire-faults cells (api:effect), by default (classic protocol): ").append(WireFaultCell.defaults(GroupProtocol.CLASSIC).stream()
                 .map(WireFaultCell::toString).collect(java.util.stream.Collectors.joining(", ")));
+        b.append("%ndb-faults cells (target:effect), by default (a PostgreSQL target): ").append(DbFaultCell.defaults().stream()
+                .map(DbFaultCell::toString).collect(java.util.stream.Collectors.joining(", ")));
         return b.append("%n").toString();
     }
 
@@ -82,8 +85,9 @@ final class RunCommand implements Callable<Integer> {
             description = "what to run: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}; what each shows is listed below)")
     Experiments.Named experiment;
 
-    @Option(names = "--cells", split = ",", description = "the cells of schedules, as point:fault, or of wire-faults, as api:effect[@n|@every] "
-            + "(e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5); default and valid cells are listed below")
+    @Option(names = "--cells", split = ",", description = "the cells of schedules, as point:fault, of wire-faults, as api:effect[@n|@every] "
+            + "(e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5), or of db-faults, as target:effect[=SQLSTATE] "
+            + "(e.g. commit:error=40001); default and valid cells are listed below")
     List<String> cells;
 
     @Option(names = "--db-commit-point", description = "schedules: where the debugger holds a JVM subject before its DB commit, as "

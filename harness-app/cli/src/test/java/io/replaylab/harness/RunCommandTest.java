@@ -128,7 +128,7 @@ class RunCommandTest {
         StringWriter misplacedErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(misplacedErr), "run", "--experiment", "rebalance", "--cells",
                 "offset-commit:lost-answer", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(misplacedErr.toString()).contains("--cells picks the cells of --experiment schedules or wire-faults, not of rebalance");
+        assertThat(misplacedErr.toString()).contains("--cells picks the cells of --experiment schedules or wire-faults or db-faults, not of rebalance");
         StringWriter programErr = new StringWriter();
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(programErr), "run", "--subject-cmd", "/no/such/consumer --group {group}",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
@@ -137,7 +137,7 @@ class RunCommandTest {
         assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(experimentErr), "run", "--experiment", "wire_fault",
                 "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(experimentErr.toString()).contains("unknown experiment 'wire_fault': use one of default, thorough, all, replay, rebalance, rebuild, eos, "
-                + "schedules, wire-faults, commit-ahead, duplicate-publish, durability");
+                + "schedules, wire-faults, db-faults, commit-ahead, duplicate-publish, durability");
         String[][] sourceInput = {
             {"--subject-cmd", "python3 consumer.py --topic {topic}", "--subject-cmd must get {group} through its command or its environment"},
             {"--record-key", "{id}", "--record-key needs --record-value"},

@@ -33,15 +33,33 @@ public final class NodeConsumer {
                     + " kafkajs@2 better-sqlite3@12 (better-sqlite3 builds from source: it needs make, g++ and python3)";
             Prerequisite.missing(why);
         }
-        Path script = DIR.resolve("inbox_consumer.js");
-        Path tmp = DIR.resolve("inbox_consumer.js." + ProcessHandle.current().pid());
-        try (InputStream in = NodeConsumer.class.getResourceAsStream("inbox_consumer.js")) {
+        Path script = install("inbox_consumer.js");
+        return "node '" + script + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
+    }
+
+    /**
+     * A template that runs {@code pg_inbox_consumer.js}: a KafkaJS consumer on node-postgres that finds its database in libpq's
+     * environment alone (no {@code {db}}); {@code flags}: its own ({@code --no-inbox}). Skips (or fails under CI) without pg.
+     */
+    public static String pgTemplate(String flags) {
+        Path modules = DIR.resolve("node_modules");
+        if (!Files.isDirectory(modules.resolve("kafkajs")) || !Files.isDirectory(modules.resolve("pg"))) {
+            Prerequisite.missing("no KafkaJS and pg in " + modules + "; install them with: npm install --prefix " + DIR + " kafkajs@2 pg@8");
+        }
+        return "node '" + install("pg_inbox_consumer.js") + "' --bootstrap {bootstrap} --topic {topic} --group {group} --namespace {namespace} "
+                + "--instance {instance}" + (flags.isEmpty() ? "" : " " + flags);
+    }
+
+    /** Copies a script of the tests beside node_modules, where require() finds them; moved whole, as another test fork may be starting it. */
+    private static Path install(String name) {
+        Path script = DIR.resolve(name);
+        Path tmp = DIR.resolve(name + "." + ProcessHandle.current().pid());
+        try (InputStream in = NodeConsumer.class.getResourceAsStream(name)) {
             Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-            // beside node_modules, where require() finds them; moved whole, as another test fork may be starting it
             Files.move(tmp, script, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return "node '" + script + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
+        return script;
     }
 }

@@ -9,7 +9,8 @@ failure, a deadlock, an admin's termination, a connection lost even while its CO
 connection if need be: the inbox makes the retry safe, whatever became of the first try.
 
 --no-inbox: the ledger row for every delivery and every retry (a retry after an ambiguous commit applies it twice);
---skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same.
+--skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same;
+--autocommit: the two writes run with no transaction at all (never atomic, and never at a COMMIT).
 
 Target query: SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}
 """
@@ -32,11 +33,12 @@ def main():
     ap.add_argument("--instance", required=True)
     ap.add_argument("--no-inbox", action="store_true")
     ap.add_argument("--skip-on-error", action="store_true")
+    ap.add_argument("--autocommit", action="store_true")
     args = ap.parse_args()
 
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
-    db = Database()
+    db = Database(args.autocommit)
     db.run(schema)
 
     consumer = Consumer({
@@ -89,14 +91,19 @@ def apply(cur, args, payment):
 class Database:
     """One connection, opened again when it is lost; a transaction is one call of run()."""
 
-    def __init__(self):
+    def __init__(self, autocommit):
         self.conn = None
+        self.autocommit = autocommit
 
     def run(self, work, retry=True):
         for attempt in range(60):
             try:
                 if self.conn is None or self.conn.closed:
                     self.conn = psycopg2.connect("")  # libpq's environment says where
+                    self.conn.autocommit = self.autocommit
+                if self.autocommit:  # each statement on its own
+                    with self.conn.cursor() as cur:
+                        return work(cur)
                 with self.conn:  # BEGIN ... COMMIT, or ROLLBACK on an error
                     with self.conn.cursor() as cur:
                         return work(cur)

@@ -49,6 +49,11 @@ public final class BarrierPlan {
         THE_EXPERIMENTS_METHOD
     }
 
+    /** Why a program that is not a JVM, on SQLite, has no after-db-commit point. */
+    static final String AFTER_SQLITE_COMMIT = "not reachable for a subject that is not a JVM on a SQLite target: gdb holds the SQLite commit where "
+            + "it starts (sqlite3_step of a COMMIT), not where it returns; on a PostgreSQL target the PostgreSQL proxy holds the answer to any "
+            + "client's COMMIT";
+
     /** Where a JVM's share consumer acknowledges a record explicitly. */
     public static final MethodPoint SHARE_ACKNOWLEDGE = MethodPoint.parse("org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge");
 
@@ -88,9 +93,7 @@ public final class BarrierPlan {
                         + " held in the PostgreSQL proxy: the DB point of a subject held on the wire, any client)", ctx);
             }
             if (point == CommitPoint.AFTER_DB_COMMIT) {
-                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of("not reachable "
-                        + "for a subject that is not a JVM on a SQLite target: gdb holds the entry of " + NativePoint.sqliteCommit() + ", not its "
-                        + "return; on a PostgreSQL target the PostgreSQL proxy holds the answer to any client's COMMIT"), null, "the only one");
+                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of(AFTER_SQLITE_COMMIT), null, "the only one");
             }
             if (point == CommitPoint.BEFORE_DB_COMMIT) {
                 return plain(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "native (gdb at " + NativePoint.sqliteCommit()

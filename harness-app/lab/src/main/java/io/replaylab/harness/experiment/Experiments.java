@@ -109,7 +109,7 @@ public final class Experiments {
 
     /**
      * The whole battery on one subject: the defaults, {@link #schedules()} (its sequences too), {@link #wireFaults()},
-     * {@link #commitAhead()} and duplicate-publish: every defect class README's catalogue names.
+     * {@link #commitAhead()}, duplicate-publish and, on a PostgreSQL target, {@link #dbFaults()}: every defect class README's catalogue names.
      */
     public static List<Experiment> thorough() {
         List<Experiment> all = new java.util.ArrayList<>(reference());
@@ -117,6 +117,7 @@ public final class Experiments {
         all.add(wireFaults());
         all.add(commitAhead());
         all.add(duplicatePublish());
+        all.add(dbFaults().whenPostgres());
         return List.copyOf(all);
     }
 
@@ -150,6 +151,20 @@ public final class Experiments {
         List<ScheduleCell> selected = ScheduleCell.every().stream().filter(cells::contains).toList();
         return new Experiment(SchedulesExperiment.NAME, List.of(SchedulesExperiment.REQUIREMENTS),
                 (ctx, ns, e) -> SchedulesExperiment.run(selected, ctx, ns, e));
+    }
+
+    /** Database faults aimed at A's transactions in the PostgreSQL proxy: the default cells ({@link DbFaultCell#defaults}); NOT_RUN on SQLite. */
+    public static Experiment dbFaults() {
+        return new Experiment(DbFaultsExperiment.NAME, List.of(DbFaultsExperiment.REQUIREMENTS), (ctx, ns, e) -> DbFaultsExperiment.run(null, ctx, ns, e));
+    }
+
+    /** The db-faults experiment on these cells (at least one), in the order given. */
+    public static Experiment dbFaults(List<DbFaultCell> cells) {
+        if (cells == null || cells.isEmpty()) {
+            throw new IllegalArgumentException("the db-faults experiment needs at least one cell, e.g. DbFaultCell.parse(\"commit:lost-answer\")");
+        }
+        List<DbFaultCell> selected = List.copyOf(cells);
+        return new Experiment(DbFaultsExperiment.NAME, List.of(DbFaultsExperiment.REQUIREMENTS), (ctx, ns, e) -> DbFaultsExperiment.run(selected, ctx, ns, e));
     }
 
     /** Answers a broker may give, aimed at A's requests on the wire: the default cells for the run's group protocol ({@link WireFaultCell#defaults}). */
@@ -258,7 +273,8 @@ public final class Experiments {
 
     private static final List<Named> CATALOGUE = List.of(
             Named.set("default", "replay, rebalance and rebuild", false, Experiments::reference),
-            Named.set("thorough", "the defaults, schedules, wire-faults, commit-ahead and duplicate-publish: every defect class README names", true,
+            Named.set("thorough", "the defaults, schedules, wire-faults, commit-ahead, duplicate-publish and on PostgreSQL db-faults: every defect class "
+                    + "README names", true,
                     Experiments::thorough),
             Named.set("all", "thorough, eos and durability", true, Experiments::all),
             Named.one(ReplayExperiment.NAME, "reset an inactive group to earliest and replay into the same target: no second effect", Experiments::replay),
@@ -270,6 +286,8 @@ public final class Experiments {
                     Experiments::schedules, cells -> schedules(cells.stream().map(ScheduleCell::parse).distinct().toList())),
             Named.withCells(WireFaultsExperiment.NAME, "answers a broker may give, aimed at A's requests on the wire", Experiments::wireFaults,
                     cells -> wireFaults(cells.stream().map(WireFaultCell::parse).toList())),
+            Named.withCells(DbFaultsExperiment.NAME, "database faults (ambiguous commit, 40001, 40P01, 57P01) aimed at A's transactions in the "
+                    + "PostgreSQL proxy (a PostgreSQL target)", Experiments::dbFaults, cells -> dbFaults(cells.stream().map(DbFaultCell::parse).toList())),
             Named.one(CommitAheadExperiment.NAME, "every OffsetCommit checked against the target as it is sent; A killed at one ahead of its DB",
                     Experiments::commitAhead),
             Named.one(DuplicatePublishExperiment.NAME, "a slice of the source published again at new offsets: one effect per message id",

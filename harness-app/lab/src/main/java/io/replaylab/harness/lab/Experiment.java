@@ -22,7 +22,7 @@ import io.replaylab.kafka.LabNamespace;
  * });
  * }</pre>
  */
-public record Experiment(String name, List<String> requirements, Body body, boolean runsAlone) {
+public record Experiment(String name, List<String> requirements, Body body, boolean runsAlone, boolean onlyOnPostgres) {
     /** What the experiment does; its outcome is what {@code e.finish} returned. An exception makes it NOT_RUN with the reason. */
     @FunctionalInterface
     public interface Body {
@@ -31,12 +31,20 @@ public record Experiment(String name, List<String> requirements, Body body, bool
 
     /** An experiment that may run beside others. */
     public Experiment(String name, List<String> requirements, Body body) {
-        this(name, requirements, body, false);
+        this(name, requirements, body, false, false);
     }
 
     /** The same experiment, run with nothing beside it (e.g. one that starts a cluster of its own and needs the CPU). */
     public Experiment alone() {
-        return new Experiment(name, requirements, body, true);
+        return new Experiment(name, requirements, body, true, onlyOnPostgres);
+    }
+
+    /**
+     * The same experiment as a battery's member that only a PostgreSQL target runs (a run on SQLite leaves it out; named on its own, it
+     * runs and says why it cannot).
+     */
+    public Experiment whenPostgres() {
+        return new Experiment(name, requirements, body, runsAlone, true);
     }
 
     public Experiment {

@@ -93,14 +93,15 @@ public final class Lab {
                 }
                 // registered in the given order before any starts: the evidence lists them so, whichever ends first
                 List<ExperimentRecorder> recorders = new ArrayList<>();
-                for (Experiment experiment : settings.experiments()) {
+                List<Experiment> experiments = settings.experiments().stream().filter(x -> !x.onlyOnPostgres() || !settings.target().isSqlite()).toList();
+                for (Experiment experiment : experiments) {
                     recorders.add(run.experiment(experiment.name(), experiment.requirements().toArray(String[]::new)));
                 }
                 if (unreachable != null || f.targetRefused() != null) {
                     String why = "prerequisite missing: " + (unreachable != null ? unreachable : f.targetRefused());
                     recorders.forEach(e -> e.finish(Outcome.notRun(why)));
                 } else {
-                    runExperiments(labRun, settings.experiments(), recorders);
+                    runExperiments(labRun, experiments, recorders);
                 }
                 SavedProtocol saved = run.save();
                 p.step("protocol saved: " + saved.evidenceFile());

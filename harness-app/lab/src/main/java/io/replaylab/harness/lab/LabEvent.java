@@ -89,6 +89,32 @@ public sealed interface LabEvent extends Payload.Extension {
         }
     }
 
+    /**
+     * A transaction an instance ran through the run's PostgreSQL proxy, as the proxy saw it end: on which session,
+     * how ({@code COMMITTED}, {@code FAILED}, ...), and what it ran (statements and bound parameters, cut short).
+     */
+    record DbTransaction(String instance, int session, String outcome, String sqlState, List<String> statements) implements LabEvent {
+        public DbTransaction {
+            statements = List.copyOf(statements);
+        }
+
+        @Override
+        public String summary() {
+            String ran = statements.stream().filter(x -> !x.matches("(?is)\\s*(begin|commit|end|rollback)\\b.*")).limit(3)
+                    .map(x -> x.length() > 120 ? x.substring(0, 120) + "…" : x).collect(java.util.stream.Collectors.joining("; "));
+            return instance + "'s transaction on PostgreSQL session " + session + " " + outcome.toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
+                    + (sqlState.isEmpty() ? "" : " (SQLSTATE " + sqlState + ")") + (ran.isEmpty() ? "" : ": " + ran);
+        }
+
+        @Override
+        public Report.Mark mark() {
+            return DB;
+        }
+    }
+
+    /** How the HTML timeline draws what the database did. */
+    Report.Mark DB = new Report.Mark("database", "#2e7d32");
+
     /** This module's kinds, for the {@link PayloadTypes} service. */
     final class Types implements PayloadTypes {
         @Override

@@ -64,7 +64,51 @@ final class LabRun {
         if (proxy != null) {
             proxy.witness().onCommit(this::witnessed);
         }
+        db.proxy().ifPresent(pg -> {
+            pg.owners(this::owning); // a session is the instance's whose process holds its socket
+            pg.witness().onTransaction(this::witnessed);
+        });
     }
+
+    /** The instances started so far, by name, with the evidence each belongs to. */
+    private final Map<String, Started> instances = new ConcurrentHashMap<>();
+
+    private record Started(ChildProcess process, ExperimentRecorder e) {
+    }
+
+    /** Instance {@code name} runs as {@code p} for experiment {@code e} (the latest process of a name wins: a restart). */
+    void instance(String name, ChildProcess p, ExperimentRecorder e) {
+        instances.put(name, new Started(p, e));
+    }
+
+    /** The instance whose live process (or a descendant) holds the local TCP port {@code port}, or null. */
+    private String owning(int port) {
+        for (Map.Entry<String, Started> i : instances.entrySet()) {
+            if (i.getValue().process().isAlive() && i.getValue().process().ownsTcpPort(port)) {
+                return i.getKey();
+            }
+        }
+        return null;
+    }
+
+    /** A transaction the PostgreSQL proxy saw end, into the evidence of its instance's experiment (setting up a session is left out). */
+    private void witnessed(io.replaylab.barrier.pg.WitnessedTransaction t) {
+        Started i = instances.get(t.owner());
+        if (i == null || i.e().finished() || t.statements().stream().allMatch(x -> SETUP.matcher(x).matches())) {
+            return;
+        }
+        try {
+            i.e().record(DB_WITNESS, new LabEvent.DbTransaction(t.owner(), t.session(), t.outcome().name(), t.sqlState(), t.statements()));
+        } catch (IllegalStateException finishedJustNow) {
+            // the experiment finished between the look and the record
+        }
+    }
+
+    /** A session's set-up, no transaction of the consumer's: SET, SHOW, an empty BEGIN … COMMIT. */
+    private static final java.util.regex.Pattern SETUP = java.util.regex.Pattern.compile("(?is)\\s*(set|show|begin|commit|end|rollback)\\b.*");
+
+    /** Where the database witness's events come from: the PostgreSQL proxy, in the harness's process. */
+    static final Source DB_WITNESS = Source.here("database witness");
 
     /** Experiments (and parts) running now, by namespace: where the witness records each commit. */
     private final Map<LabNamespace, ExperimentRecorder> witnessing = new ConcurrentHashMap<>();

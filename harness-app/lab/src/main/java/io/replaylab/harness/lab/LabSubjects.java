@@ -162,6 +162,7 @@ public final class LabSubjects {
         ChildProcess p = b.start();
         ctx.run().guard.watch(p.process());
         ctx.run().started(p);
+        ctx.run().instance(instance, p, e);
         ctx.meters().counter("replaylab.subject.processes").increment();
         e.record(Source.here("harness"), new Payload.ProcessStarted(instance, p.pid(), cmd));
         e.environment("pid." + instance, Long.toString(p.pid()));
@@ -336,6 +337,12 @@ public final class LabSubjects {
     }
 
     /** What the supervisor knows of an instance's exits in this experiment. */
+    /** How many times {@code i} exited on its own and was restarted (or not) by the lab's supervisor. */
+    public int exits(LabContext.Instance i) {
+        Exits x = supervised.get(i);
+        return x == null ? 0 : x.count();
+    }
+
     private static final class Exits {
         private int count;
         private int withoutProgress;

@@ -18,10 +18,12 @@ class ExperimentCatalogueTest {
                 .forEach(n -> assertThat(n.experiments()).extracting(Experiment::name).as(n.name()).containsExactly(n.name()));
         assertThat(Experiments.named("default").experiments()).extracting(Experiment::name).containsExactly("replay", "rebalance", "rebuild");
         assertThat(Experiments.named("thorough").experiments()).extracting(Experiment::name)
-                .containsExactly("replay", "rebalance", "rebuild", "schedules", "wire-faults", "commit-ahead", "duplicate-publish");
+                .containsExactly("replay", "rebalance", "rebuild", "schedules", "wire-faults", "commit-ahead", "duplicate-publish", "db-faults");
+        assertThat(Experiments.named("thorough").experiments()).filteredOn(Experiment::onlyOnPostgres).extracting(Experiment::name)
+                .as("left out of a run on SQLite").containsExactly("db-faults");
         assertThat(Experiments.catalogue().stream().filter(Experiments.Named::battery).map(Experiments.Named::name)).containsExactly("thorough", "all");
         assertThat(Experiments.catalogue().stream().filter(Experiments.Named::takesCells).map(Experiments.Named::name))
-                .containsExactly("schedules", "wire-faults");
+                .containsExactly("schedules", "wire-faults", "db-faults");
         // every experiment the sets make is named in the catalogue on its own too
         Experiments.catalogue().forEach(n -> n.experiments().forEach(x -> assertThat(names).as("made by " + n.name()).contains(x.name())));
     }
@@ -32,7 +34,8 @@ class ExperimentCatalogueTest {
         assertThatThrownBy(() -> Experiments.named("wire_fault")).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageStartingWith("unknown experiment 'wire_fault': use one of default, thorough, all, replay, rebalance");
         assertThatThrownBy(() -> Experiments.named("rebalance").experiments(List.of("before-offset-commit:crash")))
-                .isInstanceOf(IllegalArgumentException.class).hasMessage("cells are for schedules or wire-faults, not for rebalance");
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("cells are for schedules or wire-faults or db-faults, not for rebalance");
+        assertThatThrownBy(() -> Experiments.named("db-faults").experiments(List.of("commit:explode"))).hasMessageContaining("unknown database fault effect 'explode'");
         assertThatThrownBy(() -> Experiments.named("schedules").experiments(List.of("after-commit:hold")))
                 .hasMessageContaining("unknown point 'after-commit'");
         assertThat(Experiments.named("schedules").experiments(List.of("after-offset-commit:crash"))).extracting(Experiment::name)

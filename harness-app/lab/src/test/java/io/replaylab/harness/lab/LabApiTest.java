@@ -27,7 +27,7 @@ class LabApiTest {
     void theOnlyPublicTypesAreTheApi() {
         assertThat(PublicTypes.names("io.replaylab.harness.lab", "io.replaylab.harness.experiment", "io.replaylab.harness.barrier"))
                 .containsExactlyInAnyOrder(
-                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.Defect", "io.replaylab.harness.experiment.ScheduleCell", "io.replaylab.harness.experiment.WireFaultCell",
+                "io.replaylab.harness.experiment.Experiments", "io.replaylab.harness.experiment.Defect", "io.replaylab.harness.experiment.ScheduleCell", "io.replaylab.harness.experiment.WireFaultCell", "io.replaylab.harness.experiment.DbFaultCell",
                 "io.replaylab.harness.lab.BarrierKind", "io.replaylab.harness.lab.Experiment", "io.replaylab.harness.lab.Lab",
                 "io.replaylab.harness.lab.LabContext", "io.replaylab.harness.lab.LabProgress", "io.replaylab.harness.lab.LabSettings",
                 "io.replaylab.harness.lab.BrokerSettings", "io.replaylab.harness.lab.TargetSettings", "io.replaylab.harness.lab.Timeouts",
@@ -62,7 +62,7 @@ class LabApiTest {
         noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").should().callMethodWhere(takesTheDbBarrier).check(LAB);
         // the target makes the PostgreSQL proxy; experiments see it as a LabDbWire
         noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").and().doNotHaveSimpleName("TargetDatabase")
-                .and().doNotHaveSimpleName("LabDbWire").should().dependOnClassesThat()
+                .and().doNotHaveSimpleName("LabDbWire").and().doNotHaveSimpleName("LabRun").should().dependOnClassesThat()
                 .haveFullyQualifiedName(io.replaylab.barrier.pg.PgProxy.class.getName()).check(LAB);
         // the run makes the proxy; every other class of the lab sees it as a LabWire
         noClasses().that().resideOutsideOfPackage("io.replaylab.harness.barrier..").and().doNotHaveSimpleName("RunFixture")

@@ -31,7 +31,8 @@ class LabEventTest {
                 new LabEvent.FaultFired("offset-commit:lost-answer", "fired at OffsetCommit v9 (matching request #1, connection 3): dropped"),
                 new LabEvent.ClientDid("reconnected", "", List.of("opened connection 4")),
                 new LabEvent.HandoffWait("66 s", "A's session timeout is 6 s"),
-                new LabEvent.DebuggerAttached("A", 43, 41, "/lib/libsqlite3.so.0", 12));
+                new LabEvent.DebuggerAttached("A", 43, 41, "/lib/libsqlite3.so.0", 12),
+                new LabEvent.DbTransaction("A", 3, "FAILED", "40001", List.of("BEGIN", "INSERT INTO pg_inbox VALUES ('n', 'id-7')", "COMMIT")));
         assertThat(kinds.stream().map(Object::getClass).distinct()).as("one of each kind").hasSameSizeAs(new LabEvent.Types().types());
 
         SavedProtocol saved;
@@ -53,6 +54,8 @@ class LabEventTest {
                 + "a process that exits");
         assertThat(kinds.get(6).summary()).isEqualTo("gdb attached to A (pid 43: a descendant of the subject's pid 41); the point is in "
                 + "/lib/libsqlite3.so.0; it stood still for 12 ms while gdb attached");
+        assertThat(kinds.get(7).summary()).isEqualTo("A's transaction on PostgreSQL session 3 failed (SQLSTATE 40001): INSERT INTO pg_inbox VALUES "
+                + "('n', 'id-7')");
         assertThat(saved.reportMarkdown()).content().contains("| frozen | A (pid 41) frozen through the debugger").contains("| handoff-wait | ")
                 .doesNotContain("unregistered");
     }

@@ -14,12 +14,15 @@ import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.NodeConsumer;
 import io.replaylab.kafka.testing.PythonConsumer;
 import io.replaylab.oracle.testing.LocalPostgres;
 import org.junit.jupiter.api.Test;
@@ -37,10 +40,19 @@ class PostgresWireTest {
     @TempDir
     Path dir;
 
-    private LabSettings.Builder cells(LocalKafka kafka, String flags, String... cells) {
+    private LabSettings.Builder psycopg(LocalKafka kafka, String flags) {
         return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20).stopGrace(Duration.ofSeconds(5))
                 .target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).subject(Subject.command(PythonConsumer.pgTemplate(dir, flags)))
-                .targetQuery(PythonConsumer.PG_TARGET_QUERY).experiments(Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
+                .targetQuery(PythonConsumer.PG_TARGET_QUERY);
+    }
+
+    private LabSettings.Builder cells(LocalKafka kafka, String flags, String... cells) {
+        return psycopg(kafka, flags).experiments(Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
+    }
+
+    private LabSettings.Builder dbFaults(LocalKafka kafka, String flags, String... cells) {
+        return psycopg(kafka, flags).experiments(cells.length == 0 ? Experiments.dbFaults()
+                : Experiments.dbFaults(Stream.of(cells).map(DbFaultCell::parse).toList()));
     }
 
     @Test
@@ -75,5 +87,95 @@ class PostgresWireTest {
         assertThat(second.status()).isEqualTo(Status.FAIL);
         assertThat(second.actual()).startsWith("1 duplicated").contains("schedules.after-db-commit.crash-");
         assertThat(x.events()).map(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
+    }
+
+    @Test
+    void aPsycopgConsumerThatRetriesThroughItsInboxPassesEveryDatabaseFaultAndTheVerdictSaysWhatItDid(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "").build(), null);
+
+        for (String cell : List.of("commit.lost-answer", "commit.error-40001", "statement.error-40P01", "connection.terminate-57P01")) {
+            ExperimentEvidence x = experiment(r.evidence(), "db-faults." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.outcome().confirmation().description()).as(cell).contains("fired in the PostgreSQL proxy")
+                    .containsPattern("after it A ran the transaction of rl-\\S+ again on (a new|the same) session and committed it \\d+ ms after the fault");
+            assertThat(x.events()).map(e -> e.payload()).as("the database's witness in the timeline")
+                    .anyMatch(p -> p instanceof LabEvent.DbTransaction t && t.instance().equals(cell + "-A") && t.outcome().equals("COMMITTED"));
+        }
+        assertThat(experiment(r.evidence(), "db-faults").outcome().status()).isEqualTo(Status.PASS);
+    }
+
+    @Test
+    void itsTwinThatRetriesAnAmbiguousCommitWithoutAnInboxFailsNamingTheDoubledRecord(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--no-inbox", "commit:lost-answer").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.lost-answer");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        Check second = x.checks().stream().filter(c -> c.name().equals("no second effect")).findFirst().orElseThrow();
+        assertThat(second.status()).isEqualTo(Status.FAIL);
+        assertThat(second.actual()).startsWith("1 duplicated");
+        assertThat(x.outcome().confirmation().description()).contains("ran the transaction of").contains("again");
+    }
+
+    @Test
+    void itsTwinThatSkipsAFailedCommitAndCommitsItsOffsetFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--skip-on-error", "commit:error=40001").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        Check missing = x.checks().stream().filter(c -> c.name().equals("no missing effect")).findFirst().orElseThrow();
+        assertThat(missing.status()).isEqualTo(Status.FAIL);
+        assertThat(missing.actual()).matches("1 missing: rl-[0-9a-f]+\\.db-faults\\.commit\\.error-40001-\\d+ .*");
+        assertThat(x.outcome().confirmation().description()).contains("committed no transaction naming");
+    }
+
+    @Test
+    void aConsumerWithNoTransactionNeverMeetsACommitFaultAndIsNotRunSayingSo(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--autocommit", "commit:error=40001").barrierTimeout(Duration.ofSeconds(8)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the fault never fired: A ran no COMMIT (a consumer whose writes run with no transaction, "
+                + "autocommit, never sends one) through the PostgreSQL proxy within PT8S");
+    }
+
+    @Test
+    void databaseFaultsOnASqliteTargetAreNotRunNamingWhatTheyNeed(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(5)
+                .experiments(Experiments.dbFaults()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
+                + "proxy; this run's target is SQLite (give a PostgreSQL target: LabSettings.target)");
+    }
+
+    @Test
+    void aNodeConsumerOnNodePostgresPassesHeldAtItsCommitAndKilledAtItsAnswer(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(psycopg(kafka, "").subject(Subject.command(NodeConsumer.pgTemplate("")))
+                .experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("after-db-commit:crash"))))
+                .build(), null);
+
+        for (String cell : List.of("before-db-commit.hold", "after-db-commit.crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.events()).map(e -> e.payload()).anyMatch(p -> p instanceof BarrierEvent.BarrierReached b
+                    && b.context().getOrDefault("statement", "").equals("COMMIT") && b.context().get("owner").equals(cell + "-A"));
+        }
+    }
+
+    @Test
+    void theJvmReferenceOnTheWireBarrierIsHeldAtItsCommitInTheProxyTooAndPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+                .stopGrace(Duration.ofSeconds(5)).target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).barrier(BarrierKind.WIRE)
+                .experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:crash"), ScheduleCell.parse("after-db-commit:hold"))))
+                .build(), null);
+
+        for (String cell : List.of("before-db-commit.crash", "after-db-commit.hold")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(x.environment().get("barrier")).startsWith("postgresql (A's COMMIT");
+            assertThat(x.events()).map(e -> e.payload()).as("pgjdbc's COMMIT, found whichever way it sends it").anyMatch(p ->
+                    p instanceof BarrierEvent.BarrierReached b && b.context().getOrDefault("statement", "").equals("COMMIT"));
+        }
     }
 }

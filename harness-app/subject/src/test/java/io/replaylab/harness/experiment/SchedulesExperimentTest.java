@@ -99,6 +99,32 @@ class SchedulesExperimentTest {
     }
 
     @Test
+    void aJvmIsHeldAfterItsDbCommitWhereItsJdbcCommitReturnsAndPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "after-db-commit:hold", "after-db-commit:crash").build(), null);
+
+        for (String cell : List.of("after-db-commit.hold", "after-db-commit.crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
+            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            assertThat(payloads(x)).anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("after-db-commit"));
+        }
+        assertThat(matrix(r.evidence()).rows()).as("the default matrix's points (its cells NOT_SELECTED) and the one named")
+                .containsExactly("before-db-commit", "after-db-commit", "before-offset-commit", "after-offset-commit");
+        assertThat(matrix(r.evidence()).cell("after-db-commit", "freeze")).as("named only on demand: absent").isEmpty();
+    }
+
+    @Test
+    void aProgramOnSqliteIsNotRunAfterItsDbCommitNamingWhatWouldReachIt(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(schedules(kafka, "after-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, false)))
+                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-db-commit.crash");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).isEqualTo("not reachable for a subject that is not a JVM on a SQLite target: gdb holds the SQLite commit "
+                + "where it starts (sqlite3_step of a COMMIT), not where it returns; on a PostgreSQL target the PostgreSQL proxy holds the answer to "
+                + "any client's COMMIT");
+    }
+
+    @Test
     void aSubjectThatCommitsItsOffsetBeforeItsDbWriteFailsTheCrashAfterTheOffsetCommitWithTheLostRecordNamed(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(schedules(kafka, "after-offset-commit:crash").subject(Subject.command(BrokenSubjectMain.template("commit-first"))).build(), null);
 
