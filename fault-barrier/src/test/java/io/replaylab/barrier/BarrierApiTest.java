@@ -21,7 +21,8 @@ class BarrierApiTest {
                 "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy", "WireWitness", "WitnessedCommit", "WitnessedReset", "MemberTimeouts", "FetchWatch", "ShareWitness", "WireFault", "ArmedFault", "FaultFiring",
-                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck", "PgPoint", "PgProxy");
+                "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck", "PgPoint", "PgProxy",
+                "DbFault", "ArmedDbFault", "DbFaultFiring", "PgWitness", "WitnessedTransaction");
     }
 
     @Test

@@ -39,7 +39,7 @@ public final class Bench implements Runnable {
     /** The benches, fresh (their options are their fields), in the order {@code --help} lists them. */
     static List<BenchCase> cases() {
         return List.of(new BrokerBench(), new ClusterBench(), new OffsetsBench(), new SubjectBench(), new OracleBench(), new WireBench(),
-                new NativeBench(), new RunBench());
+                new NativeBench(), new PgBench(), new RunBench());
     }
 
     /** The {@code bench} command with one subcommand per case, by its name. */

@@ -141,7 +141,8 @@ final class NativeBench implements BenchCase {
         }
     }
 
-    private static void awaitCommitted(ChildProcess c, KafkaOps ops, LabNamespace run, long offsets) throws Exception {
+    /** Waits until {@code run}'s group has committed {@code offsets} in all, failing when the consumer exits or in 5 minutes. */
+    static void awaitCommitted(ChildProcess c, KafkaOps ops, LabNamespace run, long offsets) throws Exception {
         boolean drained = Poll.every(Duration.ofMillis(20)).upTo(Duration.ofMinutes(5)).until(() -> {
             if (!c.isAlive()) {
                 throw new IllegalStateException("the consumer exited with " + c.exitCode().orElse(-1) + ": " + c.stderrTail(5));

@@ -106,6 +106,30 @@ class BenchTest {
     }
 
     @Test
+    void pgBenchComparesAConsumerThroughThePostgresProxyWithDirectAndLeavesNoTopicNorSchema(LocalKafka kafka) throws Exception {
+        io.replaylab.oracle.testing.LocalPostgres pg = io.replaylab.oracle.testing.LocalPostgres.shared();
+        String url = pg.createDatabase();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        Set<String> before = topics(kafka);
+
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "pg", "--bootstrap-server", kafka.bootstrapServers(), "--target-jdbc-url", url,
+                "--target-user", io.replaylab.oracle.testing.LocalPostgres.USER, "--target-password", io.replaylab.oracle.testing.LocalPostgres.PASSWORD,
+                "--records", "30", "--runs", "1", "--queries", "50");
+
+        assertThat(rc).as(out + "\n" + err).isZero();
+        assertThat(out.toString()).containsPattern("direct +\\d+ records/s").containsPattern("proxied +\\d+ records/s")
+                .containsPattern("median: direct \\d+ records/s, through the proxy \\d+ records/s: proxied/direct = [0-9.]+")
+                .containsPattern("median round trip: direct [0-9.]+ us, through the proxy [0-9.]+ us: the proxy adds -?[0-9.]+ us per query");
+        assertThat(topics(kafka)).isEqualTo(before);
+        try (java.sql.Connection c = pg.connect(url); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet r = s.executeQuery("SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'bench%'")) {
+            r.next();
+            assertThat(r.getInt(1)).as("every run's schema dropped").isZero();
+        }
+    }
+
+    @Test
     void theWireGoalIsJudgedOnTheIntervalOfThePerRoundRatiosNotOnOneMean() {
         String met = WireBench.againstGoal("drain", Samples.of(1.010, 1.020, 1.015, 1.012, 1.018), 1.05);
         String missed = WireBench.againstGoal("produce", Samples.of(1.100, 1.120, 1.090, 1.110), 1.05);
@@ -174,7 +198,7 @@ class BenchTest {
 
     @Test
     void benchListsEveryCaseUnderItsNameInTheOrderOfItsHelp() {
-        assertThat(Bench.command().subcommands().keySet()).containsExactly("broker", "cluster", "offsets", "subject", "oracle", "wire", "native", "run");
+        assertThat(Bench.command().subcommands().keySet()).containsExactly("broker", "cluster", "offsets", "subject", "oracle", "wire", "native", "pg", "run");
         assertThat(Bench.cases()).allSatisfy(c -> assertThat(c.getClass().getModifiers() & java.lang.reflect.Modifier.PUBLIC)
                 .as(c.name() + " is package-private").isZero());
     }

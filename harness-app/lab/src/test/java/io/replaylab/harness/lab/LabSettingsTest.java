@@ -27,6 +27,10 @@ class LabSettingsTest {
                 .isEqualTo(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.SUBJECT_IS_A_JVM));
         assertThat(LabSettings.custom().subject(Subject.command("'/usr/bin/python3' c.py {group}")).build().barrier().choice().display())
                 .isEqualTo("wire (the subject's program 'python3' is not java: the JVM debugger cannot hold it)");
+        assertThatThrownBy(() -> LabSettings.custom().subject(Subject.command("python3 c.py {group} {pg-uri}").env("H", "{pg-host}")).build())
+                .hasMessageContaining("uses {pg-host}, {pg-uri}, which only a PostgreSQL target fills (the target is a SQLite file per experiment: {db})");
+        assertThat(LabSettings.custom().subject(Subject.command("python3 c.py {group} {pg-uri}")).target("jdbc:postgresql://localhost/lab", "lab", null)
+                .build().target().isSqlite()).isFalse();
         assertThat(LabSettings.custom().subject(Subject.command("python3 c.py {group}")).barrier(BarrierKind.DEBUGGER).build().barrier().choice())
                 .isEqualTo(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.ASKED_FOR));
         assertThatThrownBy(() -> BarrierKind.parse("jdwp")).hasMessage("a barrier is debugger or wire, was jdwp");

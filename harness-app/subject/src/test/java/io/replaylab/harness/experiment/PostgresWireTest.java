@@ -56,19 +56,22 @@ class PostgresWireTest {
     }
 
     @Test
-    void aPsycopgConsumerPassesHeldAndKilledAtItsCommitAndAtItsAnswerInTheProxy(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(cells(kafka, "", "before-db-commit:hold", "before-db-commit:crash", "after-db-commit:hold", "after-db-commit:crash")
-                .build(), null);
+    void aPsycopgConsumerPassesEveryCellOfThePostgresMatrixHeldAtItsCommitAndAtItsAnswerInTheProxy(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(psycopg(kafka, "").experiments(Experiments.schedules()).build(), null);
 
-        for (String cell : List.of("before-db-commit.hold", "before-db-commit.crash", "after-db-commit.hold", "after-db-commit.crash")) {
-            ExperimentEvidence x = experiment(r.evidence(), "schedules." + cell);
-            assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
-            assertThat(x.environment().get("barrier")).startsWith("postgresql (A's COMMIT");
-            BarrierEvent.BarrierReached reached = x.events().stream().map(e -> e.payload()).filter(BarrierEvent.BarrierReached.class::isInstance)
-                    .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals(cell.substring(0, cell.indexOf('.')))).findFirst()
-                    .orElseThrow();
-            assertThat(reached.context()).as("A's own session, named by libpq's PGAPPNAME").containsEntry("statement", "COMMIT")
-                    .containsEntry("application_name", cell + "-A");
+        assertThat(r.evidence().experiments()).as("on PostgreSQL the default matrix has after-db-commit's single faults")
+                .hasSize(1 + ScheduleCell.all(true).size());
+        assertThat(ScheduleCell.all(true)).contains(ScheduleCell.parse("after-db-commit:freeze")).doesNotContain(ScheduleCell.parse("after-db-commit:hold-then-crash"));
+        for (ScheduleCell c : ScheduleCell.all(true)) {
+            ExperimentEvidence x = experiment(r.evidence(), "schedules." + c.id());
+            assertThat(x.outcome().status()).as(c + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            if (c.point().id().endsWith("db-commit")) {
+                assertThat(x.environment().get("barrier")).startsWith("postgresql (A's COMMIT");
+                BarrierEvent.BarrierReached reached = x.events().stream().map(e -> e.payload()).filter(BarrierEvent.BarrierReached.class::isInstance)
+                        .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals(c.point().id())).findFirst().orElseThrow();
+                assertThat(reached.context()).as("A's own session, named by libpq's PGAPPNAME").containsEntry("statement", "COMMIT")
+                        .containsEntry("application_name", c.id() + "-A");
+            }
         }
         ExperimentEvidence ambiguous = experiment(r.evidence(), "schedules.after-db-commit.crash");
         assertThat(Files.readString(r.runDir().resolve("logs/after-db-commit.crash-B.out")) + Files.readString(r.runDir().resolve("logs/after-db-commit.crash-A.out")))
