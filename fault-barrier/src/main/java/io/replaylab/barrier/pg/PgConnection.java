@@ -61,9 +61,16 @@ final class PgConnection {
     private boolean witnessed;
     /** The portals' bound parameters, as the witness shows them; client side only. */
     private final Map<String, String> portalParameters = new java.util.HashMap<>();
-    /** Client side only: an injected statement took the place of the client's until its Sync, which is dropped (or replaced by {@link #insteadOfSync}). */
+    /** Client side only: an injected statement took the place of the client's batch up to its Sync, which is dropped. */
     private boolean swallowToSync;
-    private String insteadOfSync;
+    /** The client began a transaction, or ended one, since the server's last ReadyForQuery (pipelined: the server has not said so yet). */
+    private volatile boolean began;
+    private volatile boolean ended;
+    /** A statement fault sent, waiting for the server's error to confirm it, and the statement it took the place of. */
+    private volatile ArmedDbFault statementFault;
+    private volatile String statementHit;
+    /** Guards what goes to the client: the server's side and a termination never interleave. */
+    private final Object toClientLock = new Object();
 
     /** One message after the startup: its type byte and its body (the length is the body's plus 4). */
     private record Message(int type, byte[] body) {
@@ -117,26 +124,28 @@ final class PgConnection {
             }
             for (Message m = Message.read(in); m != null; m = Message.read(in)) {
                 if (swallowToSync) { // the rest of a statement whose place an injected one took: its Sync is the end
-                    if (m.type() == 'S') {
-                        swallowToSync = false;
-                        if (insteadOfSync != null) {
-                            query(insteadOfSync).writeTo(toServer, in);
-                            insteadOfSync = null;
-                        }
-                    }
-                    toServer.flush(); // what went before the swallowed messages must not wait behind them
+                    swallowToSync = m.type() != 'S'; // the injected query's ReadyForQuery answers that Sync
                     continue;
                 }
                 String statement = statement(m.type(), m.body());
                 witness(m.type(), m.body(), statement);
+                if (statement != null && BEGIN.matcher(statement).matches()) {
+                    began = true;
+                }
                 if (statement != null && COMMIT.matcher(statement).matches()) {
                     toServer.flush(); // the transaction's statements reach the server; its COMMIT may wait
-                    ArmedDbFault fault = proxy.takeFault(owner, true);
+                    boolean open = inTransaction();
+                    ended = true;
+                    ArmedDbFault fault = open ? proxy.takeFault(owner, true) : null; // a COMMIT with no transaction commits nothing
                     if (fault != null && fault.fault().effect() == DbFault.Effect.TERMINATE) {
                         terminate(fault, statement);
                         return;
                     }
                     PgHold held = fault == null ? hold(PgPoint.Edge.REQUEST, statement) : null;
+                    if (held != null && clientGone(in)) { // killed while held: a dead client's COMMIT never reaches the server
+                        log.info("{}: the client went while its COMMIT was held; the COMMIT is dropped", this);
+                        return;
+                    }
                     synchronized (commits) {
                         commits.add(new Sent(statement.trim(), held, fault));
                     }
@@ -146,20 +155,21 @@ final class PgConnection {
                         swallowToSync = m.type() != 'Q';
                         continue;
                     }
-                } else if (status == 'T' && (m.type() == 'Q' || m.type() == 'P' || m.type() == 'B') && !CONTROL.matcher(text(m)).matches()) {
+                } else if (statement != null && ROLLBACK.matcher(statement).matches()) {
+                    ended = true;
+                } else if (inTransaction() && (m.type() == 'Q' || m.type() == 'P' || m.type() == 'B') && !CONTROL.matcher(text(m)).matches()) {
                     ArmedDbFault fault = proxy.takeFault(owner, false);
                     if (fault != null) {
                         String raise = "DO $$BEGIN RAISE EXCEPTION '" + PgErrors.message(fault.fault().sqlState()).replace("'", "''") + "' USING ERRCODE = '"
                                 + fault.fault().sqlState() + "'; END$$";
-                        fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, text(m).trim(), "a statement that raises SQLSTATE "
-                                + fault.fault().sqlState() + " ran in its place: the server aborted the transaction", ran()));
-                        if (m.type() == 'Q') {
-                            query(raise).writeTo(toServer, in);
-                            toServer.flush();
-                        } else {
-                            swallowToSync = true;
-                            insteadOfSync = raise;
+                        if (m.type() != 'Q') { // the statement it takes the place of, for the witness (a Query's is there already)
+                            witnessed(text(m) + (m.type() == 'B' ? " " + PgErrors.parameters(m.body(), PgWitness.MAX_TEXT) : ""));
                         }
+                        statementHit = text(m).trim();
+                        statementFault = fault; // before the server can answer
+                        query(raise).writeTo(toServer, in);
+                        toServer.flush();
+                        swallowToSync = m.type() != 'Q'; // the rest of the client's batch, up to its Sync
                         continue;
                     }
                 }
@@ -188,20 +198,19 @@ final class PgConnection {
                 client.getOutputStream().flush();
                 continue;
             }
+            if (code != CANCEL_REQUEST) { // whose the session is, before the server can say anything of it
+                Map<String, String> params = parameters(rest);
+                database = params.getOrDefault("database", params.getOrDefault("user", ""));
+                user = params.getOrDefault("user", "");
+                application = params.getOrDefault("application_name", "");
+                String byPort = proxy.ownerOf(client.getPort());
+                ownedByPort = byPort != null;
+                owner = ownedByPort ? byPort : application;
+            }
             toServer.writeInt(length);
             toServer.write(rest);
             toServer.flush();
-            if (code == CANCEL_REQUEST) {
-                return false;
-            }
-            Map<String, String> params = parameters(rest);
-            database = params.getOrDefault("database", params.getOrDefault("user", ""));
-            user = params.getOrDefault("user", "");
-            application = params.getOrDefault("application_name", "");
-            String byPort = proxy.ownerOf(client.getPort());
-            ownedByPort = byPort != null;
-            owner = ownedByPort ? byPort : application;
-            return true;
+            return code != CANCEL_REQUEST;
         }
     }
 
@@ -262,6 +271,9 @@ final class PgConnection {
         return new String(b, from, Math.max(0, end - from), StandardCharsets.UTF_8);
     }
 
+    private static final Pattern BEGIN = Pattern.compile("(?is)\\s*(begin|start\\s+transaction)\\b.*");
+    private static final Pattern ROLLBACK = Pattern.compile("(?is)\\s*(rollback|abort)(\\s+(work|transaction))?\\s*;?\\s*");
+
     /** Transaction control, which a statement fault never replaces. */
     private static final Pattern CONTROL = Pattern.compile("(?is)\\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\\s+transaction)\\b.*");
 
@@ -308,58 +320,101 @@ final class PgConnection {
             kept = executed + (params.isEmpty() ? "" : " " + params);
         }
         if (kept != null) {
-            synchronized (running) {
-                if (running.size() < PgWitness.MAX_STATEMENTS) {
-                    running.add(kept.length() > PgWitness.MAX_TEXT ? kept.substring(0, PgWitness.MAX_TEXT) : kept);
+            witnessed(kept);
+        }
+    }
+
+    private void witnessed(String kept) {
+        synchronized (running) {
+            if (running.size() < PgWitness.MAX_STATEMENTS) {
+                running.add(kept.length() > PgWitness.MAX_TEXT ? kept.substring(0, PgWitness.MAX_TEXT) : kept);
+            }
+        }
+    }
+
+    /** Whether the session is inside a transaction block, as the server last said, and as the client has said since (BEGIN, COMMIT). */
+    private boolean inTransaction() {
+        return began || status != 'I' && !ended;
+    }
+
+    /**
+     * After a held COMMIT is let go: whether the client closed its connection meanwhile (killed while held), read without taking
+     * anything the client sent: a byte that came is put back.
+     */
+    private boolean clientGone(DataInputStream in) {
+        int limit = 1 << 16;
+        in.mark(limit);
+        try {
+            client.setSoTimeout(5);
+            for (int n = 0; n < limit - 1; n++) { // what it sent before it went is read past, then put back
+                if (in.read() < 0) {
+                    return true;
                 }
+            }
+            return false;
+        } catch (java.net.SocketTimeoutException stillThere) {
+            return false;
+        } catch (IOException e) {
+            return true;
+        } finally {
+            try {
+                in.reset();
+                client.setSoTimeout(0);
+            } catch (IOException ignored) {
+                // closed: the next read says so
             }
         }
     }
 
     /** The client is told FATAL (the fault's SQLSTATE) instead of its COMMIT reaching the server, and the connection closes: the server rolls back. */
     private void terminate(ArmedDbFault fault, String statement) throws IOException {
-        DataOutputStream toClient = new DataOutputStream(client.getOutputStream());
         byte[] error = PgErrors.response("FATAL", fault.fault().sqlState());
-        toClient.write('E');
-        toClient.writeInt(error.length + 4);
-        toClient.write(error);
-        toClient.flush();
+        synchronized (toClientLock) { // never inside a message the server's side is passing on
+            DataOutputStream toClient = new DataOutputStream(client.getOutputStream());
+            toClient.write('E');
+            toClient.writeInt(error.length + 4);
+            toClient.write(error);
+            toClient.flush();
+        }
         fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, statement.trim(), "the client was told FATAL SQLSTATE "
                 + fault.fault().sqlState() + " and the connection closed before the server saw the COMMIT: the server rolled the transaction back",
                 ran()));
         close();
     }
 
-    /** Holds this connection's flow (the calling direction) at an armed point of {@code edge}, if there is one; the hold that did. */
+    /**
+     * Holds this connection's flow (the calling direction) at the first armed point of {@code edge} whose barrier takes this
+     * session's arrival (its options' condition), if there is one; the hold that did.
+     */
     private PgHold hold(PgPoint.Edge edge, String statement) {
-        PgHold h = proxy.take(edge, database);
-        if (h == null) {
-            return null;
+        for (PgHold h : proxy.holds(edge, database)) {
+            Map<String, String> context = new TreeMap<>();
+            context.put("statement", statement.trim());
+            context.put("database", database);
+            context.put("user", user);
+            context.put("application_name", application);
+            context.put("owner", owner);
+            context.put("connection", toString());
+            context.put("client.port", Integer.toString(client.getPort())); // whose session: the port a process on this host holds
+            Arrival a = new Arrival(h.barrier().point(), "session " + id + (application.isEmpty() ? "" : " (" + application + ")"), context, List.of(),
+                    List.of(edge == PgPoint.Edge.REQUEST ? "COMMIT on " + this : "the answer to COMMIT on " + this), java.time.Instant.now(),
+                    System.nanoTime());
+            Injector injector = Injector.of(h.barrier());
+            holding = h.barrier(); // before the arrival is seen: a client killed at once finds this session held (sever)
+            if (!injector.reach(a)) {
+                holding = null;
+                continue;
+            }
+            proxy.taken(h);
+            log.info("{}: {} held at {}", this, statement.trim(), h.barrier().point());
+            try {
+                injector.holdUntilReleased();
+            } finally {
+                holding = null;
+            }
+            return h;
         }
-        Map<String, String> context = new TreeMap<>();
-        context.put("statement", statement.trim());
-        context.put("database", database);
-        context.put("user", user);
-        context.put("application_name", application);
-        context.put("owner", owner);
-        context.put("connection", toString());
-        context.put("client.port", Integer.toString(client.getPort())); // whose session: the port a process on this host holds
-        Arrival a = new Arrival(h.barrier().point(), "session " + id + (application.isEmpty() ? "" : " (" + application + ")"), context, List.of(),
-                List.of(edge == PgPoint.Edge.REQUEST ? "COMMIT on " + this : "the answer to COMMIT on " + this), java.time.Instant.now(),
-                System.nanoTime());
-        Injector injector = Injector.of(h.barrier());
-        if (!injector.reach(a)) {
-            proxy.putBack(h);
-            return null;
-        }
-        log.info("{}: {} held at {}", this, statement.trim(), h.barrier().point());
-        holding = h.barrier();
-        try {
-            injector.holdUntilReleased();
-        } finally {
-            holding = null;
-        }
-        return h;
+        return null;
     }
 
     private void fromServer() {
@@ -375,6 +430,13 @@ final class PgConnection {
                 if (m.type() == 'Z' && m.body().length > 0) {
                     ended((char) m.body()[0]);
                 }
+                if (m.type() == 'E' && statementFault != null) { // the server raised it: the statement fault fired
+                    ArmedDbFault f = statementFault;
+                    statementFault = null;
+                    String state = field(m.body(), 'C');
+                    f.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, statementHit, "a statement that raises SQLSTATE " + f.fault().sqlState()
+                            + " ran in its place; the server answered SQLSTATE " + state + " and aborted the transaction", ran()));
+                }
                 if (m.type() == 'C' || m.type() == 'E') {
                     synchronized (running) {
                         if (m.type() == 'C') {
@@ -388,7 +450,9 @@ final class PgConnection {
                         return; // the answer dropped and the connection closed (a lost answer)
                     }
                 }
-                m.writeTo(toClient, in);
+                synchronized (toClientLock) {
+                    m.writeTo(toClient, in);
+                }
             }
         } catch (IOException e) {
             log.debug("{}: the server's side ended: {}", this, e.toString());
@@ -425,11 +489,9 @@ final class PgConnection {
         }
         ArmedDbFault fault = sent.fault();
         if (fault != null && fault.fault().effect() == DbFault.Effect.LOST_ANSWER) {
-            String answer = error != null ? "answered " + error : "committed";
+            String answer = error != null ? "answered " + error : tag.startsWith("ROLLBACK") ? "rolled the transaction back (it had failed before "
+                    + "the COMMIT)" : "committed";
             java.util.List<String> ran = ran();
-            synchronized (running) {
-                lastTag = error != null ? "" : "COMMIT";
-            }
             ended('I'); // the witness knows what the client never learns
             fault.fired(new DbFaultFiring(java.time.Instant.now(), owner, id, sent.statement(), "the server " + answer + "; the answer was dropped "
                     + "and the connection closed", ran));
@@ -460,6 +522,8 @@ final class PgConnection {
      */
     private void ended(char now) {
         status = now;
+        began = false;
+        ended = false;
         if (now != 'I') {
             return;
         }
@@ -496,6 +560,18 @@ final class PgConnection {
         return "";
     }
 
+    /** Releases the barrier holding this session, if one does (the proxy closes). */
+    void releaseHeld() {
+        io.replaylab.barrier.Barrier b = holding;
+        if (b != null && b.state() == io.replaylab.barrier.BarrierState.HELD) {
+            try {
+                b.release();
+            } catch (RuntimeException movedMeanwhile) {
+                // released meanwhile
+            }
+        }
+    }
+
     /** Whether {@code b} holds this session now. */
     boolean heldBy(io.replaylab.barrier.Barrier b) {
         return holding == b;
@@ -509,8 +585,12 @@ final class PgConnection {
                 synchronized (commits) {
                     committing = !commits.isEmpty();
                 }
-                t = new WitnessedTransaction(owner, id, java.time.Instant.now(), committing ? WitnessedTransaction.Outcome.AMBIGUOUS
-                        : WitnessedTransaction.Outcome.ABANDONED, "", running);
+                // what the server said last decides: its COMMIT's answer (held, say), an error, or nothing yet
+                WitnessedTransaction.Outcome outcome = !firstError.isEmpty() ? WitnessedTransaction.Outcome.FAILED
+                        : lastTag.startsWith("COMMIT") ? WitnessedTransaction.Outcome.COMMITTED
+                        : lastTag.startsWith("ROLLBACK") ? WitnessedTransaction.Outcome.ROLLED_BACK
+                        : committing ? WitnessedTransaction.Outcome.AMBIGUOUS : WitnessedTransaction.Outcome.ABANDONED;
+                t = new WitnessedTransaction(owner, id, java.time.Instant.now(), outcome, firstError, running);
                 running.clear();
             }
             witnessed = true;

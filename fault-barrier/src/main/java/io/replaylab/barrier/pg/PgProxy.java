@@ -146,14 +146,10 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         }
     }
 
-    /** The armed hold a COMMIT (or its answer) of a session on {@code database} meets, taken off the list: one-shot. */
-    PgHold take(PgPoint.Edge edge, String database) {
-        for (PgHold h : armed) {
-            if (h.point().edge() == edge && h.point().covers(database) && armed.remove(h)) {
-                return h;
-            }
-        }
-        return null;
+    /** The armed holds a COMMIT (or its answer) of a session on {@code database} may meet, oldest first; holds no longer armed go. */
+    List<PgHold> holds(PgPoint.Edge edge, String database) {
+        armed.removeIf(h -> h.barrier().state() != io.replaylab.barrier.BarrierState.ARMED);
+        return armed.stream().filter(h -> h.point().edge() == edge && h.point().covers(database)).toList();
     }
 
     /**
@@ -173,9 +169,9 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         return any;
     }
 
-    /** A hold taken whose barrier did not take the arrival (its options' condition): armed again. */
-    void putBack(PgHold h) {
-        armed.add(h);
+    /** A hold whose barrier took a session's arrival: one-shot. */
+    void taken(PgHold h) {
+        armed.remove(h);
     }
 
     void declinedEncryption() {
@@ -230,6 +226,7 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         armed.clear();
         for (PgConnection c : connections) {
             c.close();
+            c.releaseHeld(); // a direction thread held at a point goes (its sockets are closed: it ends)
         }
     }
 }

@@ -163,4 +163,63 @@ class DbFaultTest {
         assertThat(t.mentions(List.of("id-1", "id-11", "id-111", "id"))).containsExactly("id-1", "id-11");
         assertThat(t.statements()).contains("INSERT INTO effect VALUES ($1) $1=id-1");
     }
+
+    @Test
+    void aCommitFaultWaitsForACommitThatEndsATransactionAndAStatementFaultIsConfirmedByTheServersError() throws Exception {
+        try (Connection c = session("a")) {
+            ArmedDbFault commit = proxy.inject(DbFault.parse("commit:error=40001").at("a"));
+            c.setAutoCommit(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("COMMIT"); // no transaction: the server only warns, and nothing was at stake
+            }
+            assertThat(commit.firings()).as("not taken by a COMMIT with no transaction").isEmpty();
+            commit.disarm();
+            c.setAutoCommit(false);
+            ArmedDbFault statement = proxy.inject(DbFault.parse("statement:error=40P01").at("a"));
+            assertThatThrownBy(() -> insert(c, "x1", "x2")).isInstanceOf(SQLException.class);
+            assertThat(statement.firings()).singleElement().satisfies(x -> assertThat(x.done())
+                    .isEqualTo("a statement that raises SQLSTATE 40P01 ran in its place; the server answered SQLSTATE 40P01 and aborted the transaction"));
+            c.rollback();
+        }
+    }
+
+    @Test
+    void aCommitHeldWhenItsClientDiesNeverReachesTheServerAndAHeldAnswerSeveredIsWitnessedCommitted() throws Exception {
+        io.replaylab.barrier.Barrier before = proxy.arm("before", io.replaylab.barrier.PgPoint.beforeCommit(null), io.replaylab.barrier.HoldMode.THREAD,
+                t -> { }, io.replaylab.barrier.BarrierOptions.ofDefaults());
+        Connection dying = session("dying");
+        java.util.concurrent.CompletableFuture<Void> commit = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                insert(dying, "never");
+            } catch (SQLException expected) {
+                // the connection is aborted while its COMMIT is held
+            }
+        });
+        before.awaitArrival(Duration.ofSeconds(10));
+        dying.abort(Runnable::run); // the client's socket closes, as a killed process's does
+        Thread.sleep(200);
+        before.release();
+        commit.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(rows()).as("a dead client's COMMIT is dropped").doesNotContain("never");
+
+        io.replaylab.barrier.Barrier after = proxy.arm("after", io.replaylab.barrier.PgPoint.afterCommit(null), io.replaylab.barrier.HoldMode.THREAD,
+                t -> { }, io.replaylab.barrier.BarrierOptions.ofDefaults());
+        Instant since = Instant.now();
+        try (Connection c = session("killed")) {
+            java.util.concurrent.CompletableFuture<Void> answered = java.util.concurrent.CompletableFuture.runAsync(() -> {
+                try {
+                    insert(c, "durable");
+                } catch (SQLException expected) {
+                    // severed before the answer came
+                }
+            });
+            after.awaitArrival(Duration.ofSeconds(10));
+            assertThat(proxy.sever(after)).as("the held session is severed").isTrue();
+            after.release();
+            answered.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+        assertThat(rows()).contains("durable");
+        assertThat(proxy.witness().of("killed", since)).filteredOn(t -> !t.mentions(List.of("durable")).isEmpty())
+                .extracting(WitnessedTransaction::outcome).containsExactly(WitnessedTransaction.Outcome.COMMITTED);
+    }
 }

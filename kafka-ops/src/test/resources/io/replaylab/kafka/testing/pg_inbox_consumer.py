@@ -10,7 +10,9 @@ connection if need be: the inbox makes the retry safe, whatever became of the fi
 
 --no-inbox: the ledger row for every delivery and every retry (a retry after an ambiguous commit applies it twice);
 --skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same;
---autocommit: the two writes run with no transaction at all (never atomic, and never at a COMMIT).
+--autocommit: the two writes run with no transaction at all (never atomic, and never at a COMMIT);
+--hang-on-error: a transaction that fails stops the consumer where it is, alive and in its group, forever;
+--bookkeeping: before each record's transaction, one of its own that notes the instance was alive (naming no record).
 
 Target query: SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}
 """
@@ -34,6 +36,8 @@ def main():
     ap.add_argument("--no-inbox", action="store_true")
     ap.add_argument("--skip-on-error", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
+    ap.add_argument("--hang-on-error", action="store_true")
+    ap.add_argument("--bookkeeping", action="store_true")
     args = ap.parse_args()
 
     stop = []
@@ -61,10 +65,17 @@ def main():
                 print("consumer error:", msg.error(), file=sys.stderr, flush=True)
                 continue
             payment = json.loads(msg.value())
+            if args.bookkeeping:
+                db.run(lambda cur: cur.execute("INSERT INTO pg_alive VALUES (%s, now())", (args.instance,)))
             try:
-                new = db.run(lambda cur: apply(cur, args, payment), retry=not args.skip_on_error)
+                new = db.run(lambda cur: apply(cur, args, payment), retry=not (args.skip_on_error or args.hang_on_error))
                 print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
             except psycopg2.Error as e:
+                if args.hang_on_error:
+                    print(f"stuck at {payment['id']}: {e.pgcode}", flush=True)
+                    while not stop:
+                        consumer.poll(0.2)  # alive and in its group, never again applying a record
+                    break
                 print(f"skipped {payment['id']}: {e.pgcode} {e}".strip(), flush=True)
             try:
                 consumer.commit(message=msg, asynchronous=False)
@@ -78,6 +89,7 @@ def main():
 def schema(cur):
     cur.execute("CREATE TABLE IF NOT EXISTS pg_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
     cur.execute("CREATE TABLE IF NOT EXISTS pg_ledger (ns TEXT, message_id TEXT, amount BIGINT)")
+    cur.execute("CREATE TABLE IF NOT EXISTS pg_alive (instance TEXT, at TIMESTAMPTZ)")
 
 
 def apply(cur, args, payment):

@@ -124,9 +124,11 @@ public final class BarrierPlan {
     /** Every point's plan in one line for the evidence: the run's barrier, and each point another technology holds, and why. */
     public static String overview(LabContext ctx) {
         return ctx.settings().barrier().choice().display() + Arrays.stream(CommitPoint.values()).map(p -> Map.entry(p, of(ctx, p)))
-                .filter(p -> p.getValue().why == Why.DB_POINT_OFF_THE_WIRE || p.getValue().why == Why.DB_POINT_ON_THE_DATABASE_WIRE)
-                .map(p -> "; " + p.getKey().id() + ": " + (p.getValue().unavailable.isPresent() ? "none (" + p.getValue().unavailable.get() + ")"
-                        : p.getValue().why == Why.DB_POINT_OFF_THE_WIRE ? "native (gdb at the SQLite commit), which the wire barrier cannot see"
+                // a point no technology reaches here is left out: its cell, if one is named, says why
+                .filter(p -> (p.getValue().why == Why.DB_POINT_OFF_THE_WIRE || p.getValue().why == Why.DB_POINT_ON_THE_DATABASE_WIRE)
+                        && p.getValue().unavailable.isEmpty())
+                .map(p -> "; " + p.getKey().id() + ": " + (p.getValue().why == Why.DB_POINT_OFF_THE_WIRE
+                        ? "native (gdb at the SQLite commit), which the wire barrier cannot see"
                         : "the PostgreSQL proxy (the COMMIT" + (p.getKey() == CommitPoint.AFTER_DB_COMMIT ? "'s answer" : "") + " on its connection)"))
                 .collect(Collectors.joining());
     }

@@ -42,7 +42,11 @@ final class PgTechnology implements Technology {
                     + " in the proxy at " + db.address());
             armed = true;
             return new Held("postgresql", a, inst, barrier, evidence, heldBy(), "send a COMMIT through the PostgreSQL proxy at " + db.address()
-                    + (edge == PgPoint.Edge.ANSWER ? " and have it answered" : ""), Hold.process(inst, null, () -> db.barrier().sever(barrier)));
+                    + (edge == PgPoint.Edge.ANSWER ? " and have it answered" : ""), Hold.process(inst, null, () -> {
+                        if (!db.barrier().sever(barrier)) { // A went on meanwhile: nothing of it is held in the proxy now
+                            org.slf4j.LoggerFactory.getLogger(PgTechnology.class).debug("{}'s session is not held at its kill", a.spec().name());
+                        }
+                    }));
         } finally {
             warmUp.close();
             if (!armed) {

@@ -112,9 +112,16 @@ final class DbFaultsExperiment {
             }
             DbFaultFiring f = fired.get();
             Event firedEvent = e.record(Source.here("database witness"), new LabEvent.FaultFired(cell.fault().spec(), f.summary()));
+            // what the transaction it hit was about: a fault on one that named no record (a consumer's own bookkeeping) tests nothing
+            Set<String> ids = new WitnessedTransaction(aName, f.session(), f.at(), WitnessedTransaction.Outcome.FAILED, "", f.ran())
+                    .mentions(sourceIds(ctx, topic));
+            if (ids.isEmpty()) {
+                return e.finish(Outcome.notRun("the fault hit a transaction of A's that named no record of the source (it had run "
+                        + (f.ran().isEmpty() ? "nothing" : String.join("; ", f.ran())) + "): no record's fate was at stake"));
+            }
             ctx.step("fault fired; A drains after it");
             OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, "after the fault", a);
-            String did = whatADid(ctx, db, f, a, topic, group);
+            String did = whatADid(ctx, db, f, ids, a, topic, group);
             e.record(harness, new LabEvent.ClientDid(did, "", List.of()));
             if (drained == null) {
                 return e.finish(Outcome.notRun("the group did not drain after " + cell.fault().spec() + ": " + ctx.kafka().notDone(group)
@@ -141,26 +148,19 @@ final class DbFaultsExperiment {
      * What A did after the fault, from the database's witness and the group: the ids of the transaction the fault hit, whether
      * A ran a transaction naming them again and how it ended, and whether its group committed past them.
      */
-    static String whatADid(LabContext ctx, LabDbWire db, DbFaultFiring f, LabContext.Instance a, String topic, String group) {
+    static String whatADid(LabContext ctx, LabDbWire db, DbFaultFiring f, Set<String> ids, LabContext.Instance a, String topic, String group) {
         String aName = a.name();
-        // what the transaction the fault hit was about; a transaction that committed one of its records after the fault is the retry
-        Set<String> ids = new WitnessedTransaction(aName, f.session(), f.at(), WitnessedTransaction.Outcome.FAILED, "", f.ran())
-                .mentions(sourceIds(ctx, topic));
         List<String> did = new ArrayList<>();
-        if (ids.isEmpty()) {
-            did.add("(the transaction the fault hit had named no record of the source yet)");
+        String which = ids.size() == 1 ? ids.iterator().next() : ids.size() + " records (" + String.join(", ", ids) + ")";
+        Optional<WitnessedTransaction> again = db.witness().transactions().stream().filter(t -> t.ended().isAfter(f.at())
+                && t.outcome() == WitnessedTransaction.Outcome.COMMITTED && !t.mentions(ids).isEmpty()).findFirst();
+        if (again.isEmpty()) {
+            did.add("committed no transaction naming " + which + " again");
         } else {
-            String which = ids.size() == 1 ? ids.iterator().next() : ids.size() + " records (" + String.join(", ", ids) + ")";
-            Optional<WitnessedTransaction> again = db.witness().transactions().stream().filter(t -> t.ended().isAfter(f.at())
-                    && t.outcome() == WitnessedTransaction.Outcome.COMMITTED && !t.mentions(ids).isEmpty()).findFirst();
-            if (again.isEmpty()) {
-                did.add("committed no transaction naming " + which + " again");
-            } else {
-                WitnessedTransaction next = again.get();
-                did.add((next.owner().equals(aName) ? "" : "its successor " + next.owner() + " ") + "ran the transaction of " + which + " again "
-                        + (next.session() == f.session() ? "on the same session" : "on a new session") + " and committed it "
-                        + Duration.between(f.at(), next.ended()).toMillis() + " ms after the fault");
-            }
+            WitnessedTransaction next = again.get();
+            did.add((next.owner().equals(aName) ? "" : "its successor " + next.owner() + " ") + "ran the transaction of " + which + " again "
+                    + (next.session() == f.session() ? "on the same session" : "on a new session") + " and committed it "
+                    + Duration.between(f.at(), next.ended()).toMillis() + " ms after the fault");
         }
         int exits = ctx.subjects().exits(a);
         if (exits > 0) {

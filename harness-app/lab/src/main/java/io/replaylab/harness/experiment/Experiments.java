@@ -341,6 +341,7 @@ public final class Experiments {
     static void onTheRunsBroker(LabContext ctx, ExperimentRecorder e, LabNamespace ns) {
         environment(ctx, e, ns);
         e.limitation(Limitations.singleBrokerAndDatabase(ctx.target().kind()));
+        ctx.target().wire().ifPresent(db -> e.limitation(Limitations.POSTGRES_PROXY));
         ctx.kafka().wire().ifPresent(proxy -> ctx.closeAtEnd(proxy.checkCommits(ns.group(), FrontierCheck.of(ctx, e, ns.topic(), ns.inbox(1)))));
     }
 

@@ -12,6 +12,11 @@ final class Limitations {
         return "One broker and one " + database + ": this says nothing about replicated durability or Kafka transactions (EOS).";
     }
 
+    /** R15 for a PostgreSQL target: what the proxy between the subjects and the server changes. */
+    static final String POSTGRES_PROXY = "Subjects reach PostgreSQL through the run's PostgreSQL proxy on loopback, which declines TLS: a client "
+            + "that insists on TLS (sslmode=require or verify-*) cannot connect through it, and the proxy connects to the target URL's first host "
+            + "only (no failover between hosts).";
+
     /** R15 for the eos experiment: what one fenced zombie on one broker shows, and what it does not. */
     static final String EOS_ONE_ZOMBIE_ONE_BROKER = "Kafka transactions on one broker: this run shows one zombie instance, held "
             + "inside an open transaction while its partitions moved, whose transaction was aborted and whose late commit was refused, and that "

@@ -181,4 +181,48 @@ class PostgresWireTest {
                     p instanceof BarrierEvent.BarrierReached b && b.context().getOrDefault("statement", "").equals("COMMIT"));
         }
     }
+
+    @Test
+    void aConsumerWithNoTransactionNeverReachesItsCommitInTheProxyAndIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(cells(kafka, "--autocommit", "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(8)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not send a COMMIT through the "
+                + "PostgreSQL proxy at 127\\.0\\.0\\.1:\\d+ within PT8S");
+    }
+
+    @Test
+    void aConsumerThatNeverCommitsAnOffsetIsNotRunBeforeAnyDatabaseFaultIsArmed(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "", "commit:lost-answer").subject(Subject.command(Runs.pollsOnly()))
+                .barrierTimeout(Duration.ofSeconds(5)).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.lost-answer");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).matches("A committed no offset for group \\S+ within PT5S \\(the fault is armed after A's first offset "
+                + "commit, so that its start-up transactions do not meet it\\)");
+    }
+
+    @Test
+    void aConsumerThatStopsAtAFailedTransactionWithNoWitnessToJudgeItsTimeoutsIsNotRunSayingTheGroupDidNotDrain(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--hang-on-error", "commit:error=40001").witness(false)
+                .barrier(BarrierKind.DEBUGGER) // no Kafka proxy at all: nothing reads the consumer's timeouts, the drain timeout decides
+                .drainTimeout(Duration.ofSeconds(5)).build(),
+                null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the group did not drain after commit:error=40001: ").contains("; after the fault A committed no "
+                + "transaction naming rl-");
+    }
+
+    @Test
+    void aFaultThatHitsATransactionNamingNoRecordIsNotRunNamingWhatItRan(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--bookkeeping", "commit:error=40001").build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
+        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).startsWith("the fault hit a transaction of A's that named no record of the source (it had run BEGIN; INSERT "
+                + "INTO pg_alive VALUES ('commit.error-40001-A', now())").endsWith("): no record's fate was at stake");
+    }
 }

@@ -135,6 +135,18 @@ class ReferenceSubjectTest {
         assertThat(Db.count(dir.resolve("target.db"), "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(200);
     }
 
+    /** The generation of a consumer's last assignment when it holds partitions now, from its assignment log. */
+    private static java.util.Optional<String> sharing(Path log) throws java.io.IOException {
+        if (!Files.exists(log)) {
+            return java.util.Optional.empty();
+        }
+        List<String> lines = Files.readAllLines(log);
+        String last = lines.isEmpty() ? "" : lines.get(lines.size() - 1);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"event\":\"assigned\",\"partitions\":\\[\"[^]]*\\],\"generation\":(\\d+)")
+                .matcher(last);
+        return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
+    }
+
     @Test
     void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
         // idle exit 20 s, not 8: on a loaded clean-machine run both once exited 0 with nothing applied, most likely idle
@@ -148,9 +160,10 @@ class ReferenceSubjectTest {
         Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT20S");
         Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT20S");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (!(Files.exists(dir.resolve("B.assignments.jsonl"))
-                && Files.readString(dir.resolve("B.assignments.jsonl")).contains("\"event\":\"assigned\",\"partitions\":[\""))) {
-            assertThat(System.nanoTime()).as("B is given a share of the partitions within 60 s").isLessThan(deadline);
+        // both in one generation, each with partitions: B alone at first had all four, and once drained them all before A joined
+        while (!(sharing(dir.resolve("A.assignments.jsonl")).isPresent()
+                && sharing(dir.resolve("A.assignments.jsonl")).equals(sharing(dir.resolve("B.assignments.jsonl"))))) {
+            assertThat(System.nanoTime()).as("A and B share the partitions in one generation within 60 s").isLessThan(deadline);
             assertThat(a.isAlive() && b.isAlive()).as("both consumers still run").isTrue();
             Thread.sleep(50);
         }
