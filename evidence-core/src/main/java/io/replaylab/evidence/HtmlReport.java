@@ -31,7 +31,9 @@ final class HtmlReport {
                 .append(".PASS{color:#fff;background:#2e7d32}.FAIL{color:#fff;background:#c62828}.NOT_RUN{color:#000;background:#f9a825}")
                 .append(".matrix td{text-align:center;font-weight:bold;min-width:6em}.matrix td a{color:inherit}.NOT_SELECTED{color:#666;background:#eee}")
                 .append(".badge{padding:2px 8px;border-radius:4px;font-weight:bold}.problems{background:#fff3e0;padding:.5em 1em}")
-                .append("svg text{font:11px sans-serif}code{background:#f4f4f4}\n</style></head><body>\n");
+                .append("svg text{font:11px sans-serif}code{background:#f4f4f4}details summary{cursor:pointer;color:#1565c0}")
+                .append(".defects td.caught{background:#ffebee}.defects td.absent{background:#e8f5e9}.defects td.unjudged{background:#fff8e1}\n")
+                .append("</style></head><body>\n");
         h.append("<h1>replay-lab run <code>").append(esc(run.runId())).append("</code></h1>\n");
         h.append("<p id=\"outcome\">Outcome: ").append(badge(run.outcome().status().toString()))
                 .append(run.outcome().failKind() == null ? "" : " (" + esc(Reports.kind(run.outcome().failKind())) + ")")
@@ -43,7 +45,12 @@ final class HtmlReport {
             run.problems().forEach(p -> h.append("<li>").append(esc(p)).append("</li>"));
             h.append("</ul></div>\n");
         }
-        h.append(block(doc.experiments()));
+        for (Section s : doc.first()) { // the verdict first: what the run found, before how
+            h.append("<section class=\"run-section\"><h2>").append(esc(s.title())).append("</h2>\n");
+            s.blocks().forEach(b -> h.append(block(b)));
+            h.append("</section>\n");
+        }
+        h.append("<h2>Experiments</h2>\n").append(block(doc.experiments()));
         for (Report.Part part : doc.parts()) {
             ExperimentEvidence e = part.experiment();
             h.append("<section id=\"exp-").append(esc(e.name())).append("\">\n<h2>Experiment <code>").append(esc(e.name()))
@@ -96,9 +103,14 @@ final class HtmlReport {
         return "<p><em>" + esc(saying) + "</em></p>\n";
     }
 
+    /** Text longer than this is folded: its start shown, the rest a click away. */
+    static final int FOLD = 280;
+
     private static String inline(Cell c) {
         String shown = switch (c.style()) {
-            case PLAIN, HEADER -> esc(c.text());
+            case PLAIN -> c.text().length() > FOLD && c.href() == null ? "<details class=\"fold\"><summary>" + esc(c.text().substring(0, 160))
+                    + "…</summary>" + esc(c.text()) + "</details>" : esc(c.text());
+            case HEADER -> esc(c.text());
             case STRONG -> "<strong>" + esc(c.text()) + "</strong>";
             case CODE -> "<code>" + esc(c.text()) + "</code>";
             case BADGE -> badge(c.text());

@@ -30,6 +30,10 @@ final class MarkdownReport {
             run.problems().forEach(p -> md.append(">\n> - ").append(cell(p)).append('\n'));
             md.append('\n');
         }
+        for (Section s : doc.first()) { // the verdict first, as in report.html
+            md.append("## ").append(cell(s.title())).append("\n\n");
+            s.blocks().stream().filter(b -> !(b instanceof Report.Lanes)).forEach(b -> md.append(block(b)).append('\n'));
+        }
         md.append(block(doc.experiments()));
         for (Report.Part part : doc.parts()) {
             ExperimentEvidence e = part.experiment();

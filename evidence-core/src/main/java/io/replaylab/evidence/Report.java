@@ -141,8 +141,8 @@ public final class Report {
         return Duration.between(experiment.started(), event.time()).toMillis();
     }
 
-    /** The document: what the renderers walk. */
-    record Document(RunEvidence run, Table experiments, List<Part> parts) {
+    /** The document: what the renderers walk; {@code first}: the run's own sections ({@link RunSection}), before its experiments. */
+    record Document(RunEvidence run, List<Section> first, Table experiments, List<Part> parts) {
     }
 
     /** One experiment's part of the document. */

@@ -25,6 +25,9 @@ public final class Reports {
     private static final List<ReportSection> SECTIONS = StreamSupport
             .stream(ServiceLoader.load(ReportSection.class, Reports.class.getClassLoader()).spliterator(), false)
             .sorted(Comparator.comparing(s -> s.getClass().getName())).toList();
+    private static final List<RunSection> RUN_SECTIONS = StreamSupport
+            .stream(ServiceLoader.load(RunSection.class, Reports.class.getClassLoader()).spliterator(), false)
+            .sorted(Comparator.comparing(s -> s.getClass().getName())).toList();
 
     private Reports() {
     }
@@ -41,7 +44,8 @@ public final class Reports {
         List<List<Cell>> rows = run.experiments().stream().map(e -> List.of(Cell.text(e.name()).linkTo("#exp-" + e.name()),
                 Cell.text(String.join(", ", e.requirements())), Cell.badge(e.outcome().status()), Cell.text(e.outcome().reason()))).toList();
         Table experiments = new Table("experiments", List.of("experiment", "requirements", "outcome", "reason"), rows, null);
-        return new Report.Document(run, experiments, run.experiments().stream().map(Reports::part).toList());
+        List<Section> first = RUN_SECTIONS.stream().flatMap(s -> s.of(run).stream()).toList();
+        return new Report.Document(run, first, experiments, run.experiments().stream().map(Reports::part).toList());
     }
 
     private static Report.Part part(ExperimentEvidence e) {

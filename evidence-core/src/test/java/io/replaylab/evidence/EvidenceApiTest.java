@@ -16,7 +16,7 @@ class EvidenceApiTest {
                 .containsExactlyInAnyOrder(
                 "Artifact", "AtomicFiles", "Check", "Event", "Evidence", "EvidenceFormatException",
                 "ExperimentEvidence", "ExperimentRecorder", "FailKind", "FaultConfirmation", "Json", "Setting", "BadInputException",
-                "LogTail", "MetricValue", "Outcome", "Payload", "Report", "ReportSection", "Reports", "RunEvidence",
+                "LogTail", "MetricValue", "Outcome", "Payload", "Report", "ReportSection", "RunSection", "JunitXml", "Reports", "RunEvidence",
                 "RunRecorder", "SavedProtocol", "Source", "Status", "Resource", "RunJournal", "RecordEvidence", "PayloadTypes", "TestResults", "Prerequisite", "PublicTypes", "ChildProcess", "ChildProcessException", "Platform", "Poll");
     }
 }

@@ -81,9 +81,14 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
-    @Option(names = "--experiment", defaultValue = "default", converter = ExperimentName.class, completionCandidates = ExperimentNames.class,
-            description = "what to run: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE}; what each shows is listed below)")
-    Experiments.Named experiment;
+    @Option(names = "--experiment", defaultValue = "default", split = ",", converter = ExperimentName.class, completionCandidates = ExperimentNames.class,
+            description = "what to run, one or several (comma-separated or repeated, e.g. replay,rebalance): ${COMPLETION-CANDIDATES} "
+                    + "(default ${DEFAULT-VALUE}; what each shows is listed below)")
+    List<Experiments.Named> experiment;
+
+    @Option(names = "--junit-xml", description = "also write the outcome as JUnit XML to this file (one testcase per experiment and cell; "
+            + "FAIL a failure, NOT_RUN skipped), for a CI job")
+    Path junitXml;
 
     @Option(names = "--cells", split = ",", description = "the cells of schedules, as point:fault, of wire-faults, as api:effect[@n|@every] "
             + "(e.g. offset-commit:error=NOT_COORDINATOR@2,offset-fetch:rewind=5), or of db-faults, as target:effect[=SQLSTATE] "
@@ -276,6 +281,9 @@ final class RunCommand implements Callable<Integer> {
         problems.addAll(own);
         if (!problems.isEmpty()) {
             problems.forEach(p -> spec.commandLine().getErr().println("error: " + p));
+            if (json) { // a CI job reading stdout gets the refusal too
+                OffsetsCommand.printJson(spec.commandLine().getOut(), Map.of("outcome", "REFUSED", "errors", problems));
+            }
             return ReplayLab.BAD_INPUT;
         }
         PrintWriter out = spec.commandLine().getOut();
@@ -285,21 +293,24 @@ final class RunCommand implements Callable<Integer> {
             r = Lab.run(settings, quiet || json ? LabProgress.NONE : LabProgress.printingTo(out), stop);
         }
         RunEvidence ev = r.evidence();
+        if (junitXml != null) {
+            io.replaylab.evidence.JunitXml.write(ev, junitXml); // a refused run too: its experiments say NOT_RUN with the refusal
+        }
         if (r.refused().isPresent()) {
+            if (json) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("runId", ev.runId());
+                m.put("outcome", "REFUSED");
+                m.put("error", r.refused().get());
+                m.put("report", r.report().toString());
+                OffsetsCommand.printJson(out, m);
+            }
             out.flush();
             spec.commandLine().getErr().println("error: " + r.refused().get() + " (the protocol is saved: " + r.report() + ")");
             return ReplayLab.BAD_INPUT;
         }
         if (json) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("runId", ev.runId());
-            m.put("outcome", ev.outcome().status().name());
-            m.put("reason", ev.outcome().reason());
-            m.put("experiments", ev.experiments().stream().map(x -> Map.of("name", x.name(), "outcome", x.outcome().status().name(),
-                    "reason", x.outcome().reason())).toList());
-            m.put("evidence", r.runDir().resolve("evidence.json").toString());
-            m.put("report", r.report().toString());
-            OffsetsCommand.printJson(out, m);
+            OffsetsCommand.printJson(out, json(ev, r));
         } else {
             out.println();
             out.println("Outcome: " + ev.outcome().status() + " — " + ev.outcome().reason());
@@ -319,6 +330,42 @@ final class RunCommand implements Callable<Integer> {
             return Signals.exitCode(stop.reason());
         }
         return exitCode(ev.outcome().status());
+    }
+
+    /** {@code --json}: the run's outcome, each experiment's with its checks, and the defect classes the run judged. */
+    static Map<String, Object> json(RunEvidence ev, Lab.LabResult r) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("runId", ev.runId());
+        m.put("outcome", ev.outcome().status().name());
+        m.put("reason", ev.outcome().reason());
+        m.put("experiments", ev.experiments().stream().map(x -> {
+            Map<String, Object> e = new LinkedHashMap<>();
+            e.put("name", x.name());
+            e.put("outcome", x.outcome().status().name());
+            e.put("reason", x.outcome().reason());
+            e.put("checks", x.checks().stream().map(c -> {
+                Map<String, Object> k = new LinkedHashMap<>();
+                k.put("name", c.name());
+                k.put("requirement", c.requirement());
+                k.put("status", c.status().name());
+                k.put("expected", c.expected());
+                k.put("actual", c.actual());
+                return k;
+            }).toList());
+            return e;
+        }).toList());
+        m.put("defects", Defect.all().stream().filter(d -> d.in(ev).isPresent()).map(d -> {
+            ExperimentEvidence x = d.in(ev).orElseThrow();
+            Map<String, Object> k = new LinkedHashMap<>();
+            k.put("defect", d.description());
+            k.put("caughtBy", d.caughtBy());
+            k.put("outcome", x.outcome().status().name());
+            k.put("reason", x.outcome().reason());
+            return k;
+        }).toList());
+        m.put("evidence", r.runDir().resolve("evidence.json").toString());
+        m.put("report", r.report().toString());
+        return m;
     }
 
     /** {@code --subject-cmd} with its environment and directory; the reference program when no command is given. */
@@ -360,7 +407,7 @@ final class RunCommand implements Callable<Integer> {
             r = RecordSource.reference();
         }
         r = r.mapping(source.mapping());
-        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && experiment.battery()) {
+        if (Boolean.TRUE.equals(abortedTransactions) || abortedTransactions == null && experiment.stream().anyMatch(Experiments.Named::battery)) {
             r = r.withAbortedTransactions();
         }
         return r;
@@ -382,13 +429,20 @@ final class RunCommand implements Callable<Integer> {
         }
     }
 
+    /** The experiments of every name given, each once, in the order given; {@code --cells} go to the one that takes cells. */
     private List<Experiment> experiments() {
-        if (cells != null && !experiment.takesCells()) {
+        List<Experiments.Named> withCells = experiment.stream().filter(Experiments.Named::takesCells).toList();
+        if (cells != null && withCells.size() != 1) {
             throw new IllegalArgumentException("--cells picks the cells of --experiment " + Experiments.catalogue().stream()
                     .filter(Experiments.Named::takesCells).map(Experiments.Named::name).collect(java.util.stream.Collectors.joining(" or "))
-                    + ", not of " + experiment.name());
+                    + (withCells.isEmpty() ? ", not of " + experiment.stream().map(Experiments.Named::name).collect(java.util.stream.Collectors.joining(", "))
+                    : ": name only one of them beside it, not " + withCells.stream().map(Experiments.Named::name).collect(java.util.stream.Collectors.joining(" and "))));
         }
-        return experiment.experiments(cells == null ? List.of() : cells);
+        Map<String, Experiment> byName = new LinkedHashMap<>();
+        for (Experiments.Named n : experiment) {
+            n.experiments(n.takesCells() && cells != null ? cells : List.of()).forEach(x -> byName.putIfAbsent(x.name(), x));
+        }
+        return List.copyOf(byName.values());
     }
 
     /** Defect class → what catches it → its outcome, for the classes whose experiment or cell the run had (all of them in a thorough run). */

@@ -26,13 +26,23 @@ class RunCommandTest {
     void runStartsItsOwnBrokerByDefaultAndPrintsJsonWithExit0() throws Exception {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "rebuild", "--records", "30",
-                "--workdir", dir.toString(), "--json");
+        Path junit = dir.resolve("junit").resolve("replay-lab.xml");
+        java.nio.file.Files.createDirectories(junit.getParent());
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "rebuild,replay", "--experiment", "rebuild",
+                "--records", "30", "--workdir", dir.toString(), "--json", "--junit-xml", junit.toString());
 
         assertThat(rc).as(err.toString()).isZero();
         JsonNode j = Json.mapper().readTree(out.toString());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
+        List<String> names = new java.util.ArrayList<>();
+        j.get("experiments").forEach(x -> names.add(x.get("name").asText()));
+        assertThat(names).as("each named experiment once, in the order given").containsExactly("rebuild", "replay");
         assertThat(j.get("experiments").get(0).get("name").asText()).isEqualTo("rebuild");
+        assertThat(j.get("experiments").get(1).get("checks").findValuesAsText("name")).contains("no second effect");
+        assertThat(j.get("experiments").get(1).get("checks").get(0).get("status").asText()).isEqualTo("PASS");
+        assertThat(j.get("defects").findValuesAsText("caughtBy")).contains("replay");
+        assertThat(java.nio.file.Files.readString(junit)).contains("<testsuites name=\"replay-lab\" tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"0\"")
+                .contains("<testcase classname=\"replay-lab.replay\" name=\"replay\"");
         assertThat(Path.of(j.get("report").asText())).exists();
         assertThat(Path.of(j.get("evidence").asText()).resolveSibling("broker").resolve("broker.log")).exists();
         assertThat(Path.of(j.get("evidence").asText()).resolveSibling("broker").resolve("data")).as("the broker's data went with the cleanup")
@@ -186,6 +196,21 @@ class RunCommandTest {
         assertThat(rc).as(out + "\n" + err).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(err.toString()).contains("error: the source mapping (id json:/payment_id, amount json:/amount) read 0 of 10 records")
                 .contains("record p").contains("missing id at json:/payment_id").contains("the protocol is saved");
+    }
+
+    @Test
+    void withJsonARefusalIsOneJsonObjectToo() throws Exception {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "schedules,wire-faults", "--cells", "x:y",
+                "--records", "-3", "--workdir", dir.toString(), "--json");
+
+        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
+        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(j.get("outcome").asText()).isEqualTo("REFUSED");
+        assertThat(j.get("errors").findValuesAsText("")).isEmpty();
+        assertThat(j.get("errors").toString()).contains("--records").contains("--cells picks the cells of --experiment schedules or wire-faults or "
+                + "db-faults: name only one of them beside it, not schedules and wire-faults");
     }
 
     @Test

@@ -5,7 +5,10 @@ import java.util.Objects;
 import java.util.Optional;
 
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Report;
 import io.replaylab.evidence.RunEvidence;
+import io.replaylab.evidence.RunSection;
+import io.replaylab.evidence.Status;
 
 /**
  * The defect classes the lab catches, each with the experiment (or cell) that catches it and what
@@ -16,25 +19,33 @@ import io.replaylab.evidence.RunEvidence;
  * @param description the defect in words: "commits offsets ahead of its database (…)"
  * @param caughtBy    the experiment (or {@code schedules.<point>.<fault>} cell) whose FAIL is this defect, as named in the evidence
  * @param shows       what its FAIL shows
+ * @param fix         what a consumer does to be rid of it
  */
-public record Defect(String name, String description, String caughtBy, String shows) {
+public record Defect(String name, String description, String caughtBy, String shows, String fix) {
     /** Every delivery applied: no inbox, or one read outside the effect's transaction. */
     public static final Defect NO_INBOX = new Defect("NO_INBOX", "applies every delivery (no inbox, or the inbox outside the effect's transaction)",
-            "rebalance", "a second effect of the record A and B both handled");
+            "rebalance", "a second effect of the record A and B both handled",
+            "write the message's id into an inbox table in the same database transaction as the effect, and apply the effect only when that "
+                    + "row is new");
     /** After a reset, the consumer jumps to the log end (or never reads below its own position). */
     public static final Defect SKIPS_THE_REPLAY = new Defect("SKIPS_THE_REPLAY", "skips a replay (jumps to the log end after a reset)", "replay",
-            "no fetch below the log end on the wire, though the offsets moved back");
+            "no fetch below the log end on the wire, though the offsets moved back",
+            "resume from the committed offset: no seek to the end on assignment (auto.offset.reset applies only to a group with no offset)");
     /** The offset is committed before the effect's transaction: a timer's auto-commit, a commit-first loop, a batch committed before it is applied. */
     public static final Defect COMMITS_AHEAD = new Defect("COMMITS_AHEAD",
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
-            "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead");
+            "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead",
+            "commit a record's offset only after its effect's transaction committed (enable.auto.commit=false, then commitSync after the DB "
+                    + "commit)");
     /** A write that stays busy under contention is logged and skipped, and its offset committed. */
     public static final Defect SWALLOWS_BUSY_WRITES = new Defect("SWALLOWS_BUSY_WRITES",
             "swallows a busy database error under contention and commits the offset", "schedules.before-db-commit.hold-then-crash",
-            "a missing effect: B skipped the record while A held the lock, then A died");
+            "a missing effect: B skipped the record while A held the lock, then A died",
+            "retry a transaction the database refused (busy, a serialization failure, a deadlock) or stop; never commit the offset past it");
     /** The inbox is keyed by partition and offset, not by the message's identity. */
     public static final Defect POSITION_AS_IDENTITY = new Defect("POSITION_AS_IDENTITY", "takes a message's identity from its position (partition, offset)",
-            "duplicate-publish", "a second effect of each message published again at a new offset");
+            "duplicate-publish", "a second effect of each message published again at a new offset",
+            "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset");
 
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
@@ -43,6 +54,32 @@ public record Defect(String name, String description, String caughtBy, String sh
     /** This class's experiment (or cell) in a run, if the run had it. */
     public Optional<ExperimentEvidence> in(RunEvidence run) {
         return run.experiments().stream().filter(x -> x.name().equals(caughtBy)).findFirst();
+    }
+
+    /**
+     * The verdict first: at the top of a run's report, one line per defect class, caught or not (with the experiment or cell
+     * that decided, linked), or not judged and why, and what a consumer does to be rid of it. A {@link RunSection} service.
+     */
+    public static final class Verdicts implements RunSection {
+        @Override
+        public Optional<Report.Section> of(RunEvidence run) {
+            List<List<Report.Cell>> rows = all().stream().map(d -> {
+                Optional<ExperimentEvidence> x = d.in(run);
+                Status s = x.map(e -> e.outcome().status()).orElse(null);
+                Report.Cell verdict = s == Status.FAIL ? Report.Cell.strong("caught").withClass("caught")
+                        : s == Status.PASS ? Report.Cell.strong("not found").withClass("absent")
+                        : Report.Cell.strong("not judged").withClass("unjudged");
+                String evidence = x.map(e -> e.outcome().status() + ": " + e.outcome().reason())
+                        .orElse("this run had no " + d.caughtBy() + " (run it, or thorough, to judge this class)");
+                return List.of(verdict, Report.Cell.text(d.description()), Report.Cell.code(d.caughtBy()).linkTo("#exp-" + d.caughtBy()),
+                        Report.Cell.text(evidence), Report.Cell.text(s == Status.FAIL ? d.fix() : s == Status.PASS ? "" : d.fix()));
+            }).toList();
+            if (all().stream().noneMatch(d -> d.in(run).isPresent())) {
+                return Optional.empty(); // a run of none of the classes' experiments (another lab's): nothing to say
+            }
+            return Optional.of(Report.Section.of("Verdict by defect class", new Report.Table("defects",
+                    List.of("verdict", "defect class", "judged by", "what decided it", "what a consumer does"), rows, null)));
+        }
     }
 
     /** Every class, in README's order. */

@@ -273,8 +273,7 @@ public final class Experiments {
 
     private static final List<Named> CATALOGUE = List.of(
             Named.set("default", "replay, rebalance and rebuild", false, Experiments::reference),
-            Named.set("thorough", "the defaults, schedules, wire-faults, commit-ahead, duplicate-publish and on PostgreSQL db-faults: every defect class "
-                    + "README names", true,
+            Named.set("thorough", "the defaults, schedules, wire-faults, commit-ahead, duplicate-publish; on PostgreSQL db-faults too", true,
                     Experiments::thorough),
             Named.set("all", "thorough, eos and durability", true, Experiments::all),
             Named.one(ReplayExperiment.NAME, "reset an inactive group to earliest and replay into the same target: no second effect", Experiments::replay),
@@ -286,8 +285,7 @@ public final class Experiments {
                     Experiments::schedules, cells -> schedules(cells.stream().map(ScheduleCell::parse).distinct().toList())),
             Named.withCells(WireFaultsExperiment.NAME, "answers a broker may give, aimed at A's requests on the wire", Experiments::wireFaults,
                     cells -> wireFaults(cells.stream().map(WireFaultCell::parse).toList())),
-            Named.withCells(DbFaultsExperiment.NAME, "database faults (ambiguous commit, 40001, 40P01, 57P01) aimed at A's transactions in the "
-                    + "PostgreSQL proxy (a PostgreSQL target)", Experiments::dbFaults, cells -> dbFaults(cells.stream().map(DbFaultCell::parse).toList())),
+            Named.withCells(DbFaultsExperiment.NAME, "database faults (ambiguous commit, 40001, 40P01, 57P01) at A's transactions, on a PostgreSQL target", Experiments::dbFaults, cells -> dbFaults(cells.stream().map(DbFaultCell::parse).toList())),
             Named.one(CommitAheadExperiment.NAME, "every OffsetCommit checked against the target as it is sent; A killed at one ahead of its DB",
                     Experiments::commitAhead),
             Named.one(DuplicatePublishExperiment.NAME, "a slice of the source published again at new offsets: one effect per message id",

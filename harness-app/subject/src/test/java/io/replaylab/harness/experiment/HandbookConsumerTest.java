@@ -113,6 +113,18 @@ class HandbookConsumerTest {
         if (afterOffsetCommit.outcome().status() == Status.PASS) {
             assertThat(payloads(afterOffsetCommit)).as("then accepted").anyMatch(p -> p instanceof BarrierEvent.CommitAccepted);
         }
+        // the battery as a CI server reads it: Maven's own JUnit report parser on the lab's JUnit XML
+        Path junit = dir.resolve("thorough.xml");
+        io.replaylab.evidence.JunitXml.write(r.evidence(), junit);
+        List<org.apache.maven.plugins.surefire.report.ReportTestSuite> suites;
+        try (java.io.InputStreamReader in = new java.io.InputStreamReader(java.nio.file.Files.newInputStream(junit), java.nio.charset.StandardCharsets.UTF_8)) {
+            suites = new org.apache.maven.plugins.surefire.report.TestSuiteXmlParser(new org.apache.maven.plugin.surefire.log.api.NullConsoleLogger()).parse(in);
+        }
+        assertThat(suites.stream().mapToInt(org.apache.maven.plugins.surefire.report.ReportTestSuite::getNumberOfTests).sum())
+                .isEqualTo(r.evidence().experiments().size());
+        assertThat(suites.stream().mapToInt(org.apache.maven.plugins.surefire.report.ReportTestSuite::getNumberOfFailures).sum()).isZero();
+        assertThat(suites.stream().flatMap(s -> s.getTestCases().stream()).map(org.apache.maven.plugins.surefire.report.ReportTestCase::getName))
+                .contains("replay", "schedules", "schedules.before-db-commit.hold-then-crash", "wire-faults.offset-commit.lost-answer");
     }
 
     private static List<Payload> payloads(ExperimentEvidence x) {
