@@ -29,6 +29,11 @@ class ReadmeSnippetTest {
     }
 
     @Test
+    void theReadmeIsAShortFrontDoor() throws Exception {
+        assertThat(read("..", "README.md").lines().count()).as("README's lines").isLessThanOrEqualTo(200);
+    }
+
+    @Test
     void theExperimentsReadmeAndHelpNameAreTheLabsCatalogue() throws Exception {
         String names = io.replaylab.harness.experiment.Experiments.catalogue().stream().map(io.replaylab.harness.experiment.Experiments.Named::name)
                 .collect(Collectors.joining("|"));
@@ -41,7 +46,7 @@ class ReadmeSnippetTest {
 
     @Test
     void theJunitSnippetIsCutFromTheExampleProject() throws Exception {
-        String snippet = snippet(read("..", "README.md"), "@LocalKafkaTest");
+        String snippet = snippet(read("..", "docs", "reference.md"), "@LocalKafkaTest");
         String example = read("..", "examples", "custom-test", "src", "test", "java", "com", "example", "lab", "ReplayOfMyConsumerTest.java");
 
         String body = example.substring(example.indexOf("@LocalKafkaTest\n@RecordEvidence"));

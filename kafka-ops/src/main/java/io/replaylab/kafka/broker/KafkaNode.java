@@ -150,7 +150,11 @@ final class KafkaNode {
         Path logFile = dir.resolve("broker.log");
         String err = tail(dir.resolve("broker.err"), 15) + tail(dir.resolve("broker.out"), 15);
         String brokerLog = tail(logFile, 200);
-        if (err.contains("ClassNotFoundException") || err.contains("Could not find or load main class")) {
+        java.util.Optional<String> mismatch = versionMismatch(System.getProperty("java.class.path"));
+        if (mismatch.isPresent() && (err.contains("ClassNotFoundException") || err.contains("NoClassDefFoundError")
+                || err.contains("NoSuchMethodError") || err.contains("Could not find or load main class"))) {
+            sb.append(mismatch.get()).append(' ');
+        } else if (err.contains("ClassNotFoundException") || err.contains("Could not find or load main class")) {
             sb.append("The Kafka broker jars are not on the classpath: add org.apache.kafka:kafka_2.13 and a log4j2 binding. ");
         }
         if (brokerLog.contains("Address already in use") || err.contains("Address already in use")) {
@@ -197,6 +201,31 @@ final class KafkaNode {
         }
     }
 
+    private static final java.util.regex.Pattern JAR = java.util.regex.Pattern.compile("(kafka_2\\.13|kafka-clients)-(\\d[^/\\\\]*?)\\.jar$");
+
+    /**
+     * A class path whose broker jar ({@code kafka_2.13}) and client jar ({@code kafka-clients}) differ in version (a build that
+     * pins one of them): the broker then fails on a class or method the other version lacks, though both are there. What to
+     * do, or empty.
+     */
+    static java.util.Optional<String> versionMismatch(String classpath) {
+        java.util.Map<String, String> versions = new java.util.HashMap<>();
+        for (String entry : classpath.split(java.io.File.pathSeparator)) {
+            java.util.regex.Matcher m = JAR.matcher(entry);
+            if (m.find()) {
+                versions.putIfAbsent(m.group(1), m.group(2));
+            }
+        }
+        String broker = versions.get("kafka_2.13");
+        String clients = versions.get("kafka-clients");
+        if (broker == null || clients == null || broker.equals(clients)) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of("The Kafka broker jars are on the classpath, but org.apache.kafka:kafka_2.13 is " + broker
+                + " and org.apache.kafka:kafka-clients is " + clients + ": the broker needs both at one version (pin kafka_2.13 to " + clients
+                + ", or both to one version).");
+    }
+
     /** The Kafka jars must be on this JVM's classpath when the nodes use it. */
     static void checkKafkaOnClasspath(String classpath) {
         if (!classpath.equals(System.getProperty("java.class.path"))) {
@@ -204,7 +233,11 @@ final class KafkaNode {
         }
         try {
             Class.forName("kafka.Kafka", false, KafkaNode.class.getClassLoader());
-        } catch (ClassNotFoundException e) {
+        } catch (ClassNotFoundException | LinkageError e) {
+            java.util.Optional<String> mismatch = versionMismatch(classpath);
+            if (mismatch.isPresent()) {
+                throw new LocalKafkaException(mismatch.get());
+            }
             throw new LocalKafkaException("The Kafka broker jars are not on the classpath (kafka.Kafka not found). "
                     + "Add org.apache.kafka:kafka_2.13:4.4.x and org.apache.logging.log4j:log4j-slf4j2-impl "
                     + "(test scope is enough for tests).");
