@@ -96,7 +96,102 @@ final class HtmlReport {
                     .map(i -> "<li>" + i.stream().map(HtmlReport::inline).collect(Collectors.joining()) + "</li>").collect(Collectors.joining())
                     + "</ul>\n";
         }
+        if (b instanceof Report.Sequence q) {
+            return sequence(q);
+        }
         return lanes((Lanes) b);
+    }
+
+    /** One row of the sequence diagram: an arrow (a message, or several alike in a row) or a mark on one party's line. */
+    private record Row(Event event, Report.Message message, int times, Report.Mark mark) {
+    }
+
+    /** At most this many rows: a diagram of hundreds of commits says less than one of the faults and what was refused. */
+    static final int SEQUENCE_ROWS = 60;
+
+    /**
+     * The sequence diagram: a lifeline per party (the instances, the broker, the database), time downwards; each message an
+     * arrow (refused ones red), consecutive alike ones (the same parties, accepted) one arrow ×N; each marked event (a fault,
+     * a hold, a process started or killed) a dot on its party's line with its words. Nothing when no event is a message.
+     */
+    private static String sequence(Report.Sequence q) {
+        List<Row> rows = new java.util.ArrayList<>();
+        for (Event ev : q.events()) {
+            java.util.Optional<Report.Message> m = ev.payload() instanceof Payload.Extension x ? x.arrow() : java.util.Optional.empty();
+            Report.Mark mark = Report.Mark.of(ev.payload());
+            if (m.isPresent()) {
+                Row last = rows.isEmpty() ? null : rows.get(rows.size() - 1);
+                if (last != null && last.message() != null && !m.get().refused() && !last.message().refused()
+                        && last.message().from().equals(m.get().from()) && last.message().to().equals(m.get().to())) {
+                    rows.set(rows.size() - 1, new Row(last.event(), last.message(), last.times() + 1, null));
+                } else {
+                    rows.add(new Row(ev, m.get(), 1, null));
+                }
+            } else if (!mark.equals(Report.Mark.OTHER)) {
+                rows.add(new Row(ev, null, 1, mark));
+            }
+        }
+        if (rows.stream().noneMatch(r -> r.message() != null)) {
+            return "";
+        }
+        if (rows.size() > SEQUENCE_ROWS) { // refused messages and marks first; then the earliest
+            List<Row> kept = rows.stream().filter(r -> r.message() == null || r.message().refused()).limit(SEQUENCE_ROWS).toList();
+            int room = SEQUENCE_ROWS - kept.size();
+            java.util.Set<Row> keep = new java.util.HashSet<>(kept);
+            rows.stream().filter(r -> !keep.contains(r)).limit(Math.max(0, room)).forEach(keep::add);
+            rows = rows.stream().filter(keep::contains).toList();
+        }
+        Map<String, Integer> party = new LinkedHashMap<>();
+        for (Row r : rows) {
+            if (r.message() != null) {
+                party.putIfAbsent(r.message().from(), party.size());
+                party.putIfAbsent(r.message().to(), party.size());
+            } else {
+                party.putIfAbsent(r.event().source().instance(), party.size());
+            }
+        }
+        int col = 190;
+        int rowH = 26;
+        int top = 40;
+        int width = party.size() * col + 40;
+        int height = top + rows.size() * rowH + 20;
+        StringBuilder s = new StringBuilder();
+        s.append("<svg class=\"sequence\" xmlns=\"http://www.w3.org/2000/svg\" width=\"").append(width).append("\" height=\"").append(height)
+                .append("\" role=\"img\" aria-label=\"sequence diagram: who sent what to whom, and the faults\">\n")
+                .append("<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">")
+                .append("<path d=\"M0,0 L10,5 L0,10 z\" fill=\"context-stroke\"/></marker></defs>\n");
+        party.forEach((name, i) -> {
+            int x = 20 + i * col + col / 2;
+            s.append("<g class=\"party\"><rect x=\"").append(x - col / 2 + 8).append("\" y=\"4\" width=\"").append(col - 16)
+                    .append("\" height=\"22\" fill=\"#eceff1\" stroke=\"#90a4ae\"/><text x=\"").append(x).append("\" y=\"19\" text-anchor=\"middle\">")
+                    .append(esc(name.length() > 28 ? name.substring(0, 27) + "…" : name)).append("</text><line x1=\"").append(x).append("\" y1=\"26\" x2=\"")
+                    .append(x).append("\" y2=\"").append(height - 10).append("\" stroke=\"#b0bec5\" stroke-dasharray=\"4 3\"/></g>\n");
+        });
+        for (int n = 0; n < rows.size(); n++) {
+            Row r = rows.get(n);
+            int y = top + n * rowH + 12;
+            long t = Report.sinceStart(q.experiment(), r.event());
+            if (r.message() != null) {
+                int x1 = 20 + party.get(r.message().from()) * col + col / 2;
+                int x2 = 20 + party.get(r.message().to()) * col + col / 2;
+                String color = r.message().refused() ? "#c62828" : "#37474f";
+                String label = r.message().label() + (r.times() > 1 ? " ×" + r.times() : "");
+                s.append("<g class=\"message").append(r.message().refused() ? " refused" : "").append("\"><title>t+").append(t).append(" ms #")
+                        .append(r.event().seq()).append(": ").append(esc(r.event().payload().summary())).append("</title><line x1=\"").append(x1)
+                        .append("\" y1=\"").append(y).append("\" x2=\"").append(x2 + (x2 > x1 ? -2 : 2)).append("\" y2=\"").append(y)
+                        .append("\" stroke=\"").append(color).append("\" stroke-width=\"1.5\" marker-end=\"url(#arrow)\"/><text x=\"")
+                        .append((x1 + x2) / 2).append("\" y=\"").append(y - 4).append("\" text-anchor=\"middle\" fill=\"").append(color).append("\">")
+                        .append(esc(label.length() > 60 ? label.substring(0, 59) + "…" : label)).append("</text></g>\n");
+            } else {
+                int x = 20 + party.get(r.event().source().instance()) * col + col / 2;
+                String words = r.event().payload().summary();
+                s.append("<g class=\"mark\"><title>t+").append(t).append(" ms #").append(r.event().seq()).append(": ").append(esc(words))
+                        .append("</title><circle cx=\"").append(x).append("\" cy=\"").append(y).append("\" r=\"5\" fill=\"")
+                        .append(esc(r.mark().color())).append("\"/><text x=\"").append(x + 9).append("\" y=\"").append(y + 4).append("\">")
+                        .append(esc(r.mark().label() + ": " + (words.length() > 50 ? words.substring(0, 49) + "…" : words))).append("</text></g>\n");
+            }
+        }
+        return s.append("</svg>\n").toString();
     }
 
     private static String empty(String saying) {

@@ -32,7 +32,7 @@ final class MarkdownReport {
         }
         for (Section s : doc.first()) { // the verdict first, as in report.html
             md.append("## ").append(cell(s.title())).append("\n\n");
-            s.blocks().stream().filter(b -> !(b instanceof Report.Lanes)).forEach(b -> md.append(block(b)).append('\n'));
+            s.blocks().stream().filter(b -> !(b instanceof Report.Lanes || b instanceof Report.Sequence)).forEach(b -> md.append(block(b)).append('\n'));
         }
         md.append(block(doc.experiments()));
         for (Report.Part part : doc.parts()) {
@@ -48,7 +48,7 @@ final class MarkdownReport {
             for (Section s : part.sections()) {
                 String heading = "### " + cell(s.title()) + "\n\n";
                 for (Block b : s.blocks()) {
-                    if (!(b instanceof Report.Lanes)) {
+                    if (!(b instanceof Report.Lanes || b instanceof Report.Sequence)) {
                         blocks.add(heading + block(b));
                         heading = "";
                     }

@@ -134,6 +134,11 @@ public sealed interface Payload {
         default Report.Mark mark() {
             return Report.Mark.OTHER;
         }
+
+        /** When the event is a message between two parties (A's OffsetCommit to the broker, say), its arrow in the sequence diagram. */
+        default java.util.Optional<Report.Message> arrow() {
+            return java.util.Optional.empty();
+        }
     }
 
     /**

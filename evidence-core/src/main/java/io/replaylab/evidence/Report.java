@@ -27,7 +27,7 @@ public final class Report {
     }
 
     /** What a section holds. */
-    public sealed interface Block permits Table, Items, Lanes {
+    public sealed interface Block permits Table, Items, Lanes, Sequence {
     }
 
     /**
@@ -50,6 +50,22 @@ public final class Report {
 
     /** The timeline drawn as one lane per process (HTML only): events in time order, each with its mark, and the bars between them. */
     record Lanes(ExperimentEvidence experiment, List<Event> events, List<Mark> marks, List<Span> spans) implements Block {
+    }
+
+    /** The timeline drawn as a sequence diagram (HTML only): a lifeline per party, each message an arrow, each marked event on its party's line. */
+    record Sequence(ExperimentEvidence experiment, List<Event> events) implements Block {
+    }
+
+    /**
+     * An event as a message in the sequence diagram: from one party to another (an instance, {@code broker}, {@code database}),
+     * what it said, and whether it was refused (drawn red).
+     */
+    public record Message(String from, String to, String label, boolean refused) {
+        public Message {
+            Objects.requireNonNull(from, "from");
+            Objects.requireNonNull(to, "to");
+            label = label == null ? "" : label;
+        }
     }
 
     /** How a cell's text is shown. */

@@ -55,7 +55,7 @@ public final class Reports {
         sections.add(Section.of("Checks", new Table("checks", List.of("check", "requirement", "expected", "actual", "verdict"),
                 e.checks().stream().map(c -> List.of(Cell.text(c.name()), Cell.text(c.requirement()), Cell.text(c.expected()),
                         Cell.text(c.actual()), Cell.badge(c.status()))).toList(), "No check was evaluated.")));
-        sections.add(Section.of("Timeline", lanes(e), new Table("timeline", List.of("#", "t+ms", "source", "event", "detail"),
+        sections.add(Section.of("Timeline", new Report.Sequence(e, timeOrdered(e)), lanes(e), new Table("timeline", List.of("#", "t+ms", "source", "event", "detail"),
                 timeline(e).stream().map(ev -> List.of(Cell.text(ev.seq()), Cell.text(Report.sinceStart(e, ev)), Cell.text(sourceLabel(ev.source())),
                         Cell.text(ev.type()), Cell.text(ev.payload().summary()))).toList(), "No event was recorded.")));
         sections.add(Section.of("Environment", new Table("environment", List.of("fact", "value"),

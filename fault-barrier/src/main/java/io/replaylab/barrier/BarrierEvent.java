@@ -162,6 +162,15 @@ public sealed interface BarrierEvent extends Payload.Extension {
             return "ANSWERED".equals(fate) && !answers.isEmpty() && answers.values().stream().allMatch("NONE"::equals);
         }
 
+        /** The sequence diagram's arrow: A's OffsetCommit to the broker, and what became of it (red when it was not stored). */
+        @Override
+        public java.util.Optional<io.replaylab.evidence.Report.Message> arrow() {
+            String at = offsets.entrySet().stream().map(e -> e.getKey().substring(e.getKey().lastIndexOf('-') + 1) + "=" + e.getValue())
+                    .collect(java.util.stream.Collectors.joining(",", "{", "}"));
+            return java.util.Optional.of(new io.replaylab.evidence.Report.Message(instance, "broker", "OffsetCommit " + at + (accepted() ? ""
+                    : ": " + fateText()), !accepted()));
+        }
+
         /** What became of it, for a person. */
         public String fateText() {
             return switch (fate) {

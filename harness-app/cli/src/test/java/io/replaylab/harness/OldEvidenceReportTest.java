@@ -45,7 +45,10 @@ class OldEvidenceReportTest {
             String then = Files.readString(OLD.resolve(name + ".md"), StandardCharsets.UTF_8)
                     // the one change since: the experiments table links to each experiment in Markdown too, as in HTML
                     .replace("| rebalance |", "| [rebalance](#exp-rebalance) |");
-            assertThat(report(name, "md")).as(name).isEqualTo(then);
+            String now = report(name, "md");
+            // and the other: the verdict by defect class comes first when the run had an experiment that judges one (rebalance)
+            assertThat(now).as(name).contains("## Verdict by defect class\n\n| verdict | defect class | judged by | what decided it |");
+            assertThat(now.replaceFirst("(?s)## Verdict by defect class\n.*?(?=\\| experiment \\|)", "")).as(name).isEqualTo(then);
         }
     }
 

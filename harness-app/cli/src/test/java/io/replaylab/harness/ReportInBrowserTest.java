@@ -31,7 +31,8 @@ import org.openqa.selenium.logging.LoggingPreferences;
 
 /**
  * report.html of real runs (a PASS, a FAIL, a NOT_RUN) opened in a real browser, headless Chromium driven by Selenium: the
- * verdict by defect class comes first, the timeline's diagram and the tables render with a size, long reasons are folded,
+ * verdict by defect class comes first, the sequence diagram (who sent what to whom, A held and its stale commit refused) and the timeline
+ * render with a size, long reasons are folded,
  * and the page logs no error. Each page's screenshot is saved under {@code target/report-screenshots/} (CI keeps it).
  */
 @LocalKafkaTest
@@ -112,6 +113,14 @@ class ReportInBrowserTest {
         assertThat(verdicts.getText()).contains("applies every delivery").contains("write the message's id into an inbox table");
 
         assertThat(browser.findElements(By.cssSelector("svg.lanes"))).isNotEmpty();
+        WebElement sequence = browser.findElement(By.cssSelector("#exp-rebalance svg.sequence"));
+        assertThat(sequence.getSize().getHeight()).as("the sequence diagram is drawn").isPositive();
+        assertThat(sequence.findElements(By.cssSelector("g.party"))).extracting(WebElement::getText).as("its parties")
+                .contains("rebalance-A", "rebalance-B", "broker");
+        assertThat(sequence.findElements(By.cssSelector("g.message"))).as("A's and B's OffsetCommits to the broker, as arrows").isNotEmpty();
+        assertThat(sequence.findElements(By.cssSelector("g.mark")).stream().map(WebElement::getText))
+                .as("on A's line: held at its commit, then its stale commit refused").anyMatch(t -> t.contains("barrier: barrier offset-commit reached"))
+                .anyMatch(t -> t.contains("commit rejected: "));
         assertThat(browser.findElements(By.cssSelector("details.fold"))).as("long texts folded").isNotEmpty();
 
         open(run(kafka, "not-run", "--experiment", "db-faults"), "not-run", "NOT_RUN");

@@ -110,6 +110,13 @@ public sealed interface LabEvent extends Payload.Extension {
         public Report.Mark mark() {
             return DB;
         }
+
+        /** The sequence diagram's arrow: the instance's transaction to the database, red unless it committed. */
+        @Override
+        public java.util.Optional<Report.Message> arrow() {
+            return java.util.Optional.of(new Report.Message(instance, "database", "transaction " + outcome.toLowerCase(java.util.Locale.ROOT)
+                    .replace('_', ' ') + (sqlState.isEmpty() ? "" : " " + sqlState), !outcome.equals("COMMITTED")));
+        }
     }
 
     /** How the HTML timeline draws what the database did. */
