@@ -132,13 +132,18 @@ class PostgresWireTest {
     }
 
     @Test
-    void aConsumerWithNoTransactionNeverMeetsACommitFaultAndIsNotRunSayingSo(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(dbFaults(kafka, "--autocommit", "commit:error=40001").barrierTimeout(Duration.ofSeconds(8)).build(), null);
+    void aConsumerWithNoTransactionNeverMeetsACommitOrStatementFaultAndIsNotRunSayingSo(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(dbFaults(kafka, "--autocommit", "commit:error=40001", "statement:error=40P01").barrierTimeout(Duration.ofSeconds(8))
+                .build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).startsWith("the fault never fired: A ran no COMMIT (a consumer whose writes run with no transaction, "
                 + "autocommit, never sends one) through the PostgreSQL proxy within PT8S");
+        ExperimentEvidence statement = experiment(r.evidence(), "db-faults.statement.error-40P01");
+        assertThat(statement.outcome().status()).isEqualTo(Status.NOT_RUN);
+        assertThat(statement.outcome().reason()).startsWith("the fault never fired: A ran no statement inside a transaction (a consumer whose "
+                + "writes run with no transaction, autocommit, never meets it) through the PostgreSQL proxy within PT8S");
     }
 
     @Test
