@@ -17,6 +17,11 @@ public record DbFaultFiring(Instant at, String owner, int session, String statem
         ran = java.util.List.copyOf(ran);
     }
 
+    /** The ids of {@code ids} the transaction it hit had named by then (as {@link WitnessedTransaction#mentions}). */
+    public java.util.Set<String> mentions(java.util.Collection<String> ids) {
+        return WitnessedTransaction.mentioned(ran, ids);
+    }
+
     /** In one line for the evidence. */
     public String summary() {
         return done + " (session " + session + " of " + owner + ", at " + statement + ")";

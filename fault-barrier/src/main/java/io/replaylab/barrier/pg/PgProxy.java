@@ -122,6 +122,11 @@ public final class PgProxy implements BarrierSource<PgPoint> {
         return armed;
     }
 
+    /** Whether any fault is armed: a statement is looked at for one only then. */
+    boolean faultsArmed() {
+        return !faults.isEmpty();
+    }
+
     void disarm(ArmedDbFault f) {
         faults.remove(f);
     }

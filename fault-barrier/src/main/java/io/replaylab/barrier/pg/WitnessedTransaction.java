@@ -41,6 +41,11 @@ public record WitnessedTransaction(String owner, int session, Instant ended, Out
      * text with no id character (letter, digit, '.', '-', '_') right before or after it.
      */
     public Set<String> mentions(Collection<String> ids) {
+        return mentioned(statements, ids);
+    }
+
+    /** The ids of {@code ids} that {@code statements} name (see {@link #mentions}). */
+    static Set<String> mentioned(List<String> statements, Collection<String> ids) {
         Set<String> out = new LinkedHashSet<>();
         for (String id : ids) {
             for (String s : statements) {

@@ -14,8 +14,8 @@ import io.replaylab.harness.lab.LabDbWire;
 /**
  * A's {@code COMMIT} (or the server's answer to it) held in the run's PostgreSQL proxy: any client,
  * any language. Armed while A's first OffsetCommit is held on the Kafka wire, as gdb's point is: the
- * transactions A runs while it starts do not count. Only A's own sessions are held: the session's
- * client port belongs to A's process (or a descendant), or its {@code application_name} is A's name.
+ * transactions A runs while it starts do not count. Only A's own sessions are held: those the proxy says are A's (its
+ * process holds the session's port, or the session's {@code application_name} is A's name).
  */
 final class PgTechnology implements Technology {
     private final PgPoint.Edge edge;
@@ -34,8 +34,8 @@ final class PgTechnology implements Technology {
             warmUp.await();
             BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, "connection");
             Predicate<Map<String, String>> asked = a.options().when();
-            Predicate<Map<String, String>> ofA = c -> a.spec().name().equals(c.get("application_name"))
-                    || inst.process().ownsTcpPort(Integer.parseInt(c.getOrDefault("client.port", "0")));
+            // the proxy names a session's owner: the instance whose process holds its port (the run tells it), else its application name
+            Predicate<Map<String, String>> ofA = c -> a.spec().name().equals(c.get("owner"));
             PgPoint point = edge == PgPoint.Edge.REQUEST ? PgPoint.beforeCommit(null) : PgPoint.afterCommit(null);
             Barrier barrier = db.barrier().arm(a.pointName(), point, HoldMode.THREAD, evidence, a.options().when(asked.and(ofA)));
             a.ctx().step("PostgreSQL barrier armed on " + a.spec().name() + "'s next COMMIT" + (edge == PgPoint.Edge.ANSWER ? "'s answer" : "")

@@ -113,8 +113,7 @@ final class DbFaultsExperiment {
             DbFaultFiring f = fired.get();
             Event firedEvent = e.record(Source.here("database witness"), new LabEvent.FaultFired(cell.fault().spec(), f.summary()));
             // what the transaction it hit was about: a fault on one that named no record (a consumer's own bookkeeping) tests nothing
-            Set<String> ids = new WitnessedTransaction(aName, f.session(), f.at(), WitnessedTransaction.Outcome.FAILED, "", f.ran())
-                    .mentions(sourceIds(ctx, topic));
+            Set<String> ids = f.mentions(sourceIds(ctx, topic));
             if (ids.isEmpty()) {
                 return e.finish(Outcome.notRun("the fault hit a transaction of A's that named no record of the source (it had run "
                         + (f.ran().isEmpty() ? "nothing" : String.join("; ", f.ran())) + "): no record's fate was at stake"));
