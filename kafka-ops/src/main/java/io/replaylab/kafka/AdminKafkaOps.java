@@ -57,6 +57,7 @@ final class AdminKafkaOps implements KafkaOps {
 
     private final String bootstrap;
     private final Duration timeout;
+    private final ClientProperties client;
     private final Admin admin;
     /** Runs after every guard passed and the plan was saved, just before the alter: a test widens the race window here. */
     Runnable beforeAlter = () -> {
@@ -65,10 +66,11 @@ final class AdminKafkaOps implements KafkaOps {
     Runnable afterAlter = () -> {
     };
 
-    AdminKafkaOps(String bootstrap, Duration timeout) {
+    AdminKafkaOps(String bootstrap, Duration timeout, ClientProperties client) {
         this.bootstrap = Objects.requireNonNull(bootstrap, "bootstrap");
         this.timeout = Objects.requireNonNull(timeout, "timeout");
-        Properties p = new Properties();
+        this.client = Objects.requireNonNull(client, "client");
+        Properties p = client.properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) Math.min(timeout.toMillis(), 10_000));
@@ -76,7 +78,8 @@ final class AdminKafkaOps implements KafkaOps {
         try {
             this.admin = Admin.create(p);
         } catch (org.apache.kafka.common.KafkaException e) {
-            throw new BadInputException("bad " + KafkaOps.BOOTSTRAP + " '" + bootstrap + "': " + e.getMessage(), e, KafkaOps.BOOTSTRAP);
+            throw new BadInputException("bad " + KafkaOps.BOOTSTRAP + " '" + bootstrap + "' or " + ClientProperties.SETTING + " " + client + ": "
+                    + e.getMessage(), e, KafkaOps.BOOTSTRAP, ClientProperties.SETTING);
         }
     }
 
@@ -802,7 +805,10 @@ final class AdminKafkaOps implements KafkaOps {
 
     private BrokerUnreachableException unreachable(String what, Throwable cause) {
         return new BrokerUnreachableException("the broker at " + bootstrap + " did not answer within " + timeout.toSeconds()
-                + " s (" + what + "); is it running and reachable?", cause);
+                + " s (" + what + "); is it running and reachable?"
+                // a listener that wants SASL or TLS drops a plaintext client without a word: it looks like no broker
+                + (client.isEmpty() ? " A broker that needs SASL or TLS looks like this too to a client given no " + ClientProperties.SETTING + "." : ""),
+                cause, ClientProperties.SETTING);
     }
 
     /** The group or topic does not exist. */

@@ -31,7 +31,12 @@ public interface KafkaOps extends AutoCloseable {
 
     /** @param timeout how long any one operation may wait for the broker before {@link BrokerUnreachableException} */
     static KafkaOps connect(String bootstrapServers, Duration timeout) {
-        return new AdminKafkaOps(bootstrapServers, timeout);
+        return connect(bootstrapServers, timeout, ClientProperties.none());
+    }
+
+    /** @param client how to reach a cluster that needs SASL or TLS (Kafka's {@code --command-config}) */
+    static KafkaOps connect(String bootstrapServers, Duration timeout, ClientProperties client) {
+        return new AdminKafkaOps(bootstrapServers, timeout, client);
     }
 
     String bootstrapServers();

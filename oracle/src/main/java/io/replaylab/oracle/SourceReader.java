@@ -262,7 +262,7 @@ final class SourceReader {
     }
 
     private KafkaConsumer<byte[], byte[]> consumer(IsolationLevel isolation) {
-        Properties p = new Properties();
+        Properties p = spec.client().properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, spec.bootstrap());
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation.toString());

@@ -14,10 +14,10 @@ class SourceSpecTest {
     @Test
     void aTopicIsReadAsReferencePaymentsWithTheDefaultTimeoutAndEachDerivedSpecChangesOnlyItsOwnPart() {
         SourceSpec s = SourceSpec.topic("127.0.0.1:9092", "pay");
-        assertThat(s).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", null, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT));
+        assertThat(s).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", null, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT, io.replaylab.kafka.ClientProperties.none()));
         Cut cut = new Cut("pay", Instant.now(), Map.of(0, 3L));
         RecordParser other = RecordParser.ofText((k, v) -> RecordParser.Parsed.of(k, 1));
-        assertThat(s.upTo(cut)).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", cut, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT));
+        assertThat(s.upTo(cut)).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", cut, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT, io.replaylab.kafka.ClientProperties.none()));
         assertThat(s.parser(other).parser()).isSameAs(other);
         assertThat(s.timeout(Duration.ofSeconds(3)).timeout()).isEqualTo(Duration.ofSeconds(3));
         assertThatThrownBy(() -> s.timeout(Duration.ZERO)).hasMessage("the source timeout must be positive, was PT0S");

@@ -104,9 +104,12 @@ public final class WireProxy implements BarrierSource<WirePoint> {
     private final InetSocketAddress upstreamBootstrap;
     /** Asks the broker directly for what no answer on the wire says (a partition's log start); made on first use. */
     private Admin admin;
+    /** Kafka client properties the admin above takes to reach a broker that needs SASL or TLS (a client's own pass through). */
+    private final Map<String, String> upstreamClient;
 
-    private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
+    private WireProxy(InetSocketAddress upstreamBootstrap, int maxFrameBytes, Duration retryGrace, Map<String, String> upstreamClient) {
         this.upstreamBootstrap = upstreamBootstrap;
+        this.upstreamClient = Map.copyOf(upstreamClient);
         this.maxFrameBytes = maxFrameBytes;
         this.retryGrace = retryGrace;
         this.inPlace = upstreamBootstrap.getHostString().length() == Addresses.LOOPBACK.length();
@@ -122,17 +125,30 @@ public final class WireProxy implements BarrierSource<WirePoint> {
     }
 
     /**
+     * As {@link #start(String)} for a broker that needs SASL or TLS: {@code clientProperties} (Kafka client properties:
+     * {@code security.protocol}, {@code sasl.*}, {@code ssl.*}) are what the proxy's own requests to the broker take; a
+     * client's SASL exchange passes through the proxy as any other request.
+     */
+    public static WireProxy start(String upstreamBootstrap, Map<String, String> clientProperties) {
+        return start(upstreamBootstrap, DEFAULT_MAX_FRAME_BYTES, DEFAULT_RETRY_GRACE, clientProperties);
+    }
+
+    /**
      * As {@link #start(String)}, closing any connection whose frame is larger than {@code maxFrameBytes}, and
      * waiting {@code retryGrace} after a release for a commit whose held connections the client closed.
      */
     public static WireProxy start(String upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
+        return start(upstreamBootstrap, maxFrameBytes, retryGrace, Map.of());
+    }
+
+    private static WireProxy start(String upstreamBootstrap, int maxFrameBytes, Duration retryGrace, Map<String, String> clientProperties) {
         if (maxFrameBytes < 64) {
             throw new IllegalArgumentException("maxFrameBytes must be at least 64, was " + maxFrameBytes);
         }
         if (retryGrace.isNegative()) {
             throw new IllegalArgumentException("retryGrace must not be negative, was " + retryGrace);
         }
-        return new WireProxy(address(upstreamBootstrap), maxFrameBytes, retryGrace);
+        return new WireProxy(address(upstreamBootstrap), maxFrameBytes, retryGrace, clientProperties);
     }
 
     static InetSocketAddress address(String bootstrap) {
@@ -400,6 +416,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         }
         if (admin == null) {
             Properties p = new Properties();
+            p.putAll(upstreamClient);
             p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, upstreamBootstrap.getHostString() + ":" + upstreamBootstrap.getPort());
             p.put(AdminClientConfig.CLIENT_ID_CONFIG, "replay-lab-wire-proxy");
             p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5000);

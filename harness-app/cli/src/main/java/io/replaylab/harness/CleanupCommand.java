@@ -8,6 +8,7 @@ import java.util.concurrent.Callable;
 
 import io.replaylab.harness.lab.CleanupRefusedException;
 import io.replaylab.harness.lab.Leftovers;
+import io.replaylab.harness.subject.ClientOptions;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,13 +46,17 @@ final class CleanupCommand implements Callable<Integer> {
     @Mixin
     TargetLogin login;
 
+    /** The run's broker may need them again: they are never journaled. */
+    @Mixin
+    ClientOptions client;
+
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (!Files.isDirectory(workDir)) {
             throw new IllegalArgumentException("--workdir " + workDir + " is not a directory");
         }
-        Leftovers.Access access = new Leftovers.Access(allowRemote, login.user, login.password());
+        Leftovers.Access access = new Leftovers.Access(allowRemote, login.user, login.password(), client.properties());
         if (which != null && which.run != null) {
             Leftovers.Run r = Leftovers.of(workDir, which.run);
             return remove(out, List.of(r), access);

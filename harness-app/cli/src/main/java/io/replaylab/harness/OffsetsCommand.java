@@ -16,6 +16,7 @@ import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.AtomicFiles;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.GroupMember;
+import io.replaylab.harness.subject.ClientOptions;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
@@ -58,8 +59,11 @@ final class OffsetsCommand implements Runnable {
         @Option(names = "--json", description = "print JSON instead of text")
         boolean json;
 
+        @Mixin
+        ClientOptions client;
+
         KafkaOps connect() {
-            return KafkaOps.connect(bootstrap, timeout);
+            return KafkaOps.connect(bootstrap, timeout, client.properties());
         }
     }
 

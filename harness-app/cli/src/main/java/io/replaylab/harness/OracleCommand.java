@@ -13,6 +13,7 @@ import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 import io.replaylab.oracle.Finding;
 import io.replaylab.oracle.Oracle;
+import io.replaylab.harness.subject.ClientOptions;
 import io.replaylab.oracle.SourceSpec;
 import io.replaylab.oracle.Target;
 import io.replaylab.oracle.TargetSpec;
@@ -51,6 +52,9 @@ final class OracleCommand implements Callable<Integer> {
     @Mixin
     TargetLogin login;
 
+    @Mixin
+    ClientOptions client;
+
     @Option(names = "--namespace", description = "inbox namespace bound to {namespace} in the query")
     String namespace;
 
@@ -82,13 +86,13 @@ final class OracleCommand implements Callable<Integer> {
         }
         OffsetSnapshot committed = null;
         if (group != null) {
-            try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+            try (KafkaOps ops = KafkaOps.connect(bootstrap, KafkaOps.DEFAULT_TIMEOUT, client.properties())) {
                 committed = ops.describe(group);
             }
         }
         Comparison c;
         try (Target t = Target.open(target)) {
-            c = Oracle.of(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()), t).compare(committed);
+            c = Oracle.of(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()).client(client.properties()), t).compare(committed);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

@@ -14,6 +14,7 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.Versions;
 import io.replaylab.harness.subject.SubjectCommand;
 import io.replaylab.kafka.BrokerUnreachableException;
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.ResetScope;
@@ -115,6 +116,7 @@ public final class ReplayLab implements Runnable {
             Map.entry(ResetScope.ALL_TOPICS, "--all-topics"),
             Map.entry(ResetScope.TOPICS, "--topic"),
             Map.entry(KafkaOps.BOOTSTRAP, "--bootstrap-server"),
+            Map.entry(ClientProperties.SETTING, "--command-config/--command-property"),
             Map.entry(TargetSpec.NAMESPACE, "no --namespace was given"),
             Map.entry(LabSettings.BOOTSTRAP_HOSTS, "--bootstrap-server host(s)"),
             Map.entry(LabSettings.ALLOW_REMOTE, "--allow-remote"),
@@ -127,6 +129,7 @@ public final class ReplayLab implements Runnable {
     private static final Map<String, String> SETTING_FLAGS = Map.ofEntries(
             Map.entry("experiments", "--experiment"),
             Map.entry("records", "--records"),
+            Map.entry("client", "--command-config/--command-property"),
             Map.entry("partitions", "--partitions"),
             Map.entry("parallel", "--parallel"),
             Map.entry("handoffTimeout", "--handoff-timeout"),

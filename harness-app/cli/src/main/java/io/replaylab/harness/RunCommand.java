@@ -20,6 +20,7 @@ import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.lab.InvalidSettingsException;
+import io.replaylab.harness.subject.ClientOptions;
 import io.replaylab.harness.subject.ReferenceSubject;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -108,6 +109,9 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--allow-remote", description = "allow a broker or target database that is not on loopback (default: refused)")
     boolean allowRemote;
+
+    @Mixin
+    ClientOptions client;
 
     @Option(names = "--records", defaultValue = "200", description = "synthetic payments per experiment (default ${DEFAULT-VALUE})")
     int records;
@@ -261,7 +265,8 @@ final class RunCommand implements Callable<Integer> {
                 () -> b.subject(subject("--subject", subjectCmd, subjectEnv, subjectDir, ReferenceSubject.consume())),
                 () -> b.transformSubject(subject("--transform", transformCmd, transformEnv, transformDir, ReferenceSubject.transform())),
                 () -> b.shareSubject(subject("--share", shareCmd, shareEnv, shareDir, ReferenceSubject.shareConsume())),
-                () -> b.source(recordSource()));
+                () -> b.source(recordSource()),
+                () -> b.client(client.properties()));
         for (Runnable flag : parsed) {
             try {
                 flag.run();

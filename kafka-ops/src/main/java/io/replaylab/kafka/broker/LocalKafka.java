@@ -53,6 +53,8 @@ public final class LocalKafka implements AutoCloseable {
     private final boolean ownsWorkDir;
     private int brokerPort;
     private int controllerPort;
+    /** The SASL_PLAINTEXT listener's port, when the config has SASL users; kept across a restart as the others are. */
+    private int saslPort;
     private boolean formatted;
     private ChildProcess process;
     private Thread shutdownHook;
@@ -94,6 +96,7 @@ public final class LocalKafka implements AutoCloseable {
             removeHook();
             brokerPort = 0;
             controllerPort = 0;
+            saslPort = 0;
             KafkaNode.deleteRecursively(workDir.resolve("data"));
         });
     }
@@ -105,6 +108,9 @@ public final class LocalKafka implements AutoCloseable {
             brokerPort = KafkaNode.freePort();
         } else {
             KafkaNode.requirePortFree(brokerPort, "broker");
+        }
+        if (saslPort == 0 && !config.saslPlainUsers().isEmpty()) {
+            saslPort = KafkaNode.freePort();
         }
         if (controllerPort == 0) {
             controllerPort = KafkaNode.freePort();
@@ -134,6 +140,23 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     /** {@code 127.0.0.1:PORT}, for {@code bootstrap.servers}. */
+    /** The SASL_PLAINTEXT (PLAIN) listener's address, when the config has SASL users ({@link LocalKafkaConfig.Builder#saslPlainUser}). */
+    public Optional<String> saslBootstrapServers() {
+        bootstrapServers(); // started?
+        return saslPort == 0 ? Optional.empty() : Optional.of("127.0.0.1:" + saslPort);
+    }
+
+    /** What a client takes to log in at {@link #saslBootstrapServers()} as {@code user} (one of the config's SASL users). */
+    public io.replaylab.kafka.ClientProperties saslClient(String user) {
+        String password = config.saslPlainUsers().get(user);
+        if (password == null) {
+            throw new IllegalArgumentException("no SASL user '" + user + "' on this broker (its users: " + config.saslPlainUsers().keySet() + ")");
+        }
+        return io.replaylab.kafka.ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT").with("sasl.mechanism", "PLAIN")
+                .with("sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + user
+                        + "\" password=\"" + password + "\";");
+    }
+
     public String bootstrapServers() {
         if (brokerPort == 0) {
             throw new IllegalStateException("the broker has not been started; call start() first");
@@ -255,11 +278,18 @@ public final class LocalKafka implements AutoCloseable {
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(NODE_ID));
         p.put("controller.quorum.bootstrap.servers", "127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+        String sasl = saslPort == 0 ? "" : ",SASL_PLAINTEXT://127.0.0.1:" + saslPort;
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort + sasl);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + sasl);
         p.put("controller.listener.names", "CONTROLLER");
         p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT");
+        p.put("listener.security.protocol.map", "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT" + (sasl.isEmpty() ? "" : ",SASL_PLAINTEXT:SASL_PLAINTEXT"));
+        if (!sasl.isEmpty()) {
+            p.put("sasl.enabled.mechanisms", "PLAIN");
+            StringBuilder jaas = new StringBuilder("org.apache.kafka.common.security.plain.PlainLoginModule required");
+            config.saslPlainUsers().forEach((u, pw) -> jaas.append(" user_").append(u).append("=\"").append(pw).append('"'));
+            p.put("listener.name.sasl_plaintext.plain.sasl.jaas.config", jaas.append(';').toString());
+        }
         p.put("log.dirs", dataDir().toString());
         p.putAll(LocalKafkaConfig.LAB_BROKER_DEFAULTS);
         p.putAll(config.brokerProperties());

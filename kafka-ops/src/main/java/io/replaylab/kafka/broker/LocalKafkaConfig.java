@@ -18,7 +18,8 @@ public record LocalKafkaConfig(
         Duration startTimeout,
         Duration stopTimeout,
         String logLevel,
-        boolean requestLog) {
+        boolean requestLog,
+        Map<String, String> saslPlainUsers) {
 
     /**
      * Lab-friendly broker settings: no initial rebalance delay, no linger before an offset commit's
@@ -68,6 +69,7 @@ public record LocalKafkaConfig(
             throw new IllegalArgumentException("port must be 0 (any free port) or 1..65535, was " + port);
         }
         brokerProperties = Map.copyOf(brokerProperties);
+        saslPlainUsers = Map.copyOf(saslPlainUsers);
         jvmOptions = List.copyOf(jvmOptions);
         Objects.requireNonNull(classpath, "classpath");
         Objects.requireNonNull(startTimeout, "startTimeout");
@@ -94,6 +96,7 @@ public record LocalKafkaConfig(
         private Duration stopTimeout = DEFAULT_STOP_TIMEOUT;
         private String logLevel = "INFO";
         private boolean requestLog;
+        private final Map<String, String> saslPlainUsers = new LinkedHashMap<>();
 
         private Builder() {
         }
@@ -170,9 +173,19 @@ public record LocalKafkaConfig(
             return this;
         }
 
+        /**
+         * A second listener, SASL_PLAINTEXT with the PLAIN mechanism, that lets in {@code user} with {@code password} (repeatable
+         * for more users): {@link LocalKafka#saslBootstrapServers()} and {@link LocalKafka#saslClient(String)}. The PLAINTEXT
+         * listener stays (the broker's own, and every client that needs no login).
+         */
+        public Builder saslPlainUser(String user, String password) {
+            saslPlainUsers.put(Objects.requireNonNull(user, "user"), Objects.requireNonNull(password, "password"));
+            return this;
+        }
+
         public LocalKafkaConfig build() {
             return new LocalKafkaConfig(port, workDir, keepWorkDir, brokerProperties, jvmOptions, classpath,
-                    startTimeout, stopTimeout, logLevel, requestLog);
+                    startTimeout, stopTimeout, logLevel, requestLog, saslPlainUsers);
         }
 
         /** Builds the config and creates (not starts) the broker. */

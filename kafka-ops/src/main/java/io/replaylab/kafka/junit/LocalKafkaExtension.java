@@ -6,6 +6,7 @@ import java.util.Optional;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.broker.LocalKafkaConfig;
 import io.replaylab.kafka.broker.LocalKafkaCluster;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -115,7 +116,9 @@ final class LocalKafkaExtension implements ParameterResolver, AfterEachCallback,
                 if (kafka != null) {
                     kafka.close();
                 }
-                LocalKafka started = LocalKafka.create().start();
+                // a second listener with a login costs nothing: the tests of client properties need no broker of their own
+                LocalKafka started = LocalKafka.create(LocalKafkaConfig.custom().saslPlainUser(LocalKafkaTest.SASL_USER, LocalKafkaTest.SASL_PASSWORD)
+                        .build()).start();
                 Runtime.getRuntime().addShutdownHook(new Thread(started::close, "replay-lab-shared-kafka-close"));
                 kafka = started;
             }

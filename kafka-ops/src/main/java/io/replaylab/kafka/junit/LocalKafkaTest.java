@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * after the test), or a {@link io.replaylab.kafka.broker.LocalKafkaCluster} (3 brokers and a KRaft
  * controller of their own, started only for the tests that ask for it and stopped when their JUnit run ends). A
  * test that kills or freezes a cluster broker restarts or thaws it before it ends. After a test that passed, the namespace's topics and groups are deleted; after a
- * test that failed they are kept for inspection, and the failure names them.
+ * test that failed they are kept for inspection, and the failure names them. The shared broker also has a SASL_PLAINTEXT
+ * listener ({@code kafka.saslBootstrapServers()}) that lets in {@link #SASL_USER} ({@code kafka.saslClient(SASL_USER)}).
  *
  * <pre>{@code
  * @LocalKafkaTest
@@ -39,4 +40,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Inherited
 @ExtendWith(LocalKafkaExtension.class)
 public @interface LocalKafkaTest {
+    /** The shared broker's SASL user (PLAIN), and its password: a test looks for the latter where no secret may be. */
+    String SASL_USER = "lab-client";
+    String SASL_PASSWORD = "lab-client-secret-4711";
 }

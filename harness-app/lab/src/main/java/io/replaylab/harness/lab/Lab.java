@@ -80,7 +80,7 @@ public final class Lab {
             Progress p = new Progress(progress);
             p.step("run " + runId + " in " + runDir + " (namespace " + ns.prefix() + ")");
             try (RunFixture f = RunFixture.open(settings, runDir, ns, run, p)) {
-                LabRun labRun = new LabRun(settings, f.bootstrap(), f.brokerVersion(), ns, run, f.proxy(), stop, f.guard(), f.target(), p);
+                LabRun labRun = new LabRun(settings, f.bootstrap(), f.brokerVersion(), ns, run, f.proxy(), stop, f.guard(), f.target(), p, f.clientConfig());
                 String unreachable = null;
                 try {
                     f.ops().describe(ns.group("probe"));

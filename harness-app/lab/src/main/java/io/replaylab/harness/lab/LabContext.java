@@ -188,6 +188,9 @@ public final class LabContext {
 
     private Outcome run(ExperimentRecorder e, LabNamespace ns, Experiment.Body body) {
         e.environment("os", run.settings.platform().describe());
+        if (!run.settings.broker().client().isEmpty()) {
+            e.environment("kafka client properties", run.settings.broker().client().redacted().toString()); // secrets hidden
+        }
         meter(e);
         run.witness(ns, e);
         try {

@@ -17,6 +17,7 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -54,6 +55,11 @@ public final class LabKafka {
         return ctx.run().bootstrap;
     }
 
+    /** What the lab's own clients take to reach the run's broker (SASL, TLS; none for a broker of the run's own). */
+    public ClientProperties client() {
+        return ctx.settings().broker().client();
+    }
+
     /** The run's namespace; each experiment runs in a child of it. */
     public LabNamespace namespace() {
         return ctx.run().ns;
@@ -85,7 +91,7 @@ public final class LabKafka {
 
     /** One of the run's topics as the oracle reads it: with the run's source mapping ({@link LabSettings#source()}). */
     public SourceSpec source(String topic) {
-        return SourceSpec.topic(ctx.run().bootstrap, topic).parser(ctx.settings().source().parser());
+        return SourceSpec.topic(ctx.run().bootstrap, topic).parser(ctx.settings().source().parser()).client(client());
     }
 
     /**
@@ -103,14 +109,14 @@ public final class LabKafka {
         if (producer.isPresent()) {
             // with aborted transactions, the producer fills a topic of its own, which the lab copies with them in between
             String into = source.abortedTransactions() ? topic + ".produced" : topic;
-            SyntheticProducer.ensureTopic(ctx.run().bootstrap, into, ctx.settings().broker().partitions()); // before the user's producer (the lab's makes its own)
+            SyntheticProducer.ensureTopic(ctx.run().bootstrap, client(), into, ctx.settings().broker().partitions()); // before the user's producer (the lab's makes its own)
             runProducer(e, producer.get(), into, namespace);
             if (source.abortedTransactions()) {
                 copyWithAbortedTransactions(e, into, topic, namespace);
             }
         } else {
             String manifest = "snapshots/" + namespace + "-manifest.json";
-            String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, topic, ctx.settings().broker().partitions(), namespace,
+            String summary = SyntheticProducer.summary(SyntheticProducer.produce(ctx.run().bootstrap, client(), topic, ctx.settings().broker().partitions(), namespace,
                     ctx.settings().records(), 7, 10, 0, ctx.runDir().resolve(manifest), null, source));
             e.record(Source.here("harness"), new Payload.Note(summary));
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
@@ -165,9 +171,9 @@ public final class LabKafka {
             publishRaw(topic, records);
             return 0;
         }
-        SyntheticProducer.ensureTopic(ctx.run().bootstrap, topic, ctx.settings().broker().partitions());
+        SyntheticProducer.ensureTopic(ctx.run().bootstrap, client(), topic, ctx.settings().broker().partitions());
         int before = abortedSoFar.getOrDefault(topic, 0);
-        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, records, topic, ctx.settings().source().mapping(), namespace, before);
+        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, client(), records, topic, ctx.settings().source().mapping(), namespace, before);
         abortedSoFar.put(topic, before + c.aborted());
         return c.aborted();
     }
@@ -178,9 +184,9 @@ public final class LabKafka {
      */
     public List<ConsumerRecord<byte[], byte[]>> readRaw(String topic) {
         List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
-        Map<String, Object> p = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+        Map<String, Object> p = client().plus(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+                ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed"));
         try (var c = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
             List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(30)).stream()
@@ -212,10 +218,10 @@ public final class LabKafka {
      */
     public List<Long> publishRaw(String topic, List<ConsumerRecord<byte[], byte[]>> records)
             throws Exception {
-        SyntheticProducer.ensureTopic(bootstrap(), topic, ctx.settings().broker().partitions());
-        Map<String, Object> p = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+        SyntheticProducer.ensureTopic(bootstrap(), client(), topic, ctx.settings().broker().partitions());
+        Map<String, Object> p = client().plus(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
                 ProducerConfig.ACKS_CONFIG, "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true));
         List<Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
         try (var producer = new KafkaProducer<>(p, new ByteArraySerializer(),
                 new ByteArraySerializer())) {

@@ -35,6 +35,8 @@ final class LabRun {
     final ProcessGuard guard;
     final TargetDatabase db;
     final Progress progress;
+    /** The file the subjects' {@code {command-config}} names: the run's client properties, secrets included, outside the run dir. */
+    final java.nio.file.Path clientConfig;
     private final List<ChildProcess> started = new ArrayList<>();
     /**
      * The run's bound on work side by side ({@link LabSettings#parallel()}): an experiment or a part holds a slot while its body
@@ -48,8 +50,9 @@ final class LabRun {
     private volatile boolean queryChecked;
 
     LabRun(LabSettings settings, String bootstrap, String brokerVersion, LabNamespace ns, RunRecorder recorder, WireProxy proxy, LabStop stop,
-            ProcessGuard guard, TargetDatabase db, Progress progress) {
+            ProcessGuard guard, TargetDatabase db, Progress progress, java.nio.file.Path clientConfig) {
         this.settings = settings;
+        this.clientConfig = clientConfig;
         this.slots = new Slots(settings.parallel());
         this.bootstrap = bootstrap;
         this.brokerVersion = brokerVersion;
@@ -146,7 +149,7 @@ final class LabRun {
 
     /** An Admin client of one experiment's own: its request count is that experiment's alone while others run beside it. */
     KafkaOps connect() {
-        return KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+        return KafkaOps.connect(bootstrap, Duration.ofSeconds(15), settings.broker().client());
     }
 
     /** Ends the run for every experiment: those running end NOT_RUN with this reason at their next look, the rest do not start. */

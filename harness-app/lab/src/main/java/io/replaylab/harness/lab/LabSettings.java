@@ -179,6 +179,7 @@ public final class LabSettings {
     /** The settings, each setter checking its value; {@link #build} reports every problem at once, each naming its setting. */
     public static final class Builder {
         private String bootstrap;
+        private io.replaylab.kafka.ClientProperties client = io.replaylab.kafka.ClientProperties.none();
         private boolean allowRemote;
         private List<Experiment> experiments = Experiments.reference();
         private int records = 200;
@@ -235,6 +236,12 @@ public final class LabSettings {
         /** The cluster to use (see {@link BrokerSettings#bootstrap()}); null, the default: the run starts a local broker. */
         public Builder bootstrap(String b) {
             this.bootstrap = b;
+            return this;
+        }
+
+        /** See {@link BrokerSettings#client()}: how the lab's clients and the reference subject reach a bootstrap that needs SASL or TLS. */
+        public Builder client(io.replaylab.kafka.ClientProperties c) {
+            this.client = Objects.requireNonNull(c, "client");
             return this;
         }
 
@@ -454,6 +461,10 @@ public final class LabSettings {
                 problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "
                         + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
             }
+            if (bootstrap == null && !client.isEmpty()) {
+                problems.add(new InvalidSettingsException.SettingProblem("client", "are for a broker given by its bootstrap; the broker the run "
+                        + "starts itself takes none (given: " + client + ")"));
+            }
             TargetSettings target = target();
             for (Subject s : java.util.Arrays.asList(subject, shareSubject, transformSubject)) {
                 java.util.List<String> pg = s == null ? List.of() : Subject.PG_PLACEHOLDERS.stream().filter(s::uses).toList();
@@ -474,7 +485,7 @@ public final class LabSettings {
         }
 
         private BrokerSettings broker() {
-            return new BrokerSettings(Optional.ofNullable(bootstrap), partitions, groupProtocol, witness);
+            return new BrokerSettings(Optional.ofNullable(bootstrap), client, partitions, groupProtocol, witness);
         }
 
         private TargetSettings target() {

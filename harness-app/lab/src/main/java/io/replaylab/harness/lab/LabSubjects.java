@@ -132,6 +132,7 @@ public final class LabSubjects {
         values = new HashMap<>(values);
         values.put("instance", instance);
         values.put("logdir", ctx.runDir().resolve("logs").toAbsolutePath().toString());
+        values.put("command-config", ctx.run().clientConfig.toString());
         values.putIfAbsent("group.protocol", ctx.settings().broker().groupProtocol().name);
         values.putIfAbsent("max.poll.interval.ms", Integer.toString(ctx.settings().timeouts().maxPollIntervalMs()));
         values.putIfAbsent("session.timeout.ms", Integer.toString(ctx.settings().timeouts().sessionTimeoutMs()));
@@ -151,6 +152,7 @@ public final class LabSubjects {
             }
             envValues.put("target-password", db.password());
         }
+        b.env(Subject.COMMAND_CONFIG_ENV, ctx.run().clientConfig.toString());
         b.env(template.env(envValues));
         if (template.directory() != null) {
             b.directory(template.directory());

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 
 import io.replaylab.evidence.Resource;
 import io.replaylab.evidence.RunJournal;
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.Bootstraps;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
@@ -104,12 +105,16 @@ public final class Leftovers {
         }
     }
 
-    public record Access(boolean allowRemote, String targetUser, String targetPassword) {
+    public record Access(boolean allowRemote, String targetUser, String targetPassword, ClientProperties client) {
         /** The setting a refusal to clean up a remote run's leftovers names. */
         public static final io.replaylab.evidence.Setting ALLOW_REMOTE = io.replaylab.evidence.Setting.of("Leftovers.Access", "allowRemote");
 
+        public Access {
+            java.util.Objects.requireNonNull(client, "client"); // never journaled: a broker behind SASL needs them again at cleanup
+        }
+
         public static Access local() {
-            return new Access(false, null, null);
+            return new Access(false, null, null, ClientProperties.none());
         }
     }
 
@@ -212,7 +217,7 @@ public final class Leftovers {
                             throw new CleanupRefusedException("run " + j.runId() + "'s broker " + bootstrap + " is remote (" + String.join(", ", remote)
                                     + "); allow remote brokers (" + Access.ALLOW_REMOTE + ") to clean up there", Access.ALLOW_REMOTE);
                         }
-                        KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+                        KafkaOps ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15), access.client());
                         open.add(ops);
                         String cluster = ops.clusterId();
                         if (r.at("cluster") != null && !r.at("cluster").equals(cluster)) {

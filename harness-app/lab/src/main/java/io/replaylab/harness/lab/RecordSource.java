@@ -22,11 +22,11 @@ import io.replaylab.oracle.SourceMapping;
  * default the reference shape's). A run always reads the source set back from the topic, never from a count.
  */
 public final class RecordSource {
-    /** The placeholders of a producer command. */
     /** The producer command, as refusals name it. */
     public static final io.replaylab.evidence.Setting PRODUCER = io.replaylab.evidence.Setting.of("RecordSource", "producer")
             .saidAs("the producer command");
-    public static final java.util.List<String> PRODUCER_PLACEHOLDERS = java.util.List.of("{bootstrap}", "{topic}", "{count}", "{namespace}");
+    /** The placeholders of a producer command. */
+    public static final java.util.List<String> PRODUCER_PLACEHOLDERS = java.util.List.of("{bootstrap}", "{topic}", "{count}", "{namespace}", "{command-config}");
 
     private final Subject producer;
     private final String keyTemplate;

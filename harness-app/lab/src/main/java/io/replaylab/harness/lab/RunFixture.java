@@ -1,11 +1,13 @@
 package io.replaylab.harness.lab;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.RunRecorder;
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -29,6 +31,8 @@ final class RunFixture implements AutoCloseable {
     private KafkaOps ops;
     private WireProxy proxy;
     private ProcessGuard guard;
+    /** The client properties as a file only the run's user reads, outside the run dir: what {@code {command-config}} names. */
+    private Path clientConfig;
 
     private RunFixture(LocalKafka broker, String bootstrap, String brokerVersion, TargetDatabase target, String targetRefused) {
         this.broker = broker;
@@ -80,9 +84,15 @@ final class RunFixture implements AutoCloseable {
                 }
             }
             f = new RunFixture(broker, bootstrap, brokerVersion, db, targetRefused);
-            f.ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15));
+            ClientProperties client = settings.broker().client();
+            f.clientConfig = Files.createTempDirectory("replay-lab-client-").resolve("client.properties"); // the temp dir is its owner's alone
+            client.writeTo(f.clientConfig);
+            if (!client.isEmpty()) {
+                p.step("client properties for the lab's Kafka clients and the subjects' {command-config}: " + client);
+            }
+            f.ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15), client);
             BarrierKind.Choice barrier = settings.barrier().choice();
-            f.proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap) : null;
+            f.proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap, client.asMap()) : null;
             f.guard = ProcessGuard.start(runDir.resolve("logs").resolve("process-groups"), settings.platform());
             // the run's barrier is chosen for its subject; a share consumer that is not a JVM is held on the wire all the same
             String share = settings.shareSubject().filter(s -> !s.jvm()).isPresent() ? "; the share consumer, not a JVM, on the wire" : "";
@@ -124,6 +134,11 @@ final class RunFixture implements AutoCloseable {
         return ops;
     }
 
+    /** The file of the subjects' {@code {command-config}}. */
+    Path clientConfig() {
+        return clientConfig;
+    }
+
     /** The wire proxy, or null when subjects connect straight to the broker. */
     WireProxy proxy() {
         return proxy;
@@ -148,6 +163,14 @@ final class RunFixture implements AutoCloseable {
         try (TargetDatabase t = target; KafkaOps o = ops; WireProxy w = proxy; ProcessGuard g = guard) {
             // closed in reverse: the guard, the proxy, the Admin client, the target
         } finally {
+            if (clientConfig != null) {
+                try {
+                    Files.deleteIfExists(clientConfig);
+                    Files.deleteIfExists(clientConfig.getParent());
+                } catch (java.io.IOException e) {
+                    org.slf4j.LoggerFactory.getLogger(RunFixture.class).warn("could not delete the client properties {}: {}", clientConfig, e.toString());
+                }
+            }
             if (broker != null) {
                 broker.stop();
             }

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.oracle.SourceMapping;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -28,7 +29,7 @@ final class SourceCopy {
     }
 
     /** The records into {@code topic}; the aborted copies numbered from {@code abortedBefore} + 1 (a topic filled in steps keeps its ids apart). */
-    static Copied withAbortedTransactions(String bootstrap, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
+    static Copied withAbortedTransactions(String bootstrap, ClientProperties client, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
             String namespace, int abortedBefore) {
         // per partition, the first record that takes a fresh identity: the model of that partition's aborted copies
         Map<Integer, SourceMapping.Raw> models = new LinkedHashMap<>();
@@ -44,7 +45,7 @@ final class SourceCopy {
                 // a record the mapping cannot read (malformed) is copied as it is, never as a model
             }
         }
-        Properties p = new Properties();
+        Properties p = client.properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

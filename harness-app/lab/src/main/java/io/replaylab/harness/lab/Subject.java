@@ -18,7 +18,8 @@ import io.replaylab.evidence.process.ChildProcess;
  * </ul>
  * Arguments and templates take the placeholders {@link #PLACEHOLDERS}: {@code {bootstrap}},
  * {@code {topic}}, {@code {group}}, {@code {db}}, {@code {namespace}}, {@code {instance}},
- * {@code {logdir}}, and the lab's consumer settings {@code {group.protocol}},
+ * {@code {logdir}}, {@code {command-config}} (a properties file with the run's Kafka client properties: {@link #COMMAND_CONFIG_ENV}),
+ * and the lab's consumer settings {@code {group.protocol}},
  * {@code {max.poll.interval.ms}}, {@code {session.timeout.ms}}; on a PostgreSQL target also
  * {@link #PG_PLACEHOLDERS}; a transform subject also
  * {@code {output}} and {@code {transaction.timeout.ms}}.
@@ -26,12 +27,18 @@ import io.replaylab.evidence.process.ChildProcess;
 public final class Subject {
     /** Where a subject finds the target database's password: in its environment, never on a command line the evidence records. */
     public static final String TARGET_PASSWORD_ENV = "REPLAYLAB_TARGET_PASSWORD";
+    /**
+     * Where a subject finds the Kafka client properties of the run (SASL, TLS: {@code LabSettings.Builder#client}) in its
+     * environment: the path of a properties file only the run's user reads, outside the run dir; the same path as
+     * {@code {command-config}}. The file is empty when the run has none.
+     */
+    public static final String COMMAND_CONFIG_ENV = "REPLAYLAB_COMMAND_CONFIG";
     /** A subject's command and environment, as refusals name them. */
     public static final Setting COMMAND = Setting.of("Subject", "command").saidAs("the subject command");
     public static final Setting ENV = Setting.of("Subject", "env");
 
     public static final List<String> PLACEHOLDERS = List.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}", "{logdir}",
-            "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}", "{pg-host}", "{pg-port}", "{pg-database}", "{pg-user}",
+            "{command-config}", "{group.protocol}", "{max.poll.interval.ms}", "{session.timeout.ms}", "{pg-host}", "{pg-port}", "{pg-database}", "{pg-user}",
             "{pg-schema}", "{pg-options}", "{pg-uri}");
 
     /**

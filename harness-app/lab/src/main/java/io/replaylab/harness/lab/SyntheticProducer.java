@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import io.replaylab.evidence.Evidence;
+import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.KafkaOps;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -41,15 +42,19 @@ public final class SyntheticProducer {
      */
     public static Manifest produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
             int malformed, Path manifestFile, java.util.function.LongConsumer progress) throws Exception {
-        return produce(bootstrap, topic, partitions, namespace, count, seed, accounts, malformed, manifestFile, progress, RecordSource.reference());
+        return produce(bootstrap, ClientProperties.none(), topic, partitions, namespace, count, seed, accounts, malformed, manifestFile, progress,
+                RecordSource.reference());
     }
 
-    /** As above, each valid payment rendered in {@code shape}'s key and value (malformed records stay as they are). */
-    public static Manifest produce(String bootstrap, String topic, int partitions, String namespace, int count, long seed, int accounts,
-            int malformed, Path manifestFile, java.util.function.LongConsumer progress, RecordSource shape) throws Exception {
-        ensureTopic(bootstrap, topic, partitions);
+    /**
+     * As above, through a cluster that takes {@code client} properties (SASL, TLS), each valid payment rendered in
+     * {@code shape}'s key and value (malformed records stay as they are).
+     */
+    public static Manifest produce(String bootstrap, ClientProperties client, String topic, int partitions, String namespace, int count, long seed,
+            int accounts, int malformed, Path manifestFile, java.util.function.LongConsumer progress, RecordSource shape) throws Exception {
+        ensureTopic(bootstrap, client, topic, partitions);
         List<SyntheticPayments.Generated> records = SyntheticPayments.generate(namespace, count, seed, accounts, malformed);
-        Properties p = new Properties();
+        Properties p = client.properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
@@ -63,7 +68,7 @@ public final class SyntheticProducer {
         Map<Integer, Long> end = new TreeMap<>();
         Map<String, Long> sums = new TreeMap<>();
         long sum = 0;
-        int partitionsNow = aborted ? partitionCount(bootstrap, topic) : partitions;
+        int partitionsNow = aborted ? partitionCount(bootstrap, client, topic) : partitions;
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p)) {
             List<Future<RecordMetadata>> sent = new ArrayList<>(records.size());
             // aborted: the payments in ABORTED_BETWEEN + 1 committed transactions, an aborted one between each two
@@ -114,7 +119,7 @@ public final class SyntheticProducer {
                 }
             }
         }
-        int actualPartitions = partitionCount(bootstrap, topic);
+        int actualPartitions = partitionCount(bootstrap, client, topic);
         Manifest m = new Manifest(topic, namespace, seed, count, malformed, actualPartitions, sum, sums, end);
         if (manifestFile != null) {
             Evidence.writeJson(manifestFile, m);
@@ -123,12 +128,12 @@ public final class SyntheticProducer {
     }
 
     /** Creates the topic with {@code partitions} unless it exists, and waits until it takes writes. */
-    static void ensureTopic(String bootstrap, String topic, int partitions) throws InterruptedException, ExecutionException {
+    static void ensureTopic(String bootstrap, ClientProperties client, String topic, int partitions) throws InterruptedException, ExecutionException {
         if (partitions < 1) {
             throw new IllegalArgumentException("partitions must be >= 1, was " + partitions);
         }
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+        try (Admin admin = Admin.create(client.plus(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000)))) {
             try {
                 admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
             } catch (ExecutionException e) {
@@ -137,13 +142,13 @@ public final class SyntheticProducer {
                 }
             }
         }
-        try (KafkaOps ops = KafkaOps.connect(bootstrap)) {
+        try (KafkaOps ops = KafkaOps.connect(bootstrap, KafkaOps.DEFAULT_TIMEOUT, client)) {
             ops.awaitWritable(topic);
         }
     }
 
-    private static int partitionCount(String bootstrap, String topic) throws InterruptedException, ExecutionException {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+    private static int partitionCount(String bootstrap, ClientProperties client, String topic) throws InterruptedException, ExecutionException {
+        try (Admin admin = Admin.create(client.plus(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))) {
             return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
         }
     }

@@ -107,7 +107,7 @@ class LabSettingsTest {
     @Test
     void eachPartHasTheLabsDefaultsAndAnAbsentThingIsEmptyNeverNull() throws Exception {
         LabSettings s = LabSettings.custom().build();
-        assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.empty(), 3, GroupProtocol.CLASSIC, true));
+        assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.empty(), io.replaylab.kafka.ClientProperties.none(), 3, GroupProtocol.CLASSIC, true));
         assertThat(s.target()).isEqualTo(new TargetSettings(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty()));
         assertThat(s.target().isSqlite()).isTrue();
         assertThat(s.target()).hasToString("SQLite in the run directory");
@@ -140,7 +140,7 @@ class LabSettingsTest {
                 .handoffTimeout(Duration.ofSeconds(1)).barrierTimeout(Duration.ofSeconds(2)).drainTimeout(Duration.ofSeconds(3))
                 .stopGrace(Duration.ofSeconds(4)).maxPollIntervalMs(7000).sessionTimeoutMs(8000).contentionWindow(Duration.ofSeconds(5))
                 .subject(python).holdMode(HoldMode.PROCESS).target("jdbc:postgresql://localhost/lab", "lab", "s3cret").build();
-        assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.of("localhost:9092"), 4, GroupProtocol.CONSUMER, false));
+        assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.of("localhost:9092"), io.replaylab.kafka.ClientProperties.none(), 4, GroupProtocol.CONSUMER, false));
         assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(4), 7000, 8000,
                 Duration.ofSeconds(5)));
         assertThat(s.subject()).containsSame(python);
@@ -160,7 +160,7 @@ class LabSettingsTest {
                 Duration.ofSeconds(1))).hasMessage("LabSettings.sessionTimeoutMs must be 1000..300000 ms, was 10");
         assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
                 Duration.ZERO)).hasMessage("LabSettings.contentionWindow must be a positive duration, was PT0S");
-        assertThatThrownBy(() -> new BrokerSettings(Optional.empty(), 1, GroupProtocol.CLASSIC, true))
+        assertThatThrownBy(() -> new BrokerSettings(Optional.empty(), io.replaylab.kafka.ClientProperties.none(), 1, GroupProtocol.CLASSIC, true))
                 .hasMessage("LabSettings.partitions must be 2..1000 (the rebalance needs two), was 1");
         assertThatThrownBy(() -> new TargetSettings(null, Optional.empty(), Optional.empty(), Optional.empty())).isInstanceOf(NullPointerException.class);
         assertThat(new TargetSettings(Optional.of("jdbc:postgresql://localhost/lab?password=s3cret"), Optional.empty(), Optional.of("pw2"),

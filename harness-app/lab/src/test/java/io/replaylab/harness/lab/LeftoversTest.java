@@ -157,12 +157,12 @@ class LeftoversTest {
         Leftovers.Run r = Leftovers.of(work, "run-pg");
         assertThat(r.left()).containsExactly("schema rl_dead01 in " + url + " as " + LocalPostgres.USER);
 
-        List<Leftovers.Step> wrongPassword = Leftovers.remove(r, new Leftovers.Access(false, null, "not-the-password"));
+        List<Leftovers.Step> wrongPassword = Leftovers.remove(r, new Leftovers.Access(false, null, "not-the-password", io.replaylab.kafka.ClientProperties.none()));
         assertThat(wrongPassword).singleElement().satisfies(step -> assertThat(step.result()).isEqualTo(Leftovers.Step.Result.FAILED))
                 .asString().startsWith("FAILED: drop the dead run's schema rl_dead01").contains("password");
         assertThat(Leftovers.find(work).runs()).singleElement().extracting(Leftovers.Run::status).asString().startsWith("its cleanup failed: drop the dead run's schema");
 
-        assertThat(Leftovers.remove(Leftovers.of(work, "run-pg"), new Leftovers.Access(false, null, LocalPostgres.PASSWORD)).stream()
+        assertThat(Leftovers.remove(Leftovers.of(work, "run-pg"), new Leftovers.Access(false, null, LocalPostgres.PASSWORD, io.replaylab.kafka.ClientProperties.none())).stream()
                 .map(Leftovers.Step::toString)).containsExactly("schema rl_dead01 in " + url + ": dropped (if it was there)");
         try (Connection c = pg.connect(url); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT schema_name FROM information_schema.schemata WHERE schema_name LIKE 'rl_dead%' ORDER BY 1")) {

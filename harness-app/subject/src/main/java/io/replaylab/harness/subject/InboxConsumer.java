@@ -21,6 +21,8 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.replaylab.kafka.ClientProperties;
+
 /**
  * The reference serial consumer: for each record, ONE database transaction (inbox row + effect, or
  * quarantine), THEN {@code commitSync} of the record's next offset. That order makes "after the DB
@@ -32,7 +34,7 @@ class InboxConsumer {
 
     record Options(String bootstrap, String topic, String group, String db, String namespace, String instanceId,
             GroupProtocol groupProtocol, int maxPollIntervalMs, Integer sessionTimeoutMs, Duration untilIdle, Path assignmentLog,
-            Path processingLog, int maxPollRecords) {
+            Path processingLog, int maxPollRecords, ClientProperties client) {
     }
 
     private final Options o;
@@ -184,7 +186,7 @@ class InboxConsumer {
 
 
     private Properties config() {
-        Properties p = SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
+        Properties p = SubjectLogs.consumerProperties(o.client(), o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
                 o.sessionTimeoutMs(), o.maxPollRecords());
         if (commitsOnATimer()) {
             p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
@@ -193,3 +195,4 @@ class InboxConsumer {
         return p;
     }
 }
+

@@ -17,6 +17,8 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.replaylab.kafka.ClientProperties;
+
 /**
  * The reference subject on a share group (KIP-932): for each record, ONE database transaction (inbox row
  * + effect, or quarantine), THEN {@code acknowledge(record, ACCEPT)} and {@code commitSync()}. A record
@@ -41,7 +43,7 @@ class ShareInboxConsumer {
     static final int DEFAULT_MAX_POLL_RECORDS = 1;
 
     record Options(String bootstrap, String topic, String group, String db, String namespace, String instanceId, Duration untilIdle,
-            Path processingLog, int maxPollRecords) {
+            Path processingLog, int maxPollRecords, ClientProperties client) {
     }
 
     private final Options o;
@@ -88,7 +90,7 @@ class ShareInboxConsumer {
         try (InboxProjection db = projection();
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(
-                     SubjectLogs.shareConsumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.maxPollRecords()))) {
+                     SubjectLogs.shareConsumerProperties(o.client(), o.bootstrap(), o.group(), o.instanceId(), o.maxPollRecords()))) {
             RecordHandling handling = new RecordHandling(db, processing, o.instanceId(), this::project);
             stop.watch(c);
             c.subscribe(List.of(o.topic()));
@@ -188,3 +190,4 @@ class ShareInboxConsumer {
                 .orElse(Ack.UNCONFIRMED); // the acknowledgement went out with an earlier request, or not at all
     }
 }
+

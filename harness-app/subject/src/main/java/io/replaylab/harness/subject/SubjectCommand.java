@@ -64,10 +64,13 @@ public final class SubjectCommand implements Runnable {
         @Option(names = "--manifest", description = "write what was produced as JSON")
         Path manifest;
 
+        @Mixin
+        ClientOptions client;
+
         @Override
         public Integer call() throws Exception {
-            SyntheticProducer.Manifest m = SyntheticProducer.produce(bootstrap, topic, partitions, namespace, count, seed, accounts,
-                    malformed, manifest, null);
+            SyntheticProducer.Manifest m = SyntheticProducer.produce(bootstrap, client.propertiesOrEnvironment(), topic, partitions, namespace, count,
+                    seed, accounts, malformed, manifest, null, io.replaylab.harness.lab.RecordSource.reference());
             spec.commandLine().getOut().println(SyntheticProducer.summary(m));
             spec.commandLine().getOut().flush();
             return 0;
@@ -106,6 +109,9 @@ public final class SubjectCommand implements Runnable {
 
         @Option(names = "--processing-log", description = "a JSON-lines file of every record handled and what became of it (for the lab's evidence)")
         Path processingLog;
+
+        @Mixin
+        ClientOptions client;
 
         /** The lab gives every subject its session timeout; the consumer protocol refuses it as a client setting, so it is dropped there. */
         void check() {
@@ -156,7 +162,8 @@ public final class SubjectCommand implements Runnable {
 
         InboxConsumer.Options options() {
             return new InboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
-                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords == null ? 100 : maxPollRecords);
+                    c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords == null ? 100 : maxPollRecords,
+                    c.client.propertiesOrEnvironment());
         }
 
         /** The consumer-group settings have no share-consumer counterpart (ShareConsumerConfig refuses them): they are left out, said once. */
@@ -166,7 +173,7 @@ public final class SubjectCommand implements Runnable {
                         + "timeout is the group's share.session.timeout.ms");
             }
             return new ShareInboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.untilIdle, c.processingLog,
-                    maxPollRecords == null ? ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS : maxPollRecords);
+                    maxPollRecords == null ? ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS : maxPollRecords, c.client.propertiesOrEnvironment());
         }
     }
 
@@ -186,7 +193,8 @@ public final class SubjectCommand implements Runnable {
         public Integer call() {
             c.check();
             return new TransformConsumer(new TransformConsumer.Options(c.bootstrap, c.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
-                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog)).run();
+                    c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog,
+                    c.client.propertiesOrEnvironment())).run();
         }
     }
 }

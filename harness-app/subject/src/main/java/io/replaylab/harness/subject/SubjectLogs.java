@@ -14,6 +14,8 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
+import io.replaylab.kafka.ClientProperties;
+
 /**
  * What the reference subjects share: their consumer settings and the lines of their assignment and
  * processing logs (the same format for every subject the lab ships).
@@ -23,9 +25,9 @@ final class SubjectLogs {
     }
 
     /** Manual commits, from the earliest offset, read_committed, the lab's poll interval and (classic) session timeout. */
-    static Properties consumerProperties(String bootstrap, String group, String instanceId, GroupProtocol protocol, int maxPollIntervalMs,
-            Integer sessionTimeoutMs, int maxPollRecords) {
-        Properties p = new Properties();
+    static Properties consumerProperties(ClientProperties client, String bootstrap, String group, String instanceId, GroupProtocol protocol,
+            int maxPollIntervalMs, Integer sessionTimeoutMs, int maxPollRecords) {
+        Properties p = client.properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
@@ -53,8 +55,8 @@ final class SubjectLogs {
      * {@code share.isolation.level}, {@code share.record.lock.duration.ms}, ...) are the group's configs, set by
      * whoever runs the group (the lab), not by a member.
      */
-    static Properties shareConsumerProperties(String bootstrap, String group, String instanceId, int maxPollRecords) {
-        Properties p = new Properties();
+    static Properties shareConsumerProperties(ClientProperties client, String bootstrap, String group, String instanceId, int maxPollRecords) {
+        Properties p = client.properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
@@ -146,3 +148,4 @@ final class SubjectLogs {
         }
     }
 }
+

@@ -21,6 +21,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.replaylab.kafka.ClientProperties;
+
 /**
  * The reference consume-transform-produce subject (KIP-447): reads the source {@code read_committed}
  * and, per record, in ONE transaction writes one output record (key and value as read: the same
@@ -34,7 +36,8 @@ class TransformConsumer {
     private static final Logger log = LoggerFactory.getLogger(TransformConsumer.class);
 
     record Options(String bootstrap, String topic, String outputTopic, String group, String instanceId, GroupProtocol groupProtocol,
-            int maxPollIntervalMs, Integer sessionTimeoutMs, int transactionTimeoutMs, Duration untilIdle, Path assignmentLog, Path processingLog) {
+            int maxPollIntervalMs, Integer sessionTimeoutMs, int transactionTimeoutMs, Duration untilIdle, Path assignmentLog, Path processingLog,
+            ClientProperties client) {
     }
 
     private final Options o;
@@ -151,7 +154,7 @@ class TransformConsumer {
     }
 
     private KafkaProducer<String, String> newProducer() {
-        Properties p = new Properties();
+        Properties p = o.client().properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, o.bootstrap());
         p.put(ProducerConfig.CLIENT_ID_CONFIG, o.instanceId() + "-producer");
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, o.group() + "-" + o.instanceId());
@@ -167,7 +170,7 @@ class TransformConsumer {
     }
 
     private Properties consumerConfig() {
-        return SubjectLogs.consumerProperties(o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
+        return SubjectLogs.consumerProperties(o.client(), o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
                 o.sessionTimeoutMs(), 100);
     }
 
@@ -182,3 +185,4 @@ class TransformConsumer {
     }
 
 }
+

@@ -52,7 +52,7 @@ public final class BrokenSubjectMain {
         org.apache.kafka.clients.consumer.GroupProtocol protocol = mode.equals("skip-ahead") ? org.apache.kafka.clients.consumer.GroupProtocol.CONSUMER
                 : org.apache.kafka.clients.consumer.GroupProtocol.CLASSIC;
         InboxConsumer.Options o = new InboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], protocol, 5000, 6000, null,
-                Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100);
+                Path.of(a[7], a[6] + ".assignments.jsonl"), Path.of(a[7], a[6] + ".processing.jsonl"), 100, io.replaylab.kafka.ClientProperties.none());
         System.exit(twin(mode, o).run());
     }
 

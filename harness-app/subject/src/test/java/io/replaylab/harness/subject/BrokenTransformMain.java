@@ -27,7 +27,7 @@ public final class BrokenTransformMain {
     public static void main(String[] a) {
         // mode bootstrap topic output group instance logdir
         TransformConsumer.Options o = new TransformConsumer.Options(a[1], a[2], a[3], a[4], a[5], GroupProtocol.CLASSIC, 5000, 6000, 15_000, null,
-                Path.of(a[6], a[5] + ".assignments.jsonl"), Path.of(a[6], a[5] + ".processing.jsonl"));
+                Path.of(a[6], a[5] + ".assignments.jsonl"), Path.of(a[6], a[5] + ".processing.jsonl"), io.replaylab.kafka.ClientProperties.none());
         System.exit(twin(a[0], o).run());
     }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class ShareConsumerPropertiesTest {
     @Test
     void theShareModesSettingsAreAcceptedByKafkaShareConsumer() {
-        Properties p = SubjectLogs.shareConsumerProperties("127.0.0.1:9", "g", "A", 1);
+        Properties p = SubjectLogs.shareConsumerProperties(io.replaylab.kafka.ClientProperties.none(), "127.0.0.1:9", "g", "A", 1);
 
         new KafkaShareConsumer<String, String>(p).close(); // the constructor validates; it connects to nothing yet
 
@@ -24,7 +24,7 @@ class ShareConsumerPropertiesTest {
 
     @Test
     void theConsumerGroupsSettingsAreRefusedByKafkaShareConsumer() {
-        Properties p = SubjectLogs.consumerProperties("127.0.0.1:9", "g", "A", GroupProtocol.CLASSIC, 300_000, 6000, 1);
+        Properties p = SubjectLogs.consumerProperties(io.replaylab.kafka.ClientProperties.none(), "127.0.0.1:9", "g", "A", GroupProtocol.CLASSIC, 300_000, 6000, 1);
 
         assertThatThrownBy(() -> new KafkaShareConsumer<String, String>(p)).isInstanceOf(KafkaException.class)
                 .hasMessageContaining("auto.offset.reset").hasMessageContaining("session.timeout.ms").hasMessageContaining("group.protocol");

@@ -48,7 +48,7 @@ public final class ShareTwinMain {
                 .collect(Collectors.toMap(h -> h[0], h -> Integer.valueOf(h[1])));
         Integer idleMs = hooks.get("until-idle-ms");
         ShareInboxConsumer.Options o = new ShareInboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], idleMs == null ? null : java.time.Duration.ofMillis(idleMs),
-                Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS);
+                Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS, io.replaylab.kafka.ClientProperties.none());
         // stall-b: an instance named ...-B (the lab's second one) never gets past its first record's transaction
         int stallFirst = a[6].endsWith("-B") && hooks.containsKey("stall-b") ? hooks.get("stall-b") : hooks.getOrDefault("stall-first", 0);
         if (hooks.containsKey("lock-ms")) {

@@ -1,0 +1,145 @@
+package io.replaylab.harness;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaylab.evidence.Json;
+import io.replaylab.kafka.ClientProperties;
+import io.replaylab.kafka.LabNamespace;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.Clients;
+import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code --command-config} / {@code --command-property} against the shared broker's SASL_PLAINTEXT (PLAIN) listener: every
+ * command that reaches a broker gets there with them, the reference subjects log in through the wire proxy, and the password is
+ * in no file of the run.
+ */
+@LocalKafkaTest
+class CommandConfigTest {
+    @TempDir
+    Path dir;
+
+    record Run(int rc, String out, String err) {
+    }
+
+    static Run cli(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Run(rc, out.toString(), err.toString());
+    }
+
+    private Path commandConfig(LocalKafka kafka) throws IOException {
+        Path f = dir.resolve("client.properties");
+        kafka.saslClient(LocalKafkaTest.SASL_USER).writeTo(f);
+        return f;
+    }
+
+    @Test
+    void offsetsAndOracleReachASaslListenerWithTheCommandConfigAndNameItWhenTheBrokerStaysSilent(LocalKafka kafka, LabNamespace ns)
+            throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 3);
+        String sasl = kafka.saslBootstrapServers().orElseThrow();
+        Path config = commandConfig(kafka);
+
+        Run described = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", config.toString());
+        assertThat(described.rc()).as(described.err()).isZero();
+        assertThat(described.out()).contains("Consumer group '" + ns.group() + "'");
+
+        Run silent = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT3S");
+        assertThat(silent.rc()).as("a plaintext client at a SASL listener: " + silent.err()).isEqualTo(ReplayLab.UNREACHABLE);
+        assertThat(silent.err()).contains("SASL or TLS").contains("--command-config/--command-property");
+
+        Run wrong = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT10S",
+                "--command-config", config.toString(), "--command-property",
+                "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + LocalKafkaTest.SASL_USER
+                        + "\" password=\"not-it\";");
+        assertThat(wrong.rc()).as(wrong.out()).isNotZero();
+        assertThat(wrong.err()).containsIgnoringCase("authentication").doesNotContain("not-it");
+
+        Run missing = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", dir.resolve("nope").toString());
+        assertThat(missing.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(missing.err()).contains("--command-config/--command-property").contains(dir.resolve("nope").toString());
+
+        java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("empty.db")).close();
+        String[] oracle = {"oracle", "--bootstrap-server", sasl, "--topic", ns.topic(), "--db", dir.resolve("empty.db").toString(), "--target-query",
+            "SELECT 'x' AS message_id, 1 AS amount WHERE 0 = 1", "--source-id", "key", "--source-amount", "json:/amountCents", "--timeout", "PT5S"};
+        Run read = cli(concat(oracle, "--command-property", "security.protocol=SASL_PLAINTEXT", "--command-property", "sasl.mechanism=PLAIN",
+                "--command-property", kafka.saslClient(LocalKafkaTest.SASL_USER).asMap().entrySet().stream()
+                        .filter(e -> e.getKey().equals("sasl.jaas.config")).map(e -> e.getKey() + "=" + e.getValue()).findFirst().orElseThrow()));
+        assertThat(read.out() + read.err()).as("the oracle read all 6 records through the SASL listener (none a payment)")
+                .containsPattern("malformed +6").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
+        assertThat(cli(oracle).rc()).as("without the login the read cannot start").isEqualTo(ReplayLab.UNREACHABLE);
+    }
+
+    @Test
+    void aRunOnASaslBrokerPassesWithItsSubjectsLoggedInThroughTheProxyRecordsNoSecretAndItsLeftoversNeedTheLoginAgain(LocalKafka kafka)
+            throws Exception {
+        String sasl = kafka.saslBootstrapServers().orElseThrow();
+        Path config = commandConfig(kafka);
+        List<String> before = topics(kafka);
+        // a process of its own: its journal's owner is gone when the cleanup below asks
+        List<String> cmd = io.replaylab.evidence.process.ChildProcess.java(io.replaylab.evidence.process.ChildProcess.shortLived("-Xmx256m",
+                "-Xshare:auto"), ReplayLab.class.getName(), "run", "--bootstrap-server", sasl, "--command-config", config.toString(),
+                "--experiment", "rebalance", "--records", "30", "--workdir", dir.resolve("runs").toString(), "--keep", "--json");
+        Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve("run.out").toFile()).redirectError(dir.resolve("run.err").toFile()).start();
+        assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+        Run run = new Run(p.exitValue(), Files.readString(dir.resolve("run.out")), Files.readString(dir.resolve("run.err")));
+        assertThat(run.rc()).as(run.out() + run.err()).isZero();
+        JsonNode j = Json.mapper().readTree(run.out());
+        assertThat(j.get("outcome").asText()).isEqualTo("PASS");
+        Path runDir = Path.of(j.get("evidence").asText()).getParent();
+        String evidence = Files.readString(Path.of(j.get("evidence").asText()));
+        assertThat(evidence).as("the witness saw the subjects' commits through the proxy they logged in through")
+                .contains("kafka client properties").contains("sasl.jaas.config=" + ClientProperties.HIDDEN).contains("\"type\" : \"commit-witnessed\"");
+        try (Stream<Path> files = Files.walk(runDir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1)).as(f.toString()).doesNotContain(LocalKafkaTest.SASL_PASSWORD);
+            }
+        }
+        List<String> kept = topics(kafka).stream().filter(t -> !before.contains(t)).toList();
+        assertThat(kept).as("kept, as asked").isNotEmpty();
+
+        String runId = runDir.getFileName().toString();
+        Run without = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId);
+        assertThat(without.rc()).as("the journal keeps no login: " + without.out() + without.err()).isNotZero();
+        Run with = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId, "--command-config", config.toString());
+        assertThat(with.rc()).as(with.out() + with.err()).isZero();
+        assertThat(topics(kafka)).as("the run's topics went with its cleanup").doesNotContainAnyElementsOf(kept);
+    }
+
+    @Test
+    void clientPropertiesForTheRunsOwnBrokerAreRefusedNamingTheFlag() {
+        Run r = cli("run", "--command-property", "security.protocol=SASL_PLAINTEXT", "--workdir", dir.toString());
+        assertThat(r.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(r.err()).contains("--command-config/--command-property").contains("the broker the run starts itself takes none");
+        Run bad = cli("run", "--command-property", "no-equals-sign", "--bootstrap-server", "127.0.0.1:9", "--workdir", dir.toString());
+        assertThat(bad.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(bad.err()).contains("--command-config/--command-property take key=value").doesNotContain("no-equals-sign");
+    }
+
+    private static List<String> topics(LocalKafka kafka) throws Exception {
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            return List.copyOf(admin.listTopics().names().get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        return Stream.concat(Stream.of(a), Stream.of(b)).toArray(String[]::new);
+    }
+}
