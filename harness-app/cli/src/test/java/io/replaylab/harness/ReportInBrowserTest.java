@@ -126,4 +126,25 @@ class ReportInBrowserTest {
         open(run(kafka, "not-run", "--experiment", "db-faults"), "not-run", "NOT_RUN");
         assertThat(browser.findElement(By.id("exp-db-faults")).getText()).contains("database faults need a PostgreSQL target");
     }
+
+    @Test
+    void aMatrixIsAColouredGridWhoseCellsLinkToTheirParts(LocalKafka kafka) throws Exception {
+        open(run(kafka, "grid", "--experiment", "schedules", "--cells", "before-offset-commit:hold,after-db-commit:crash", "--subject-cmd",
+                BrokenSubjectMain.template("no-inbox")), "grid", "FAIL");
+
+        WebElement grid = browser.findElement(By.cssSelector("table.matrix"));
+        List<WebElement> cells = grid.findElements(By.cssSelector("td a"));
+        assertThat(cells).as("a cell per run cell, each a link").hasSize(2);
+        for (WebElement a : cells) {
+            WebElement td = a.findElement(By.xpath(".."));
+            String status = td.getAttribute("class");
+            assertThat(status).isIn("PASS", "FAIL", "NOT_RUN");
+            assertThat(td.getCssValue("background-color")).as("coloured by its outcome").isIn("rgba(46, 125, 50, 1)", "rgba(198, 40, 40, 1)",
+                    "rgba(249, 168, 37, 1)");
+            String target = a.getAttribute("href").substring(a.getAttribute("href").indexOf('#') + 1);
+            assertThat(browser.findElements(By.id(target))).as("its cell's section, " + target).hasSize(1);
+            assertThat(td.getAttribute("title")).as("its reason on hover").isNotBlank();
+        }
+        assertThat(grid.findElements(By.cssSelector("td.FAIL"))).as("the twin without an inbox fails a cell").isNotEmpty();
+    }
 }
