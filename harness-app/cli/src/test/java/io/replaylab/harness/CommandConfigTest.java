@@ -1,10 +1,9 @@
 package io.replaylab.harness;
 
+import static io.replaylab.harness.OffsetsCommandTest.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +13,7 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.replaylab.evidence.Json;
+import io.replaylab.harness.OffsetsCommandTest.Run;
 import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -32,16 +32,6 @@ import org.junit.jupiter.api.io.TempDir;
 class CommandConfigTest {
     @TempDir
     Path dir;
-
-    record Run(int rc, String out, String err) {
-    }
-
-    static Run cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Run(rc, out.toString(), err.toString());
-    }
 
     private Path commandConfig(LocalKafka kafka) throws IOException {
         Path f = dir.resolve("client.properties");
