@@ -799,6 +799,11 @@ final class AdminKafkaOps implements KafkaOps {
             if (c instanceof org.apache.kafka.common.errors.TimeoutException) {
                 throw unreachable(what, c);
             }
+            if (c instanceof org.apache.kafka.common.errors.AuthenticationException || c instanceof org.apache.kafka.common.errors.AuthorizationException) {
+                // the login or its rights, not the broker: what the caller gave (or did not give) decides it
+                throw new BadInputException("the broker at " + bootstrap + " refused the lab's client (" + what + "): " + c.getMessage()
+                        + "; check " + ClientProperties.SETTING, c, ClientProperties.SETTING);
+            }
             throw new KafkaOpsException("cannot " + what + ": " + c.getClass().getSimpleName() + ": " + c.getMessage(), c);
         }
     }
@@ -807,7 +812,7 @@ final class AdminKafkaOps implements KafkaOps {
         return new BrokerUnreachableException("the broker at " + bootstrap + " did not answer within " + timeout.toSeconds()
                 + " s (" + what + "); is it running and reachable?"
                 // a listener that wants SASL or TLS drops a plaintext client without a word: it looks like no broker
-                + (client.isEmpty() ? " A broker that needs SASL or TLS looks like this too to a client given no " + ClientProperties.SETTING + "." : ""),
+                + (client.isEmpty() ? " A broker that needs SASL or TLS looks like this too to a client without " + ClientProperties.SETTING + "." : ""),
                 cause, ClientProperties.SETTING);
     }
 

@@ -1,8 +1,6 @@
 package io.replaylab.kafka;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -24,10 +22,11 @@ import io.replaylab.evidence.Setting;
 /**
  * Properties every Kafka client the lab makes itself takes on top of its own: how to reach a cluster
  * that needs SASL or TLS ({@code security.protocol}, {@code sasl.*}, {@code ssl.*}), as Kafka's tools
- * take them from {@code --command-config}. The lab's own settings of a client (bootstrap, group,
- * isolation, serializers, timeouts) win over these. Secret values (a type PASSWORD in Kafka's own
- * config definitions, or a name that says secret) never leave this object in text: {@link #toString()}
- * and {@link #redacted()} hide them.
+ * take them from {@code --command-config}. Only how to connect: a key that would change what a client
+ * does ({@code group.instance.id}, {@code transactional.id}, {@code isolation.level}, ...) is refused,
+ * as the lab's clients and subjects set those themselves ({@link #CONNECTION_KEYS}). Secret values
+ * never leave this object in text: {@link #toString()} and {@link #redacted()} show only a value Kafka
+ * defines as other than a PASSWORD, and hide every other.
  *
  * <pre>{@code
  * ClientProperties sasl = ClientProperties.load(Path.of("client.properties")).with("sasl.mechanism", "PLAIN");
@@ -40,9 +39,13 @@ public final class ClientProperties {
     /** How a hidden value reads. */
     public static final String HIDDEN = "[hidden]";
 
+    /** The keys these take: their prefixes and whole names (how a client connects, authenticates, resolves and retries). */
+    public static final String CONNECTION_KEYS = "security.*, sasl.*, ssl.*, socket.*, reconnect.backoff.*, retry.backoff.*, metadata.*, "
+            + "client.dns.lookup, client.rack, connections.max.idle.ms, request.timeout.ms, send.buffer.bytes, receive.buffer.bytes";
+
     private static final ClientProperties NONE = new ClientProperties(Map.of());
-    /** A key that Kafka does not define but whose name says it holds a secret. */
-    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(password|secret|jaas|token|credential|\\.key$).*");
+    private static final Pattern CONNECTION_KEY = Pattern.compile("(security|sasl|ssl|socket|reconnect\\.backoff|retry\\.backoff|metadata)\\..+"
+            + "|client\\.dns\\.lookup|client\\.rack|connections\\.max\\.idle\\.ms|request\\.timeout\\.ms|send\\.buffer\\.bytes|receive\\.buffer\\.bytes");
 
     private final Map<String, String> values;
 
@@ -67,8 +70,8 @@ public final class ClientProperties {
      */
     public static ClientProperties load(Path file) {
         Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            p.load(r);
+        try (var in = Files.newInputStream(file)) {
+            p.load(in); // as Kafka's tools load it (ISO-8859-1, escapes)
         } catch (IOException | IllegalArgumentException e) {
             throw new BadInputException("cannot read the client properties file " + file + ": " + e, e, SETTING);
         }
@@ -142,7 +145,8 @@ public final class ClientProperties {
 
     /**
      * Writes these as a properties file only its owner may read (a program the lab starts reads the
-     * secrets there, never from a command line the evidence records).
+     * secrets there, never from a command line the evidence records), in ISO-8859-1 with escapes as
+     * Kafka's own tools read one.
      */
     public void writeTo(Path file) throws IOException {
         Properties p = properties();
@@ -152,12 +156,12 @@ public final class ClientProperties {
         } catch (UnsupportedOperationException e) {
             Files.createFile(file);
         }
-        try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            p.store(w, "replay-lab client properties");
+        try (var out = Files.newOutputStream(file)) {
+            p.store(out, "replay-lab client properties");
         }
     }
 
-    /** Whether {@code key}'s value is a secret: Kafka defines it as a PASSWORD, or its name says so. */
+    /** Whether {@code key}'s value is hidden: all but a value Kafka's client configs define with a type other than PASSWORD. */
     public static boolean isSecret(String key) {
         for (ConfigDef def : new ConfigDef[] {ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef()}) {
             ConfigDef.ConfigKey k = def.configKeys().get(key);
@@ -165,13 +169,18 @@ public final class ClientProperties {
                 return k.type == ConfigDef.Type.PASSWORD;
             }
         }
-        return SECRET_NAME.matcher(key).matches();
+        return true; // a key Kafka does not define (a vendor's, a typo's) may hold anything
     }
 
     private static void check(String key, String value, String where) {
         Objects.requireNonNull(value, "value");
         if (key == null || key.isBlank() || key.chars().anyMatch(Character::isWhitespace)) {
-            throw new BadInputException(where + " has a bad key '" + key + "'", SETTING);
+            // not echoed: a key with whitespace in it may be a secret pasted in the wrong place
+            throw new BadInputException(where + " has a blank key or one with whitespace in it", SETTING);
+        }
+        if (!CONNECTION_KEY.matcher(key).matches()) {
+            throw new BadInputException(where + " has '" + key + "', which is not how to connect: " + SETTING + " take only " + CONNECTION_KEYS
+                    + " (the lab's clients and subjects set the rest themselves)", SETTING);
         }
     }
 

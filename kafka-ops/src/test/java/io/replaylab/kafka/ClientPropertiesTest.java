@@ -17,33 +17,36 @@ class ClientPropertiesTest {
     Path dir;
 
     @Test
-    void secretsAreHiddenByKafkasOwnPasswordTypeAndBySecretNamesButPlainSettingsAreShown() {
+    void onlyValuesKafkaDefinesAsNoPasswordAreShownEveryOtherIsHidden() {
         ClientProperties p = ClientProperties.of(Map.of("security.protocol", "SASL_SSL", "sasl.jaas.config", "x password=\"s3cret\";",
-                "ssl.truststore.password", "tpw", "ssl.keystore.location", "/k.jks", "my.vendor.token", "tok", "sasl.mechanism", "PLAIN"));
+                "ssl.truststore.password", "tpw", "ssl.keystore.location", "/k.jks", "sasl.vendor.user.info", "KEY:SECRET", "sasl.mechanism", "PLAIN"));
 
         assertThat(p.redacted()).containsEntry("security.protocol", "SASL_SSL").containsEntry("sasl.mechanism", "PLAIN")
                 .containsEntry("ssl.keystore.location", "/k.jks").containsEntry("sasl.jaas.config", ClientProperties.HIDDEN)
-                .containsEntry("ssl.truststore.password", ClientProperties.HIDDEN).containsEntry("my.vendor.token", ClientProperties.HIDDEN);
-        assertThat(p.toString()).doesNotContain("s3cret").doesNotContain("tpw").doesNotContain("tok\"").contains("SASL_SSL");
+                .containsEntry("ssl.truststore.password", ClientProperties.HIDDEN).containsEntry("sasl.vendor.user.info", ClientProperties.HIDDEN);
+        assertThat(p.toString()).doesNotContain("s3cret").doesNotContain("=tpw").doesNotContain("KEY:SECRET").contains("=SASL_SSL");
         assertThat(p.asMap()).containsEntry("sasl.jaas.config", "x password=\"s3cret\";");
     }
 
     @Test
-    void theLabsOwnSettingsWinOverTheGivenOnes() {
-        ClientProperties p = ClientProperties.none().with("bootstrap.servers", "elsewhere:9092").with("security.protocol", "SASL_PLAINTEXT");
+    void onlyHowToConnectIsTakenAKeyThatChangesWhatAClientDoesIsRefusedNamingIt() {
+        ClientProperties p = ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT").with("client.dns.lookup", "use_all_dns_ips");
+        assertThat(p.plus(Map.of("bootstrap.servers", "127.0.0.1:9092"))).containsEntry("bootstrap.servers", "127.0.0.1:9092")
+                .containsEntry("security.protocol", "SASL_PLAINTEXT");
 
-        Map<String, Object> config = p.plus(Map.of("bootstrap.servers", "127.0.0.1:9092"));
-
-        assertThat(config).containsEntry("bootstrap.servers", "127.0.0.1:9092").containsEntry("security.protocol", "SASL_PLAINTEXT");
+        for (String key : java.util.List.of("group.instance.id", "transactional.id", "isolation.level", "bootstrap.servers", "enable.auto.commit")) {
+            assertThatThrownBy(() -> p.with(key, "x")).as(key).isInstanceOf(BadInputException.class).hasMessageContaining("'" + key + "'")
+                    .hasMessageContaining("not how to connect");
+        }
     }
 
     @Test
     void aFileIsReadAsKafkasToolsReadItAndWrittenForItsOwnerOnly() throws Exception {
         Path f = dir.resolve("client.properties");
-        Files.writeString(f, "# a comment\nsecurity.protocol = SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n");
+        Files.writeString(f, "# a comment\nsecurity.protocol = SASL_PLAINTEXT\nsasl.mechanism=PLAIN\nsasl.jaas.config=a \\\\ b \"c\";\n");
         ClientProperties p = ClientProperties.load(f).withAssignment("client.dns.lookup=use_all_dns_ips");
-        assertThat(p.asMap()).containsOnlyKeys("security.protocol", "sasl.mechanism", "client.dns.lookup")
-                .containsEntry("security.protocol", "SASL_PLAINTEXT");
+        assertThat(p.asMap()).containsOnlyKeys("security.protocol", "sasl.mechanism", "sasl.jaas.config", "client.dns.lookup")
+                .containsEntry("security.protocol", "SASL_PLAINTEXT").containsEntry("sasl.jaas.config", "a \\ b \"c\";");
 
         Path out = dir.resolve("copy.properties");
         p.writeTo(out);
@@ -58,6 +61,7 @@ class ClientPropertiesTest {
         assertThatThrownBy(() -> ClientProperties.none().withAssignment("hunter2")).isInstanceOf(BadInputException.class)
                 .hasMessageContaining("take key=value").hasMessageNotContaining("hunter2");
         assertThatThrownBy(() -> ClientProperties.none().withAssignment("=v")).isInstanceOf(BadInputException.class);
-        assertThatThrownBy(() -> ClientProperties.of(Map.of("a b", "v"))).isInstanceOf(BadInputException.class).hasMessageContaining("'a b'");
+        assertThatThrownBy(() -> ClientProperties.none().withAssignment("sasl.password hunter2=x")).isInstanceOf(BadInputException.class)
+                .hasMessageContaining("whitespace").hasMessageNotContaining("hunter2");
     }
 }

@@ -20,6 +20,8 @@ class SourceSpecTest {
         assertThat(s.upTo(cut)).isEqualTo(new SourceSpec("127.0.0.1:9092", "pay", cut, RecordParsers.paymentJson(), SourceSpec.DEFAULT_TIMEOUT, io.replaylab.kafka.ClientProperties.none()));
         assertThat(s.parser(other).parser()).isSameAs(other);
         assertThat(s.timeout(Duration.ofSeconds(3)).timeout()).isEqualTo(Duration.ofSeconds(3));
+        io.replaylab.kafka.ClientProperties sasl = io.replaylab.kafka.ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT");
+        assertThat(s.client(sasl).upTo(cut).parser(other).timeout(Duration.ofSeconds(3)).client()).as("kept by every other change").isEqualTo(sasl);
         assertThatThrownBy(() -> s.timeout(Duration.ZERO)).hasMessage("the source timeout must be positive, was PT0S");
         assertThatThrownBy(() -> s.timeout(Duration.ofSeconds(-1))).hasMessage("the source timeout must be positive, was PT-1S");
     }

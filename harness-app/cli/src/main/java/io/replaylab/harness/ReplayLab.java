@@ -74,7 +74,16 @@ public final class ReplayLab implements Runnable {
         cli.setExitCodeExceptionMapper(ReplayLab::exitCodeOf);
         cli.setParameterExceptionHandler((ex, a) -> {
             CommandLine c = ex.getCommandLine();
-            c.getErr().println("error: " + ex.getMessage());
+            String said = ex.getMessage();
+            if (ex instanceof CommandLine.UnmatchedArgumentException u) {
+                // a mistyped --command-property must not print its value (a password) to the console or a CI log
+                for (String arg : u.getUnmatched()) {
+                    if (arg.indexOf('=') > 0) {
+                        said = said.replace(arg, arg.substring(0, arg.indexOf('=') + 1) + "…");
+                    }
+                }
+            }
+            c.getErr().println("error: " + said);
             c.getErr().println("Try '" + c.getCommandSpec().qualifiedName() + " --help' for more information.");
             return BAD_INPUT;
         });
@@ -120,6 +129,8 @@ public final class ReplayLab implements Runnable {
             Map.entry(TargetSpec.NAMESPACE, "no --namespace was given"),
             Map.entry(LabSettings.BOOTSTRAP_HOSTS, "--bootstrap-server host(s)"),
             Map.entry(LabSettings.ALLOW_REMOTE, "--allow-remote"),
+            Map.entry(LabSettings.NO_WITNESS, "--no-witness"),
+            Map.entry(LabSettings.BARRIER_DEBUGGER, "--barrier debugger"),
             Map.entry(Leftovers.Access.ALLOW_REMOTE, "--allow-remote"),
             Map.entry(Subject.ENV, "--subject-env, --transform-env"),
             Map.entry(Subject.COMMAND, "--subject-cmd"),

@@ -59,8 +59,15 @@ class CommandConfigTest {
                 "--command-config", config.toString(), "--command-property",
                 "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + LocalKafkaTest.SASL_USER
                         + "\" password=\"not-it\";");
-        assertThat(wrong.rc()).as(wrong.out()).isNotZero();
-        assertThat(wrong.err()).containsIgnoringCase("authentication").doesNotContain("not-it");
+        assertThat(wrong.rc()).as("a refused login is the client properties' fault: " + wrong.err()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(wrong.err()).contains("refused the lab's client").containsIgnoringCase("authentication")
+                .contains("--command-config/--command-property").doesNotContain("not-it");
+
+        Run typo = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-propery",
+                "sasl.jaas.config=x password=\"typed-" + LocalKafkaTest.SASL_PASSWORD + "\";");
+        assertThat(typo.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(typo.err()).as("a mistyped flag's value is not echoed").contains("--command-propery").contains("sasl.jaas.config=…")
+                .doesNotContain(LocalKafkaTest.SASL_PASSWORD);
 
         Run missing = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", dir.resolve("nope").toString());
         assertThat(missing.rc()).isEqualTo(ReplayLab.BAD_INPUT);
@@ -95,6 +102,7 @@ class CommandConfigTest {
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         Path runDir = Path.of(j.get("evidence").asText()).getParent();
         String evidence = Files.readString(Path.of(j.get("evidence").asText()));
+        assertThat(run.out() + run.err()).as("the console").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
         assertThat(evidence).as("the witness saw the subjects' commits through the proxy they logged in through")
                 .contains("kafka client properties").contains("sasl.jaas.config=" + ClientProperties.HIDDEN).contains("\"type\" : \"commit-witnessed\"");
         try (Stream<Path> files = Files.walk(runDir)) {
@@ -105,12 +113,45 @@ class CommandConfigTest {
         List<String> kept = topics(kafka).stream().filter(t -> !before.contains(t)).toList();
         assertThat(kept).as("kept, as asked").isNotEmpty();
 
+        java.util.regex.Matcher file = java.util.regex.Pattern.compile("/[^\"\\s]*replay-lab-client-[^/\"]+/client\\.properties")
+                .matcher(Files.readString(runDir.resolve("journal.jsonl")));
+        assertThat(file.find()).as("the journal names the file of the subjects' {command-config}").isTrue();
+        assertThat(Path.of(file.group())).as("deleted with the run's cleanup").doesNotExist();
+
         String runId = runDir.getFileName().toString();
         Run without = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId);
-        assertThat(without.rc()).as("the journal keeps no login: " + without.out() + without.err()).isNotZero();
+        assertThat(without.out() + without.err()).as("the journal keeps no login: the cleanup cannot reach the broker without it")
+                .contains("did not answer").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
+        assertThat(without.rc()).isEqualTo(ReplayLab.UNREACHABLE);
         Run with = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId, "--command-config", config.toString());
         assertThat(with.rc()).as(with.out() + with.err()).isZero();
         assertThat(topics(kafka)).as("the run's topics went with its cleanup").doesNotContainAnyElementsOf(kept);
+    }
+
+    @Test
+    void aLoginTheBrokerRefusesMakesEveryExperimentNotRunWithTheBrokersReasonAndTheEvidenceSaved(LocalKafka kafka) throws Exception {
+        Path wrong = dir.resolve("wrong.properties");
+        ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT").with("sasl.mechanism", "PLAIN").with("sasl.jaas.config",
+                "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + LocalKafkaTest.SASL_USER + "\" password=\"not-it\";")
+                .writeTo(wrong);
+        Run r = cli("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", wrong.toString(), "--experiment",
+                "replay", "--workdir", dir.resolve("runs").toString(), "--json");
+
+        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(ReplayLab.NOT_RUN);
+        JsonNode j = Json.mapper().readTree(r.out());
+        assertThat(j.get("experiments").get(0).get("reason").asText()).contains("refused the lab's client").containsIgnoringCase("authentication");
+        assertThat(Path.of(j.get("evidence").asText())).exists();
+    }
+
+    @Test
+    void tlsWhichTheWireProxyCannotReadAndAKeyThatIsNotHowToConnectAreRefusedNamingTheFlags() {
+        Run tls = cli("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "security.protocol=SASL_SSL", "--workdir", dir.toString());
+        assertThat(tls.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(tls.err()).contains("--command-config/--command-property").contains("cannot read").contains("--no-witness")
+                .contains("--barrier debugger");
+        Run behaviour = cli("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "group.instance.id=A", "--workdir", dir.toString());
+        assertThat(behaviour.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(behaviour.err()).contains("'group.instance.id', which is not how to connect");
     }
 
     @Test

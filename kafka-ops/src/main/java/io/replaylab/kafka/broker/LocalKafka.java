@@ -111,6 +111,8 @@ public final class LocalKafka implements AutoCloseable {
         }
         if (saslPort == 0 && !config.saslPlainUsers().isEmpty()) {
             saslPort = KafkaNode.freePort();
+        } else if (saslPort != 0) {
+            KafkaNode.requirePortFree(saslPort, "SASL");
         }
         if (controllerPort == 0) {
             controllerPort = KafkaNode.freePort();
@@ -139,7 +141,6 @@ public final class LocalKafka implements AutoCloseable {
         return this;
     }
 
-    /** {@code 127.0.0.1:PORT}, for {@code bootstrap.servers}. */
     /** The SASL_PLAINTEXT (PLAIN) listener's address, when the config has SASL users ({@link LocalKafkaConfig.Builder#saslPlainUser}). */
     public Optional<String> saslBootstrapServers() {
         bootstrapServers(); // started?
@@ -157,6 +158,7 @@ public final class LocalKafka implements AutoCloseable {
                         + "\" password=\"" + password + "\";");
     }
 
+    /** {@code 127.0.0.1:PORT}, for {@code bootstrap.servers}. */
     public String bootstrapServers() {
         if (brokerPort == 0) {
             throw new IllegalStateException("the broker has not been started; call start() first");
@@ -270,7 +272,7 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     private String diagnosis() {
-        return KafkaNode.diagnosis(workDir, "broker " + brokerPort + ", controller " + controllerPort);
+        return KafkaNode.diagnosis(workDir, "broker " + brokerPort + ", controller " + controllerPort + (saslPort == 0 ? "" : ", SASL " + saslPort));
     }
 
     private Path writeServerProperties() {

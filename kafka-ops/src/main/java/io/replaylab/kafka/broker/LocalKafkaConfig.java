@@ -179,7 +179,13 @@ public record LocalKafkaConfig(
          * listener stays (the broker's own, and every client that needs no login).
          */
         public Builder saslPlainUser(String user, String password) {
-            saslPlainUsers.put(Objects.requireNonNull(user, "user"), Objects.requireNonNull(password, "password"));
+            // both go into a JAAS line between quotes, in a properties file: plain printable ASCII, no quote, backslash or space
+            for (String v : new String[] {Objects.requireNonNull(user, "user"), Objects.requireNonNull(password, "password")}) {
+                if (!v.matches("[!#-\\[\\]-~&&[^=:]]+")) {
+                    throw new IllegalArgumentException("a SASL user and password must be printable ASCII without quotes, backslashes, spaces, '=' or ':'");
+                }
+            }
+            saslPlainUsers.put(user, password);
             return this;
         }
 

@@ -86,6 +86,11 @@ public final class Lab {
                     f.ops().describe(ns.group("probe"));
                 } catch (BrokerUnreachableException e) {
                     unreachable = e.getMessage();
+                } catch (io.replaylab.evidence.BadInputException e) {
+                    if (!e.settings().contains(io.replaylab.kafka.ClientProperties.SETTING)) {
+                        throw e;
+                    }
+                    unreachable = e.getMessage(); // a login the broker refused: the lab cannot reach it either
                 }
                 if (unreachable == null) {
                     // journaled before any topic exists: a run killed from here on names what it left, and where
@@ -122,6 +127,9 @@ public final class Lab {
         saved.cleanup("stop every process the run started", labRun::stopAll);
         if (f.proxy() != null) {
             saved.cleanup("close the wire proxy", f.proxy()::close);
+        }
+        if (!settings.broker().client().isEmpty()) {
+            saved.cleanup("delete the run's client properties (" + f.clientConfig() + ")", f::deleteClientConfig);
         }
         if (settings.keep()) {
             saved.cleanup("keep the run's own topics, groups and schema, as asked (they stay until removed as its leftovers)", () -> { });

@@ -48,6 +48,9 @@ public final class LabSettings {
     public static final int DEFAULT_PARALLEL = 5;
     /** The settings other refusals name. */
     public static final Setting ALLOW_REMOTE = Setting.of("LabSettings", "allowRemote");
+    /** No wire witness, and a barrier other than the wire's: what a broker the proxy cannot read (TLS) needs. */
+    public static final Setting NO_WITNESS = Setting.of("LabSettings", "witness").to("false");
+    public static final Setting BARRIER_DEBUGGER = Setting.of("LabSettings", "barrier").to("DEBUGGER");
     public static final Setting BOOTSTRAP_HOSTS = Setting.of("LabSettings", "bootstrap").saidAs("the bootstrap servers' host(s)");
 
     private final List<Experiment> experiments;
@@ -460,6 +463,13 @@ public final class LabSettings {
             if (transformSubject != null && !transformSubject.uses("{group}")) {
                 problems.add(new InvalidSettingsException.SettingProblem("transformSubject", "must get {group} through its command or its "
                         + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
+            }
+            String protocol = client.asMap().getOrDefault("security.protocol", "PLAINTEXT").toUpperCase(java.util.Locale.ROOT);
+            if (protocol.endsWith("SSL") && (witness || barrier == BarrierKind.WIRE || (barrier == null && subject != null && !subject.jvm()))) {
+                // the proxy reads and rewrites every frame: TLS would leave it nothing to read
+                problems.add(new InvalidSettingsException.SettingProblem("client", "use security.protocol=" + protocol + ", which the wire proxy "
+                        + "cannot read: take " + NO_WITNESS + " and " + BARRIER_DEBUGGER + " (a JVM subject), or a SASL_PLAINTEXT listener",
+                        List.of(NO_WITNESS, BARRIER_DEBUGGER)));
             }
             if (bootstrap == null && !client.isEmpty()) {
                 problems.add(new InvalidSettingsException.SettingProblem("client", "are for a broker given by its bootstrap; the broker the run "

@@ -42,6 +42,10 @@ public final class Leftovers {
     static final String KAFKA_NAMESPACE = "kafka-namespace";
     static final String POSTGRES_SCHEMA = "postgres-schema";
     static final String LOCAL_BROKER_DATA = "local-broker-data";
+    static final String CLIENT_PROPERTIES = "client-properties";
+    /** The directory a run writes its client properties to: a temp dir of this prefix, the file's name below. */
+    static final String CLIENT_PROPERTIES_DIR = "replay-lab-client-";
+    static final String CLIENT_PROPERTIES_FILE = "client.properties";
 
     private Leftovers() {
     }
@@ -178,6 +182,7 @@ public final class Leftovers {
                     : "topics and groups " + r.name() + ".* on " + r.at("bootstrap") + " (cluster " + r.at("cluster") + ")";
             case POSTGRES_SCHEMA -> "schema " + r.name() + " in " + r.at("url") + (r.at("user") != null ? " as " + r.at("user") : "");
             case LOCAL_BROKER_DATA -> "its local broker's data in " + r.name() + "/data";
+            case CLIENT_PROPERTIES -> "its client properties (their secrets) in " + r.name();
             default -> r.kind() + " " + r.name() + " (not replay-lab's to remove)";
         };
     }
@@ -273,6 +278,24 @@ public final class Leftovers {
                                     was ? Step.Result.DONE : Step.Result.LEFT_AS_IT_IS));
                         });
                     }
+                    case CLIENT_PROPERTIES -> {
+                        Path file = Path.of(r.name()).normalize();
+                        if (!file.getFileName().toString().equals(CLIENT_PROPERTIES_FILE) || file.getParent() == null
+                                || !file.getParent().getFileName().toString().startsWith(CLIENT_PROPERTIES_DIR)) {
+                            throw new CleanupRefusedException("run " + j.runId() + " journals client properties at " + file + ", which no run writes: nothing deleted");
+                        }
+                        names.add("delete the dead run's client properties " + file);
+                        steps.add(() -> {
+                            try {
+                                boolean was = Files.deleteIfExists(file);
+                                Files.deleteIfExists(file.getParent());
+                                done.add(new Step("client properties " + file + ": " + (was ? "deleted" : "nothing was left"),
+                                        was ? Step.Result.DONE : Step.Result.LEFT_AS_IT_IS));
+                            } catch (IOException e) {
+                                throw new UncheckedIOException("cannot delete " + file + ": " + e.getMessage(), e);
+                            }
+                        });
+                    }
                     default -> done.add(new Step(r.kind() + " " + r.name() + ": not replay-lab's to remove, left as it is", Step.Result.LEFT_AS_IT_IS));
                 }
             }
@@ -308,6 +331,11 @@ public final class Leftovers {
     static Resource schema(String schema, TargetSpec base) {
         return new Resource(POSTGRES_SCHEMA, schema, base.user() == null ? Map.of("url", base.displayUrl())
                 : Map.of("url", base.displayUrl(), "user", base.user()));
+    }
+
+    /** The journal's resource for the file of the run's client properties (its path only: never what it holds). */
+    static Resource clientProperties(Path file) {
+        return new Resource(CLIENT_PROPERTIES, file.toAbsolutePath().toString(), Map.of());
     }
 
     /** The journal's resource for the data of the run's own broker, in {@code brokerDir} of the run directory. */

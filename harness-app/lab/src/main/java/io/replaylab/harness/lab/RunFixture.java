@@ -85,11 +85,13 @@ final class RunFixture implements AutoCloseable {
             }
             f = new RunFixture(broker, bootstrap, brokerVersion, db, targetRefused);
             ClientProperties client = settings.broker().client();
-            f.clientConfig = Files.createTempDirectory("replay-lab-client-").resolve("client.properties"); // the temp dir is its owner's alone
-            client.writeTo(f.clientConfig);
+            // the temp dir is its owner's alone; journaled before a secret is in it, so that a killed run's cleanup deletes it
+            f.clientConfig = Files.createTempDirectory(Leftovers.CLIENT_PROPERTIES_DIR).resolve(Leftovers.CLIENT_PROPERTIES_FILE);
             if (!client.isEmpty()) {
+                run.owns(Leftovers.clientProperties(f.clientConfig));
                 p.step("client properties for the lab's Kafka clients and the subjects' {command-config}: " + client);
             }
+            client.writeTo(f.clientConfig);
             f.ops = KafkaOps.connect(bootstrap, Duration.ofSeconds(15), client);
             BarrierKind.Choice barrier = settings.barrier().choice();
             f.proxy = barrier.kind() == BarrierKind.WIRE || settings.broker().witness() ? WireProxy.start(bootstrap, client.asMap()) : null;
@@ -139,6 +141,18 @@ final class RunFixture implements AutoCloseable {
         return clientConfig;
     }
 
+    /** Deletes the client properties' file and its directory (a cleanup step, and once more at close). */
+    void deleteClientConfig() {
+        if (clientConfig != null) {
+            try {
+                Files.deleteIfExists(clientConfig);
+                Files.deleteIfExists(clientConfig.getParent());
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException("cannot delete the client properties " + clientConfig + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
     /** The wire proxy, or null when subjects connect straight to the broker. */
     WireProxy proxy() {
         return proxy;
@@ -163,13 +177,10 @@ final class RunFixture implements AutoCloseable {
         try (TargetDatabase t = target; KafkaOps o = ops; WireProxy w = proxy; ProcessGuard g = guard) {
             // closed in reverse: the guard, the proxy, the Admin client, the target
         } finally {
-            if (clientConfig != null) {
-                try {
-                    Files.deleteIfExists(clientConfig);
-                    Files.deleteIfExists(clientConfig.getParent());
-                } catch (java.io.IOException e) {
-                    org.slf4j.LoggerFactory.getLogger(RunFixture.class).warn("could not delete the client properties {}: {}", clientConfig, e.toString());
-                }
+            try {
+                deleteClientConfig();
+            } catch (java.io.UncheckedIOException e) {
+                org.slf4j.LoggerFactory.getLogger(RunFixture.class).warn("{}", e.getMessage());
             }
             if (broker != null) {
                 broker.stop();

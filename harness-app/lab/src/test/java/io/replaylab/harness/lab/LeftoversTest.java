@@ -126,6 +126,26 @@ class LeftoversTest {
     }
 
     @Test
+    void aDeadRunsClientPropertiesAreDeletedAndAJournaledFileNoRunWritesIsRefused() throws Exception {
+        Path secret = Files.createTempDirectory(Leftovers.CLIENT_PROPERTIES_DIR).resolve(Leftovers.CLIENT_PROPERTIES_FILE);
+        Files.writeString(secret, "sasl.jaas.config=secret\n");
+        Path runDir = work.resolve("run-client");
+        DyingRunMain.die(runDir, "in-cleanup", Leftovers.clientProperties(secret));
+
+        Leftovers.Run r = Leftovers.find(work).runs().get(0);
+        assertThat(r.left()).containsExactly("its client properties (their secrets) in " + secret);
+        assertThat(Leftovers.remove(r, Leftovers.Access.local()).stream().map(Leftovers.Step::toString))
+                .containsExactly("client properties " + secret + ": deleted");
+        assertThat(secret.getParent()).doesNotExist();
+
+        Path other = Files.writeString(work.resolve("client.properties"), "not the lab's\n");
+        DyingRunMain.die(work.resolve("run-other"), "in-cleanup", Leftovers.clientProperties(other));
+        assertThatThrownBy(() -> Leftovers.remove(Leftovers.of(work, "run-other"), Leftovers.Access.local()))
+                .isInstanceOf(CleanupRefusedException.class).hasMessageContaining("which no run writes");
+        assertThat(other).exists();
+    }
+
+    @Test
     void aRunWithItsOwnLocalBrokerLeftNothingOnABrokerAndItsBrokerDataGoesWhileTheLogStays() throws Exception {
         Path runDir = work.resolve("run-local");
         Files.createDirectories(runDir.resolve("broker/data/__consumer_offsets-0"));

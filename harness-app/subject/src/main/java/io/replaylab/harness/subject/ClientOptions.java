@@ -22,19 +22,23 @@ public final class ClientOptions {
 
     /** The file's properties, then each {@code --command-property}; none when neither is given. */
     public ClientProperties properties() {
-        ClientProperties p = commandConfig == null ? ClientProperties.none() : ClientProperties.load(commandConfig);
+        return over(commandConfig == null ? ClientProperties.none() : ClientProperties.load(commandConfig));
+    }
+
+    /**
+     * The file a lab names in {@link Subject#COMMAND_CONFIG_ENV} (a subject the lab starts), unless {@code --command-config}
+     * names another; then each {@code --command-property} over it.
+     */
+    ClientProperties propertiesOrEnvironment() {
+        String file = System.getenv(Subject.COMMAND_CONFIG_ENV);
+        return commandConfig == null && file != null && !file.isBlank() ? over(ClientProperties.load(Path.of(file))) : properties();
+    }
+
+    private ClientProperties over(ClientProperties base) {
+        ClientProperties p = base;
         for (String a : commandProperties) {
             p = p.withAssignment(a);
         }
         return p;
-    }
-
-    /** As {@link #properties()}; given neither, the file a lab names in {@link Subject#COMMAND_CONFIG_ENV} (a subject the lab starts). */
-    ClientProperties propertiesOrEnvironment() {
-        String file = System.getenv(Subject.COMMAND_CONFIG_ENV);
-        if (commandConfig == null && commandProperties.isEmpty() && file != null && !file.isBlank()) {
-            return ClientProperties.load(Path.of(file));
-        }
-        return properties();
     }
 }
