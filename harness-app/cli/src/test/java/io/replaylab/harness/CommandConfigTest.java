@@ -129,6 +129,34 @@ class CommandConfigTest {
     }
 
     @Test
+    void aLibrdkafkaConsumerLogsInThroughTheProxyWithItsOwnSaslSettingsAndPasses(LocalKafka kafka) throws Exception {
+        String python = io.replaylab.kafka.testing.PythonConsumer.python(); // skips, saying how to install it, where there is none
+        Path consumer = io.replaylab.kafka.testing.PythonConsumer.copy(dir, "handbook_consumer.py");
+        Run r = cli("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", commandConfig(kafka).toString(),
+                "--experiment", "replay,rebalance", "--records", "30", "--workdir", dir.resolve("runs").toString(), "--json",
+                "--subject-cmd", "'" + python + "' '" + consumer + "'",
+                "--subject-env", "KAFKA_BOOTSTRAP={bootstrap}", "--subject-env", "KAFKA_TOPIC={topic}", "--subject-env", "KAFKA_GROUP={group}",
+                "--subject-env", "CLIENT_ID={instance}", "--subject-env", "DB_PATH={db}", "--subject-env", "LEDGER_NS={namespace}",
+                "--subject-env", "KAFKA_SECURITY_PROTOCOL=SASL_PLAINTEXT", "--subject-env", "KAFKA_SASL_USERNAME=" + LocalKafkaTest.SASL_USER,
+                "--subject-env", "KAFKA_SASL_PASSWORD=" + LocalKafkaTest.SASL_PASSWORD,
+                "--record-key", "{id}", "--record-value", "{\"paymentId\":\"{id}\",\"amountCents\":{amount},\"currency\":\"EUR\"}",
+                "--source-id", "key", "--source-amount", "json:/amountCents",
+                "--target-query", "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger WHERE ns = {namespace}");
+
+        assertThat(r.rc()).as(r.out() + r.err()).isZero();
+        JsonNode j = Json.mapper().readTree(r.out());
+        assertThat(j.get("outcome").asText()).isEqualTo("PASS");
+        Path runDir = Path.of(j.get("evidence").asText()).getParent();
+        assertThat(Files.readString(runDir.resolve("evidence.json"))).as("held on the wire, its SASL exchange passed through")
+                .contains("\"type\" : \"commit-witnessed\"").contains("\"type\" : \"commit-rejected\"");
+        try (Stream<Path> files = Files.walk(runDir)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                assertThat(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1)).as(f.toString()).doesNotContain(LocalKafkaTest.SASL_PASSWORD);
+            }
+        }
+    }
+
+    @Test
     void aLoginTheBrokerRefusesMakesEveryExperimentNotRunWithTheBrokersReasonAndTheEvidenceSaved(LocalKafka kafka) throws Exception {
         Path wrong = dir.resolve("wrong.properties");
         ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT").with("sasl.mechanism", "PLAIN").with("sasl.jaas.config",

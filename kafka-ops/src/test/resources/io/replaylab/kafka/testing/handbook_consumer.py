@@ -3,7 +3,9 @@
 its own message shape and tables and nothing of replay-lab inside it: the kind of program a user
 brings unchanged.
 
-Environment: KAFKA_BOOTSTRAP, KAFKA_TOPIC, KAFKA_GROUP, CLIENT_ID (optional), DB_PATH, LEDGER_NS
+Environment: KAFKA_BOOTSTRAP, KAFKA_TOPIC, KAFKA_GROUP, CLIENT_ID (optional), KAFKA_SECURITY_PROTOCOL with
+KAFKA_SASL_MECHANISM (default PLAIN), KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD (optional: a SASL login), KAFKA_DEBUG
+(optional: librdkafka's debug contexts, e.g. broker,security,protocol), DB_PATH, LEDGER_NS
 (optional, default "main": which ledger the rows belong to), DEDUPE ("0": apply every delivery, the
 bug the lab must catch), SKIP_TO_END ("1": once its ledger has rows, every assignment jumps to the log
 end and commits it, so a reset is never read again: the other bug the lab must not pass), and one switch
@@ -67,6 +69,10 @@ def main():
         "heartbeat.interval.ms": 1500,
         "max.poll.interval.ms": 10000,
         **({"isolation.level": env["ISOLATION"]} if env.get("ISOLATION") else {}),
+        **({"security.protocol": env["KAFKA_SECURITY_PROTOCOL"], "sasl.mechanism": env.get("KAFKA_SASL_MECHANISM", "PLAIN"),
+            "sasl.username": env["KAFKA_SASL_USERNAME"], "sasl.password": env["KAFKA_SASL_PASSWORD"]}
+           if env.get("KAFKA_SECURITY_PROTOCOL") else {}),
+        **({"debug": env["KAFKA_DEBUG"]} if env.get("KAFKA_DEBUG") else {}),
     })
     skip_to_end = env.get("SKIP_TO_END") == "1"
 
