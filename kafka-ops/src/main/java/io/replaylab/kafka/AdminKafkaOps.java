@@ -312,8 +312,8 @@ final class AdminKafkaOps implements KafkaOps {
         }
     };
 
-    private GroupOffsets offsetsOf(boolean shareGroup) {
-        return shareGroup ? shareGroups : consumerGroups;
+    private GroupOffsets offsetsOf(io.replaylab.kafka.GroupType type) {
+        return type == io.replaylab.kafka.GroupType.SHARE ? shareGroups : consumerGroups;
     }
 
     /** Log start and end of each partition: two batched ListOffsets calls. */
@@ -396,7 +396,7 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public ResetPlan planRestore(SavedPlan saved) {
         ResetPlan p = saved.plan();
-        return plan(p.group(), offsetsOf(p.shareGroup()), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
+        return plan(p.group(), offsetsOf(p.groupType()), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
     }
 
     @Override
@@ -425,7 +425,7 @@ final class AdminKafkaOps implements KafkaOps {
         if (!bootstrap.equals(plan.bootstrap())) {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
         }
-        GroupOffsets kind = offsetsOf(plan.shareGroup());
+        GroupOffsets kind = offsetsOf(plan.groupType());
         OffsetSnapshot now = kind.snapshot(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         if (!now.state().isInactive()) {
             failed.add(activeMessage(now));
@@ -719,7 +719,7 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     static String activeMessage(OffsetSnapshot s) {
-        if (s.shareGroup()) {
+        if (s.groupType() == io.replaylab.kafka.GroupType.SHARE) {
             // a share group's members have no instance ids and many may share a client id: name each member
             String who = s.members().stream().map(m -> m.clientId() + "@" + m.host() + " (member " + m.memberId() + ")").collect(Collectors.joining(", "));
             return "share group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"

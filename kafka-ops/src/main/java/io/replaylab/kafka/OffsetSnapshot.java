@@ -29,9 +29,9 @@ public record OffsetSnapshot(Instant takenAt, String bootstrap, String group, Gr
         partitions = partitions.stream().sorted((a, b) -> a.ref().compareTo(b.ref())).toList();
     }
 
-    /** Whether this describes a share group (KIP-932): start offsets, no committed offsets. */
-    public boolean shareGroup() {
-        return SHARE.equals(protocol);
+    /** A share group (KIP-932: start offsets, no committed offsets), else a consumer group. */
+    public GroupType groupType() {
+        return SHARE.equals(protocol) ? GroupType.SHARE : GroupType.CONSUMER;
     }
 
     public Optional<PartitionOffsets> partition(PartitionRef ref) {

@@ -12,7 +12,7 @@ import java.util.TreeMap;
  * was computed from. A value: print it, save it ({@link ResetPlans}), export it as the CSV that
  * {@code kafka-consumer-groups --from-file} reads, execute it through the guards.
  *
- * <p>For a share group ({@link #shareGroup()}) the offsets are share-partition start offsets, and the
+ * <p>For a share group ({@link #groupType()}) the offsets are share-partition start offsets, and the
  * plan moves only those: see {@link #caveat()}.
  */
 public record ResetPlan(String planId, Instant createdAt, String bootstrap, String group, String scope, String target,
@@ -30,14 +30,14 @@ public record ResetPlan(String planId, Instant createdAt, String bootstrap, Stri
             + "saved and no restore brings them back; after a restore every record from the restored start offset is "
             + "delivered again, acknowledged ones included";
 
-    /** Whether this resets a share group's start offsets (its snapshot says so) rather than a consumer group's committed offsets. */
-    public boolean shareGroup() {
-        return before != null && before.shareGroup();
+    /** A share group's start offsets (its snapshot says so), else a consumer group's committed offsets. */
+    public GroupType groupType() {
+        return before != null ? before.groupType() : GroupType.CONSUMER;
     }
 
     /** What the plan cannot do, said before it runs: for a share group {@link #SHARE_GROUP_CAVEAT}; empty for a consumer group. */
     public java.util.Optional<String> caveat() {
-        return shareGroup() ? java.util.Optional.of(SHARE_GROUP_CAVEAT) : java.util.Optional.empty();
+        return groupType() == GroupType.SHARE ? java.util.Optional.of(SHARE_GROUP_CAVEAT) : java.util.Optional.empty();
     }
 
     /** The offsets before the reset, for restore ({@link PartitionOffsets#NONE} where there was none). */

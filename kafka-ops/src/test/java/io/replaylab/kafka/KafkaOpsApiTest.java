@@ -14,7 +14,7 @@ class KafkaOpsApiTest {
     void theOnlyPublicTypesAreTheApi() {
         assertThat(PublicTypes.simpleNames("io.replaylab.kafka"))
                 .containsExactlyInAnyOrder(
-                "Bootstraps", "BrokerUnreachableException", "ClientProperties", "ExecuteResetOptions", "GroupMember", "GroupState", "KafkaOps",
+                "Bootstraps", "BrokerUnreachableException", "ClientProperties", "GroupType", "ExecuteResetOptions", "GroupMember", "GroupState", "KafkaOps",
                 "KafkaOpsException", "LabNamespace", "NamespaceDeletion", "OffsetLookup", "OffsetSnapshot", "OffsetsEvent", "PartitionOffsets", "PartitionRef",
                 "PlanRow", "ResetPlan", "ResetPlans", "ResetRefusedException", "ResetResult", "ResetScope",
                 "ResetTarget", "ResetTargets", "SavedPlan", "LocalKafka", "LocalKafkaConfig", "LocalKafkaCluster",

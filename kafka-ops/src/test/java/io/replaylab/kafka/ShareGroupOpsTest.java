@@ -80,7 +80,7 @@ class ShareGroupOpsTest {
             OffsetSnapshot s = ShareConsumers.await(ops, ns.group(), x -> x.members().size() == 1 && x.partitions().size() == 2
                     && x.partitions().stream().allMatch(p -> p.hasCommitted() && p.lag() == 0), "one member, start offsets, lag 0", WAIT);
 
-            assertThat(s.shareGroup()).isTrue();
+            assertThat(s.groupType()).isEqualTo(GroupType.SHARE);
             assertThat(s.protocol()).isEqualTo("share");
             assertThat(s.state()).isEqualTo(GroupState.STABLE);
             GroupMember member = s.members().get(0);
@@ -134,13 +134,13 @@ class ShareGroupOpsTest {
         SavedPlan saved = ResetPlans.load(earliest.saved().file());
         assertThat(saved.status()).isEqualTo(SavedPlan.Status.APPLIED);
         assertThat(saved.plan()).isEqualTo(earliest.plan());
-        assertThat(saved.plan().shareGroup()).isTrue();
+        assertThat(saved.plan().groupType()).isEqualTo(GroupType.SHARE);
         assertThat(saved.plan().previousOffsets().values()).containsExactly((long) PER_PARTITION, (long) PER_PARTITION);
         assertThat(earliest.caveat()).contains(ResetPlan.SHARE_GROUP_CAVEAT);
         assertThat(saved.statusDetail()).contains("no restore brings them back");
 
         ResetPlan back = ops.planRestore(saved);
-        assertThat(back.shareGroup()).isTrue();
+        assertThat(back.groupType()).isEqualTo(GroupType.SHARE);
         assertThat(back.caveat()).isPresent();
         assertThat(back.rows()).extracting(PlanRow::previous, PlanRow::next)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 10L), org.assertj.core.groups.Tuple.tuple(0L, 10L));

@@ -17,6 +17,7 @@ import io.replaylab.evidence.AtomicFiles;
 import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.GroupMember;
 import io.replaylab.harness.subject.ClientOptions;
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
@@ -79,8 +80,8 @@ final class OffsetsCommand implements Runnable {
             return shareGroup != null ? shareGroup : group;
         }
 
-        boolean share() {
-            return shareGroup != null;
+        GroupType type() {
+            return shareGroup != null ? GroupType.SHARE : GroupType.CONSUMER;
         }
     }
 
@@ -99,7 +100,7 @@ final class OffsetsCommand implements Runnable {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             try (KafkaOps ops = conn.connect()) {
-                OffsetSnapshot s = which.share() ? ops.describeShareGroup(which.name()) : ops.describe(which.name());
+                OffsetSnapshot s = which.type() == GroupType.SHARE ? ops.describeShareGroup(which.name()) : ops.describe(which.name());
                 if (conn.json) {
                     printJson(out, s);
                 } else {
@@ -111,11 +112,11 @@ final class OffsetsCommand implements Runnable {
     }
 
     static void printSnapshot(PrintWriter out, OffsetSnapshot s) {
-        out.printf("%s group '%s' is %s%s with %d member(s)%s.%n", s.shareGroup() ? "Share" : "Consumer", s.group(), s.state().display(),
-                s.protocol() == null || s.shareGroup() ? "" : " (" + s.protocol() + ")", s.members().size(),
+        out.printf("%s group '%s' is %s%s with %d member(s)%s.%n", s.groupType().title(), s.group(), s.state().display(),
+                s.protocol() == null || s.groupType() == GroupType.SHARE ? "" : " (" + s.protocol() + ")", s.members().size(),
                 s.coordinator() == null ? "" : "; coordinator " + s.coordinator());
         // a share group has a start offset per partition, not a committed one (the columns kafka-share-groups --describe prints)
-        Table t = new Table("GROUP", "TOPIC", "PARTITION", s.shareGroup() ? "START-OFFSET" : "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
+        Table t = new Table("GROUP", "TOPIC", "PARTITION", s.groupType() == GroupType.SHARE ? "START-OFFSET" : "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                 "HOST", "CLIENT-ID", "LOG-START-OFFSET", "LEADER-EPOCH");
         for (PartitionOffsets p : s.partitions()) {
             GroupMember m = s.members().stream().filter(x -> x.memberId().equals(p.owner())).findFirst().orElse(null);
@@ -193,7 +194,7 @@ final class OffsetsCommand implements Runnable {
             ResetTarget target = target();
             ResetScope scope = scope();
             try (KafkaOps ops = conn.connect()) {
-                ResetPlan plan = which.share() ? ops.planShareGroupReset(which.name(), scope, target) : ops.planReset(which.name(), scope, target);
+                ResetPlan plan = which.type() == GroupType.SHARE ? ops.planShareGroupReset(which.name(), scope, target) : ops.planReset(which.name(), scope, target);
                 return finish(spec, ops, plan, conn.json, execute, export, guards.options());
             }
         }
@@ -332,7 +333,7 @@ final class OffsetsCommand implements Runnable {
     }
 
     private static void printPlan(PrintWriter out, ResetPlan plan) {
-        out.printf("Plan %s: %s over %s of %sgroup '%s'.%n", plan.planId(), plan.target(), plan.scope(), plan.shareGroup() ? "share " : "",
+        out.printf("Plan %s: %s over %s of %sgroup '%s'.%n", plan.planId(), plan.target(), plan.scope(), plan.groupType() == GroupType.SHARE ? "share " : "",
                 plan.group());
         Table t = new Table("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET", "PREVIOUS-OFFSET", "NOTE");
         for (PlanRow r : plan.rows()) {

@@ -6,6 +6,7 @@ import java.util.concurrent.Callable;
 
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.lab.SyntheticProducer;
+import io.replaylab.kafka.GroupType;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -122,9 +123,6 @@ public final class SubjectCommand implements Runnable {
             }
         }
     }
-
-    /** What kind of group {@code consume} joins. */
-    enum GroupType { CONSUMER, SHARE }
 
     @Command(name = "consume", mixinStandardHelpOptions = true,
             description = {"Serial consumer: per record one database transaction (inbox + effect), then commitSync.",

@@ -1,0 +1,28 @@
+package io.replaylab.kafka;
+
+/**
+ * The two kinds of group whose offsets the lab reads and moves: a consumer group (committed offsets, KIP-848 or classic) or a
+ * share group (KIP-932: share-partition start offsets; records acquired, acknowledged and redelivered one by one).
+ */
+public enum GroupType {
+    CONSUMER("consumer", "Consumer"),
+    SHARE("share", "Share");
+
+    private final String word;
+    private final String title;
+
+    GroupType(String word, String title) {
+        this.word = word;
+        this.title = title;
+    }
+
+    /** As a sentence says it: {@code share group}, {@code consumer group}. */
+    public String word() {
+        return word;
+    }
+
+    /** As a sentence starts with it: {@code Share}, {@code Consumer}. */
+    public String title() {
+        return title;
+    }
+}
