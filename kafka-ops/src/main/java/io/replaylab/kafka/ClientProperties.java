@@ -44,6 +44,10 @@ public final class ClientProperties {
             + "client.dns.lookup, client.rack, connections.max.idle.ms, request.timeout.ms, send.buffer.bytes, receive.buffer.bytes";
 
     private static final ClientProperties NONE = new ClientProperties(Map.of());
+    /** The keys Kafka's client configs define with a type other than PASSWORD: their values may be shown (each configDef() is a copy). */
+    private static final java.util.Set<String> PLAIN_KEYS = java.util.stream.Stream.of(ConsumerConfig.configDef(), ProducerConfig.configDef(),
+            AdminClientConfig.configDef()).flatMap(d -> d.configKeys().values().stream()).filter(k -> k.type != ConfigDef.Type.PASSWORD)
+            .map(k -> k.name).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final Pattern CONNECTION_KEY = Pattern.compile("(security|sasl|ssl|socket|reconnect\\.backoff|retry\\.backoff|metadata)\\..+"
             + "|client\\.dns\\.lookup|client\\.rack|connections\\.max\\.idle\\.ms|request\\.timeout\\.ms|send\\.buffer\\.bytes|receive\\.buffer\\.bytes");
 
@@ -163,13 +167,7 @@ public final class ClientProperties {
 
     /** Whether {@code key}'s value is hidden: all but a value Kafka's client configs define with a type other than PASSWORD. */
     public static boolean isSecret(String key) {
-        for (ConfigDef def : new ConfigDef[] {ConsumerConfig.configDef(), ProducerConfig.configDef(), AdminClientConfig.configDef()}) {
-            ConfigDef.ConfigKey k = def.configKeys().get(key);
-            if (k != null) {
-                return k.type == ConfigDef.Type.PASSWORD;
-            }
-        }
-        return true; // a key Kafka does not define (a vendor's, a typo's) may hold anything
+        return !PLAIN_KEYS.contains(key); // a key Kafka does not define (a vendor's, a typo's) may hold anything
     }
 
     private static void check(String key, String value, String where) {

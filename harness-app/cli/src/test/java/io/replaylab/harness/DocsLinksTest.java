@@ -27,7 +27,7 @@ class DocsLinksTest {
         List<String> broken = new ArrayList<>();
         List<Path> docs;
         try (Stream<Path> s = Files.walk(ROOT)) {
-            docs = s.filter(p -> p.toString().endsWith(".md")).filter(p -> ROOT.relativize(p).toString().chars().count() > 0)
+            docs = s.filter(p -> p.toString().endsWith(".md"))
                     .filter(p -> { for (Path part : ROOT.relativize(p)) { if (SKIPPED.contains(part.toString())) { return false; } } return true; })
                     .toList();
         }

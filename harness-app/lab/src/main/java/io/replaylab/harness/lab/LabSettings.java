@@ -465,7 +465,7 @@ public final class LabSettings {
                         + "environment (" + Subject.ENV + ")", List.of(Subject.ENV)));
             }
             String protocol = client.asMap().getOrDefault("security.protocol", "PLAINTEXT").toUpperCase(java.util.Locale.ROOT);
-            if (protocol.endsWith("SSL") && (witness || barrier == BarrierKind.WIRE || (barrier == null && subject != null && !subject.jvm()))) {
+            if (protocol.endsWith("SSL") && (witness || barrierChoice().kind() == BarrierKind.WIRE)) {
                 // the proxy reads and rewrites every frame: TLS would leave it nothing to read
                 problems.add(new InvalidSettingsException.SettingProblem("client", "use security.protocol=" + protocol + ", which the wire proxy "
                         + "cannot read: take " + NO_WITNESS + " and " + BARRIER_DEBUGGER + " (a JVM subject), or a SASL_PLAINTEXT listener",
