@@ -107,16 +107,6 @@ public final class ClientProperties {
         return with(assignment.substring(0, eq).trim(), assignment.substring(eq + 1).trim());
     }
 
-    /** These with {@code other}'s added, {@code other}'s winning. */
-    public ClientProperties with(ClientProperties other) {
-        if (other.values.isEmpty()) {
-            return this;
-        }
-        Map<String, String> m = new TreeMap<>(values);
-        m.putAll(other.values);
-        return new ClientProperties(m);
-    }
-
     public boolean isEmpty() {
         return values.isEmpty();
     }

@@ -5,20 +5,13 @@ package io.replaylab.kafka;
  * share group (KIP-932: share-partition start offsets; records acquired, acknowledged and redelivered one by one).
  */
 public enum GroupType {
-    CONSUMER("consumer", "Consumer"),
-    SHARE("share", "Share");
+    CONSUMER("Consumer"),
+    SHARE("Share");
 
-    private final String word;
     private final String title;
 
-    GroupType(String word, String title) {
-        this.word = word;
+    GroupType(String title) {
         this.title = title;
-    }
-
-    /** As a sentence says it: {@code share group}, {@code consumer group}. */
-    public String word() {
-        return word;
     }
 
     /** As a sentence starts with it: {@code Share}, {@code Consumer}. */

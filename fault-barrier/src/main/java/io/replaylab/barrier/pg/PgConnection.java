@@ -157,8 +157,8 @@ final class PgConnection {
                     }
                 } else if (statement != null && ROLLBACK.matcher(statement).matches()) {
                     ended = true;
-                } else if (proxy.faultsArmed() && inTransaction() && (m.type() == 'Q' || m.type() == 'P' || m.type() == 'B')
-                        && !CONTROL.matcher(text(m)).matches()) {
+                } else if (proxy.faultsArmed() && inTransaction() && (m.type() == 'Q' || m.type() == 'B') && !CONTROL.matcher(text(m)).matches()) {
+                    // at a Bind, not its Parse: the Bind carries the values (a record's id) the witness names the statement by
                     ArmedDbFault fault = proxy.takeFault(owner, false);
                     if (fault != null) {
                         String raise = "DO $$BEGIN RAISE EXCEPTION '" + PgErrors.message(fault.fault().sqlState()).replace("'", "''") + "' USING ERRCODE = '"

@@ -153,6 +153,9 @@ public final class PgProxy implements BarrierSource<PgPoint> {
 
     /** The armed holds a COMMIT (or its answer) of a session on {@code database} may meet, oldest first; holds no longer armed go. */
     List<PgHold> holds(PgPoint.Edge edge, String database) {
+        if (armed.isEmpty()) {
+            return List.of(); // every COMMIT of every session asks: nothing to sort out while nothing is armed
+        }
         armed.removeIf(h -> h.barrier().state() != io.replaylab.barrier.BarrierState.ARMED);
         return armed.stream().filter(h -> h.point().edge() == edge && h.point().covers(database)).toList();
     }

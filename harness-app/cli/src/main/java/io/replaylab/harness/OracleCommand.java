@@ -84,15 +84,16 @@ final class OracleCommand implements Callable<Integer> {
         if (!target.usesNamespace() && namespace != null) {
             spec.commandLine().getErr().println("warning: --namespace " + namespace + " is not used: the target query has no {namespace}");
         }
+        io.replaylab.kafka.ClientProperties kafkaClient = client.properties(); // the file read once
         OffsetSnapshot committed = null;
         if (group != null) {
-            try (KafkaOps ops = KafkaOps.connect(bootstrap, KafkaOps.DEFAULT_TIMEOUT, client.properties())) {
+            try (KafkaOps ops = KafkaOps.connect(bootstrap, KafkaOps.DEFAULT_TIMEOUT, kafkaClient)) {
                 committed = ops.describe(group);
             }
         }
         Comparison c;
         try (Target t = Target.open(target)) {
-            c = Oracle.of(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()).client(client.properties()), t).compare(committed);
+            c = Oracle.of(SourceSpec.topic(bootstrap, topic).timeout(timeout).parser(mapping.parser()).client(kafkaClient), t).compare(committed);
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {

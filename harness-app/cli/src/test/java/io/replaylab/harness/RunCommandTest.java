@@ -208,7 +208,8 @@ class RunCommandTest {
         assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
         JsonNode j = Json.mapper().readTree(out.toString());
         assertThat(j.get("outcome").asText()).isEqualTo("REFUSED");
-        assertThat(j.get("errors").findValuesAsText("")).isEmpty();
+        assertThat(j.get("errors").isArray()).isTrue();
+        j.get("errors").forEach(x -> assertThat(x.isTextual()).as("each error a line of text: " + x).isTrue());
         assertThat(j.get("errors").toString()).contains("--records").contains("--cells picks the cells of --experiment schedules or wire-faults or "
                 + "db-faults: name only one of them beside it, not schedules and wire-faults");
     }

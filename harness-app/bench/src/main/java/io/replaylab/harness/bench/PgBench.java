@@ -7,7 +7,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -16,7 +15,6 @@ import java.util.Properties;
 
 import io.replaylab.barrier.pg.PgProxy;
 import io.replaylab.evidence.process.ChildProcess;
-import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.ReplayLab;
 import io.replaylab.harness.TargetLogin;
 import io.replaylab.harness.lab.Subject;

@@ -107,6 +107,19 @@ class PostgresWireTest {
         assertThat(experiment(r.evidence(), "db-faults").outcome().status()).isEqualTo(Status.PASS);
     }
 
+    /** pgjdbc sends a statement as Parse, Bind, Execute in one batch: the fault takes the Bind's place, whose values name the record. */
+    @Test
+    void theJvmReferenceOnPgjdbcMeetsAStatementFaultAtItsBindWithItsRecordNamedAndPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+                .stopGrace(Duration.ofSeconds(5)).target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD)
+                .experiments(Experiments.dbFaults(List.of(DbFaultCell.parse("statement:error=40P01")))).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "db-faults.statement.error-40P01");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.outcome().confirmation().description()).contains("fired in the PostgreSQL proxy")
+                .containsPattern("after it A ran the transaction of rl-\\S+ again on (a new|the same) session and committed it");
+    }
+
     @Test
     void itsTwinThatRetriesAnAmbiguousCommitWithoutAnInboxFailsNamingTheDoubledRecord(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(dbFaults(kafka, "--no-inbox", "commit:lost-answer").build(), null);
