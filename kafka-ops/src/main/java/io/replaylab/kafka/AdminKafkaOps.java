@@ -89,8 +89,8 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
-    public OffsetSnapshot describe(String group) {
-        return describe(group, Set.of());
+    public OffsetSnapshot describe(String group, io.replaylab.kafka.GroupType type) {
+        return offsetsOf(type).snapshot(group, Set.of());
     }
 
     /** Describes the group over its committed partitions, its assigned partitions and {@code extra}. */
@@ -155,11 +155,6 @@ final class AdminKafkaOps implements KafkaOps {
         return out;
     }
 
-    @Override
-    public OffsetSnapshot describeShareGroup(String group) {
-        return describeShare(group, Set.of());
-    }
-
     /**
      * Describes a share group over the partitions it has start offsets for (share-partition state, made at a member's
      * first fetch or by an alter), its members' assigned partitions and {@code extra}.
@@ -214,8 +209,8 @@ final class AdminKafkaOps implements KafkaOps {
                 .flatMap(GroupListing::type).filter(t -> t != expected).ifPresent(t -> {
                     throw new IllegalArgumentException("group '" + group + "' is a " + t.toString().toLowerCase(java.util.Locale.ROOT) + " group, not a "
                             + expected.toString().toLowerCase(java.util.Locale.ROOT) + " group" + (expected == GroupType.SHARE
-                                    ? ": describe and reset it as a consumer group (KafkaOps.describe, KafkaOps.planReset)"
-                                    : ": describe and reset it as a share group (KafkaOps.describeShareGroup, KafkaOps.planShareGroupReset)"));
+                                    ? ": describe and reset it as a consumer group (GroupType.CONSUMER)"
+                                    : ": describe and reset it as a share group (GroupType.SHARE)"));
                 });
     }
 
@@ -337,16 +332,9 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
-    public ResetPlan planReset(String group, ResetScope scope, ResetTarget target) {
-        return plan(group, consumerGroups, scope, target);
-    }
-
-    @Override
-    public ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target) {
-        return plan(group, shareGroups, scope, target);
-    }
-
-    private ResetPlan plan(String group, GroupOffsets kind, ResetScope scope, ResetTarget target) {
+    public ResetPlan planReset(String group, io.replaylab.kafka.GroupType type, ResetScope scope, ResetTarget target) {
+        Objects.requireNonNull(type, "type");
+        GroupOffsets kind = offsetsOf(type);
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(target, "target");
         Set<PartitionRef> inScope = target.ownPartitions().map(s -> (Set<PartitionRef>) new LinkedHashSet<>(s))
@@ -396,7 +384,7 @@ final class AdminKafkaOps implements KafkaOps {
     @Override
     public ResetPlan planRestore(SavedPlan saved) {
         ResetPlan p = saved.plan();
-        return plan(p.group(), offsetsOf(p.groupType()), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
+        return planReset(p.group(), p.groupType(), ResetScope.allTopics(), ResetTargets.toOffsets("restore " + p.planId(), p.previousOffsets()));
     }
 
     @Override
@@ -723,7 +711,7 @@ final class AdminKafkaOps implements KafkaOps {
             // a share group's members have no instance ids and many may share a client id: name each member
             String who = s.members().stream().map(m -> m.clientId() + "@" + m.host() + " (member " + m.memberId() + ")").collect(Collectors.joining(", "));
             return "share group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"
-                    + (who.isEmpty() ? "" : " [" + who + "]") + "; stop its share consumers before executing a reset (describeShareGroup shows them)";
+                    + (who.isEmpty() ? "" : " [" + who + "]") + "; stop its share consumers before executing a reset (describing it as a share group shows them)";
         }
         String who = s.members().stream().map(m -> m.clientId() + "@" + m.host()).collect(Collectors.joining(", "));
         return "group '" + s.group() + "' is " + s.state().display() + " with " + s.members().size() + " member(s)"

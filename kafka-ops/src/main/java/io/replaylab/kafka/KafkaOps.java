@@ -41,11 +41,34 @@ public interface KafkaOps extends AutoCloseable {
 
     String bootstrapServers();
 
-    /** A group's state, members and per-partition offsets (SPEC R1); a group that does not exist is NOT_FOUND. */
-    OffsetSnapshot describe(String group);
+    /** A consumer group's state, members and per-partition offsets (SPEC R1); a group that does not exist is NOT_FOUND. */
+    default OffsetSnapshot describe(String group) {
+        return describe(group, GroupType.CONSUMER);
+    }
 
-    /** Computes a reset without changing anything (SPEC R2): this is the dry run. */
-    ResetPlan planReset(String group, ResetScope scope, ResetTarget target);
+    /**
+     * A group's state, members and per-partition offsets (SPEC R1); a group that does not exist is NOT_FOUND. A share
+     * group's snapshot is what {@code kafka-share-groups --describe} shows with {@code --members}, {@code --offsets} and
+     * {@code --state}: members (member id, client id, host, assigned partitions) and per partition its start offset and
+     * the broker's lag, with log start/end; its protocol is {@code share}.
+     *
+     * @throws IllegalArgumentException when {@code group} is a group of the other type
+     */
+    OffsetSnapshot describe(String group, GroupType type);
+
+    /** Computes a reset of a consumer group without changing anything (SPEC R2): this is the dry run. */
+    default ResetPlan planReset(String group, ResetScope scope, ResetTarget target) {
+        return planReset(group, GroupType.CONSUMER, scope, target);
+    }
+
+    /**
+     * Computes a reset without changing anything (SPEC R2): this is the dry run, of {@code kafka-consumer-groups} or
+     * {@code kafka-share-groups --reset-offsets}. The targets of Kafka's tools apply ({@link ResetTargets}), clamped to
+     * [log start, log end]. A share group's plan moves its start offsets; acknowledgement state is not part of a reset and
+     * cannot be restored: the plan's {@link ResetPlan#caveat()} says so. {@link #executeReset} executes either through the
+     * same guards (a share group must have no member), and {@link #planRestore} plans the way back.
+     */
+    ResetPlan planReset(String group, GroupType type, ResetScope scope, ResetTarget target);
 
     /**
      * Executes a plan only if every guard holds, reporting all failed guards at once (SPEC R3, R4):
@@ -67,27 +90,6 @@ public interface KafkaOps extends AutoCloseable {
      * group's restore brings back start offsets only, never acknowledgement state ({@link ResetPlan#caveat()}).
      */
     ResetPlan planRestore(SavedPlan saved);
-
-    /**
-     * A share group's state, members (member id, client id, host, assigned partitions) and per partition
-     * its start offset and the broker's lag, with log start/end: what {@code kafka-share-groups --describe}
-     * shows with {@code --members}, {@code --offsets} and {@code --state}. The snapshot's protocol is
-     * {@code share}; a share group that does not exist is NOT_FOUND.
-     *
-     * @throws IllegalArgumentException when {@code group} is a group of another type (describe a consumer group with {@link #describe})
-     */
-    OffsetSnapshot describeShareGroup(String group);
-
-    /**
-     * Computes a reset of a share group's start offsets without changing anything: the dry run of
-     * {@code kafka-share-groups --reset-offsets}. The targets of Kafka's tool apply ({@link ResetTargets#toEarliest()},
-     * {@link ResetTargets#toLatest()}, {@link ResetTargets#toDatetime}, {@link ResetTargets#toOffset}, {@link ResetTargets#toCurrent()},
-     * {@link ResetTargets#toOffsets} for a CSV file), clamped to [log start, log end]; so do the others.
-     * {@link #executeReset} executes it through the guards of a consumer group's reset (the share group must
-     * have no member), and {@link #planRestore} plans the way back. Acknowledgement state is not part of a
-     * reset and cannot be restored: the plan's {@link ResetPlan#caveat()} says so.
-     */
-    ResetPlan planShareGroupReset(String group, ResetScope scope, ResetTarget target);
 
     /**
      * Sets dynamic configs of a group (the broker's GROUP config resource), e.g. a share group's

@@ -13,7 +13,7 @@ import java.util.stream.Collectors;
  * state, protocol, coordinator, members, and per partition the committed offset, log start/end,
  * lag and owner.
  *
- * For a share group ({@link KafkaOps#describeShareGroup}) each partition's {@code committed} is the
+ * For a share group ({@link KafkaOps#describe(String, GroupType)}) each partition's {@code committed} is the
  * share-partition start offset and the lag is the broker's, as {@code kafka-share-groups --describe} shows them.
  *
  * @param protocol {@code classic} or {@code consumer}; null for a consumer group that does not exist; {@code share}

@@ -60,9 +60,9 @@ class NamespaceCleanupTest {
 
         List<String> deleted;
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.EMPTY); // the member left on close
+            assertThat(ops.describe(ns.group("queue"), GroupType.SHARE).state()).isEqualTo(GroupState.EMPTY); // the member left on close
             deleted = ops.deleteNamespace(ns).lines();
-            assertThat(ops.describeShareGroup(ns.group("queue")).state()).isEqualTo(GroupState.NOT_FOUND);
+            assertThat(ops.describe(ns.group("queue"), GroupType.SHARE).state()).isEqualTo(GroupState.NOT_FOUND);
         }
 
         assertThat(deleted).containsExactlyInAnyOrder("group " + ns.group(), "group " + ns.group("queue"), "topic " + ns.topic());

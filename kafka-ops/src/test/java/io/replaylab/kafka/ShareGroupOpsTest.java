@@ -107,13 +107,13 @@ class ShareGroupOpsTest {
             assertThat(state.get(0).get(0)).isEqualTo(ns.group());
             assertThat(state.get(0)).endsWith("Stable", "1");
 
-            ResetPlan plan = ops.planShareGroupReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+            ResetPlan plan = ops.planReset(ns.group(), GroupType.SHARE, ResetScope.allTopics(), ResetTargets.toEarliest());
             assertThatThrownBy(() -> ops.executeReset(plan, options(ns)))
                     .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("share group '" + ns.group() + "' is Stable with 1 member(s) [share-a@")
                     .hasMessageContaining("(member " + member.memberId() + ")")
                     .hasMessageContaining("stop its share consumers before executing a reset");
-            assertThat(startOffsetsAre(ops.describeShareGroup(ns.group()), s.partitions().get(0).committed(), s.partitions().get(1).committed()))
+            assertThat(startOffsetsAre(ops.describe(ns.group(), GroupType.SHARE), s.partitions().get(0).committed(), s.partitions().get(1).committed()))
                     .isTrue();
             assertThat(dir.resolve("plans")).doesNotExist();
         }
@@ -130,7 +130,7 @@ class ShareGroupOpsTest {
         resetAndCompareWithTheTool(kafka, ns, ops, ResetTargets.toLatest(), PER_PARTITION, "--to-latest");
         ResetResult earliest = resetAndCompareWithTheTool(kafka, ns, ops, ResetTargets.toEarliest(), 0, "--to-earliest");
         // the acknowledgements went with the reset: every record is to be delivered again
-        assertThat(ops.describeShareGroup(ns.group()).partitions()).extracting(PartitionOffsets::lag).containsExactly(10L, 10L);
+        assertThat(ops.describe(ns.group(), GroupType.SHARE).partitions()).extracting(PartitionOffsets::lag).containsExactly(10L, 10L);
         SavedPlan saved = ResetPlans.load(earliest.saved().file());
         assertThat(saved.status()).isEqualTo(SavedPlan.Status.APPLIED);
         assertThat(saved.plan()).isEqualTo(earliest.plan());
@@ -145,7 +145,7 @@ class ShareGroupOpsTest {
         assertThat(back.rows()).extracting(PlanRow::previous, PlanRow::next)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 10L), org.assertj.core.groups.Tuple.tuple(0L, 10L));
         assertThat(ops.executeReset(back, options(ns)).allLanded()).isTrue();
-        assertThat(startOffsetsAre(ops.describeShareGroup(ns.group()), PER_PARTITION, PER_PARTITION)).isTrue();
+        assertThat(startOffsetsAre(ops.describe(ns.group(), GroupType.SHARE), PER_PARTITION, PER_PARTITION)).isTrue();
 
         resetAndCompareWithTheTool(kafka, ns, ops, ResetTargets.toOffset(4), 4, "--to-offset", "4");
         String at6 = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS").withZone(ZoneOffset.UTC).format(base.plusSeconds(6));
@@ -158,7 +158,7 @@ class ShareGroupOpsTest {
      */
     private ResetResult resetAndCompareWithTheTool(LocalKafka kafka, LabNamespace ns, KafkaOps ops, ResetTarget target, long expected,
             String... toolTarget) {
-        ResetPlan plan = ops.planShareGroupReset(ns.group(), ResetScope.topics(ns.topic()), target);
+        ResetPlan plan = ops.planReset(ns.group(), GroupType.SHARE, ResetScope.topics(ns.topic()), target);
         assertThat(plan.rows()).extracting(PlanRow::next).containsExactly(expected, expected);
 
         List<String> args = new java.util.ArrayList<>(List.of("--bootstrap-server", kafka.bootstrapServers(), "--reset-offsets",
@@ -173,7 +173,7 @@ class ShareGroupOpsTest {
         ResetResult done = ops.executeReset(plan, options(ns));
         assertThat(done.allLanded()).as(done.saved().statusDetail()).isTrue();
         assertThat(done.partitions()).extracting(ResetResult.PartitionResult::actual).containsExactly(expected, expected);
-        assertThat(startOffsetsAre(ops.describeShareGroup(ns.group()), expected, expected)).isTrue();
+        assertThat(startOffsetsAre(ops.describe(ns.group(), GroupType.SHARE), expected, expected)).isTrue();
         return done;
     }
 
@@ -183,11 +183,11 @@ class ShareGroupOpsTest {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         io.replaylab.kafka.testing.Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 0);
 
-        assertThatThrownBy(() -> ops.describeShareGroup(ns.group()))
+        assertThatThrownBy(() -> ops.describe(ns.group(), GroupType.SHARE))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("group '" + ns.group() + "' is a classic group, not a share group");
-        assertThat(ops.describeShareGroup(ns.group("missing")).state()).isEqualTo(GroupState.NOT_FOUND);
-        assertThatThrownBy(() -> ops.planShareGroupReset(ns.group("missing"), ResetScope.allTopics(), ResetTargets.toEarliest()))
+        assertThat(ops.describe(ns.group("missing"), GroupType.SHARE).state()).isEqualTo(GroupState.NOT_FOUND);
+        assertThatThrownBy(() -> ops.planReset(ns.group("missing"), GroupType.SHARE, ResetScope.allTopics(), ResetTargets.toEarliest()))
                 .hasMessageContaining("has no start offsets");
     }
 

@@ -100,7 +100,7 @@ final class OffsetsCommand implements Runnable {
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             try (KafkaOps ops = conn.connect()) {
-                OffsetSnapshot s = which.type() == GroupType.SHARE ? ops.describeShareGroup(which.name()) : ops.describe(which.name());
+                OffsetSnapshot s = ops.describe(which.name(), which.type());
                 if (conn.json) {
                     printJson(out, s);
                 } else {
@@ -194,7 +194,7 @@ final class OffsetsCommand implements Runnable {
             ResetTarget target = target();
             ResetScope scope = scope();
             try (KafkaOps ops = conn.connect()) {
-                ResetPlan plan = which.type() == GroupType.SHARE ? ops.planShareGroupReset(which.name(), scope, target) : ops.planReset(which.name(), scope, target);
+                ResetPlan plan = ops.planReset(which.name(), which.type(), scope, target);
                 return finish(spec, ops, plan, conn.json, execute, export, guards.options());
             }
         }

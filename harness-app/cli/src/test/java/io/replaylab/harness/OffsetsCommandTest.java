@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.PartitionOffsets;
@@ -87,8 +88,8 @@ class OffsetsCommandTest {
         assertThat(reset.rc()).as(reset.err()).isZero();
         assertThat(reset.out()).contains("of share group '" + group + "'").contains("Note: a share group's reset moves only its start offsets");
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
-            assertThat(ops.describeShareGroup(group).partitions()).extracting(PartitionOffsets::committed).containsExactly(0L, 0L);
-            assertThat(ops.describeShareGroup(group).partitions()).extracting(PartitionOffsets::lag).containsExactly(6L, 6L);
+            assertThat(ops.describe(group, GroupType.SHARE).partitions()).extracting(PartitionOffsets::committed).containsExactly(0L, 0L);
+            assertThat(ops.describe(group, GroupType.SHARE).partitions()).extracting(PartitionOffsets::lag).containsExactly(6L, 6L);
         }
 
         Run both = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", "g", "--share-group", group);

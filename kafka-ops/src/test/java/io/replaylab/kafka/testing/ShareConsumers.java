@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.OffsetSnapshot;
 import org.apache.kafka.clients.admin.Admin;
@@ -85,13 +86,13 @@ public final class ShareConsumers {
     public static OffsetSnapshot await(KafkaOps ops, String group, java.util.function.Predicate<OffsetSnapshot> condition, String what,
             Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
-        OffsetSnapshot s = ops.describeShareGroup(group);
+        OffsetSnapshot s = ops.describe(group, GroupType.SHARE);
         while (!condition.test(s)) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("share group " + group + " never showed " + what + " within " + timeout + "; last: " + s);
             }
             Thread.sleep(200);
-            s = ops.describeShareGroup(group);
+            s = ops.describe(group, GroupType.SHARE);
         }
         return s;
     }

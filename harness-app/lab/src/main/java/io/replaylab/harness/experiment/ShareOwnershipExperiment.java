@@ -26,6 +26,7 @@ import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.ProcessingLine;
 import io.replaylab.kafka.GroupMember;
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
 
@@ -120,7 +121,7 @@ final class ShareOwnershipExperiment {
                         + "no record it applied: the lab cannot tell which record's lock to watch"));
             }
             ProcessingLine held = applied.get();
-            OffsetSnapshot atHold = ctx.kafka().ops().describeShareGroup(s.group());
+            OffsetSnapshot atHold = ctx.kafka().ops().describe(s.group(), GroupType.SHARE);
             e.record(HARNESS, atHold.toPayload("while A is held"));
             Event heldEvent = e.record(Source.of(a.name(), a.pid(), onTheWire ? "wire barrier" : "processing log"), new Payload.Note("A "
                     + held.result() + " " + held.id() + " ("
@@ -171,7 +172,7 @@ final class ShareOwnershipExperiment {
                             + "held it unacknowledged past its " + lock.toMillis() + " ms lock" + lockNow(ctx, s.group(), lock)));
                 }
                 ProcessingLine again = first.get();
-                OffsetSnapshot atRedelivery = ctx.kafka().ops().describeShareGroup(s.group());
+                OffsetSnapshot atRedelivery = ctx.kafka().ops().describe(s.group(), GroupType.SHARE);
                 boolean aStillIn = atRedelivery.members().stream().map(GroupMember::clientId).anyMatch(a.name()::equals);
                 e.record(HARNESS, atRedelivery.toPayload("when B got the record again"));
                 Event redelivered = e.record(Source.of(b.name(), b.pid(), onTheWire ? "wire witness" : "processing log"), new Payload.Note("B got "
@@ -221,7 +222,7 @@ final class ShareOwnershipExperiment {
             ctx.step("A is frozen holding " + held.id() + " unacknowledged; B starts once the broker has removed A");
             Duration removalWait = session.plus(REMOVAL_MARGIN.dividedBy(2));
             OffsetSnapshot gone = Poll.every(Duration.ofMillis(250)).upTo(removalWait)
-                    .until(() -> ctx.kafka().ops().describeShareGroup(s.group()), g -> removalNotSeen(g, a.name(), removalWait, session).isEmpty());
+                    .until(() -> ctx.kafka().ops().describe(s.group(), GroupType.SHARE), g -> removalNotSeen(g, a.name(), removalWait, session).isEmpty());
             Optional<Outcome> notSeen = removalNotSeen(gone, a.name(), removalWait, session);
             if (notSeen.isPresent()) {
                 at.barrier().release();

@@ -11,6 +11,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.kafka.ExecuteResetOptions;
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
@@ -70,7 +71,7 @@ final class ShareReplayExperiment {
         }
 
         ctx.step("dry run of the share group's reset to earliest");
-        ResetPlan plan = ctx.kafka().ops().planShareGroupReset(s.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
+        ResetPlan plan = ctx.kafka().ops().planReset(s.group(), GroupType.SHARE, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(HARNESS, plan.toPayload(true, null));
         plan.caveat().ifPresent(c -> e.limitation("The reset: " + c + "."));
         ResetResult reset;

@@ -12,6 +12,7 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Source;
 import io.replaylab.barrier.wire.ShareWitness;
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.PartitionRef;
 import io.replaylab.oracle.ArchivedRecord;
 import io.replaylab.oracle.Comparison;
@@ -103,7 +104,7 @@ final class Shares {
 
     /** Waits until the share group has no member; its last description either way. */
     static OffsetSnapshot awaitNoMember(LabContext ctx, String group, Duration timeout) throws InterruptedException {
-        return Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> ctx.kafka().ops().describeShareGroup(group), s -> s.members().isEmpty());
+        return Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> ctx.kafka().ops().describe(group, GroupType.SHARE), s -> s.members().isEmpty());
     }
 
     /**

@@ -18,6 +18,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.kafka.ClientProperties;
+import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -585,7 +586,7 @@ public final class LabKafka {
             ctx.subjects().checkpoint(needed);
             OffsetSnapshot look;
             try {
-                look = ops.describeShareGroup(group);
+                look = ops.describe(group, GroupType.SHARE);
             } catch (IllegalArgumentException otherType) { // a consumer group's member took the group id: not a share consumer
                 throw new NoSubjectException("the share consumer joined " + group + " as another kind of group (" + otherType.getMessage()
                         + "): the share experiments need a share group's consumer (KafkaShareConsumer, or a client's share consumer)");

@@ -91,7 +91,7 @@ public final class LabTarget {
         return compare(topic, inbox, ctx.kafka().ops().describe(group));
     }
 
-    /** As above, against a snapshot taken already, e.g. a share group's ({@code KafkaOps.describeShareGroup}: its start offsets). */
+    /** As above, against a snapshot taken already, e.g. a share group's ({@code KafkaOps.describe} of a share group: its start offsets). */
     public Comparison compare(String topic, String inbox, OffsetSnapshot group) {
         Timer.Sample t = Timer.start(ctx.meters());
         Comparison c = Oracle.of(ctx.kafka().source(topic), inbox(inbox)).compare(group);
