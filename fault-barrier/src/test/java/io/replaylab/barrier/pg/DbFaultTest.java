@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -14,34 +13,16 @@ import java.util.List;
 import java.util.Properties;
 
 import io.replaylab.oracle.testing.LocalPostgres;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The database faults and the witness of the PostgreSQL proxy, in front of a real server with pgjdbc (the extended
  * protocol, prepared statements and all) as the client: what the client is told, and what the server really did.
  */
 class DbFaultTest {
-    private final LocalPostgres pg = LocalPostgres.shared();
-    private String direct;
-    private String database;
-    private PgProxy proxy;
-
-    @BeforeEach
-    void createDatabaseAndProxy() throws SQLException {
-        direct = pg.createDatabase();
-        database = direct.substring(direct.lastIndexOf('/') + 1);
-        try (Connection c = pg.connect(direct); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE effect (id text PRIMARY KEY)");
-        }
-        proxy = PgProxy.start("127.0.0.1", pg.port());
-    }
-
-    @AfterEach
-    void closeProxy() {
-        proxy.close();
-    }
+    @RegisterExtension
+    final ProxiedDatabase db = new ProxiedDatabase("id text PRIMARY KEY");
 
     /** A session through the proxy named {@code app}; {@code prepareThreshold} 1: pgjdbc prepares every statement on the server at once. */
     private Connection session(String app) throws SQLException {
@@ -50,7 +31,7 @@ class DbFaultTest {
         p.setProperty("password", LocalPostgres.PASSWORD);
         p.setProperty("ApplicationName", app);
         p.setProperty("prepareThreshold", "1");
-        Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database, p);
+        Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:" + db.proxy().port() + "/" + db.database(), p);
         c.setAutoCommit(false);
         return c;
     }
@@ -66,36 +47,26 @@ class DbFaultTest {
         c.commit();
     }
 
-    private List<String> rows() throws SQLException {
-        try (Connection c = pg.connect(direct); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT id FROM effect ORDER BY id")) {
-            List<String> ids = new java.util.ArrayList<>();
-            while (r.next()) {
-                ids.add(r.getString(1));
-            }
-            return ids;
-        }
-    }
-
     @Test
     void aLostAnswerLeavesTheTransactionCommittedAndTheClientWithABrokenConnection() throws Exception {
         try (Connection c = session("a")) {
             insert(c, "warm");
-            ArmedDbFault f = proxy.inject(DbFault.parse("commit:lost-answer").at("a"));
+            ArmedDbFault f = db.proxy().inject(DbFault.parse("commit:lost-answer").at("a"));
             assertThatThrownBy(() -> insert(c, "x1")).isInstanceOf(SQLException.class).satisfies(e ->
                     assertThat(((SQLException) e).getSQLState()).startsWith("08")); // a connection error: the outcome unknown to the client
             DbFaultFiring fired = f.awaitFiring(Duration.ofSeconds(5)).orElseThrow();
             assertThat(fired.done()).isEqualTo("the server committed; the answer was dropped and the connection closed");
             assertThat(fired.owner()).isEqualTo("a");
         }
-        assertThat(rows()).as("durable all the same").containsExactly("warm", "x1");
-        assertThat(proxy.witness().transactions()).filteredOn(t -> t.mentions(List.of("x1")).contains("x1"))
+        assertThat(db.ids()).as("durable all the same").containsExactly("warm", "x1");
+        assertThat(db.proxy().witness().transactions()).filteredOn(t -> t.mentions(List.of("x1")).contains("x1"))
                 .extracting(WitnessedTransaction::outcome).containsExactly(WitnessedTransaction.Outcome.COMMITTED);
     }
 
     @Test
     void aCommitErrorRollsTheTransactionBackAndTellsTheClientTheSqlStateTheSessionGoesOn() throws Exception {
         try (Connection c = session("a")) {
-            ArmedDbFault f = proxy.inject(DbFault.parse("commit:error=40001").at("a"));
+            ArmedDbFault f = db.proxy().inject(DbFault.parse("commit:error=40001").at("a"));
             assertThatThrownBy(() -> insert(c, "x1")).isInstanceOf(SQLException.class).satisfies(e -> {
                 assertThat(((SQLException) e).getSQLState()).isEqualTo("40001");
                 assertThat(e.getMessage()).contains("could not serialize access").contains("injected by replay-lab");
@@ -103,8 +74,8 @@ class DbFaultTest {
             assertThat(f.firings()).singleElement().satisfies(x -> assertThat(x.statement()).isEqualTo("COMMIT"));
             insert(c, "x1"); // the retry, on the same session: the server's state is consistent with the client's
         }
-        assertThat(rows()).containsExactly("x1");
-        assertThat(proxy.witness().transactions()).filteredOn(t -> !t.mentions(List.of("x1")).isEmpty())
+        assertThat(db.ids()).containsExactly("x1");
+        assertThat(db.proxy().witness().transactions()).filteredOn(t -> !t.mentions(List.of("x1")).isEmpty())
                 .extracting(WitnessedTransaction::outcome, WitnessedTransaction::sqlState)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple(WitnessedTransaction.Outcome.FAILED, "40001"),
                         org.assertj.core.groups.Tuple.tuple(WitnessedTransaction.Outcome.COMMITTED, ""));
@@ -113,7 +84,7 @@ class DbFaultTest {
     @Test
     void aStatementErrorAbortsTheTransactionOnTheServerAndOnlyTheAimedSessionMeetsIt() throws Exception {
         try (Connection other = session("b"); Connection c = session("a")) {
-            ArmedDbFault f = proxy.inject(DbFault.parse("statement:error=40P01").at("a"));
+            ArmedDbFault f = db.proxy().inject(DbFault.parse("statement:error=40P01").at("a"));
             insert(other, "b1", "b2"); // b's statements pass: the fault is a's
             assertThat(f.firings()).isEmpty();
             assertThatThrownBy(() -> insert(c, "x1", "x2")).isInstanceOf(SQLException.class).satisfies(e -> {
@@ -124,21 +95,21 @@ class DbFaultTest {
             assertThat(f.firings()).singleElement().satisfies(x -> assertThat(x.statement()).isEqualTo("INSERT INTO effect VALUES ($1)"));
             insert(c, "x1", "x2");
         }
-        assertThat(rows()).containsExactly("b1", "b2", "x1", "x2");
+        assertThat(db.ids()).containsExactly("b1", "b2", "x1", "x2");
     }
 
     @Test
     void aTerminationAtTheCommitRollsTheTransactionBackAndTellsTheClientFatal() throws Exception {
         try (Connection c = session("a")) {
-            ArmedDbFault f = proxy.inject(DbFault.parse("connection:terminate=57P01").at("a"));
+            ArmedDbFault f = db.proxy().inject(DbFault.parse("connection:terminate=57P01").at("a"));
             Instant before = Instant.now();
             assertThatThrownBy(() -> insert(c, "x1")).isInstanceOf(SQLException.class).satisfies(e ->
                     assertThat(((SQLException) e).getSQLState()).isEqualTo("57P01"));
             assertThat(f.awaitFiring(Duration.ofSeconds(5))).isPresent();
-            assertThat(proxy.witness().of("a", before)).extracting(WitnessedTransaction::outcome)
+            assertThat(db.proxy().witness().of("a", before)).extracting(WitnessedTransaction::outcome)
                     .containsExactly(WitnessedTransaction.Outcome.ABANDONED);
         }
-        assertThat(rows()).as("rolled back").isEmpty();
+        assertThat(db.ids()).as("rolled back").isEmpty();
     }
 
     @Test
@@ -154,11 +125,11 @@ class DbFaultTest {
 
     @Test
     void theWitnessNamesTheIdsEachTransactionWroteAndItsOwnerByClientPort() throws Exception {
-        proxy.owners(port -> "instance-on-" + port);
+        db.proxy().owners(port -> "instance-on-" + port);
         try (Connection c = session("app")) {
             insert(c, "id-1", "id-11");
         }
-        WitnessedTransaction t = proxy.witness().transactions().stream().filter(x -> !x.mentions(List.of("id-1")).isEmpty()).findFirst().orElseThrow();
+        WitnessedTransaction t = db.proxy().witness().transactions().stream().filter(x -> !x.mentions(List.of("id-1")).isEmpty()).findFirst().orElseThrow();
         assertThat(t.owner()).startsWith("instance-on-");
         assertThat(t.mentions(List.of("id-1", "id-11", "id-111", "id"))).containsExactly("id-1", "id-11");
         assertThat(t.statements()).contains("INSERT INTO effect VALUES ($1) $1=id-1");
@@ -167,7 +138,7 @@ class DbFaultTest {
     @Test
     void aCommitFaultWaitsForACommitThatEndsATransactionAndAStatementFaultIsConfirmedByTheServersError() throws Exception {
         try (Connection c = session("a")) {
-            ArmedDbFault commit = proxy.inject(DbFault.parse("commit:error=40001").at("a"));
+            ArmedDbFault commit = db.proxy().inject(DbFault.parse("commit:error=40001").at("a"));
             c.setAutoCommit(true);
             try (Statement s = c.createStatement()) {
                 s.execute("COMMIT"); // no transaction: the server only warns, and nothing was at stake
@@ -175,7 +146,7 @@ class DbFaultTest {
             assertThat(commit.firings()).as("not taken by a COMMIT with no transaction").isEmpty();
             commit.disarm();
             c.setAutoCommit(false);
-            ArmedDbFault statement = proxy.inject(DbFault.parse("statement:error=40P01").at("a"));
+            ArmedDbFault statement = db.proxy().inject(DbFault.parse("statement:error=40P01").at("a"));
             assertThatThrownBy(() -> insert(c, "x1", "x2")).isInstanceOf(SQLException.class);
             assertThat(statement.firings()).singleElement().satisfies(x -> assertThat(x.done())
                     .isEqualTo("a statement that raises SQLSTATE 40P01 ran in its place; the server answered SQLSTATE 40P01 and aborted the transaction"));
@@ -185,7 +156,7 @@ class DbFaultTest {
 
     @Test
     void aCommitHeldWhenItsClientDiesNeverReachesTheServerAndAHeldAnswerSeveredIsWitnessedCommitted() throws Exception {
-        io.replaylab.barrier.Barrier before = proxy.arm("before", io.replaylab.barrier.PgPoint.beforeCommit(null), io.replaylab.barrier.HoldMode.THREAD,
+        io.replaylab.barrier.Barrier before = db.proxy().arm("before", io.replaylab.barrier.PgPoint.beforeCommit(null), io.replaylab.barrier.HoldMode.THREAD,
                 t -> { }, io.replaylab.barrier.BarrierOptions.ofDefaults());
         Connection dying = session("dying");
         java.util.concurrent.CompletableFuture<Void> commit = java.util.concurrent.CompletableFuture.runAsync(() -> {
@@ -200,9 +171,9 @@ class DbFaultTest {
         Thread.sleep(200);
         before.release();
         commit.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        assertThat(rows()).as("a dead client's COMMIT is dropped").doesNotContain("never");
+        assertThat(db.ids()).as("a dead client's COMMIT is dropped").doesNotContain("never");
 
-        io.replaylab.barrier.Barrier after = proxy.arm("after", io.replaylab.barrier.PgPoint.afterCommit(null), io.replaylab.barrier.HoldMode.THREAD,
+        io.replaylab.barrier.Barrier after = db.proxy().arm("after", io.replaylab.barrier.PgPoint.afterCommit(null), io.replaylab.barrier.HoldMode.THREAD,
                 t -> { }, io.replaylab.barrier.BarrierOptions.ofDefaults());
         Instant since = Instant.now();
         try (Connection c = session("killed")) {
@@ -214,12 +185,12 @@ class DbFaultTest {
                 }
             });
             after.awaitArrival(Duration.ofSeconds(10));
-            assertThat(proxy.sever(after)).as("the held session is severed").isTrue();
+            assertThat(db.proxy().sever(after)).as("the held session is severed").isTrue();
             after.release();
             answered.get(10, java.util.concurrent.TimeUnit.SECONDS);
         }
-        assertThat(rows()).contains("durable");
-        assertThat(proxy.witness().of("killed", since)).filteredOn(t -> !t.mentions(List.of("durable")).isEmpty())
+        assertThat(db.ids()).contains("durable");
+        assertThat(db.proxy().witness().of("killed", since)).filteredOn(t -> !t.mentions(List.of("durable")).isEmpty())
                 .extracting(WitnessedTransaction::outcome).containsExactly(WitnessedTransaction.Outcome.COMMITTED);
     }
 }

