@@ -228,8 +228,22 @@ public record WireFault(Target target, Effect effect) {
             }
         }
 
+        /** An effect on an OffsetFetch: forwarded, and the committed offsets in the broker's answer changed on their way back. */
+        sealed interface OffsetFetchAnswer extends Effect {
+            @Override
+            default Optional<String> refuses(Api api) {
+                return api == Api.OFFSET_FETCH ? Optional.empty() : Optional.of(spec().replaceFirst("=.*", "")
+                        + " changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
+            }
+
+            @Override
+            default AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+        }
+
         /** For OffsetFetch: the committed offsets answered {@code by} lower per partition (not below 0). */
-        record Rewind(long by) implements Effect {
+        record Rewind(long by) implements OffsetFetchAnswer {
             public Rewind {
                 if (by < 1) {
                     throw new IllegalArgumentException("rewind needs a number of offsets of at least 1, was " + by);
@@ -239,12 +253,6 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String spec() {
                 return "rewind=" + by;
-            }
-
-            @Override
-            public Optional<String> refuses(Api api) {
-                return api == Api.OFFSET_FETCH ? Optional.empty()
-                        : Optional.of("rewind changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
             }
 
             @Override
@@ -258,11 +266,6 @@ public record WireFault(Target target, Effect effect) {
             }
 
             @Override
-            public AtRequest atRequest() {
-                return AtRequest.FORWARD;
-            }
-
-            @Override
             public void atAnswer(FaultedAnswer a) throws java.io.IOException {
                 a.done("answered the committed offsets lower: " + String.join(", ", a.rewindCommittedOffsets(by)));
             }
@@ -273,16 +276,10 @@ public record WireFault(Target target, Effect effect) {
          * {@code offsets.retention.minutes} expired them: the client's {@code auto.offset.reset} decides
          * where it starts (earliest: everything again; latest: the log end, past what nobody applied).
          */
-        record Forget() implements Effect {
+        record Forget() implements OffsetFetchAnswer {
             @Override
             public String spec() {
                 return "forget";
-            }
-
-            @Override
-            public Optional<String> refuses(Api api) {
-                return api == Api.OFFSET_FETCH ? Optional.empty()
-                        : Optional.of("forget changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
             }
 
             @Override
@@ -293,11 +290,6 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String meaning() {
                 return "the committed offsets answered as none (expired), so the client's auto.offset.reset decides where it starts";
-            }
-
-            @Override
-            public AtRequest atRequest() {
-                return AtRequest.FORWARD;
             }
 
             @Override

@@ -6,6 +6,7 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.MetricValue;
 import io.replaylab.evidence.RunEvidence;
+import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
@@ -25,6 +26,15 @@ final class Runs {
     /** A consumer that joins the group and polls, never committing an offset or a transaction (kafka-ops' PollingConsumerMain). */
     static String pollsOnly() {
         return Subject.javaCommand(PollingConsumerMain.class.getName(), ChildProcess.shortLived("-Xmx128m").toArray(String[]::new)) + " {bootstrap} {topic} {group}";
+    }
+
+    /** Runs the lab of {@code b}, which has one experiment, and returns that experiment's evidence. */
+    static ExperimentEvidence only(LabSettings.Builder b) throws Exception {
+        LabSettings s = b.build();
+        if (s.experiments().size() != 1) {
+            throw new AssertionError("not one experiment: " + s.experiments().stream().map(x -> x.name()).toList());
+        }
+        return experiment(Lab.run(s, null).evidence(), s.experiments().get(0).name());
     }
 
     static ExperimentEvidence experiment(RunEvidence r, String name) {

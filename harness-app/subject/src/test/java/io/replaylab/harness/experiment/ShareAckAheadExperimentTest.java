@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -8,10 +9,8 @@ import java.nio.file.Path;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -25,17 +24,13 @@ class ShareAckAheadExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        return on(kafka, dir.resolve("runs")).records(20)
                 .experiments(Experiments.shareAckAhead());
-    }
-
-    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
-        return experiment(Lab.run(b.build(), null).evidence(), ShareAckAheadExperiment.NAME);
     }
 
     @Test
     void theReferenceShareConsumerAcceptsEveryRecordOnlyAfterItsEffectAndPasses(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka));
+        ExperimentEvidence x = only(settings(kafka));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.outcome().confirmation().description()).isEqualTo("every acknowledgement of the group checked against the target the moment "
@@ -44,7 +39,7 @@ class ShareAckAheadExperimentTest {
 
     @Test
     void aShareConsumerThatAcknowledgesBeforeItsTransactionIsKilledThereAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -57,7 +52,7 @@ class ShareAckAheadExperimentTest {
 
     @Test
     void withoutTheWireProxyTheLiveCheckCannotRunAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).witness(false));
+        ExperimentEvidence x = only(settings(kafka).witness(false));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo("the live check reads each acknowledgement on the wire, and this run has no wire proxy (the "
@@ -66,7 +61,7 @@ class ShareAckAheadExperimentTest {
 
     @Test
     void tooFewAcknowledgementsCheckedSayNothingAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).records(2));
+        ExperimentEvidence x = only(settings(kafka).records(2));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo("only 2 acknowledgement(s) covering a record were checked (3 needed): too few to say the "

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -8,11 +9,9 @@ import java.nio.file.Path;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.BrokenSubjectMain;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -26,17 +25,13 @@ class ShareCrashExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(10)
+        return on(kafka, dir.resolve("runs")).records(10)
                 .experiments(Experiments.shareCrash());
-    }
-
-    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
-        return experiment(Lab.run(b.build(), null).evidence(), ShareCrashExperiment.NAME);
     }
 
     @Test
     void theReferenceShareConsumerCrashedAtItsDbCommitLosesNothingItsRecordComesBackToB(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka));
+        ExperimentEvidence x = only(settings(kafka));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.outcome().confirmation().description()).isEqualTo("A crashed at its DB commit, after its first acknowledgement");
@@ -44,7 +39,7 @@ class ShareCrashExperimentTest {
 
     @Test
     void aShareConsumerThatAcknowledgesBeforeItsTransactionLosesTheRecordAtTheCrashAndFailsNamingIt(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -57,7 +52,7 @@ class ShareCrashExperimentTest {
 
     @Test
     void aShareConsumerThatRejectsTheRecordRedeliveredAfterTheCrashLosesItByItsOwnWordAndFails(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-redelivered"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-redelivered"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -69,7 +64,7 @@ class ShareCrashExperimentTest {
 
     @Test
     void aShareConsumerThatIsNotAJvmIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).startsWith("the share consumer is not a JVM: A is held by a debugger breakpoint at its DB commit");
@@ -77,7 +72,7 @@ class ShareCrashExperimentTest {
 
     @Test
     void aConsumerThatNeverAcknowledgesAShareRecordNeverEndsTheWarmUpAndIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
                 .barrierTimeout(java.time.Duration.ofSeconds(4)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -90,7 +85,7 @@ class ShareCrashExperimentTest {
         // long enough for A to start, join and acknowledge its one record: the wait that ends NOT_RUN is the one after it.
         // The reference with a lock of 60 s for its group (over the lab's 4 s): under load its first acknowledgement once came
         // after the lab's lock ran out, the record came back and its second DB commit was the point (a PASS)
-        ExperimentEvidence x = run(settings(kafka).records(1).barrierTimeout(java.time.Duration.ofSeconds(10))
+        ExperimentEvidence x = only(settings(kafka).records(1).barrierTimeout(java.time.Duration.ofSeconds(10))
                 .shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -101,7 +96,7 @@ class ShareCrashExperimentTest {
     @Test
     void aBThatNeverAcknowledgesLeavesTheGroupUndrainedAndTheExperimentNotRun(LocalKafka kafka) throws Exception {
         // the reference as A; B stalls after its first record's transaction, before acknowledging it
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
                 .drainTimeout(java.time.Duration.ofSeconds(6)));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);

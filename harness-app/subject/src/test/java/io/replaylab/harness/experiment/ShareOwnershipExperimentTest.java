@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -11,11 +12,9 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.BarrierKind;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.BrokenSubjectMain;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -30,18 +29,14 @@ class ShareOwnershipExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        return on(kafka, dir.resolve("runs")).records(20)
                 .experiments(Experiments.shareOwnership());
-    }
-
-    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
-        return experiment(Lab.run(b.build(), null).evidence(), ShareOwnershipExperiment.NAME);
     }
 
     @Test
     void theReferenceShareConsumerPassesItsLockExpiringWhileHeldBAppliesNothingAgainAndAsStaleAcknowledgementIsRefused(LocalKafka kafka)
             throws Exception {
-        ExperimentEvidence x = run(settings(kafka));
+        ExperimentEvidence x = only(settings(kafka));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-\\d+ \\(event \\d+\\), "
@@ -57,7 +52,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void aShareConsumerWithoutInboxFailsNamingTheDoubledId(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -66,7 +61,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void withoutAShareConsumerTheExperimentIsNotRunNamingTheSetting(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
+        ExperimentEvidence x = only(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
                 .workDir(dir.resolve("runs")).records(5).experiments(Experiments.shareOwnership()));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -75,7 +70,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void aShareConsumerThatIsNotAJvmNeedsTheWireAndWithoutItsProxyIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")).witness(false));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")).witness(false));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo("the share consumer is not a JVM (no debugger can hold it), and this run has no wire proxy to hold "
@@ -84,7 +79,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void onTheWireBarrierTheReferenceShareConsumerPassesItsAcknowledgementHeldInTheProxy(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).barrier(BarrierKind.WIRE));
+        ExperimentEvidence x = only(settings(kafka).barrier(BarrierKind.WIRE));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
@@ -96,7 +91,7 @@ class ShareOwnershipExperimentTest {
     @Test
     void aConsumerThatNeverAcknowledgesAShareRecordIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
         // a consumer-group consumer given the share group's id: it never calls KafkaShareConsumer#acknowledge
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
                 .barrierTimeout(java.time.Duration.ofSeconds(4)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -110,7 +105,7 @@ class ShareOwnershipExperimentTest {
         Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
                 List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
                         "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
-        ExperimentEvidence x = run(settings(kafka).shareSubject(noLog));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(noLog));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");
@@ -119,7 +114,7 @@ class ShareOwnershipExperimentTest {
     @Test
     void aBThatNeverAcknowledgesLeavesTheRedeliveryUnconfirmedAndFailsAsFaultNotObserved(LocalKafka kafka) throws Exception {
         // the reference as A; B stalls after its first record's transaction, before acknowledging it
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
                 .barrierTimeout(java.time.Duration.ofSeconds(12)));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
@@ -132,7 +127,7 @@ class ShareOwnershipExperimentTest {
     void aConsumerThatLengthensItsGroupsLockKeepsTheHeldRecordSoBGetsAnotherAndTheRedeliveryIsNotObserved(LocalKafka kafka) throws Exception {
         // the application sets its own group's lock to 60 s as it starts, over the lab's 4 s: A's record is still A's when B starts
         // (and so may be the one after it, when A's client fetched ahead: B's first is a later one, never the held one)
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
@@ -144,7 +139,7 @@ class ShareOwnershipExperimentTest {
     @Test
     void anAcknowledgementThatNeverLeavesAIsNotRefusedSoTheFaultIsNotObserved(LocalKafka kafka) throws Exception {
         // A hangs after acknowledge() of the held record, before the commitSync that would send it
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " hang-after-ack=1")));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " hang-after-ack=1")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
@@ -155,7 +150,7 @@ class ShareOwnershipExperimentTest {
     @Test
     void membersThatStopAfterTheHandoffLeaveTheShareGroupUndrainedAndTheExperimentNotRun(LocalKafka kafka) throws Exception {
         // both members handle the held record (A applies it, B finds it in the inbox), then stall on their next one
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-after=1"))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-after=1"))
                 .drainTimeout(java.time.Duration.ofSeconds(6)));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
@@ -166,7 +161,7 @@ class ShareOwnershipExperimentTest {
     @Test
     void aFrozenAIsRemovedAfterTheShareSessionTimeoutYetItsRecordComesBackOnlyWhenItsLockRunsOutAndTheEvidenceSaysSo(LocalKafka kafka)
             throws Exception {
-        ExperimentEvidence x = run(settings(kafka).holdMode(HoldMode.PROCESS));
+        ExperimentEvidence x = only(settings(kafka).holdMode(HoldMode.PROCESS));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.environment().get("hold mode")).startsWith("process: A's whole JVM frozen");

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -9,12 +10,10 @@ import java.util.List;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.oracle.TargetEvent;
 import io.replaylab.harness.subject.BrokenSubjectMain;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -29,17 +28,13 @@ class SharePoisonExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(10)
+        return on(kafka, dir.resolve("runs")).records(10)
                 .experiments(Experiments.sharePoison());
-    }
-
-    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
-        return experiment(Lab.run(b.build(), null).evidence(), SharePoisonExperiment.NAME);
     }
 
     @Test
     void theReferenceShareConsumerQuarantinesThePoisonAndAcceptsItOnce(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka));
+        ExperimentEvidence x = only(settings(kafka));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
@@ -48,7 +43,7 @@ class SharePoisonExperimentTest {
 
     @Test
     void aConsumerThatRejectsThePoisonMeantItAndPasses(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-malformed"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-malformed"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
@@ -60,7 +55,7 @@ class SharePoisonExperimentTest {
 
     @Test
     void aConsumerThatReleasesThePoisonEveryTimeLosesItToTheBrokersArchiveAndFails(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-release-malformed"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-release-malformed"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -76,7 +71,7 @@ class SharePoisonExperimentTest {
 
     @Test
     void withoutTheWireWitnessTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).witness(false));
+        ExperimentEvidence x = only(settings(kafka).witness(false));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("no wire witness");
@@ -87,7 +82,7 @@ class SharePoisonExperimentTest {
         Subject direct = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
                 List.of("consume", "--group-type", "share", "--bootstrap-server", kafka.bootstrapServers(), "--topic", "{topic}", "--group", "{group}",
                         "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer, straight to the broker");
-        ExperimentEvidence x = run(settings(kafka).shareSubject(direct));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(direct));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("the wire saw no delivery of the poison record").contains("{bootstrap}");
@@ -96,7 +91,7 @@ class SharePoisonExperimentTest {
     @Test
     void aConsumerThatNeverGetsPastThePoisonIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
         // a share consumer that stalls: it takes records and acknowledges none of them
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
                 .drainTimeout(java.time.Duration.ofSeconds(3)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -105,7 +100,7 @@ class SharePoisonExperimentTest {
 
     @Test
     void aConsumerGroupsConsumerGivenTheShareGroupIsNotRunNamingWhatItIs(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
                 .drainTimeout(java.time.Duration.ofSeconds(10)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -9,10 +10,8 @@ import java.util.List;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -27,17 +26,13 @@ class ShareReplayExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        return on(kafka, dir.resolve("runs")).records(20)
                 .experiments(Experiments.shareReplay());
-    }
-
-    private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
-        return experiment(Lab.run(b.build(), null).evidence(), ShareReplayExperiment.NAME);
     }
 
     @Test
     void theReferenceShareConsumerGetsEveryRecordAgainAfterTheResetAndTheTargetDoesNotChange(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka));
+        ExperimentEvidence x = only(settings(kafka));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.checks()).extracting(c -> c.name()).contains("plan and previous offsets saved before the reset",
@@ -48,7 +43,7 @@ class ShareReplayExperimentTest {
 
     @Test
     void aShareConsumerWithoutInboxAppliesTheReplayAgainAndFailsNamingTheDoubledIds(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-no-inbox"))));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -60,7 +55,7 @@ class ShareReplayExperimentTest {
         Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
                 List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
                         "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
-        ExperimentEvidence x = run(settings(kafka).shareSubject(noLog));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(noLog));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("writes no processing log").contains("cannot confirm that it got the records again");
@@ -69,7 +64,7 @@ class ShareReplayExperimentTest {
     @Test
     void aConsumerThatAcknowledgesNothingIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
         // a share consumer that stalls after its first record's transaction: it acknowledges nothing
-        ExperimentEvidence x = run(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
                 .drainTimeout(java.time.Duration.ofSeconds(3)));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
