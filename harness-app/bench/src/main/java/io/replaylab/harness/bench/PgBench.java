@@ -18,20 +18,17 @@ import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.harness.ReplayLab;
 import io.replaylab.harness.TargetLogin;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.lab.SyntheticProducer;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.kafka.KafkaOps;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.oracle.TargetSpec;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * The PostgreSQL proxy's cost: a consumer's records per second straight to the server and through the proxy, in the
- * {@link Alternation}'s order on fresh topics and schemas; then sequential one-statement round trips from this JVM, direct
+ * The PostgreSQL proxy's cost: a consumer's records per second straight to the server and through the proxy, as
+ * {@link ConsumerRates} measures them, on fresh topics and schemas; then sequential one-statement round trips from this JVM, direct
  * and proxied, for the cost per query.
  */
 @Command(name = "pg", mixinStandardHelpOptions = true,
@@ -39,8 +36,6 @@ import picocli.CommandLine.Option;
 final class PgBench implements BenchCase {
     /** The alternation's variants: 0 straight to the server, 1 through the proxy. */
     private static final int PROXIED = 1;
-    /** Records sent before the measured ones: once they are committed the consumer has joined and made its tables. */
-    private static final int WARM_UP = 3;
 
     @Option(names = "--target-jdbc-url", required = true, description = "A PostgreSQL database (jdbc:postgresql://host:port/db); each run "
             + "gets a schema of its own there, dropped afterwards.")
@@ -65,10 +60,6 @@ final class PgBench implements BenchCase {
     @Mixin
     BenchBroker.Choice brokerChoice;
 
-    /** One consumer's run: through the proxy or not, and its rate. */
-    record Rate(boolean proxied, long recordsPerSecond) {
-    }
-
     @Override
     public int run(BenchContext bench) throws Exception {
         if (runs < 1 || records < 1 || queries < 1) {
@@ -85,42 +76,24 @@ final class PgBench implements BenchCase {
         String database = where.getProperty("PGDBNAME");
         Subject template = subjectCmd == null ? ReferenceSubject.consume() : Subject.command(subjectCmd);
         Path dir = Files.createTempDirectory("replay-lab-bench-pg-");
-        LabNamespace ns = LabNamespace.random("bench");
-        Alternation alternation = Alternation.of(2);
-        List<Rate> rates = new ArrayList<>();
-        List<String> topics = new ArrayList<>();
         List<Long> direct = new ArrayList<>();
         List<Long> proxied = new ArrayList<>();
-        try (PgProxy proxy = PgProxy.start(host, port); BenchBroker broker = brokerChoice.open()) {
-            String b = broker.bootstrapServers();
+        ConsumerRates.Medians m;
+        try (PgProxy proxy = PgProxy.start(host, port); BenchBroker broker = brokerChoice.open(); KafkaOps ops = KafkaOps.connect(broker.bootstrapServers())) {
             out.printf("%d records in 3 partitions per run, the consumer commits per record, %s; then %d sequential SELECT 1 per path and round%n",
                     records, target.displayUrl(), queries);
-            try (KafkaOps ops = KafkaOps.connect(b); Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, b))) {
-                try {
-                    for (int r = 0; r < runs; r++) {
-                        for (int variant : alternation.order(r)) {
-                            boolean viaProxy = variant == PROXIED;
-                            LabNamespace run = LabNamespace.of(ns.prefix() + ".r" + r + (viaProxy ? "x" : "d"));
-                            topics.add(run.topic());
-                            ops.createTopic(run, run.topic(), 3);
-                            long seed = 7L + r;
-                            String h = viaProxy ? proxy.host() : host;
-                            int p = viaProxy ? proxy.port() : port;
-                            rates.add(new Rate(viaProxy, consume(out, ops, b, template, target, run, dir, h, p, database, viaProxy,
-                                    (idPrefix, n) -> SyntheticProducer.produce(b, run.topic(), 3, idPrefix, n, seed, 50, 0, null, null))));
-                            (viaProxy ? proxied : direct).add(roundTrips(target, h, p, database));
-                        }
-                    }
-                } finally {
-                    admin.deleteTopics(topics).all().get();
-                }
-            }
+            m = ConsumerRates.alternate(broker.bootstrapServers(), ops, runs, List.of("d", "x"), (variant, run, send) -> {
+                boolean viaProxy = variant == PROXIED;
+                String h = viaProxy ? proxy.host() : host;
+                int p = viaProxy ? proxy.port() : port;
+                long rate = consume(out, ops, broker.bootstrapServers(), template, target, run, dir, h, p, database, viaProxy, send);
+                (viaProxy ? proxied : direct).add(roundTrips(target, h, p, database));
+                return rate;
+            });
         }
-        long d = Samples.of(rates.stream().filter(r -> !r.proxied()).toList(), Rate::recordsPerSecond).roundedMedian();
-        long x = Samples.of(rates.stream().filter(Rate::proxied).toList(), Rate::recordsPerSecond).roundedMedian();
         long qd = Samples.of(direct, v -> v).roundedMedian();
         long qx = Samples.of(proxied, v -> v).roundedMedian();
-        out.printf("median: direct %d records/s, through the proxy %d records/s: proxied/direct = %.2f%n", d, x, (double) x / d);
+        out.printf("median: direct %d records/s, through the proxy %d records/s: proxied/direct = %.2f%n", m.first(), m.second(), m.ratio());
         out.printf("median round trip: direct %.1f us, through the proxy %.1f us: the proxy adds %.1f us per query%n", qd / 1e3, qx / 1e3,
                 (qx - qd) / 1e3);
         return ReplayLab.OK;
@@ -128,7 +101,7 @@ final class PgBench implements BenchCase {
 
     /** One consumer's run in a schema of its own: its rate from sending the measured records to their last commit. */
     private long consume(PrintWriter out, KafkaOps ops, String bootstrap, Subject template, TargetSpec target, LabNamespace run, Path dir,
-            String host, int port, String database, boolean viaProxy, NativeBench.Send send) throws Exception {
+            String host, int port, String database, boolean viaProxy, ConsumerRates.Send send) throws Exception {
         String schema = run.prefix().replaceAll("[^A-Za-z0-9]", "_").toLowerCase();
         try (Connection c = connect(target, host, port, database); Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA \"" + schema + "\"");
@@ -150,16 +123,7 @@ final class PgBench implements BenchCase {
         String name = run.prefix().substring(run.prefix().lastIndexOf('.') + 1);
         try (ChildProcess c = ChildProcess.of(template.command(values)).name("consumer " + name).env(env)
                 .output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start()) {
-            send.records(run.inbox(1) + ".warm", WARM_UP);
-            NativeBench.awaitCommitted(c, ops, run, WARM_UP);
-            long start = System.nanoTime();
-            send.records(run.inbox(1), records);
-            NativeBench.awaitCommitted(c, ops, run, WARM_UP + records);
-            double secs = (System.nanoTime() - start) / 1e9;
-            long rate = Math.round(records / secs);
-            out.printf("  %-8s %6d records/s (%d records in %.2f s)%n", viaProxy ? "proxied" : "direct", rate, records, secs);
-            out.flush();
-            return rate;
+            return ConsumerRates.rate(out, c, ops, run, send, records, viaProxy ? "proxied" : "direct", () -> "");
         } finally {
             try (Connection c = connect(target, host, port, database); Statement s = c.createStatement()) {
                 s.execute("DROP SCHEMA \"" + schema + "\" CASCADE");
