@@ -11,7 +11,6 @@ import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
@@ -155,10 +154,6 @@ final class Handoff implements AutoCloseable {
         if (e.finished()) {
             return; // closed at the experiment's end: its evidence is sealed
         }
-        e.record(HARNESS, new Payload.Note(n == 0
-                ? "no heartbeat of A's member came through to withhold (its connection to the coordinator was held, or its process stopped): "
-                        + "the coordinator heard nothing from A either way; its heartbeats reach it again from now on"
-                : n + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so that the coordinator "
-                        + "dropped A after its session timeout; A's heartbeats reach it again from now on"));
+        e.record(HARNESS, new LabEvent.HeartbeatsWithheld(n));
     }
 }

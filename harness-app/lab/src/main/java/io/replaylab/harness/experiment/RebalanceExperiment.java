@@ -17,6 +17,7 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.barrier.Arrival;
 import io.replaylab.barrier.Barrier;
@@ -336,8 +337,7 @@ final class RebalanceExperiment {
             for (GroupMember m : s.members()) {
                 if (sameProcess && !aIds.contains(m.memberId()) && m.clientId().equals(a.name())) {
                     aIds.add(m.memberId());
-                    e.record(Source.of(a.name(), a.pid(), "group description"), new Payload.Note(a.name() + " joined again as a new member "
-                            + m.memberId() + " (client.id " + m.clientId() + "): it is A, not B; the handoff waits for another member"));
+                    e.record(Source.of(a.name(), a.pid(), "group description"), new LabEvent.Rejoined(a.name(), m.memberId(), m.clientId()));
                 }
                 List<String> parts = m.assignment().stream().map(PartitionRef::toString).toList();
                 if (!parts.equals(last.get(m.memberId()))) {

@@ -3,9 +3,9 @@ package io.replaylab.harness.experiment;
 import java.util.List;
 
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.kafka.LabNamespace;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -36,8 +36,8 @@ final class StagedSource {
         ctx.kafka().fillSource(e, staging, ns.prefix());
         List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
         ctx.kafka().publishRaw(ns.topic(), List.of()); // the topic, empty: a consumer subscribes to what exists
-        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " " + how(ctx) + ", " + all.size()
-                + " record(s) in two halves: " + when));
+        e.record(Source.here("harness"), new LabEvent.SourceStaged(ns.topic(), aborted(ctx), ", " + all.size() + " record(s) in two halves: "
+                + when));
         return new StagedSource(ctx, ns, List.copyOf(all));
     }
 
@@ -55,8 +55,8 @@ final class StagedSource {
         List<ConsumerRecord<byte[], byte[]>> all = ctx.kafka().readRaw(staging);
         int first = Math.max(1, Math.min(5, all.size() / 10));
         ctx.kafka().copySource(ns.topic(), all.subList(0, first), ns.prefix());
-        e.record(Source.here("harness"), new Payload.Note("the source set goes to " + ns.topic() + " " + how(ctx) + " in two steps: " + first
-                + " record(s) now, the other " + (all.size() - first) + " " + restWhen));
+        e.record(Source.here("harness"), new LabEvent.SourceStaged(ns.topic(), aborted(ctx), " in two steps: " + first + " record(s) now, the other "
+                + (all.size() - first) + " " + restWhen));
         return new StagedSource(ctx, ns, List.copyOf(all.subList(first, all.size())));
     }
 
@@ -66,9 +66,8 @@ final class StagedSource {
         published = rest.size();
     }
 
-    /** How the records are copied: as they are, or with aborted transactions between them as the source has. */
-    private static String how(LabContext ctx) {
-        return ctx.settings().source().abortedTransactions() ? "unchanged, in committed transactions with aborted ones (copies under fresh ids) "
-                + "between them" : "unchanged";
+    /** Whether the records are copied with aborted transactions between them, as the run's source has them. */
+    private static boolean aborted(LabContext ctx) {
+        return ctx.settings().source().abortedTransactions();
     }
 }

@@ -80,6 +80,55 @@ public sealed interface LabEvent extends Payload.Extension {
         }
     }
 
+    /** A's heartbeats kept from the coordinator on the wire until it dropped A ({@code count} of them; 0: none came through to keep). */
+    record HeartbeatsWithheld(int count) implements LabEvent {
+        @Override
+        public String summary() {
+            return count == 0
+                    ? "no heartbeat of A's member came through to withhold (its connection to the coordinator was held, or its process stopped): "
+                            + "the coordinator heard nothing from A either way; its heartbeats reach it again from now on"
+                    : count + " heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so that the coordinator "
+                            + "dropped A after its session timeout; A's heartbeats reach it again from now on";
+        }
+    }
+
+    /** An instance's process left its group and joined again as a new member: the same process, so not the handoff's B. */
+    record Rejoined(String instance, String memberId, String clientId) implements LabEvent {
+        @Override
+        public String summary() {
+            return instance + " joined again as a new member " + memberId + " (client.id " + clientId + "): it is A, not B; the handoff waits for "
+                    + "another member";
+        }
+    }
+
+    /**
+     * The user's producer's {@code records} in {@code from} copied into {@code topic} in committed transactions, with {@code aborted}
+     * records of aborted transactions between them: copies under fresh ids ({@code namespace}-aborted-n), written where the source
+     * mapping reads the id ({@code idField}); none when {@code aborted} is 0 (then every record must read with {@code mapping}).
+     */
+    record SourceCopied(String from, String topic, int records, int aborted, String namespace, String idField, String mapping) implements LabEvent {
+        @Override
+        public String summary() {
+            return "the producer's " + records + " record(s) in " + from + " copied into " + topic + " in committed transactions, " + (aborted > 0
+                    ? "with " + aborted + " record(s) of aborted transactions between them: copies of its records under fresh ids (" + namespace
+                            + "-aborted-<n>, written at " + idField + ")"
+                    : "with no aborted transaction between them: none of its records takes a fresh id at " + idField + " (each must read with "
+                            + mapping + ")");
+        }
+    }
+
+    /**
+     * The source set held back and published into {@code topic} in steps ({@code steps}: how many and when), unchanged, and with
+     * {@code abortedTransactions} between them when the run's source has them.
+     */
+    record SourceStaged(String topic, boolean abortedTransactions, String steps) implements LabEvent {
+        @Override
+        public String summary() {
+            return "the source set goes to " + topic + " unchanged" + (abortedTransactions
+                    ? ", in committed transactions with aborted ones (copies under fresh ids) between them" : "") + steps;
+        }
+    }
+
     /** gdb attached to the program an instance runs ({@code pid}: the instance itself or a descendant), the point found in {@code library}. */
     record DebuggerAttached(String instance, long pid, long instancePid, String library, long pauseMillis) implements LabEvent {
         @Override

@@ -151,11 +151,7 @@ public final class LabKafka {
         List<ConsumerRecord<byte[], byte[]>> produced = readRaw(from);
         int aborted = copySource(topic, produced, namespace);
         SourceMapping mapping = ctx.settings().source().mapping();
-        e.record(Source.here("harness"), new Payload.Note("the producer's " + produced.size() + " record(s) in " + from + " copied into " + topic
-                + " in committed transactions, " + (aborted > 0 ? "with " + aborted + " record(s) of aborted transactions between them: "
-                        + "copies of its records under fresh ids (" + namespace + "-aborted-<n>, written at " + mapping.id() + ")"
-                        : "with no aborted transaction between them: none of its records takes a fresh id at " + mapping.id() + " (each must read "
-                                + "with " + mapping + ")")));
+        e.record(Source.here("harness"), new LabEvent.SourceCopied(from, topic, produced.size(), aborted, namespace, mapping.id().toString(), mapping.toString()));
     }
 
     /** Per topic, the aborted copies written into it so far: a topic filled in steps numbers them on. */

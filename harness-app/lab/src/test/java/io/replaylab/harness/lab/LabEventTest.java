@@ -32,7 +32,11 @@ class LabEventTest {
                 new LabEvent.ClientDid("reconnected", "", List.of("opened connection 4")),
                 new LabEvent.HandoffWait("66 s", "A's session timeout is 6 s"),
                 new LabEvent.DebuggerAttached("A", 43, 41, "/lib/libsqlite3.so.0", 12),
-                new LabEvent.DbTransaction("A", 3, "FAILED", "40001", List.of("BEGIN", "INSERT INTO pg_inbox VALUES ('n', 'id-7')", "COMMIT")));
+                new LabEvent.DbTransaction("A", 3, "FAILED", "40001", List.of("BEGIN", "INSERT INTO pg_inbox VALUES ('n', 'id-7')", "COMMIT")),
+                new LabEvent.HeartbeatsWithheld(15),
+                new LabEvent.Rejoined("rebalance-A", "m-2", "rebalance-A"),
+                new LabEvent.SourceCopied("x.produced", "x.source", 60, 9, "x", "key", "key=id"),
+                new LabEvent.SourceStaged("x.source", true, ", 40 record(s) in two halves: the second once A is held"));
         assertThat(kinds.stream().map(Object::getClass).distinct()).as("one of each kind").hasSameSizeAs(new LabEvent.Types().types());
 
         SavedProtocol saved;
@@ -56,6 +60,18 @@ class LabEventTest {
                 + "/lib/libsqlite3.so.0; it stood still for 12 ms while gdb attached");
         assertThat(kinds.get(7).summary()).isEqualTo("A's transaction on PostgreSQL session 3 failed (SQLSTATE 40001): INSERT INTO pg_inbox VALUES "
                 + "('n', 'id-7')");
+        assertThat(kinds.get(8).summary()).isEqualTo("15 heartbeat(s) of A's member withheld on the wire (answered by the proxy as a live member's), so "
+                + "that the coordinator dropped A after its session timeout; A's heartbeats reach it again from now on");
+        assertThat(new LabEvent.HeartbeatsWithheld(0).summary()).startsWith("no heartbeat of A's member came through to withhold");
+        assertThat(kinds.get(9).summary()).isEqualTo("rebalance-A joined again as a new member m-2 (client.id rebalance-A): it is A, not B; the handoff "
+                + "waits for another member");
+        assertThat(kinds.get(10).summary()).isEqualTo("the producer's 60 record(s) in x.produced copied into x.source in committed transactions, with 9 "
+                + "record(s) of aborted transactions between them: copies of its records under fresh ids (x-aborted-<n>, written at key)");
+        assertThat(new LabEvent.SourceCopied("x.produced", "x.source", 60, 0, "x", "key", "key=id").summary()).endsWith("with no aborted transaction "
+                + "between them: none of its records takes a fresh id at key (each must read with key=id)");
+        assertThat(kinds.get(11).summary()).isEqualTo("the source set goes to x.source unchanged, in committed transactions with aborted ones (copies "
+                + "under fresh ids) between them, 40 record(s) in two halves: the second once A is held");
+        assertThat(new LabEvent.SourceStaged("x.source", false, " in two steps").summary()).isEqualTo("the source set goes to x.source unchanged in two steps");
         assertThat(saved.reportMarkdown()).content().contains("| frozen | A (pid 41) frozen through the debugger").contains("| handoff-wait | ")
                 .doesNotContain("unregistered");
     }

@@ -13,7 +13,7 @@ import java.util.Set;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
-import io.replaylab.evidence.Payload;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
 import io.replaylab.kafka.OffsetsEvent;
@@ -63,7 +63,7 @@ class DefectiveSubjectTest {
         // (B never joins) gets the partition back: that is A, told by its client.id (its instance name), not a handoff to B
         ExperimentEvidence x = rebalanceWithoutB(kafka, "rejoins", Duration.ofSeconds(25));
 
-        assertThat(x.events()).filteredOn(ev -> ev.payload() instanceof Payload.Note n && n.text().contains("joined again as a new member"))
+        assertThat(x.events()).filteredOn(ev -> ev.payload() instanceof LabEvent.Rejoined j && j.instance().equals("rebalance-A"))
                 .singleElement().satisfies(ev -> assertThat(ev.source().instance()).isEqualTo("rebalance-A"));
         Set<String> aMembersOwning = new HashSet<>();
         x.events().stream().filter(ev -> ev.payload() instanceof OffsetsEvent.AssignmentChanged c && c.instance().equals("rebalance-A") && !c.partitions().isEmpty())

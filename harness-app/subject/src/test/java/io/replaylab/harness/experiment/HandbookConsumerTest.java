@@ -145,9 +145,9 @@ class HandbookConsumerTest {
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("the producer's 60 record\\(s\\) in \\S+\\.produced copied "
-                + "into \\S+ in committed transactions, with 9 record\\(s\\) of aborted transactions between them: copies of its records under fresh "
-                + "ids \\(\\S+-aborted-<n>, written at key\\)"));
+        assertThat(payloads(x)).anyMatch(p -> p instanceof LabEvent.SourceCopied c && c.records() == 60 && c.aborted() == 9 && c.idField().equals("key")
+                && c.summary().matches("the producer's 60 record\\(s\\) in \\S+\\.produced copied into \\S+ in committed transactions, with 9 "
+                        + "record\\(s\\) of aborted transactions between them: copies of its records under fresh ids \\(\\S+-aborted-<n>, written at key\\)"));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
             assertThat(c.status()).isEqualTo(Status.FAIL);
             assertThat(c.actual()).matches("9 applied, e\\.g\\. \\[\\S+-aborted-[0-9]+, .*\\]: the consumer reads records of transactions their producer "

@@ -269,7 +269,7 @@ class SchedulesExperimentTest {
             assertThat(payloads(x)).as(name + ": the wait and why").anyMatch(p -> p instanceof LabEvent.HandoffWait n && n.summary().equals("the handoff wait is 66 s: "
                     + "A's session timeout is 6 s (classic protocol) and its heartbeats are withheld on the wire, so the coordinator drops A within it, "
                     + "whatever its poll interval (300 s); plus 60 s for B to start and join"));
-            assertThat(payloads(x)).as(name).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("[1-9][0-9]* heartbeat\\(s\\) of A's member withheld on the wire.*"));
+            assertThat(payloads(x)).as(name).anyMatch(p -> p instanceof LabEvent.HeartbeatsWithheld w && w.count() > 0);
         }
     }
 

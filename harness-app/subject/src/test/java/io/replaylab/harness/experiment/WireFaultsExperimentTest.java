@@ -153,8 +153,8 @@ class WireFaultsExperimentTest {
 
         ExperimentEvidence x = cell(r.evidence(), "offset-fetch:forget@every");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(payloads(x)).anyMatch(p -> p instanceof Payload.Note n && n.text().contains("unchanged, in committed transactions with aborted ones "
-                + "(copies under fresh ids) between them, 40 record(s) in two halves"));
+        assertThat(payloads(x)).anyMatch(p -> p instanceof LabEvent.SourceStaged s && s.abortedTransactions()
+                && s.summary().contains("unchanged, in committed transactions with aborted ones (copies under fresh ids) between them, 40 record(s) in two halves"));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
             assertThat(c.status()).isEqualTo(Status.FAIL);
             assertThat(c.actual()).contains("-aborted-").contains("isolation.level=read_uncommitted, the Java client's default");
