@@ -55,8 +55,9 @@ public final class Reports {
         sections.add(Section.of("Checks", new Table("checks", List.of("check", "requirement", "expected", "actual", "verdict"),
                 e.checks().stream().map(c -> List.of(Cell.text(c.name()), Cell.text(c.requirement()), Cell.text(c.expected()),
                         Cell.text(c.actual()), Cell.badge(c.status()))).toList(), "No check was evaluated.")));
-        sections.add(Section.of("Timeline", new Report.Sequence(e, timeOrdered(e)), lanes(e), new Table("timeline", List.of("#", "t+ms", "source", "event", "detail"),
-                timeline(e).stream().map(ev -> List.of(Cell.text(ev.seq()), Cell.text(Report.sinceStart(e, ev)), Cell.text(sourceLabel(ev.source())),
+        List<Event> events = Report.inTimeOrder(e.events()); // sorted once: the diagram, the lanes and the table draw the same order
+        sections.add(Section.of("Timeline", new Report.Sequence(e, events), lanes(e, events), new Table("timeline", List.of("#", "t+ms", "source", "event", "detail"),
+                timeline(events).stream().map(ev -> List.of(Cell.text(ev.seq()), Cell.text(Report.sinceStart(e, ev)), Cell.text(sourceLabel(ev.source())),
                         Cell.text(ev.type()), Cell.text(ev.payload().summary()))).toList(), "No event was recorded.")));
         sections.add(Section.of("Environment", new Table("environment", List.of("fact", "value"),
                 e.environment().entrySet().stream().map(en -> List.of(Cell.text(en.getKey()), Cell.text(en.getValue()))).toList(), "None recorded.")));
@@ -89,19 +90,14 @@ public final class Reports {
         return Section.of(m.title(), new Table("matrix", head, rows, null), new Items("matrix-cells", described, null));
     }
 
-    private static Block lanes(ExperimentEvidence e) {
-        List<Event> events = timeOrdered(e);
+    private static Block lanes(ExperimentEvidence e, List<Event> events) {
         List<Report.Span> spans = SECTIONS.stream().flatMap(s -> s.spans(events).stream()).toList();
         return new Report.Lanes(e, events, events.stream().map(ev -> Report.Mark.of(ev.payload())).toList(), spans);
     }
 
-    private static List<Event> timeOrdered(ExperimentEvidence e) {
-        return Report.inTimeOrder(e.events());
-    }
-
     /** Timeline rows: all events but those a section shows instead (there may be hundreds). */
-    private static List<Event> timeline(ExperimentEvidence e) {
-        return timeOrdered(e).stream().filter(ev -> SECTIONS.stream().noneMatch(s -> s.claims(ev))).toList();
+    private static List<Event> timeline(List<Event> events) {
+        return events.stream().filter(ev -> SECTIONS.stream().noneMatch(s -> s.claims(ev))).toList();
     }
 
     private static List<Payload.Matrix> matrices(ExperimentEvidence e) {

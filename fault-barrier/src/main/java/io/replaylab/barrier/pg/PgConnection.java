@@ -157,7 +157,7 @@ final class PgConnection {
                     }
                 } else if (statement != null && ROLLBACK.matcher(statement).matches()) {
                     ended = true;
-                } else if (proxy.faultsArmed() && inTransaction() && (m.type() == 'Q' || m.type() == 'B') && !CONTROL.matcher(text(m)).matches()) {
+                } else if (proxy.faultsArmed() && inTransaction() && (m.type() == 'Q' || m.type() == 'B') && !WitnessedTransaction.isControl(text(m))) {
                     // at a Bind, not its Parse: the Bind carries the values (a record's id) the witness names the statement by
                     ArmedDbFault fault = proxy.takeFault(owner, false);
                     if (fault != null) {
@@ -274,9 +274,6 @@ final class PgConnection {
 
     private static final Pattern BEGIN = Pattern.compile("(?is)\\s*(begin|start\\s+transaction)\\b.*");
     private static final Pattern ROLLBACK = Pattern.compile("(?is)\\s*(rollback|abort)(\\s+(work|transaction))?\\s*;?\\s*");
-
-    /** Transaction control, which a statement fault never replaces. */
-    private static final Pattern CONTROL = Pattern.compile("(?is)\\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\\s+transaction)\\b.*");
 
     /** A message's statement text as far as it has one: a Query's, a Parse's, a Bind's statement's; else empty. */
     private String text(Message m) {

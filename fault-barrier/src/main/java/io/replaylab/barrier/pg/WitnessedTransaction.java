@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * A transaction the PostgreSQL proxy saw end on a session: whose, when, how, and what it ran (statement texts and their
@@ -32,8 +33,28 @@ public record WitnessedTransaction(String owner, int session, Instant ended, Out
         AMBIGUOUS
     }
 
+    /** Transaction control: BEGIN, START, COMMIT, END, ROLLBACK, ABORT, SAVEPOINT, RELEASE, PREPARE TRANSACTION. */
+    private static final Pattern CONTROL = Pattern.compile("(?is)\\s*(begin|start|commit|end|rollback|abort|savepoint|release|prepare\\s+transaction)\\b.*");
+    /** A session's settings: SET, SHOW, RESET. */
+    private static final Pattern SETTING = Pattern.compile("(?is)\\s*(set|show|reset)\\b.*");
+
     public WitnessedTransaction {
         statements = List.copyOf(statements);
+    }
+
+    /** Whether {@code statement} controls a transaction (begins, ends, or marks a savepoint in one) rather than doing its work. */
+    public static boolean isControl(String statement) {
+        return CONTROL.matcher(statement).matches();
+    }
+
+    /** The statements that did its work: not transaction control ({@link #isControl}) or a session's settings. */
+    public static List<String> work(List<String> statements) {
+        return statements.stream().filter(x -> !isControl(x) && !SETTING.matcher(x).matches()).toList();
+    }
+
+    /** Whether it did no work of its own: a session's set-up (SET, SHOW) or an empty BEGIN … COMMIT, as a driver runs on connecting. */
+    public boolean setUpOnly() {
+        return work(statements).isEmpty();
     }
 
     /**

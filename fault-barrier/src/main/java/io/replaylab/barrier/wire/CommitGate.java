@@ -20,6 +20,7 @@ import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.WirePoint;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
 import org.apache.kafka.common.message.ShareFetchResponseData;
@@ -42,8 +43,8 @@ final class CommitGate {
     }
 
     private final String group;
-    /** Holds a share group's acknowledgements, not a consumer group's OffsetCommits. */
-    private final boolean share;
+    /** What it holds: a consumer group's OffsetCommits or a share group's acknowledgements. */
+    private final WirePoint.Request request;
     private final BarrierListener listener;
     private final WireProxy proxy;
     private final Barrier barrier;
@@ -65,10 +66,10 @@ final class CommitGate {
     /** How far into the hold (from the arrival) the client first closed a held connection; null: it did not. */
     private Duration droppedAfter;
 
-    CommitGate(String point, String group, boolean share, boolean answers, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
-        this.group = group;
-        this.share = share;
-        this.answers = answers;
+    CommitGate(String point, WirePoint at, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
+        this.group = at.group();
+        this.request = at.request();
+        this.answers = at.edge() == WirePoint.Edge.ANSWER;
         this.listener = listener;
         this.proxy = proxy;
         this.barrier = Barrier.arm(point, listener, options);
@@ -98,7 +99,7 @@ final class CommitGate {
 
     private Decision decide(Connection c, Connection.Frame f) {
         CommitRequest r = f.commit();
-        if (!group.equals(r.group()) || r.isOffsetCommit() == share) {
+        if (!group.equals(r.group()) || r.isOffsetCommit() != (request == WirePoint.Request.OFFSET_COMMIT)) {
             return Decision.PASS;
         }
         if (answers) {
@@ -185,7 +186,7 @@ final class CommitGate {
                 }
             }
         }
-        listener.onObservation(barrier.point(), "the client closed " + c + " while its " + (share ? "acknowledgement" : "OffsetCommit")
+        listener.onObservation(barrier.point(), "the client closed " + c + " while its " + (request == WirePoint.Request.SHARE_ACKNOWLEDGEMENT ? "acknowledgement" : "OffsetCommit")
                 + " was held; that frame was never sent");
     }
 
@@ -301,7 +302,7 @@ final class CommitGate {
             String when = after == null ? "" : "; it first closed one " + after.toMillis() / 1000.0 + " s into the hold, before the release (a "
                     + "client gives a request up after its request.timeout.ms, 30 s by default for Java clients: a longer hold ends this way)";
             injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held "
-                    + (share ? "acknowledgement" : "OffsetCommit") + " ("
+                    + (request == WirePoint.Request.SHARE_ACKNOWLEDGEMENT ? "acknowledgement" : "OffsetCommit") + " ("
                     + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release" + when));
         }
     }

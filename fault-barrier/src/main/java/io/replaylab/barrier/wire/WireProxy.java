@@ -218,8 +218,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         if (closed) {
             throw new IllegalStateException("the proxy is closed");
         }
-        CommitGate gate = new CommitGate(point, at.group(), at.request() == WirePoint.Request.SHARE_ACKNOWLEDGEMENT,
-                at.edge() == WirePoint.Edge.ANSWER, listener, options, this);
+        CommitGate gate = new CommitGate(point, at, listener, options, this);
         gates.add(gate);
         return gate.barrier();
     }

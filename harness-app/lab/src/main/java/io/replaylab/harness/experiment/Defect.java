@@ -63,6 +63,9 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final class Verdicts implements RunSection {
         @Override
         public Optional<Report.Section> of(RunEvidence run) {
+            if (all().stream().noneMatch(d -> d.in(run).isPresent())) {
+                return Optional.empty(); // a run of none of the classes' experiments (another lab's): nothing to say
+            }
             List<List<Report.Cell>> rows = all().stream().map(d -> {
                 Optional<ExperimentEvidence> x = d.in(run);
                 Status s = x.map(e -> e.outcome().status()).orElse(null);
@@ -74,9 +77,6 @@ public record Defect(String name, String description, String caughtBy, String sh
                 return List.of(verdict, Report.Cell.text(d.description()), Report.Cell.code(d.caughtBy()).linkTo("#exp-" + d.caughtBy()),
                         Report.Cell.text(evidence), Report.Cell.text(s == Status.PASS ? "" : d.fix()));
             }).toList();
-            if (all().stream().noneMatch(d -> d.in(run).isPresent())) {
-                return Optional.empty(); // a run of none of the classes' experiments (another lab's): nothing to say
-            }
             return Optional.of(Report.Section.of("Verdict by defect class", new Report.Table("defects",
                     List.of("verdict", "defect class", "judged by", "what decided it", "what a consumer does"), rows, null)));
         }

@@ -149,7 +149,7 @@ public sealed interface LabEvent extends Payload.Extension {
 
         @Override
         public String summary() {
-            String ran = statements.stream().filter(x -> !x.matches("(?is)\\s*(begin|commit|end|rollback)\\b.*")).limit(3)
+            String ran = io.replaylab.barrier.pg.WitnessedTransaction.work(statements).stream().limit(3)
                     .map(x -> x.length() > 120 ? x.substring(0, 120) + "…" : x).collect(java.util.stream.Collectors.joining("; "));
             return instance + "'s transaction on PostgreSQL session " + session + " " + outcome.toLowerCase(java.util.Locale.ROOT).replace('_', ' ')
                     + (sqlState.isEmpty() ? "" : " (SQLSTATE " + sqlState + ")") + (ran.isEmpty() ? "" : ": " + ran);

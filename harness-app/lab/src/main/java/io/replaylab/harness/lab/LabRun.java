@@ -97,7 +97,7 @@ final class LabRun {
     /** A transaction the PostgreSQL proxy saw end, into the evidence of its instance's experiment (setting up a session is left out). */
     private void witnessed(io.replaylab.barrier.pg.WitnessedTransaction t) {
         Started i = instances.get(t.owner());
-        if (i == null || i.e().finished() || t.statements().stream().allMatch(x -> SETUP.matcher(x).matches())) {
+        if (i == null || i.e().finished() || t.setUpOnly()) {
             return;
         }
         try {
@@ -106,9 +106,6 @@ final class LabRun {
             // the experiment finished between the look and the record
         }
     }
-
-    /** A session's set-up, no transaction of the consumer's: SET, SHOW, an empty BEGIN … COMMIT. */
-    private static final java.util.regex.Pattern SETUP = java.util.regex.Pattern.compile("(?is)\\s*(set|show|begin|commit|end|rollback)\\b.*");
 
     /** Where the database witness's events come from: the PostgreSQL proxy, in the harness's process. */
     static final Source DB_WITNESS = Source.here("database witness");
