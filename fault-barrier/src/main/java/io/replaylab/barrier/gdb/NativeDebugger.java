@@ -353,10 +353,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             frozen = false;
             return;
         }
-        Set<String> held;
-        synchronized (this) {
-            held = heldThreads();
-        }
+        Set<String> held = heldThreads();
         Mi info = gdb.run("-thread-info", ANSWER);
         for (Object t : Mi.list(info.results().get("threads"))) {
             if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !held.contains(m.get("id"))) {
@@ -370,11 +367,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         return frozen;
     }
 
-    private synchronized Set<String> heldThreadsNow() {
-        return heldThreads();
-    }
-
-    private Set<String> heldThreads() {
+    private synchronized Set<String> heldThreads() {
         Set<String> held = new java.util.HashSet<>();
         for (Armed a : armed) {
             if (a.thread != null && !a.resumed) {
@@ -392,18 +385,18 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             String thread = m.string("thread-id");
             if (reason.equals("breakpoint-hit")) {
                 onHit(m.string("bkptno"), thread, m.map("frame"));
-            } else if (reason.equals("function-finished") || reason.isEmpty() && isFinishing(thread)) {
+            } else if (reason.equals("function-finished") || reason.isEmpty() && finishing(thread) != null) {
                 onFinished(thread); // gdb 13 reports a finish without debug info with no reason
             } else if (reason.startsWith("exited")) {
                 onProgramExit(reason);
-            } else if (!frozen && thread != null && !heldThreadsNow().contains(thread)) {
+            } else if (!frozen && thread != null && !heldThreads().contains(thread)) {
                 log.debug("native barrier: thread {} stopped ({}) with nothing holding it; resuming it", thread, reason);
                 continueThread(thread);
             }
         } else if (m.kind() == '=' && "thread-group-exited".equals(m.klass())) {
             onProgramExit("exited" + (m.string("exit-code") == null ? "" : " with code " + m.string("exit-code")));
         } else if (m.kind() == '=' && "gdb-exited".equals(m.klass())) {
-            onGdbExit();
+            snapshot().forEach(a -> endQuietly(a, "debugger-exit", false));
         }
     }
 
@@ -459,8 +452,9 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         return digits.isEmpty() ? -1 : Long.parseLong(digits);
     }
 
-    private synchronized boolean isFinishing(String thread) {
-        return armed.stream().anyMatch(x -> x.finishing && Objects.equals(x.thread, thread));
+    /** The barrier whose call {@code thread} is returning from (gdb finishes it), or null. */
+    private synchronized Armed finishing(String thread) {
+        return armed.stream().filter(x -> x.finishing && Objects.equals(x.thread, thread)).findFirst().orElse(null);
     }
 
     private void onHit(String breakpoint, String thread, Map<String, Object> frame) {
@@ -611,10 +605,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
     }
 
     private void onFinished(String thread) {
-        Armed a;
-        synchronized (this) {
-            a = armed.stream().filter(x -> x.finishing && Objects.equals(x.thread, thread)).findFirst().orElse(null);
-        }
+        Armed a = finishing(thread);
         if (a == null) {
             continueThread(thread);
             return;
@@ -640,15 +631,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             gone = true;
         }
         log.info("native barrier: pid {} {}", pid, how);
-        for (Armed a : snapshot()) {
-            endQuietly(a, "program-exit", false);
-        }
-    }
-
-    private void onGdbExit() {
-        for (Armed a : snapshot()) {
-            endQuietly(a, "debugger-exit", false);
-        }
+        snapshot().forEach(a -> endQuietly(a, "program-exit", false));
     }
 
     private synchronized List<Armed> snapshot() {
@@ -694,9 +677,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             closed = true;
         }
         try {
-            for (Armed a : snapshot()) {
-                endQuietly(a, "detach", true);
-            }
+            snapshot().forEach(a -> endQuietly(a, "detach", true));
             if (gdb.alive() && !gone) {
                 gdb.run("-break-delete", ANSWER);
                 gdb.send("-exec-continue --all"); // a frozen or held thread runs; an error (nothing stopped) does not matter

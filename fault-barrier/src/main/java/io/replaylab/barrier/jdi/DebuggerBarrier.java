@@ -24,7 +24,6 @@ import com.sun.jdi.AbsentInformationException;
 import com.sun.jdi.ClassType;
 import com.sun.jdi.InterfaceType;
 import com.sun.jdi.Bootstrap;
-import com.sun.jdi.Field;
 import com.sun.jdi.IncompatibleThreadStateException;
 import com.sun.jdi.Location;
 import com.sun.jdi.Method;
@@ -226,7 +225,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
                         holdStart(set); // launched suspended: it runs when resumeProgram() says so, after arming
                         resume = false;
                     } else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
-                        releaseHeldOnDisconnect();
+                        releaseHeld("program-exit");
                         return;
                     }
                     if (e instanceof ClassPrepareEvent cpe) {
@@ -249,7 +248,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (com.sun.jdi.VMDisconnectedException e) {
-            releaseHeldOnDisconnect();
+            releaseHeld("program-exit");
         } catch (RuntimeException e) {
             log.error("debugger event loop failed: {}", e.toString(), e);
         }
@@ -527,12 +526,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
     }
 
     private static String detailMessage(ObjectReference throwable) {
-        Field f = throwable.referenceType().fieldByName("detailMessage");
-        if (f == null) {
-            return null;
-        }
-        Value v = throwable.getValue(f);
-        return v instanceof StringReference s ? s.value() : null;
+        return OffsetsReader.get(throwable, "detailMessage") instanceof StringReference s ? s.value() : null;
     }
 
     private static String lineOf(Location l) {
@@ -543,10 +537,11 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         }
     }
 
-    private synchronized void releaseHeldOnDisconnect() {
+    /** Releases every held barrier, {@code by} the program's exit or a detach. */
+    private synchronized void releaseHeld(String by) {
         for (Armed a : armed) {
             if (a.barrier.state() == BarrierState.HELD) {
-                a.injector.release("program-exit");
+                a.injector.release(by);
             }
         }
     }
@@ -558,11 +553,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
             return;
         }
         closed = true;
-        for (Armed a : armed) {
-            if (a.barrier.state() == BarrierState.HELD) {
-                a.injector.release("detach");
-            }
-        }
+        releaseHeld("detach");
         try {
             vm.dispose();
         } catch (com.sun.jdi.VMDisconnectedException ignored) {

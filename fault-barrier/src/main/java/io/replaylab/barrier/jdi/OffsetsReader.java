@@ -77,7 +77,8 @@ final class OffsetsReader {
         return v == null ? "null" : v.type().name();
     }
 
-    private static Value get(ObjectReference o, String field) {
+    /** The value of {@code o}'s field {@code field}, or null when its type has none. */
+    static Value get(ObjectReference o, String field) {
         Field f = o.referenceType().fieldByName(field);
         return f == null ? null : o.getValue(f);
     }

@@ -240,28 +240,24 @@ final class PgConnection {
      * pgjdbc does after a few); null for any other message. Parse and Bind are remembered on the way (client side only).
      */
     private String statement(int type, byte[] body) {
-        switch (type) {
-            case 'Q' -> {
-                return cString(body, 0);
-            }
+        return switch (type) {
+            case 'Q' -> cString(body, 0);
             case 'P' -> {
-                String name = cString(body, 0);
-                statements.put(name, cString(body, name.getBytes(StandardCharsets.UTF_8).length + 1));
-                return null;
+                statements.put(cString(body, 0), second(body)); // a Parse names its statement, then its text
+                yield null;
             }
             case 'B' -> {
-                String portal = cString(body, 0);
-                portals.put(portal, cString(body, portal.getBytes(StandardCharsets.UTF_8).length + 1));
-                return null;
+                portals.put(cString(body, 0), second(body)); // a Bind names its portal, then its statement
+                yield null;
             }
-            case 'E' -> {
-                String statement = portals.get(cString(body, 0));
-                return statement == null ? null : statements.get(statement);
-            }
-            default -> {
-                return null;
-            }
-        }
+            case 'E' -> statements.get(portals.get(cString(body, 0)));
+            default -> null;
+        };
+    }
+
+    /** The second C string of a message's body: a Parse's text, a Bind's statement name. */
+    private static String second(byte[] b) {
+        return cString(b, cString(b, 0).getBytes(StandardCharsets.UTF_8).length + 1);
     }
 
     private static String cString(byte[] b, int from) {
@@ -279,14 +275,8 @@ final class PgConnection {
     private String text(Message m) {
         return switch (m.type()) {
             case 'Q' -> cString(m.body(), 0);
-            case 'P' -> {
-                String name = cString(m.body(), 0);
-                yield cString(m.body(), name.getBytes(StandardCharsets.UTF_8).length + 1);
-            }
-            case 'B' -> {
-                String portal = cString(m.body(), 0);
-                yield statements.getOrDefault(cString(m.body(), portal.getBytes(StandardCharsets.UTF_8).length + 1), "");
-            }
+            case 'P' -> second(m.body());
+            case 'B' -> statements.getOrDefault(second(m.body()), "");
             default -> "";
         };
     }

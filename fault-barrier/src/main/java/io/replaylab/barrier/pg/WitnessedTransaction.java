@@ -6,6 +6,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A transaction the PostgreSQL proxy saw end on a session: whose, when, how, and what it ran (statement texts and their
@@ -67,16 +68,7 @@ public record WitnessedTransaction(String owner, int session, Instant ended, Out
 
     /** The ids of {@code ids} that {@code statements} name (see {@link #mentions}). */
     static Set<String> mentioned(List<String> statements, Collection<String> ids) {
-        Set<String> out = new LinkedHashSet<>();
-        for (String id : ids) {
-            for (String s : statements) {
-                if (names(s, id)) {
-                    out.add(id);
-                    break;
-                }
-            }
-        }
-        return out;
+        return ids.stream().filter(id -> statements.stream().anyMatch(s -> names(s, id))).collect(Collectors.toCollection(LinkedHashSet::new));
     }
 
     private static boolean names(String text, String id) {

@@ -92,11 +92,14 @@ final class Addresses {
         boolean changed = switch (key) {
             case METADATA -> metadata((MetadataResponseData) data, proxy);
             case FIND_COORDINATOR -> coordinator((FindCoordinatorResponseData) data, version, proxy);
-            case DESCRIBE_CLUSTER -> cluster((DescribeClusterResponseData) data, proxy);
-            case PRODUCE -> produce((ProduceResponseData) data, proxy);
-            case FETCH -> fetch((FetchResponseData) data, proxy);
-            case SHARE_FETCH -> shareFetch((ShareFetchResponseData) data, proxy);
-            case SHARE_ACKNOWLEDGE -> shareAcknowledge((ShareAcknowledgeResponseData) data, proxy);
+            case DESCRIBE_CLUSTER -> toProxy(((DescribeClusterResponseData) data).brokers(),
+                    b -> b.setPort(proxy.portFor(b.brokerId(), b.host(), b.port())).setHost(LOOPBACK));
+            case PRODUCE -> toProxy(((ProduceResponseData) data).nodeEndpoints(), n -> n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port())).setHost(LOOPBACK));
+            case FETCH -> toProxy(((FetchResponseData) data).nodeEndpoints(), n -> n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port())).setHost(LOOPBACK));
+            case SHARE_FETCH -> toProxy(((ShareFetchResponseData) data).nodeEndpoints(),
+                    n -> n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port())).setHost(LOOPBACK));
+            case SHARE_ACKNOWLEDGE -> toProxy(((ShareAcknowledgeResponseData) data).nodeEndpoints(),
+                    n -> n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port())).setHost(LOOPBACK));
             default -> false;
         };
         if (!changed) {
@@ -109,11 +112,13 @@ final class Addresses {
 
     private static boolean metadata(MetadataResponseData d, WireProxy proxy) {
         d.topics().forEach(t -> proxy.learnTopic(t.topicId(), t.name()));
-        d.brokers().forEach(b -> {
-            b.setPort(proxy.portFor(b.nodeId(), b.host(), b.port()));
-            b.setHost(LOOPBACK);
-        });
-        return !d.brokers().isEmpty();
+        return toProxy(d.brokers(), b -> b.setPort(proxy.portFor(b.nodeId(), b.host(), b.port())).setHost(LOOPBACK));
+    }
+
+    /** Points each of an answer's brokers at the proxy ({@code rewrite}); whether there was one. */
+    private static <T> boolean toProxy(java.util.Collection<T> brokers, java.util.function.Consumer<T> rewrite) {
+        brokers.forEach(rewrite);
+        return !brokers.isEmpty();
     }
 
     private static boolean coordinator(FindCoordinatorResponseData d, short version, WireProxy proxy) {
@@ -134,45 +139,5 @@ final class Addresses {
             }
         }
         return changed;
-    }
-
-    private static boolean cluster(DescribeClusterResponseData d, WireProxy proxy) {
-        d.brokers().forEach(b -> {
-            b.setPort(proxy.portFor(b.brokerId(), b.host(), b.port()));
-            b.setHost(LOOPBACK);
-        });
-        return !d.brokers().isEmpty();
-    }
-
-    private static boolean produce(ProduceResponseData d, WireProxy proxy) {
-        d.nodeEndpoints().forEach(n -> {
-            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
-            n.setHost(LOOPBACK);
-        });
-        return !d.nodeEndpoints().isEmpty();
-    }
-
-    private static boolean fetch(FetchResponseData d, WireProxy proxy) {
-        d.nodeEndpoints().forEach(n -> {
-            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
-            n.setHost(LOOPBACK);
-        });
-        return !d.nodeEndpoints().isEmpty();
-    }
-
-    private static boolean shareFetch(ShareFetchResponseData d, WireProxy proxy) {
-        d.nodeEndpoints().forEach(n -> {
-            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
-            n.setHost(LOOPBACK);
-        });
-        return !d.nodeEndpoints().isEmpty();
-    }
-
-    private static boolean shareAcknowledge(ShareAcknowledgeResponseData d, WireProxy proxy) {
-        d.nodeEndpoints().forEach(n -> {
-            n.setPort(proxy.portFor(n.nodeId(), n.host(), n.port()));
-            n.setHost(LOOPBACK);
-        });
-        return !d.nodeEndpoints().isEmpty();
     }
 }

@@ -136,7 +136,7 @@ public final class ArmedFault {
         ByteBuffer answer = null;
         Optional<Errors> error = fault.effect().answeredError();
         if (fault.effect().answersAsALiveMember()) {
-            answer = liveAnswer(f, body, c.witness());
+            answer = liveAnswer(f, body, c.proxy().witness());
         } else if (error.isPresent()) {
             answer = errorAnswer(f, body, error.get()); // first: a request that takes no answer (acks=0 Produce) is no firing
             if (answer == null) {
@@ -144,7 +144,7 @@ public final class ArmedFault {
                 return null;
             }
         }
-        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, f.key(), request, c.proxyNewestConnection());
+        Firing firing = new Firing(n, Instant.now(), c.toString(), clientId == null ? "" : clientId, f.key(), request, c.proxy().newestConnection());
         synchronized (this) {
             firings.add(firing);
             fired = true;

@@ -248,15 +248,9 @@ final class CommitGate {
                     p.acknowledgeErrorCode())));
             return errors;
         }
-        OffsetCommitResponseData response = (OffsetCommitResponseData) m;
-        for (OffsetCommitResponseData.OffsetCommitResponseTopic t : response.topics()) {
+        for (OffsetCommitResponseData.OffsetCommitResponseTopic t : ((OffsetCommitResponseData) m).topics()) {
             String topic = t.name() == null || t.name().isEmpty() ? proxy.topicName(t.topicId()) : t.name();
-            for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
-                Errors e = Errors.forCode(p.errorCode());
-                if (e != Errors.NONE) {
-                    errors.add(topic + "-" + p.partitionIndex() + " " + e.name() + " (" + e.message() + ")");
-                }
-            }
+            t.partitions().forEach(p -> addError(errors, topic + "-" + p.partitionIndex(), p.errorCode()));
         }
         return errors;
     }

@@ -58,9 +58,6 @@ final class Connection {
      */
     private record Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, Witnessed witnessed, ArmedFault.Action fault,
             boolean refuseVersion) {
-        Pending(ApiKeys key, short version, Consumer<ApiMessage> observer, Witnessed witnessed, ArmedFault.Action fault) {
-            this(key, version, observer, witnessed, fault, false);
-        }
     }
 
     final int id;
@@ -126,16 +123,6 @@ final class Connection {
     void start() {
         proxy.run("wire-proxy-c" + id + "-requests", this::requestLoop);
         proxy.run("wire-proxy-c" + id + "-responses", this::responseLoop);
-    }
-
-    /** The proxy's witness: what it saw of the groups so far. */
-    WireWitness witness() {
-        return proxy.witness();
-    }
-
-    /** The id of the newest connection the proxy has opened so far. */
-    int proxyNewestConnection() {
-        return proxy.newestConnection();
     }
 
     @Override
@@ -207,7 +194,7 @@ final class Connection {
                     }
                     observer = d.observer();
                 }
-                forward(f, observer);
+                forward(f, observer, null);
             }
         } catch (EOFException e) {
             log.debug("{}: client closed: {}", this, e.getMessage());
@@ -308,7 +295,7 @@ final class Connection {
      * fault's error answer in its place.
      */
     private void substitute(Frame f, ArmedFault.Action fault) throws IOException {
-        askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, fault));
+        askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, fault, false));
     }
 
     /** Sends the broker an ApiVersions v0 request under {@code correlationId}: its answer takes that request's place in the answers' order. */
@@ -324,10 +311,6 @@ final class Connection {
         }
     }
 
-    private void forward(Frame f, Consumer<ApiMessage> gate) throws IOException {
-        forward(f, gate, null);
-    }
-
     private void forward(Frame f, Consumer<ApiMessage> gate, ArmedFault.Action fault) throws IOException {
         Consumer<ApiMessage> observer = f.answerWitness();
         if (f.witnessed() != null) {
@@ -339,7 +322,7 @@ final class Connection {
                 }
             };
         }
-        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed(), fault));
+        pending.put(f.correlationId(), new Pending(f.key(), f.version(), observer, f.witnessed(), fault, false));
         try {
             synchronized (upstreamWrite) {
                 FrameReader.writeFully(upstream, f.bytes().duplicate());
@@ -380,7 +363,7 @@ final class Connection {
         holder = null;
         try {
             for (Frame f : frames) {
-                forward(f, f.commit() == null ? null : gate.observerFor(this, f));
+                forward(f, f.commit() == null ? null : gate.observerFor(this, f), null);
             }
         } catch (IOException e) {
             log.warn("{}: the released frames could not be sent upstream: {}", this, e.toString());

@@ -114,11 +114,6 @@ public record WireFault(Target target, Effect effect) {
         }
     }
 
-    /**
-     * What the proxy does with a matching request. Each effect says what happens at the request
-     * ({@link #atRequest()}) and at its answer ({@link #atAnswer}): a new effect is one new record
-     * with both, and one without them does not compile.
-     */
     /** What a connection does with the request a fault fired on. */
     public enum AtRequest {
         /** Close the connection at it; the request is never forwarded. */
@@ -134,6 +129,12 @@ public record WireFault(Target target, Effect effect) {
         AS_STORED, LOWERED, FORGOTTEN
     }
 
+    /**
+     * What the proxy does with a matching request. Each effect says what happens at the request
+     * ({@link #atRequest()}) and at its answer ({@link #atAnswer}): a new effect is one new record
+     * with both (or a sealed kind's record, e.g. an {@link OffsetFetchAnswer}, which says the first),
+     * and one without them does not compile.
+     */
     public sealed interface Effect {
         /** As a spec: {@code error=NOT_COORDINATOR}. */
         String spec();

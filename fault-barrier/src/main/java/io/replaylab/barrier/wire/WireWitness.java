@@ -91,18 +91,12 @@ public final class WireWitness {
 
     /** A Fetch answer delivered the batches of {@code topic}-{@code partition} covering {@code [first, end)}. */
     void delivered(String topic, int partition, long first, long end) {
-        List<FetchWatch> ws = fetchWatches.get(topic);
-        if (ws != null) {
-            ws.forEach(w -> w.delivered(partition, first, end));
-        }
+        fetchWatches.getOrDefault(topic, List.of()).forEach(w -> w.delivered(partition, first, end));
     }
 
     /** A Fetch answer naming {@code topic} could not be read. */
     void fetchAnswerUnreadable(String topic, String why) {
-        List<FetchWatch> ws = fetchWatches.get(topic);
-        if (ws != null) {
-            ws.forEach(w -> w.unreadable(why));
-        }
+        fetchWatches.getOrDefault(topic, List.of()).forEach(w -> w.unreadable(why));
     }
 
     /** A Fetch answer could not be read at all: every open watch may have missed what it delivered. */
@@ -117,10 +111,7 @@ public final class WireWitness {
 
     /** A Fetch request asked for {@code topic}-{@code partition} from {@code offset}. */
     void fetched(String topic, int partition, long offset) {
-        List<FetchWatch> ws = fetchWatches.get(topic);
-        if (ws != null) {
-            ws.forEach(w -> w.fetched(partition, offset));
-        }
+        fetchWatches.getOrDefault(topic, List.of()).forEach(w -> w.fetched(partition, offset));
     }
 
     /** Every commit whose fate is known, in the order the proxy read them. */

@@ -65,12 +65,6 @@ final class WitnessLog<T> {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
 
-    /** Keeps what was seen, wakes the waits, then tells the listeners. */
-    void add(List<T> items) {
-        keep(items);
-        tell(items);
-    }
-
     /** Keeps what was seen and wakes the waits. */
     synchronized void keep(List<T> items) {
         seen.addAll(items);
