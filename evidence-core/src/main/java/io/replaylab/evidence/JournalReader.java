@@ -47,10 +47,7 @@ final class JournalReader {
             problems.add(file.getFileName() + ": no 'run' line: this is not a replay-lab journal, or its first line is lost");
             runId = "unknown";
         }
-        List<ExperimentEvidence> done = new ArrayList<>();
-        for (Builder b : experiments.values()) {
-            done.add(b.build());
-        }
+        List<ExperimentEvidence> done = experiments.values().stream().map(Builder::build).toList();
         boolean complete = runEnded != null && problems.isEmpty();
         Instant started = runStarted != null ? runStarted
                 : done.stream().map(ExperimentEvidence::started).findFirst().orElse(Instant.EPOCH);

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -109,10 +108,7 @@ public final class RunRecorder implements AutoCloseable {
 
     /** The run as recorded so far (experiments not yet finished show as NOT_RUN). */
     public synchronized RunEvidence snapshot() {
-        List<ExperimentEvidence> list = new ArrayList<>();
-        for (ExperimentRecorder e : experiments.values()) {
-            list.add(e.toEvidence());
-        }
+        List<ExperimentEvidence> list = experiments.values().stream().map(ExperimentRecorder::toEvidence).toList();
         boolean complete = ended != null;
         return new RunEvidence(RunEvidence.SCHEMA_VERSION, runId, started, ended, complete, list,
                 RunEvidence.outcomeOf(complete, list), List.of());

@@ -20,6 +20,7 @@ import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 import io.replaylab.evidence.BadInputException;
@@ -43,8 +44,6 @@ import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.GroupType;
-import org.apache.kafka.common.Metric;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -90,7 +89,7 @@ final class AdminKafkaOps implements KafkaOps {
 
     @Override
     public OffsetSnapshot describe(String group, io.replaylab.kafka.GroupType type) {
-        return offsetsOf(type).snapshot(group, Set.of());
+        return offsetsOf(type).snapshot().apply(group, Set.of());
     }
 
     /** Describes the group over its committed partitions, its assigned partitions and {@code extra}. */
@@ -217,95 +216,39 @@ final class AdminKafkaOps implements KafkaOps {
     /**
      * How a reset reads and writes one kind of group's offsets: a consumer group's committed offsets,
      * a share group's start offsets. Planning and executing are the same for both; this is where they differ.
+     *
+     * @param snapshot  the group's offsets as a plan knows them, with extra partitions it has none for
+     * @param word      what an offset is called: "committed offset", "start offset"
+     * @param stoodAt   how a stale plan's row says where the partition stood: " was committed at ", " had start offset "
+     * @param noOffsets why a plan has no rows: of the group, in the scope described (null: unscoped)
+     * @param refusals  why this plan cannot be executed on this kind of group as it stands now (none for a consumer group)
+     * @param alter     sets and removes the offsets
      */
-    private interface GroupOffsets {
-        /** The group's offsets as a plan knows them, with {@code extra} partitions it has none for. */
-        OffsetSnapshot snapshot(String group, Set<PartitionRef> extra);
-
-        /** What an offset is called: "committed offset", "start offset". */
-        String word();
-
-        /** How a stale plan's row says where the partition stood: " was committed at ", " had start offset ". */
-        String stoodAt();
-
-        /** Why an unscoped plan has no rows. */
-        String noOffsets(String group, ResetScope scope, boolean scoped);
-
-        /** Why this plan cannot be executed on this kind of group as it stands now (none for a consumer group). */
-        List<String> refusals(ResetPlan plan, OffsetSnapshot now);
-
-        /** Sets and removes the offsets. */
-        void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete);
+    private record GroupOffsets(BiFunction<String, Set<PartitionRef>, OffsetSnapshot> snapshot, String word, String stoodAt,
+            BiFunction<String, String, String> noOffsets, BiFunction<ResetPlan, OffsetSnapshot, List<String>> refusals, Alter alter) {
+        interface Alter {
+            void apply(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete);
+        }
     }
 
-    private final GroupOffsets consumerGroups = new GroupOffsets() {
-        @Override
-        public OffsetSnapshot snapshot(String group, Set<PartitionRef> extra) {
-            return describe(group, extra);
-        }
+    private final GroupOffsets consumerGroups = new GroupOffsets(this::describe, "committed offset", " was committed at ",
+            (group, in) -> "group '" + group + "' has no committed offsets" + (in != null ? " in " + in : "; name the topics to reset ("
+                    + ResetScope.TOPICS + ")"),
+            (plan, now) -> List.of(), this::alterConsumer);
 
-        @Override
-        public String word() {
-            return "committed offset";
-        }
+    private final GroupOffsets shareGroups = new GroupOffsets(this::describeShare, "start offset", " had start offset ",
+            (group, in) -> "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset ("
+                    + ResetScope.TOPICS + ")",
+            AdminKafkaOps::partialTopicRemovals, this::alterShare);
 
-        @Override
-        public String stoodAt() {
-            return " was committed at ";
+    private void alterConsumer(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
+        if (!alter.isEmpty()) {
+            get(admin.alterConsumerGroupOffsets(group, alter).all(), "alter offsets of group " + group);
         }
-
-        @Override
-        public String noOffsets(String group, ResetScope scope, boolean scoped) {
-            return "group '" + group + "' has no committed offsets" + (scoped ? " in " + scope.describe() : "; name the topics to reset (" + ResetScope.TOPICS + ")");
+        if (!delete.isEmpty()) {
+            get(admin.deleteConsumerGroupOffsets(group, delete).all(), "delete offsets of group " + group);
         }
-
-        @Override
-        public List<String> refusals(ResetPlan plan, OffsetSnapshot now) {
-            return List.of();
-        }
-
-        @Override
-        public void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
-            if (!alter.isEmpty()) {
-                get(admin.alterConsumerGroupOffsets(group, alter).all(), "alter offsets of group " + group);
-            }
-            if (!delete.isEmpty()) {
-                get(admin.deleteConsumerGroupOffsets(group, delete).all(), "delete offsets of group " + group);
-            }
-        }
-    };
-
-    private final GroupOffsets shareGroups = new GroupOffsets() {
-        @Override
-        public OffsetSnapshot snapshot(String group, Set<PartitionRef> extra) {
-            return describeShare(group, extra);
-        }
-
-        @Override
-        public String word() {
-            return "start offset";
-        }
-
-        @Override
-        public String stoodAt() {
-            return " had start offset ";
-        }
-
-        @Override
-        public String noOffsets(String group, ResetScope scope, boolean scoped) {
-            return "share group '" + group + "' has no start offsets (no member has fetched yet); name the topics to reset (" + ResetScope.TOPICS + ")";
-        }
-
-        @Override
-        public List<String> refusals(ResetPlan plan, OffsetSnapshot now) {
-            return partialTopicRemovals(plan, now);
-        }
-
-        @Override
-        public void alter(String group, Map<TopicPartition, OffsetAndMetadata> alter, Set<TopicPartition> delete) {
-            alterShare(group, alter, delete);
-        }
-    };
+    }
 
     private GroupOffsets offsetsOf(io.replaylab.kafka.GroupType type) {
         return type == io.replaylab.kafka.GroupType.SHARE ? shareGroups : consumerGroups;
@@ -349,12 +292,12 @@ final class AdminKafkaOps implements KafkaOps {
                 }
             }
         }
-        OffsetSnapshot before = kind.snapshot(group, inScope == null ? Set.of() : inScope);
+        OffsetSnapshot before = kind.snapshot().apply(group, inScope == null ? Set.of() : inScope);
         // unscoped: the partitions the group has offsets for (a consumer group's description lists only those; a share group's may list more)
         List<PartitionOffsets> rows = inScope == null ? before.partitions().stream().filter(p -> kind == consumerGroups || p.hasCommitted()).toList()
                 : before.partitions().stream().filter(p -> inScope.contains(p.ref())).toList();
         if (rows.isEmpty()) {
-            throw new BadInputException(kind.noOffsets(group, scope, inScope != null), ResetScope.TOPICS);
+            throw new BadInputException(kind.noOffsets().apply(group, inScope != null ? scope.describe() : null), ResetScope.TOPICS);
         }
         Map<PartitionRef, Long> desired = target.desired(rows, new Lookup());
         List<PlanRow> plan = new ArrayList<>();
@@ -414,7 +357,7 @@ final class AdminKafkaOps implements KafkaOps {
             failed.add("the plan was made against " + plan.bootstrap() + ", not " + bootstrap);
         }
         GroupOffsets kind = offsetsOf(plan.groupType());
-        OffsetSnapshot now = kind.snapshot(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        OffsetSnapshot now = kind.snapshot().apply(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         if (!now.state().isInactive()) {
             failed.add(activeMessage(now));
         }
@@ -427,7 +370,7 @@ final class AdminKafkaOps implements KafkaOps {
                         + " when planned and is " + show(committedNow) + " now; plan again");
             }
         }
-        failed.addAll(kind.refusals(plan, now));
+        failed.addAll(kind.refusals().apply(plan, now));
         Path planDir = options.planDir();
         if (planDir == null) {
             failed.add("no plan directory was given: the plan and previous offsets must be saved before anything changes (" + ExecuteResetOptions.PLAN_DIR + ")");
@@ -461,7 +404,7 @@ final class AdminKafkaOps implements KafkaOps {
         }
         try {
             beforeAlter.run();
-            kind.alter(plan.group(), alter, delete);
+            kind.alter().apply(plan.group(), alter, delete);
         } catch (KafkaOpsException e) {
             OffsetSnapshot after = safeDescribe(plan.group(), kind);
             String why = "the broker refused the reset of group '" + plan.group() + "'" + (after == null ? "" : " (" + activeMessage(after) + ")")
@@ -470,7 +413,7 @@ final class AdminKafkaOps implements KafkaOps {
             throw new KafkaOpsException(why + "; the saved plan " + saved.file() + " records that it did not apply", e);
         }
         afterAlter.run();
-        OffsetSnapshot after = kind.snapshot(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
+        OffsetSnapshot after = kind.snapshot().apply(plan.group(), Set.copyOf(plan.rows().stream().map(PlanRow::ref).toList()));
         Map<PartitionRef, PartitionOffsets> landed = after.byPartition();
         List<ResetResult.PartitionResult> results = plan.rows().stream().map(r -> {
             PartitionOffsets a = landed.get(r.ref());
@@ -616,14 +559,8 @@ final class AdminKafkaOps implements KafkaOps {
 
     @Override
     public long requestCount() {
-        double total = 0;
-        for (Map.Entry<MetricName, ? extends Metric> e : admin.metrics().entrySet()) {
-            MetricName n = e.getKey();
-            if (n.name().equals("request-total") && n.group().equals("admin-client-metrics")) {
-                total += ((Number) e.getValue().metricValue()).doubleValue();
-            }
-        }
-        return (long) total;
+        return (long) admin.metrics().entrySet().stream().filter(e -> e.getKey().name().equals("request-total")
+                && e.getKey().group().equals("admin-client-metrics")).mapToDouble(e -> ((Number) e.getValue().metricValue()).doubleValue()).sum();
     }
 
     @Override
@@ -700,7 +637,7 @@ final class AdminKafkaOps implements KafkaOps {
 
     private OffsetSnapshot safeDescribe(String group, GroupOffsets kind) {
         try {
-            return kind.snapshot(group, Set.of());
+            return kind.snapshot().apply(group, Set.of());
         } catch (RuntimeException e) {
             return null;
         }

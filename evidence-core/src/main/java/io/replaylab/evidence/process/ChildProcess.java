@@ -164,7 +164,6 @@ public final class ChildProcess implements AutoCloseable {
                 .anyMatch(h -> ProcFs.holdsAny(h.pid(), inodes));
     }
 
-
     /** A loopback port that was free a moment ago (a program told to listen on it will most likely get it). */
     public static int freeLoopbackPort() {
         return ProcFs.freeLoopbackPort();
@@ -295,24 +294,16 @@ public final class ChildProcess implements AutoCloseable {
      * program takes the program with it. Waits up to 10 s for the exit.
      */
     public void kill() {
-        boolean group = groupLeader();
-        if (group) {
+        if (ownGroup) {
             sendQuietly("KILL", true);
         }
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
-            if (group) {
-                awaitGroupGone(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-            }
+            awaitGroupGone(System.nanoTime() + TimeUnit.SECONDS.toNanos(10)); // at once unless it leads a group
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** Whether it leads a process group of its own (said at its start: {@link Builder#ownProcessGroup}): then its signals go to the group. */
-    private boolean groupLeader() {
-        return ownGroup;
     }
 
     /** Waits until no process of its group is left (a group's members may outlive the leader); true when none is. */
@@ -340,7 +331,7 @@ public final class ChildProcess implements AutoCloseable {
 
     /** Sends a signal to its group when it leads one, else to it alone (SIGTERM through the JDK then). */
     private void send(String sig) {
-        if (groupLeader()) {
+        if (ownGroup) {
             if (!sendQuietly(sig, true) && sig.equals("TERM")) {
                 process.destroy(); // the group could not be signalled: the program itself still gets its SIGTERM
             }
@@ -415,26 +406,18 @@ public final class ChildProcess implements AutoCloseable {
      * group of its own, whether every process it started is stopped too.
      */
     public boolean isFrozen() {
-        if (!stopped(pid())) {
-            return false;
-        }
         // a child that exited just before the stop (a zombie, Z, or gone) runs nothing
-        return !groupLeader() || process.descendants().allMatch(h -> "TZX-".indexOf(ProcFs.state(h.pid())) >= 0);
+        return ProcFs.state(pid()) == 'T' && (!ownGroup || process.descendants().allMatch(h -> "TZX-".indexOf(ProcFs.state(h.pid())) >= 0));
     }
-
-    private static boolean stopped(long pid) {
-        return ProcFs.state(pid) == 'T';
-    }
-
 
     private void signal(String sig) {
         if (!process.isAlive()) {
             throw new ChildProcessException(name + " (pid " + pid() + ") has exited with code " + process.exitValue() + "; cannot send SIG" + sig);
         }
         // the group when it leads one: SIGSTOP to a wrapper alone would leave its program running
-        String failed = kill(sig, groupLeader());
+        String failed = kill(sig, ownGroup);
         if (failed != null) {
-            throw new ChildProcessException("kill -s " + sig + " " + (groupLeader() ? "-" : "") + pid() + " failed: " + failed);
+            throw new ChildProcessException("kill -s " + sig + " " + (ownGroup ? "-" : "") + pid() + " failed: " + failed);
         }
     }
 

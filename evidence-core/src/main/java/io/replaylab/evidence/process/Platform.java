@@ -3,8 +3,6 @@ package io.replaylab.evidence.process;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * What the machine offers a run beyond the JDK: {@code /proc} (a freeze is confirmed there),
@@ -43,20 +41,8 @@ public record Platform(String os, boolean procfs, boolean setsid, boolean signal
 
     /** What is missing, in words ({@code "no /proc, no setsid"}), empty when nothing is. */
     public String missing() {
-        List<String> out = new ArrayList<>();
-        if (!procfs) {
-            out.add("no /proc");
-        }
-        if (!setsid) {
-            out.add("no setsid");
-        }
-        if (!signals) {
-            out.add("no POSIX signals");
-        }
-        if (!posixShell) {
-            out.add("no /bin/sh");
-        }
-        return String.join(", ", out);
+        return java.util.stream.Stream.of(procfs ? null : "no /proc", setsid ? null : "no setsid", signals ? null : "no POSIX signals",
+                posixShell ? null : "no /bin/sh").filter(java.util.Objects::nonNull).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /** The OS and what it lacks, for the evidence. */

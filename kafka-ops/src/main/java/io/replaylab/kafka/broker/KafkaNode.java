@@ -44,20 +44,14 @@ final class KafkaNode {
     }
 
     /** Writes {@code server.properties} into {@code dir}. */
-    static Path writeProperties(Path dir, Map<String, String> properties) {
+    static void writeProperties(Path dir, Map<String, String> properties) {
         StringBuilder sb = new StringBuilder("# written by replay-lab\n");
         properties.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
-        Path file = dir.resolve("server.properties");
-        try {
-            Files.writeString(file, sb.toString(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return file;
+        write(dir.resolve("server.properties"), sb.toString());
     }
 
     /** Writes a log4j2 config that sends the node's whole log to {@code broker.log} in {@code dir}. */
-    static Path writeLog4jConfig(Path dir, String level, boolean requestLog) {
+    static void writeLog4jConfig(Path dir, String level, boolean requestLog) {
         String cfg = String.join("\n",
                 "status = warn",
                 "appender.file.type = File",
@@ -71,13 +65,15 @@ final class KafkaNode {
                 "logger.req.name = kafka.request.logger",
                 "logger.req.level = " + (requestLog ? "DEBUG" : "WARN"),
                 "");
-        Path file = dir.resolve("log4j2.properties");
+        write(dir.resolve("log4j2.properties"), cfg);
+    }
+
+    private static void write(Path file, String text) {
         try {
-            Files.writeString(file, cfg, StandardCharsets.UTF_8);
+            Files.writeString(file, text, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return file;
     }
 
     /**

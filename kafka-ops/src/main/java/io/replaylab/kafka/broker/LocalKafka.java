@@ -275,7 +275,7 @@ public final class LocalKafka implements AutoCloseable {
         return KafkaNode.diagnosis(workDir, "broker " + brokerPort + ", controller " + controllerPort + (saslPort == 0 ? "" : ", SASL " + saslPort));
     }
 
-    private Path writeServerProperties() {
+    private void writeServerProperties() {
         Map<String, String> p = new LinkedHashMap<>();
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(NODE_ID));
@@ -295,7 +295,7 @@ public final class LocalKafka implements AutoCloseable {
         p.put("log.dirs", dataDir().toString());
         p.putAll(LocalKafkaConfig.LAB_BROKER_DEFAULTS);
         p.putAll(config.brokerProperties());
-        return KafkaNode.writeProperties(workDir, p);
+        KafkaNode.writeProperties(workDir, p);
     }
 
     private Optional<String> grepLog(Pattern pattern) {
