@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-
 /** Rebuilds a run from its journal: every valid line counts, every bad line is named, never a PASS by default. */
 final class JournalReader {
     private JournalReader() {

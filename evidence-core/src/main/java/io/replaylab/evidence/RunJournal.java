@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
 
-
 /**
  * A run's journal read back by someone other than the run: which process wrote it, whether that
  * process still lives (its pid AND its start time, since pids are reused), what the run

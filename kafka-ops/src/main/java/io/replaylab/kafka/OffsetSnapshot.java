@@ -7,7 +7,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
-
 /**
  * A group's offsets at one moment, what {@code kafka-consumer-groups --describe} shows (SPEC R1):
  * state, protocol, coordinator, members, and per partition the committed offset, log start/end,

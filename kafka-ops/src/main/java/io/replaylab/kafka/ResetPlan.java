@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 
-
 /**
  * A computed reset: what each partition of the group was and what it will be, with the snapshot it
  * was computed from. A value: print it, save it ({@link ResetPlans}), export it as the CSV that

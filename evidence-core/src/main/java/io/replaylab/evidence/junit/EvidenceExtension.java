@@ -62,7 +62,6 @@ final class EvidenceExtension implements ParameterResolver, AfterEachCallback {
         }
     }
 
-
     @Override
     public void afterEach(ExtensionContext e) {
         Recording r = e.getStore(STORE).get("recording", Recording.class);

@@ -23,7 +23,7 @@ import io.replaylab.harness.lab.LabContext;
  * calls A makes while it starts (its schema's DB commits) pass, and a return point, which slows
  * the whole JVM down while it is watched, is armed only then.
  */
-final class DebuggerTechnology implements Technology {
+record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, String unreached, String limitation) implements Technology {
     /** When the point is armed. */
     enum WarmUp {
         /** At once: A's first call is held. */
@@ -32,20 +32,6 @@ final class DebuggerTechnology implements Technology {
         FIRST_OFFSET_COMMIT,
         /** After A's first call of {@code warmUpAt}. */
         AT_METHOD
-    }
-
-    private final MethodPoint at;
-    private final WarmUp warmUp;
-    private final MethodPoint warmUpAt;
-    private final String unreached;
-    private final String limitation;
-
-    private DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, String unreached, String limitation) {
-        this.at = at;
-        this.warmUp = warmUp;
-        this.warmUpAt = warmUpAt;
-        this.unreached = unreached;
-        this.limitation = limitation;
     }
 
     /** A point of the commit protocol, resolved to a method ({@code warmUp}: whether it comes after A's first offset commit). */
@@ -169,10 +155,5 @@ final class DebuggerTechnology implements Technology {
     @Override
     public String holdMode(HoldMode asked) {
         return asked.name().toLowerCase(Locale.ROOT);
-    }
-
-    @Override
-    public String limitation() {
-        return limitation;
     }
 }

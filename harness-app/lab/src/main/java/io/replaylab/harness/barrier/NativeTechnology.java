@@ -22,13 +22,7 @@ import io.replaylab.harness.lab.LabEvent;
  * the transactions A runs while it starts (its schema) do not count, and its next record's commit
  * cannot slip by.
  */
-final class NativeTechnology implements Technology {
-    private final NativePoint at;
-
-    NativeTechnology(NativePoint at) {
-        this.at = at;
-    }
-
+record NativeTechnology(NativePoint at) implements Technology {
     @Override
     public Held arm(Arming a) throws InterruptedException {
         WireWarmUp warmUp = WireWarmUp.start(a);

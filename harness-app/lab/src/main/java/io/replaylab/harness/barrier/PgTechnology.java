@@ -17,13 +17,7 @@ import io.replaylab.harness.lab.LabDbWire;
  * transactions A runs while it starts do not count. Only A's own sessions are held: those the proxy says are A's (its
  * process holds the session's port, or the session's {@code application_name} is A's name).
  */
-final class PgTechnology implements Technology {
-    private final PgPoint.Edge edge;
-
-    PgTechnology(PgPoint.Edge edge) {
-        this.edge = edge;
-    }
-
+record PgTechnology(PgPoint.Edge edge) implements Technology {
     @Override
     public Held arm(Arming a) throws InterruptedException {
         LabDbWire db = a.ctx().target().wire().orElseThrow(() -> new IllegalStateException("the run's target has no PostgreSQL proxy"));

@@ -8,7 +8,7 @@ import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
 
 /** A's request (or the broker's answer to it) held in the run's Kafka protocol proxy: any client. */
-final class WireTechnology implements Technology {
+record WireTechnology(Aim aim) implements Technology {
     /** Which request of A's group the proxy holds. */
     enum Aim {
         OFFSET_COMMIT("OffsetCommit", "A's OffsetCommit request on the wire", "send an OffsetCommit",
@@ -40,12 +40,6 @@ final class WireTechnology implements Technology {
                 case SHARE_ACKNOWLEDGEMENT -> WirePoint.shareAcknowledgement(group);
             };
         }
-    }
-
-    private final Aim aim;
-
-    WireTechnology(Aim aim) {
-        this.aim = aim;
     }
 
     @Override

@@ -14,17 +14,7 @@ import io.replaylab.harness.lab.LabWire;
  * does not count the transactions A runs while it starts (its schema), and cannot miss its next
  * record's commit. Closing lets the OffsetCommit go (or expires the hold that never came).
  */
-final class WireWarmUp implements AutoCloseable {
-    private final Technology.Arming a;
-    private final Barrier barrier;
-    private final LabContext.Instance instance;
-
-    private WireWarmUp(Technology.Arming a, Barrier barrier, LabContext.Instance instance) {
-        this.a = a;
-        this.barrier = barrier;
-        this.instance = instance;
-    }
-
+record WireWarmUp(Technology.Arming a, Barrier barrier, LabContext.Instance instance) implements AutoCloseable {
     /** Arms the hold, then starts A through the run's wire proxy. */
     static WireWarmUp start(Technology.Arming a) {
         LabWire proxy = a.ctx().kafka().wire().orElseThrow(() -> new IllegalStateException("the run has no wire proxy"));
@@ -34,10 +24,6 @@ final class WireWarmUp implements AutoCloseable {
         LabContext.Instance inst = Technology.startBeside(a, warmUp);
         pid[0] = inst.pid();
         return new WireWarmUp(a, warmUp, inst);
-    }
-
-    LabContext.Instance instance() {
-        return instance;
     }
 
     /**

@@ -9,7 +9,6 @@ import java.util.stream.Collectors;
 
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.evidence.Event;
-import io.replaylab.evidence.Evidence;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
@@ -90,9 +89,7 @@ final class DuplicatePublishExperiment {
                 Thread.sleep(FETCH_SETTLE.toMillis());
             }
             resent = republish(ctx, topic, ctx.kafka().source(topic).parser());
-            String file = "snapshots/" + topic + "-republished.json";
-            Evidence.writeJson(ctx.runDir().resolve(file), resent);
-            e.artifact(file, "the records published again: original partition@offset, new offset, id");
+            e.artifact(ctx.save(topic + "-republished", resent), "the records published again: original partition@offset, new offset, id");
             e.record(harness, new Payload.Note("published " + resent.size() + " record(s) again at new offsets (every " + EVERY + "th of the "
                     + "records the mapping reads, in partition and offset order), by " + HOW + ": " + listed(resent)));
 

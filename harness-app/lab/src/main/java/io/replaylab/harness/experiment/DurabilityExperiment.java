@@ -122,7 +122,6 @@ final class DurabilityExperiment {
         }
     }
 
-
     private static Result runConfig(LabContext ctx, ExperimentRecorder e, LocalKafkaCluster cluster, KafkaOps ops, LabNamespace ns, Config cfg)
             throws Exception {
         Source harness = Source.here("harness");

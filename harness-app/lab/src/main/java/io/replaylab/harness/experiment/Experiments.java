@@ -112,21 +112,13 @@ public final class Experiments {
      * {@link #commitAhead()}, duplicate-publish and, on a PostgreSQL target, {@link #dbFaults()}: every defect class README's catalogue names.
      */
     public static List<Experiment> thorough() {
-        List<Experiment> all = new java.util.ArrayList<>(reference());
-        all.add(schedules());
-        all.add(wireFaults());
-        all.add(commitAhead());
-        all.add(duplicatePublish());
-        all.add(dbFaults().whenPostgres());
-        return List.copyOf(all);
+        return java.util.stream.Stream.concat(reference().stream(),
+                java.util.stream.Stream.of(schedules(), wireFaults(), commitAhead(), duplicatePublish(), dbFaults().whenPostgres())).toList();
     }
 
     /** Every experiment: {@link #thorough()}, {@link #eos()} (it needs a transform subject) and {@link #durability()} (a cluster of its own). */
     public static List<Experiment> all() {
-        List<Experiment> all = new java.util.ArrayList<>(thorough());
-        all.add(eos());
-        all.add(durability());
-        return List.copyOf(all);
+        return java.util.stream.Stream.concat(thorough().stream(), java.util.stream.Stream.of(eos(), durability())).toList();
     }
 
     /** EOS (R15's other half): a consume-transform-produce subject (LabSettings' transform subject) held at commitTransaction. */

@@ -151,9 +151,6 @@ final class Handoff implements AutoCloseable {
         withheld.forEach(ArmedFault::disarm);
         int n = withheld.stream().mapToInt(a -> a.firings().size()).sum();
         withheld.clear();
-        if (e.finished()) {
-            return; // closed at the experiment's end: its evidence is sealed
-        }
-        e.record(HARNESS, new LabEvent.HeartbeatsWithheld(n));
+        e.recordIfOpen(HARNESS, new LabEvent.HeartbeatsWithheld(n)); // nothing when closed at the experiment's end: its evidence is sealed
     }
 }

@@ -305,7 +305,6 @@ final class RebalanceExperiment {
         }
     }
 
-    /** Waits for A at the barrier, looking every 250 ms whether A is still running and the run goes on (see {@link LabContext#checkpoint}). */
     /**
      * Waits (kafka-ops) for a member that is not A to own {@code p}, recording each ownership change
      * (a member is named by the instance in {@code needed} whose name is its client id, else by its
@@ -315,7 +314,7 @@ final class RebalanceExperiment {
      * re-subscribes after a failed commit, say) and took the partition back is not a handoff to B.
      * (A crashed A restarted under its name is a new process, not in {@code needed} as {@code a}:
      * its taking the partition is a handoff.) Every instance in {@code needed} must stay running
-     * ({@link LabContext#checkpoint}).
+     * ({@link io.replaylab.harness.lab.LabSubjects#checkpoint}).
      */
     static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
             LabContext.Instance a, List<LabContext.Instance> needed, Duration timeout) throws InterruptedException {

@@ -39,13 +39,8 @@ final class RebuildExperiment {
         }
         ctx.step("generation 1 (" + g1 + ")");
         long sourceSet = Experiments.produce(ctx, e, ns).distinctIds(); // one effect per message: a payment sent twice is one
-        LabContext.Instance one = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1));
-        OffsetSnapshot d1;
-        try {
-            d1 = ctx.kafka().awaitDrained(ns.group("g1"), topic, "generation 1", one);
-        } finally {
-            ctx.subjects().stop(e, one);
-        }
+        OffsetSnapshot d1 = ctx.subjects().runWhile(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1),
+                one -> ctx.kafka().awaitDrained(ns.group("g1"), topic, "generation 1", one));
         if (d1 == null) {
             return e.finish(Outcome.notRun("generation 1 did not consume the topic: " + ctx.kafka().notDone(ns.group("g1"))));
         }
@@ -58,13 +53,8 @@ final class RebuildExperiment {
         }
 
         ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
-        LabContext.Instance two = ctx.subjects().start(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2));
-        OffsetSnapshot d2;
-        try {
-            d2 = ctx.kafka().awaitDrained(ns.group("g2"), topic, "generation 2", two);
-        } finally {
-            ctx.subjects().stop(e, two);
-        }
+        OffsetSnapshot d2 = ctx.subjects().runWhile(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2),
+                two -> ctx.kafka().awaitDrained(ns.group("g2"), topic, "generation 2", two));
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic: " + ctx.kafka().notDone(ns.group("g2"))));
         }

@@ -45,7 +45,6 @@ final class ShareOwnershipExperiment {
     /** Where A is held: its acknowledgement of the record it applied, before the acknowledgement goes to the broker. */
     static final MethodPoint ACKNOWLEDGE = BarrierPlan.SHARE_ACKNOWLEDGE;
 
-
     /** A frozen A's lock outlasts the share session timeout by this much: its removal, not the lock, gives the record back. */
     static final Duration REMOVAL_MARGIN = Duration.ofSeconds(15);
 

@@ -55,13 +55,8 @@ final class SharePoisonExperiment {
         e.record(HARNESS, new Payload.Note("published a poison record at " + s.topic() + "-0@" + poison + ": \"" + POISON + "\""));
 
         ctx.step("share consumer A drains the topic, the poison record last");
-        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()));
-        OffsetSnapshot drained;
-        try {
-            drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "drain", a);
-        } finally {
-            ctx.subjects().stop(e, a);
-        }
+        OffsetSnapshot drained = ctx.subjects().runWhile(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()),
+                a -> ctx.kafka().awaitShareDrained(s.group(), s.topic(), 1, ctx.settings().timeouts().drain(), "drain", a));
         if (drained == null) {
             return e.finish(Outcome.notRun("the share group did not get past every record of " + s.topic() + " (the poison record too) within "
                     + ctx.settings().timeouts().drain() + " (see logs/" + NAME + "-A.err)"));

@@ -47,13 +47,8 @@ final class ShareReplayExperiment {
         long total = Experiments.produce(ctx, e, s.ns()).records();
 
         ctx.step("share consumer A drains the topic into the target (" + s.inbox() + ")");
-        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()));
-        OffsetSnapshot drained;
-        try {
-            drained = ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "first pass", a);
-        } finally {
-            ctx.subjects().stop(e, a);
-        }
+        OffsetSnapshot drained = ctx.subjects().runWhile(e, ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()),
+                a -> ctx.kafka().awaitShareDrained(s.group(), s.topic(), partitions, ctx.settings().timeouts().drain(), "first pass", a));
         if (drained == null) {
             return e.finish(Outcome.notRun("the share consumer did not acknowledge every record of " + s.topic() + " within "
                     + ctx.settings().timeouts().drain() + " (see logs/" + NAME + "-A.err)"));

@@ -134,15 +134,7 @@ final class WireFaultsExperiment {
         ArmedFault armed = proxy.inject(aimed);
         try {
             e.record(harness, new Payload.Note("fault armed: " + aimed.meaning()));
-            armed.onFiring(f -> {
-                if (!e.finished()) {
-                    try {
-                        e.record(Source.here("wire proxy"), new LabEvent.FaultFired(aimed.spec(), f.summary()));
-                    } catch (IllegalStateException finishedJustNow) {
-                        // the cell ended between the look and the record
-                    }
-                }
-            });
+            armed.onFiring(f -> e.recordIfOpen(Source.here("wire proxy"), new LabEvent.FaultFired(aimed.spec(), f.summary())));
             ctx.step("A starts; " + aimed.meaning());
             // what A fetches from: a consumer that commits only a batch's end never commits below the rewound offsets, but it fetches there
             FetchWatch fetches = cell.afterARestart() ? proxy.witness().watchFetches(topic) : null;

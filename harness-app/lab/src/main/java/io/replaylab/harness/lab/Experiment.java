@@ -12,8 +12,8 @@ import io.replaylab.kafka.LabNamespace;
  * runs it on a {@link LabContext} of its own in a child namespace of its own. Experiments of a run
  * go side by side ({@link LabSettings.Builder#parallel}) unless one {@linkplain #runsAlone() runs
  * alone}: it waits for those before it, and those after it wait for it. The reference
- * experiments are {@code io.replaylab.harness.experiment.Experiments#REFERENCE}; a lab adds its own
- * with {@link LabSettings.Builder#experiment(Experiment)}.
+ * experiments are {@code io.replaylab.harness.experiment.Experiments#reference()}; a lab adds its own
+ * with {@link LabSettings.Builder#experiments}.
  *
  * <pre>{@code
  * Experiment drain = new Experiment("drain", List.of("R10"), (ctx, ns, e) -> {

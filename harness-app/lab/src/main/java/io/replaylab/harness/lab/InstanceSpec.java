@@ -6,7 +6,7 @@ import java.util.Objects;
 /**
  * One instance to start: its name (the evidence's and its logs'), the program's template and the
  * values that fill its placeholders. A consumer of the run's subject comes from
- * {@link LabContext#consumer}; any other program (a transform, a second subject) from {@link #of}.
+ * {@link LabSubjects#consumer}; any other program (a transform, a second subject) from {@link #of}.
  *
  * @param debuggable started suspended under a debugger agent, until a barrier resumes it
  */

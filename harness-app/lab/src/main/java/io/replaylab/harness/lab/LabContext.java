@@ -92,17 +92,9 @@ public final class LabContext {
         return settings;
     }
 
-
-
     public Path runDir() {
         return runDir;
     }
-
-
-
-
-
-
 
     /** Tells the run's progress, as {@code <experiment>: message}. */
     public void step(String message) {
@@ -274,12 +266,6 @@ public final class LabContext {
         return meters;
     }
 
-
-
-
-
-
-
     /**
      * A started instance: its name and its process now. A supervised one (a consumer the experiment
      * needs running) is restarted under its name when it exits on its own, as systemd or Kubernetes
@@ -337,28 +323,11 @@ public final class LabContext {
         }
     }
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
     /** Saves a snapshot as JSON in the run directory and returns its relative path. */
     public String save(String name, Object value) {
         Path f = runDir.resolve("snapshots").resolve(name + ".json");
         io.replaylab.evidence.Evidence.writeJson(f, value);
         return runDir.relativize(f).toString();
     }
-
-
 
 }

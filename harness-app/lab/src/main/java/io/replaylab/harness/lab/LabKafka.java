@@ -123,9 +123,7 @@ public final class LabKafka {
             e.artifact(manifest, "what was produced (count, sums, end offsets)");
         }
         TopicOracle.SourceSummary s = TopicOracle.of(source(topic)).summarize();
-        String file = "snapshots/" + topic + "-source.json";
-        io.replaylab.evidence.Evidence.writeJson(ctx.runDir().resolve(file), s);
-        e.artifact(file, "the source set as read back with " + source.mapping());
+        e.artifact(ctx.save(topic + "-source", s), "the source set as read back with " + source.mapping());
         e.record(Source.here("harness"), new Payload.Note("the source set: " + topic + " holds " + s.records() + " record(s), " + s.parsed()
                 + " read with " + source.mapping() + " (" + s.distinctIds() + " distinct ids, sum of amounts " + s.sumOfAmounts() + "), "
                 + (s.records() - s.parsed())
@@ -170,9 +168,9 @@ public final class LabKafka {
         }
         SyntheticProducer.ensureTopic(ctx.run().bootstrap, client(), topic, ctx.settings().broker().partitions());
         int before = abortedSoFar.getOrDefault(topic, 0);
-        SourceCopy.Copied c = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, client(), records, topic, ctx.settings().source().mapping(), namespace, before);
-        abortedSoFar.put(topic, before + c.aborted());
-        return c.aborted();
+        int aborted = SourceCopy.withAbortedTransactions(ctx.run().bootstrap, client(), records, topic, ctx.settings().source().mapping(), namespace, before);
+        abortedSoFar.put(topic, before + aborted);
+        return aborted;
     }
 
     /**
@@ -455,7 +453,7 @@ public final class LabKafka {
                 lastAppliedLook = System.nanoTime();
                 // the target is read once the group sent a commit (stored or not): a consumer's schema exists by then, and reading it
                 // sooner would try the target query on a database the subject has not made yet (that refuses the whole run)
-                if ((committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) && readable()) {
+                if ((committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) && ctx.target().targetReadable(inbox)) {
                     long missing = ctx.target().compare(topic, inbox, s).missing().count();
                     if (missing == 0 && committed == committedAtAppliedLook) {
                         ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
@@ -496,15 +494,10 @@ public final class LabKafka {
             return true;
         }
 
-        /** The target can be read (a consumer that made no tables yet has applied nothing there). */
-        private boolean readable() {
-            return ctx.target().targetReadable(inbox);
-        }
-
         /** {@code 12 effect(s) missing (…)}, or empty when none is, or the target cannot be read yet. */
         private Optional<String> missingEffects(OffsetSnapshot s) {
             try {
-                if (!readable()) {
+                if (!ctx.target().targetReadable(inbox)) {
                     return Optional.of("no effect in the target yet (its tables are not there)");
                 }
                 var m = ctx.target().compare(topic, inbox, s).missing();

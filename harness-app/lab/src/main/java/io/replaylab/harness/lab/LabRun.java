@@ -28,7 +28,6 @@ final class LabRun {
     final String brokerVersion;
     final LabNamespace ns;
     final RunRecorder recorder;
-    final WireProxy proxy;
     /** The proxy as experiments see it (null: none). */
     final LabWire wire;
     final LabStop stop;
@@ -58,7 +57,6 @@ final class LabRun {
         this.brokerVersion = brokerVersion;
         this.ns = ns;
         this.recorder = recorder;
-        this.proxy = proxy;
         this.wire = proxy == null ? null : new LabWire(proxy);
         this.stop = stop;
         this.guard = guard;
@@ -97,13 +95,8 @@ final class LabRun {
     /** A transaction the PostgreSQL proxy saw end, into the evidence of its instance's experiment (setting up a session is left out). */
     private void witnessed(io.replaylab.barrier.pg.WitnessedTransaction t) {
         Started i = instances.get(t.owner());
-        if (i == null || i.e().finished() || t.setUpOnly()) {
-            return;
-        }
-        try {
-            i.e().record(DB_WITNESS, new LabEvent.DbTransaction(t.owner(), t.session(), t.outcome().name(), t.sqlState(), t.statements()));
-        } catch (IllegalStateException finishedJustNow) {
-            // the experiment finished between the look and the record
+        if (i != null && !t.setUpOnly()) { // nothing once the experiment finished
+            i.e().recordIfOpen(DB_WITNESS, new LabEvent.DbTransaction(t.owner(), t.session(), t.outcome().name(), t.sqlState(), t.statements()));
         }
     }
 
@@ -131,13 +124,8 @@ final class LabRun {
             }
         }
         ExperimentRecorder e = best == null ? null : witnessing.get(best);
-        if (e == null || e.finished()) {
-            return; // a group of no running experiment's (the probe), or a commit after the experiment ended
-        }
-        try {
-            e.record(WITNESS, c.toPayload(c.clientId().isEmpty() ? "(no client id)" : c.clientId()));
-        } catch (IllegalStateException finishedJustNow) {
-            // the experiment finished between the look and the record: its evidence is closed
+        if (e != null) { // none: a group of no running experiment's (the probe); nothing once the experiment ended
+            e.recordIfOpen(WITNESS, c.toPayload(c.clientId().isEmpty() ? "(no client id)" : c.clientId()));
         }
     }
 

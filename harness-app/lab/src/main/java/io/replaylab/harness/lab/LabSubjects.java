@@ -71,30 +71,26 @@ public final class LabSubjects {
 
     /** As {@link #consumer(String, String, String, String)}, on another cluster (e.g. one the experiment started itself). */
     public InstanceSpec consumer(String instance, String bootstrap, String topic, String group, String inbox) {
-        if (ctx.settings().subject().isEmpty()) {
-            throw new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, e.g. Subject.javaMain(MyConsumer.class, ...) "
-                    + "or the reference subject's ReferenceSubject.consume())");
-        }
-        Map<String, String> values = new HashMap<>();
-        values.put("bootstrap", bootstrap);
-        values.put("topic", topic);
-        values.put("group", group);
-        values.putAll(db.addresses(instance));
-        values.put("namespace", inbox);
-        return InstanceSpec.of(instance, ctx.settings().subject().orElseThrow(), values);
+        Subject subject = ctx.settings().subject().orElseThrow(() -> new NoSubjectException("no subject to test: give the lab one (LabSettings.subject, "
+                + "e.g. Subject.javaMain(MyConsumer.class, ...) or the reference subject's ReferenceSubject.consume())"));
+        return spec(instance, subject, bootstrap, topic, group, inbox);
     }
 
     /** Instance {@code instance} of the run's share subject ({@link LabSettings#shareSubject()}), a member of share group {@code group}. */
     public InstanceSpec shareConsumer(String instance, String topic, String group, String inbox) {
         Subject share = ctx.settings().shareSubject().orElseThrow(() -> new NoSubjectException("no share consumer to test: give the lab one "
                 + "(LabSettings.shareSubject, e.g. the reference subject's ReferenceSubject.shareConsume())"));
-        Map<String, String> values = new HashMap<>();
-        values.put("bootstrap", ctx.kafka().subjectBootstrap());
+        return spec(instance, share, ctx.kafka().subjectBootstrap(), topic, group, inbox);
+    }
+
+    /** An instance of {@code subject}: the target's addresses for it, and where it reads and writes. */
+    private InstanceSpec spec(String instance, Subject subject, String bootstrap, String topic, String group, String inbox) {
+        Map<String, String> values = new HashMap<>(db.addresses(instance));
+        values.put("bootstrap", bootstrap);
         values.put("topic", topic);
         values.put("group", group);
-        values.putAll(db.addresses(instance));
         values.put("namespace", inbox);
-        return InstanceSpec.of(instance, share, values);
+        return InstanceSpec.of(instance, subject, values);
     }
 
     /**
@@ -338,13 +334,13 @@ public final class LabSubjects {
         e.record(Source.of(i.name(), p.pid(), "supervisor"), new LabEvent.Restarted(i.name(), p.pid(), backOff.toSeconds(), exits, RESTARTS));
     }
 
-    /** What the supervisor knows of an instance's exits in this experiment. */
     /** How many times {@code i} exited on its own and was restarted (or not) by the lab's supervisor. */
     public int exits(LabContext.Instance i) {
         Exits x = supervised.get(i);
         return x == null ? 0 : x.count();
     }
 
+    /** What the supervisor knows of an instance's exits in this experiment. */
     private static final class Exits {
         private int count;
         private int withoutProgress;
@@ -388,6 +384,22 @@ public final class LabSubjects {
             }
         }
         return out;
+    }
+
+    /** What an experiment waits for while an instance runs, e.g. its group drained. */
+    @FunctionalInterface
+    public interface While<T> {
+        T await(LabContext.Instance i) throws Exception;
+    }
+
+    /** Starts {@code spec}, waits for what {@code wait} waits for, and stops the instance whatever came of the wait. */
+    public <T> T runWhile(ExperimentRecorder e, InstanceSpec spec, While<T> wait) throws Exception {
+        LabContext.Instance i = start(e, spec);
+        try {
+            return wait.await(i);
+        } finally {
+            stop(e, i);
+        }
     }
 
     /**

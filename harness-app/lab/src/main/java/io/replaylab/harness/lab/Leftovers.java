@@ -78,10 +78,6 @@ public final class Leftovers {
         }
     }
 
-    /**
-     * What the removal may reach: remote brokers and databases only when allowed; the database's
-     * login where it needs one (a null user: the one the run journaled).
-     */
     /** One step of a cleanup and how it ended; {@link #toString()} says it as the console and the tests show it. */
     public record Step(String what, Result result) {
         /** How a step ended. */
@@ -109,6 +105,10 @@ public final class Leftovers {
         }
     }
 
+    /**
+     * What the removal may reach: remote brokers and databases only when allowed; the database's
+     * login where it needs one (a null user: the one the run journaled).
+     */
     public record Access(boolean allowRemote, String targetUser, String targetPassword, ClientProperties client) {
         /** The setting a refusal to clean up a remote run's leftovers names. */
         public static final io.replaylab.evidence.Setting ALLOW_REMOTE = io.replaylab.evidence.Setting.of("Leftovers.Access", "allowRemote");

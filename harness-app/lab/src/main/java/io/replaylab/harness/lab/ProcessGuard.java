@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import io.replaylab.evidence.process.Platform;
@@ -106,15 +107,8 @@ final class ProcessGuard implements AutoCloseable {
 
     /** Registers a started process: the watchdog stops its group (or the pid alone without setsid) if the harness dies. */
     void watch(Process p) {
-        if (watchdog == null) {
-            started.add(p.toHandle());
-            return;
-        }
-        try {
-            Files.writeString(groups, target(p.pid()) + "\n", StandardOpenOption.APPEND);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot record the process group of pid " + p.pid(), e);
-        }
+        // what kill takes: -PGID for a group of its own, else the pid
+        watch(Optional.of(p.toHandle()), setsid ? "-" + p.pid() : Long.toString(p.pid()), "the process group of pid " + p.pid());
     }
 
     /**
@@ -123,25 +117,25 @@ final class ProcessGuard implements AutoCloseable {
      * it is frozen (SIGSTOP): a stopped process reads nothing, a SIGKILL from outside still ends it.
      */
     void watchPid(long pid) {
+        watch(ProcessHandle.of(pid), Long.toString(pid), "pid " + pid);
+    }
+
+    /** Without a watchdog, {@code h} is stopped at the run's end; with one, {@code target} (what kill takes) goes to its list. */
+    private void watch(Optional<ProcessHandle> h, String target, String what) {
         if (watchdog == null) {
-            ProcessHandle.of(pid).ifPresent(started::add);
+            h.ifPresent(started::add);
             return;
         }
         try {
-            Files.writeString(groups, pid + "\n", StandardOpenOption.APPEND);
+            Files.writeString(groups, target + "\n", StandardOpenOption.APPEND);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot record pid " + pid, e);
+            throw new UncheckedIOException("cannot record " + what, e);
         }
     }
 
     /** Whether {@link #wrap} puts each program in a process group of its own (setsid). */
     boolean ownGroups() {
         return setsid;
-    }
-
-    /** What {@code kill} takes: {@code -PGID} for a group of its own, else the pid. */
-    private String target(long pid) {
-        return setsid ? "-" + pid : Long.toString(pid);
     }
 
     /** A clean end: the watchdog leaves without touching anything. */

@@ -24,12 +24,11 @@ final class SourceCopy {
     private SourceCopy() {
     }
 
-    /** What the copy wrote. */
-    record Copied(int records, int aborted) {
-    }
-
-    /** The records into {@code topic}; the aborted copies numbered from {@code abortedBefore} + 1 (a topic filled in steps keeps its ids apart). */
-    static Copied withAbortedTransactions(String bootstrap, ClientProperties client, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
+    /**
+     * The records into {@code topic}; the aborted copies numbered from {@code abortedBefore} + 1 (a topic filled in steps keeps its ids apart).
+     * Returns how many aborted copies it wrote.
+     */
+    static int withAbortedTransactions(String bootstrap, ClientProperties client, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
             String namespace, int abortedBefore) {
         // per partition, the first record that takes a fresh identity: the model of that partition's aborted copies
         Map<Integer, SourceMapping.Raw> models = new LinkedHashMap<>();
@@ -72,6 +71,6 @@ final class SourceCopy {
             }
             producer.commitTransaction();
         }
-        return new Copied(records.size(), aborted);
+        return aborted;
     }
 }

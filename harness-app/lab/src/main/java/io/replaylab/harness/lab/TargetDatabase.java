@@ -92,7 +92,6 @@ final class TargetDatabase implements AutoCloseable {
                 "targets/" + name + ".db (SQLite, in the run directory, this experiment's own)", null, Optional.empty(), amountScale);
     }
 
-
     /**
      * Checks a target's JDBC URL as the run would use it (a PostgreSQL URL, a loopback host unless
      * {@code allowRemote}, no {@code currentSchema} of its own), without connecting; a user or password

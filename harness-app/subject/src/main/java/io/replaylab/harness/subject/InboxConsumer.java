@@ -184,7 +184,6 @@ class InboxConsumer {
         return SubjectLogs.processing(o.instanceId(), r);
     }
 
-
     private Properties config() {
         Properties p = SubjectLogs.consumerProperties(o.client(), o.bootstrap(), o.group(), o.instanceId(), o.groupProtocol(), o.maxPollIntervalMs(),
                 o.sessionTimeoutMs(), o.maxPollRecords());
