@@ -51,9 +51,7 @@ final class BucketJoin implements AutoCloseable {
     private volatile boolean abandoned;
     /** Null: no archived records were given (not a share group, or nobody watched), and no archived findings are made. */
     private Map<Integer, Map<Long, ArchivedRecord>> archived;
-    private long archivedMalformed;
     private final Examples<long[]> archivedMalformedEx = new Examples<>(BY_PARTITION_OFFSET);
-    private long malformedCount;
     private long sourceCount;
     private long targetCount;
 
@@ -117,11 +115,9 @@ final class BucketJoin implements AutoCloseable {
     }
 
     void malformed(int partition, long offset, String reason) {
-        malformedCount++;
         malformed.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + ": " + reason);
         ArchivedRecord a = archivedAt(partition, offset);
         if (a != null && !a.rejected()) { // listed as malformed all the same; lost with nobody's word, it counts as archived too
-            archivedMalformed++;
             archivedMalformedEx.offer(new long[] {partition, offset}, "p" + partition + "@" + offset + " (malformed) " + a.fate());
         } // a REJECT of a record nobody can read is the consumer's word on it: the malformed finding lists it
     }
@@ -170,16 +166,16 @@ final class BucketJoin implements AutoCloseable {
                 holeEx.add(cut.topic() + "-" + p + " committed " + h.committed + " but offset " + h.offset + " (" + h.id + ") has no effect");
             }
         });
-        Finding missingF = new Finding("missing", t.missing, t.missingEx.texts());
-        Finding duplicatedF = new Finding("duplicated", t.duplicated, t.duplicatedEx.texts());
-        Finding unexpectedF = new Finding("unexpected", t.unexpected, t.unexpectedEx.texts());
-        Finding mismatchedF = new Finding("mismatched", t.mismatched, t.mismatchedEx.texts());
-        Finding malformedF = new Finding("malformed", malformedCount, malformed.texts());
-        Finding sourceDupF = new Finding("source-duplicates", t.sourceDuplicates, t.sourceDupEx.texts());
+        Finding missingF = new Finding("missing", t.missingEx.count(), t.missingEx.texts());
+        Finding duplicatedF = new Finding("duplicated", t.duplicatedEx.count(), t.duplicatedEx.texts());
+        Finding unexpectedF = new Finding("unexpected", t.unexpectedEx.count(), t.unexpectedEx.texts());
+        Finding mismatchedF = new Finding("mismatched", t.mismatchedEx.count(), t.mismatchedEx.texts());
+        Finding malformedF = new Finding("malformed", malformed.count(), malformed.texts());
+        Finding sourceDupF = new Finding("source-duplicates", t.sourceDupEx.count(), t.sourceDupEx.texts());
         Finding holesF = committed == null ? null : new Finding("holes", t.holes, holeEx);
         t.archivedEx.addAll(archivedMalformedEx);
-        Finding archivedF = archived == null ? null : new Finding("archived", t.archived + archivedMalformed, t.archivedEx.texts());
-        Finding rejectedF = archived == null ? null : new Finding("rejected", t.rejected, t.rejectedEx.texts());
+        Finding archivedF = archived == null ? null : new Finding("archived", t.archivedEx.count(), t.archivedEx.texts());
+        Finding rejectedF = archived == null ? null : new Finding("rejected", t.rejectedEx.count(), t.rejectedEx.texts());
         List<String> bad = new ArrayList<>();
         for (Finding f : new Finding[] {missingF, duplicatedF, unexpectedF, mismatchedF, holesF, archivedF, rejectedF}) {
             if (f != null && f.count() > 0) {
@@ -188,7 +184,7 @@ final class BucketJoin implements AutoCloseable {
         }
         Status status = bad.isEmpty() ? Status.PASS : Status.FAIL;
         String reason = bad.isEmpty() ? sourceCount + " source records, " + targetCount + " effects: every identity and amount matches"
-                + (malformedCount > 0 ? "; " + malformedCount + " malformed source record(s) listed" : "")
+                + (malformed.count() > 0 ? "; " + malformed.count() + " malformed source record(s) listed" : "")
                 : String.join(", ", bad);
         return new Comparison(status, reason, cut, namespace, sourceCount, targetCount, missingF, duplicatedF, unexpectedF, mismatchedF,
                 malformedF, sourceDupF, holesF, archivedF, rejectedF);
@@ -272,12 +268,10 @@ final class BucketJoin implements AutoCloseable {
                 int srcAmt = Spill.amountAt(s, rec[3 * r]);
                 if (!Spill.sameAmount(s, srcAmt, buf, in.amount)) {
                     String key = idAt(s, rec[3 * r]);
-                    t.mismatched++;
                     t.mismatchedEx.offer(key, key + " source " + Spill.amountText(s, srcAmt) + " target " + Spill.amountText(buf, in.amount));
                 }
             }
         }
-        t.unexpected += ghosts.size();
         ghosts.keySet().forEach(g -> t.unexpectedEx.offer(g, g));
         for (int i = 0; i < n; i++) {
             int at = rec[3 * i];
@@ -288,7 +282,6 @@ final class BucketJoin implements AutoCloseable {
             }
             if (copies > 1) {
                 String key = idAt(s, at);
-                t.sourceDuplicates++;
                 t.sourceDupEx.offer(key, key + " at " + copies + " offsets");
             }
             if (effects == 0) {
@@ -301,15 +294,12 @@ final class BucketJoin implements AutoCloseable {
                 if (archival != null) { // no effect, and the broker will never deliver it again: a readable record's effect is lost either way
                     String text = key + " (p" + partition + "@" + offset + ") " + archival.fate();
                     if (archival.rejected()) {
-                        t.rejected++;
                         t.rejectedEx.offer(new long[] {partition, offset}, text);
                     } else {
-                        t.archived++;
                         t.archivedEx.offer(new long[] {partition, offset}, text);
                     }
                     continue;
                 }
-                t.missing++;
                 t.missingEx.offer(new long[] {partition, offset}, key + " (p" + partition + "@" + offset + ", amount " + Spill.amountText(s, a) + ")");
                 Long c = frontier.get(partition);
                 if (c != null && offset < c) {
@@ -318,7 +308,6 @@ final class BucketJoin implements AutoCloseable {
                 }
             } else if (effects > 1) {
                 String key = idAt(s, at);
-                t.duplicated++;
                 t.duplicatedEx.offer(key, key + " x" + effects);
             }
         }
@@ -381,14 +370,7 @@ final class BucketJoin implements AutoCloseable {
 
     /** One join thread's counts and examples; tallies add up. */
     private static final class Tally {
-        long missing;
-        long duplicated;
-        long unexpected;
-        long mismatched;
-        long sourceDuplicates;
         long holes;
-        long archived;
-        long rejected;
         final Examples<long[]> missingEx = new Examples<>(BY_PARTITION_OFFSET);
         final Examples<long[]> archivedEx = new Examples<>(BY_PARTITION_OFFSET);
         final Examples<long[]> rejectedEx = new Examples<>(BY_PARTITION_OFFSET);
@@ -406,14 +388,7 @@ final class BucketJoin implements AutoCloseable {
         }
 
         void add(Tally o) {
-            missing += o.missing;
-            duplicated += o.duplicated;
-            unexpected += o.unexpected;
-            mismatched += o.mismatched;
-            sourceDuplicates += o.sourceDuplicates;
             holes += o.holes;
-            archived += o.archived;
-            rejected += o.rejected;
             missingEx.addAll(o.missingEx);
             archivedEx.addAll(o.archivedEx);
             rejectedEx.addAll(o.rejectedEx);
@@ -429,14 +404,21 @@ final class BucketJoin implements AutoCloseable {
     }
 
     /** The first few examples by a key order, in bounded memory. */
+    /** A finding's count and its first examples in {@code order}: each offer counts once, whether kept or not. */
     private static final class Examples<K> {
         private final TreeMap<K, String> best;
+        private long count;
 
         Examples(Comparator<K> order) {
             this.best = new TreeMap<>(order);
         }
 
         void offer(K key, String text) {
+            count++;
+            keep(key, text);
+        }
+
+        private void keep(K key, String text) {
             if (best.size() < Finding.EXAMPLES) {
                 best.put(key, text);
             } else if (best.comparator().compare(key, best.lastKey()) < 0) {
@@ -446,7 +428,12 @@ final class BucketJoin implements AutoCloseable {
         }
 
         void addAll(Examples<K> other) {
-            other.best.forEach(this::offer);
+            count += other.count;
+            other.best.forEach(this::keep);
+        }
+
+        long count() {
+            return count;
         }
 
         List<String> texts() {

@@ -129,14 +129,9 @@ public final class LabContext {
      * back in that order, whatever the order they finish in.
      */
     public List<Outcome> parts(List<Part> parts) {
-        List<ExperimentRecorder> recorders = new ArrayList<>();
-        for (Part p : parts) {
-            recorders.add(run.recorder.experiment(p.name(), p.requirements().toArray(String[]::new)));
-        }
         List<Callable<Outcome>> tasks = new ArrayList<>();
-        for (int i = 0; i < parts.size(); i++) {
-            Part p = parts.get(i);
-            ExperimentRecorder e = recorders.get(i);
+        for (Part p : parts) { // each registered now, in order; none starts before sideBySide
+            ExperimentRecorder e = run.recorder.experiment(p.name(), p.requirements().toArray(String[]::new));
             tasks.add(() -> run(run, e, p.ns(), p.body()));
         }
         return run.slots.lent(() -> Lab.sideBySide(tasks, settings.parallel(), name));

@@ -29,7 +29,7 @@ final class SourceCopy {
      * Returns how many aborted copies it wrote.
      */
     static int withAbortedTransactions(String bootstrap, ClientProperties client, List<ConsumerRecord<byte[], byte[]>> records, String topic, SourceMapping mapping,
-            String namespace, int abortedBefore) {
+            String namespace, int abortedBefore) throws Exception {
         // per partition, the first record that takes a fresh identity: the model of that partition's aborted copies
         Map<Integer, SourceMapping.Raw> models = new LinkedHashMap<>();
         for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -71,6 +71,7 @@ final class SourceCopy {
             }
             producer.commitTransaction();
         }
+        SyntheticProducer.awaitStable(bootstrap, client, topic);
         return aborted;
     }
 }

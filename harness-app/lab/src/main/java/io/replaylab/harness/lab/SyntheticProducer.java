@@ -10,15 +10,20 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 import io.replaylab.evidence.Evidence;
+import io.replaylab.evidence.process.Poll;
 import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.KafkaOps;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.serialization.StringSerializer;
 
@@ -108,6 +113,7 @@ public final class SyntheticProducer {
             }
             if (aborted) {
                 producer.commitTransaction();
+                awaitStable(bootstrap, client, topic);
             }
             producer.flush();
             long n = 0;
@@ -151,6 +157,40 @@ public final class SyntheticProducer {
         try (Admin admin = Admin.create(client.plus(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))) {
             return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
         }
+    }
+
+    /**
+     * Waits until every partition of {@code topic} is stable: its last stable offset (where a read_committed reader stops) is its
+     * log end. A transaction's commit returns once its coordinator has decided it; its markers reach the partitions a moment
+     * later, and a read_committed reader that looks before then stops short (CI: a source set of 60 records read as 45).
+     */
+    static void awaitStable(String bootstrap, ClientProperties client, String topic) throws Exception {
+        try (Admin admin = Admin.create(client.plus(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap)))) {
+            Map<TopicPartition, OffsetSpec> ends = new java.util.HashMap<>();
+            admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions()
+                    .forEach(p -> ends.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
+            String[] last = {""};
+            boolean stable = Poll.every(java.time.Duration.ofMillis(20)).upTo(java.time.Duration.ofSeconds(30)).until(() -> {
+                Map<TopicPartition, Long> stableAt = offsets(admin, ends, IsolationLevel.READ_COMMITTED);
+                Map<TopicPartition, Long> end = offsets(admin, ends, IsolationLevel.READ_UNCOMMITTED);
+                last[0] = "last stable offsets " + stableAt + ", log ends " + end;
+                return stableAt.equals(end);
+            });
+            if (!stable) {
+                throw new IllegalStateException("the transactions written to " + topic + " did not complete within 30 s: " + last[0]);
+            }
+        }
+    }
+
+    private static Map<TopicPartition, Long> offsets(Admin admin, Map<TopicPartition, OffsetSpec> ends, IsolationLevel isolation)
+            throws InterruptedException {
+        Map<TopicPartition, Long> out = new TreeMap<>(java.util.Comparator.comparingInt(TopicPartition::partition));
+        try {
+            admin.listOffsets(ends, new ListOffsetsOptions(isolation)).all().get().forEach((tp, info) -> out.put(tp, info.offset()));
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("cannot list the end offsets (" + isolation + ") of " + ends.keySet() + ": " + e.getCause(), e.getCause());
+        }
+        return out;
     }
 
     /** One line: how many records, where, the sum of amounts and the end offsets. */
