@@ -207,28 +207,14 @@ final class OffsetsCommand implements Runnable {
         }
 
         private ResetTarget target() {
-            if (to.toEarliest) {
-                return ResetTargets.toEarliest();
-            }
-            if (to.toLatest) {
-                return ResetTargets.toLatest();
-            }
-            if (to.toCurrent) {
-                return ResetTargets.toCurrent();
-            }
-            if (to.toOffset != null) {
-                return ResetTargets.toOffset(to.toOffset);
-            }
-            if (to.shiftBy != null) {
-                return ResetTargets.shiftBy(to.shiftBy);
-            }
-            if (to.toDatetime != null) {
-                return ResetTargets.toDatetime(parseTime(to.toDatetime));
-            }
-            if (to.byDuration != null) {
-                return ResetTargets.byDuration(to.byDuration);
-            }
-            return ResetTargets.toOffsets("from-file " + to.fromFile, ResetPlans.readCsv(to.fromFile));
+            return to.toEarliest ? ResetTargets.toEarliest()
+                    : to.toLatest ? ResetTargets.toLatest()
+                    : to.toCurrent ? ResetTargets.toCurrent()
+                    : to.toOffset != null ? ResetTargets.toOffset(to.toOffset)
+                    : to.shiftBy != null ? ResetTargets.shiftBy(to.shiftBy)
+                    : to.toDatetime != null ? ResetTargets.toDatetime(parseTime(to.toDatetime))
+                    : to.byDuration != null ? ResetTargets.byDuration(to.byDuration)
+                    : ResetTargets.toOffsets("from-file " + to.fromFile, ResetPlans.readCsv(to.fromFile));
         }
 
         static Instant parseTime(String s) {

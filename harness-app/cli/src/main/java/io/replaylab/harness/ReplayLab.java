@@ -175,16 +175,9 @@ public final class ReplayLab implements Runnable {
 
     /** Refusals, unreachable brokers or databases, and bad input each have their own exit code; never 0 after a refusal. */
     static int exitCodeOf(Throwable e) {
-        if (e instanceof ResetRefusedException || e instanceof io.replaylab.harness.lab.CleanupRefusedException) {
-            return REFUSED;
-        }
-        if (e instanceof BrokerUnreachableException || e instanceof OracleReadException) {
-            return UNREACHABLE;
-        }
-        if (e instanceof IllegalArgumentException || e instanceof EvidenceFormatException) {
-            return BAD_INPUT;
-        }
-        return FAIL;
+        return e instanceof ResetRefusedException || e instanceof io.replaylab.harness.lab.CleanupRefusedException ? REFUSED
+                : e instanceof BrokerUnreachableException || e instanceof OracleReadException ? UNREACHABLE
+                : e instanceof IllegalArgumentException || e instanceof EvidenceFormatException ? BAD_INPUT : FAIL;
     }
 
     /** {@code --version}: replay-lab's and what it runs on. */

@@ -53,10 +53,6 @@ final class Alternation {
         return new Alternation(variants, List.copyOf(orders));
     }
 
-    int variants() {
-        return variants;
-    }
-
     /** How many rounds one turn through every order takes: a count of rounds that is a multiple of it weighs all places alike. */
     int period() {
         return orders.size();

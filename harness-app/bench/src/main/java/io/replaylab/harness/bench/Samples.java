@@ -69,10 +69,6 @@ final class Samples {
         return stats.getMean();
     }
 
-    double sum() {
-        return stats.getSum();
-    }
-
     /**
      * Student's t interval of the mean at {@code confidence} (e.g. 0.95); needs two samples at
      * least. A bench judges a goal on it, not on the mean: one round varies by several percent on a

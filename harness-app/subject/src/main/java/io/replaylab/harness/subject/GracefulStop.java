@@ -5,8 +5,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.common.errors.WakeupException;
 
 /**
@@ -43,32 +41,18 @@ final class GracefulStop {
         }
     }
 
-    /** The consumer a signal wakes. */
-    void watch(KafkaConsumer<?, ?> c) {
-        wakeup = c::wakeup;
-    }
-
-    /** The share consumer a signal wakes. */
-    void watch(KafkaShareConsumer<?, ?> c) {
-        wakeup = c::wakeup;
+    /** How a signal wakes the consumer (its {@code wakeup}, a consumer's or a share consumer's). */
+    void watch(Runnable wakeup) {
+        this.wakeup = wakeup;
     }
 
     /**
-     * The watched consumer's next records; none once a stop signal woke it, and then {@link #requested()}
-     * is already true, so the loop leaves.
+     * The watched consumer's next records ({@code poll}: its poll, a consumer's or a share consumer's); none once a stop
+     * signal woke it, and then {@link #requested()} is already true, so the loop leaves.
      */
-    <K, V> ConsumerRecords<K, V> poll(KafkaConsumer<K, V> c) {
+    <K, V> ConsumerRecords<K, V> poll(java.util.function.Function<Duration, ConsumerRecords<K, V>> poll) {
         try {
-            return c.poll(Duration.ofMillis(200));
-        } catch (WakeupException stopping) {
-            return ConsumerRecords.empty();
-        }
-    }
-
-    /** As {@link #poll(KafkaConsumer)}, for a share consumer. */
-    <K, V> ConsumerRecords<K, V> poll(KafkaShareConsumer<K, V> c) {
-        try {
-            return c.poll(Duration.ofMillis(200));
+            return poll.apply(Duration.ofMillis(200));
         } catch (WakeupException stopping) {
             return ConsumerRecords.empty();
         }

@@ -70,10 +70,6 @@ class InboxConsumer {
         return db.apply(r.topic(), r.partition(), r.offset(), p);
     }
 
-    Options options() {
-        return o;
-    }
-
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
         GracefulStop stop = GracefulStop.install();
@@ -84,12 +80,12 @@ class InboxConsumer {
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(config())) {
             RecordHandling handling = new RecordHandling(db, processing, o.instanceId(), this::project);
-            stop.watch(c);
+            stop.watch(c::wakeup);
             int[] assigned = {0}; // how many assignments this instance has had
             SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> onAssigned(c, parts, assigned[0]++));
             c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
-                ConsumerRecords<String, String> records = stop.poll(c);
+                ConsumerRecords<String, String> records = stop.poll(c::poll);
                 Map<TopicPartition, Long> handled = new java.util.HashMap<>(); // per partition of this batch: the next record not yet projected
                 boolean rejected = false;
                 for (ConsumerRecord<String, String> r : records) {

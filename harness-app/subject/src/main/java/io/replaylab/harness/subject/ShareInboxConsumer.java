@@ -78,10 +78,6 @@ class ShareInboxConsumer {
         return db.apply(r.topic(), r.partition(), r.offset(), p);
     }
 
-    Options options() {
-        return o;
-    }
-
     /** Runs until idle (if asked) or SIGTERM; returns the exit code. */
     int run() {
         GracefulStop stop = GracefulStop.install();
@@ -92,12 +88,12 @@ class ShareInboxConsumer {
              KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(
                      SubjectLogs.shareConsumerProperties(o.client(), o.bootstrap(), o.group(), o.instanceId(), o.maxPollRecords()))) {
             RecordHandling handling = new RecordHandling(db, processing, o.instanceId(), this::project);
-            stop.watch(c);
+            stop.watch(c::wakeup);
             c.subscribe(List.of(o.topic()));
             long lastActivity = System.nanoTime();
             boolean received = false; // idle time counts from the first record: a share consumer has no assignment callback to start it
             while (!stop.requested()) {
-                ConsumerRecords<String, String> records = stop.poll(c);
+                ConsumerRecords<String, String> records = stop.poll(c::poll);
                 for (ConsumerRecord<String, String> r : records) {
                     received = true;
                     if (ackFirst && !acknowledge(c, r, processing, AcknowledgeType.ACCEPT)) {

@@ -69,12 +69,12 @@ class TransformConsumer {
         try (JsonLines assignments = new JsonLines(o.assignmentLog());
              JsonLines processing = new JsonLines(o.processingLog());
              KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerConfig())) {
-            stop.watch(c);
+            stop.watch(c::wakeup);
             producer = newProducer();
             SubjectLogs.Assignments activity = new SubjectLogs.Assignments(assignments, o.instanceId(), c, parts -> { });
             c.subscribe(List.of(o.topic()), activity);
             while (!stop.requested()) {
-                ConsumerRecords<String, String> records = stop.poll(c);
+                ConsumerRecords<String, String> records = stop.poll(c::poll);
                 for (ConsumerRecord<String, String> r : records) {
                     activity.touch();
                     Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
