@@ -82,6 +82,11 @@ final class CommitGate {
         return barrier;
     }
 
+    /** What it holds, in a message's words. */
+    private String held() {
+        return request == WirePoint.Request.SHARE_ACKNOWLEDGEMENT ? "acknowledgement" : "OffsetCommit";
+    }
+
     synchronized List<String> log() {
         return List.copyOf(history);
     }
@@ -186,7 +191,7 @@ final class CommitGate {
                 }
             }
         }
-        listener.onObservation(barrier.point(), "the client closed " + c + " while its " + (request == WirePoint.Request.SHARE_ACKNOWLEDGEMENT ? "acknowledgement" : "OffsetCommit")
+        listener.onObservation(barrier.point(), "the client closed " + c + " while its " + held()
                 + " was held; that frame was never sent");
     }
 
@@ -296,7 +301,7 @@ final class CommitGate {
             String when = after == null ? "" : "; it first closed one " + after.toMillis() / 1000.0 + " s into the hold, before the release (a "
                     + "client gives a request up after its request.timeout.ms, 30 s by default for Java clients: a longer hold ends this way)";
             injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held "
-                    + (request == WirePoint.Request.SHARE_ACKNOWLEDGEMENT ? "acknowledgement" : "OffsetCommit") + " ("
+                    + held() + " ("
                     + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release" + when));
         }
     }

@@ -28,7 +28,7 @@ final class ConsumerRates {
      * the start instead measured nothing when a fast consumer drained all 60 records between two looks (CI: 0 records
      * in 0.16 s, a rate of 0).
      */
-    static final int WARM_UP = 3;
+    private static final int WARM_UP = 3;
     private static final int PARTITIONS = 3;
 
     /** Sends n records to the run's topic, their ids under idPrefix. */

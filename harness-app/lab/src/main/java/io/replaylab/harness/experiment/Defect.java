@@ -63,11 +63,14 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final class Verdicts implements RunSection {
         @Override
         public Optional<Report.Section> of(RunEvidence run) {
-            if (all().stream().noneMatch(d -> d.in(run).isPresent())) {
+            List<Defect> classes = all();
+            List<Optional<ExperimentEvidence>> found = classes.stream().map(d -> d.in(run)).toList(); // each class looked up once
+            if (found.stream().allMatch(Optional::isEmpty)) {
                 return Optional.empty(); // a run of none of the classes' experiments (another lab's): nothing to say
             }
-            List<List<Report.Cell>> rows = all().stream().map(d -> {
-                Optional<ExperimentEvidence> x = d.in(run);
+            List<List<Report.Cell>> rows = java.util.stream.IntStream.range(0, classes.size()).mapToObj(i -> {
+                Defect d = classes.get(i);
+                Optional<ExperimentEvidence> x = found.get(i);
                 Status s = x.map(e -> e.outcome().status()).orElse(null);
                 Report.Cell verdict = s == Status.FAIL ? Report.Cell.strong("caught").withClass("caught")
                         : s == Status.PASS ? Report.Cell.strong("not found").withClass("absent")
