@@ -2,7 +2,6 @@ package io.replaylab.evidence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 

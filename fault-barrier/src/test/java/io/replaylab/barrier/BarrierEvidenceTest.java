@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 
 import io.replaylab.evidence.ExperimentRecorder;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunRecorder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

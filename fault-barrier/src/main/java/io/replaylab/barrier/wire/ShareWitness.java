@@ -192,7 +192,7 @@ public final class ShareWitness {
 
     /** A ShareFetch or ShareAcknowledge request read from a client: its answer (and fate) is told to the exchange. */
     Exchange sent(Connection c, ShareRequest r) {
-        return new Exchange(Instant.now(), c.toString(), r);
+        return new Exchange(c.toString(), r);
     }
 
     private void add(List<Delivery> ds, List<Acknowledgement> as) {
@@ -204,22 +204,12 @@ public final class ShareWitness {
     }
 
     /** One share request on its way: its answer gives deliveries (ShareFetch) and the acknowledgements' fate; told once. */
-    final class Exchange implements Witnessed {
-        private final Instant sent;
-        private final String connection;
+    final class Exchange extends Witnessed {
         private final ShareRequest request;
-        private volatile boolean held;
-        private boolean ended;
 
-        private Exchange(Instant sent, String connection, ShareRequest request) {
-            this.sent = sent;
-            this.connection = connection;
+        private Exchange(String connection, ShareRequest request) {
+            super(connection);
             this.request = request;
-        }
-
-        @Override
-        public void held() {
-            held = true;
         }
 
         @Override
@@ -280,17 +270,9 @@ public final class ShareWitness {
             }
         }
 
-        private synchronized boolean endOnce() {
-            if (ended) {
-                return false;
-            }
-            ended = true;
-            return true;
-        }
-
         private Acknowledgement ack(ShareRequest.Ack a, WitnessedCommit.Fate fate, String error, Instant answered) {
             return new Acknowledgement(seq.incrementAndGet(), sent, connection, clientId(), request.group(), memberId(), request.api().name, a.topic(), a.partition(),
-                    a.first(), a.last(), a.type(), held, fate, error, answered);
+                    a.first(), a.last(), a.type(), wasHeld(), fate, error, answered);
         }
 
         private String clientId() {

@@ -251,7 +251,7 @@ public final class WireWitness {
     /** A commit read from a client: its fate is told to the entry. */
     Entry sent(Connection c, CommitRequest r) {
         member(r.group(), r.memberId(), r.generation());
-        Entry e = new Entry(seq.incrementAndGet(), Instant.now(), c.toString(), r);
+        Entry e = new Entry(seq.incrementAndGet(), c.toString(), r);
         open.add(e);
         return e;
     }
@@ -265,24 +265,14 @@ public final class WireWitness {
     }
 
     /** One commit on its way: told once what became of it (later news is ignored). */
-    final class Entry implements Witnessed {
+    final class Entry extends Witnessed {
         private final long seq;
-        private final Instant sent;
-        private final String connection;
         private final CommitRequest request;
-        private volatile boolean held;
-        private boolean ended;
 
-        private Entry(long seq, Instant sent, String connection, CommitRequest request) {
+        private Entry(long seq, String connection, CommitRequest request) {
+            super(connection);
             this.seq = seq;
-            this.sent = sent;
-            this.connection = connection;
             this.request = request;
-        }
-
-        @Override
-        public void held() {
-            held = true;
         }
 
         @Override
@@ -319,13 +309,9 @@ public final class WireWitness {
         }
 
         private void end(WitnessedCommit.Fate fate, Instant answered, Map<String, String> answers) {
-            synchronized (this) {
-                if (ended) {
-                    return;
-                }
-                ended = true;
+            if (endOnce()) {
+                done(this, snapshot(fate, answered, answers));
             }
-            done(this, snapshot(fate, answered, answers));
         }
 
         WitnessedCommit inFlight() {
@@ -334,7 +320,7 @@ public final class WireWitness {
 
         private WitnessedCommit snapshot(WitnessedCommit.Fate fate, Instant answered, Map<String, String> answers) {
             return new WitnessedCommit(seq, sent, connection, request.clientId() == null ? "" : request.clientId(), request.group(),
-                    request.memberId(), request.generation(), request.version(), request.offsets(), held, fate, answered, answers);
+                    request.memberId(), request.generation(), request.version(), request.offsets(), wasHeld(), fate, answered, answers);
         }
     }
 }

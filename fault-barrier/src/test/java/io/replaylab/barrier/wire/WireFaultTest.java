@@ -45,6 +45,23 @@ class WireFaultTest {
         return c;
     }
 
+    /** A proxy with {@code spec} armed on the group's requests, a topic of one partition, and a consumer through the proxy assigned to it. */
+    private Aimed aim(LocalKafka kafka, LabNamespace ns, String spec) {
+        WireProxy proxy = proxy(kafka);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        ArmedFault fault = proxy.inject(WireFault.parse(spec).at(ns.group(), null));
+        TopicPartition tp = new TopicPartition(ns.topic(), 0);
+        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
+        c.assign(List.of(tp));
+        return new Aimed(proxy, fault, c, tp);
+    }
+
+    private record Aimed(WireProxy proxy, ArmedFault fault, KafkaConsumer<String, String> c, TopicPartition tp) {
+        void commit(long offset) {
+            c.commitSync(Map.of(tp, new OffsetAndMetadata(offset)), Duration.ofSeconds(30));
+        }
+    }
+
     private static Map<TopicPartition, OffsetAndMetadata> stored(LocalKafka kafka, String group) throws Exception {
         try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
             return admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
@@ -72,22 +89,17 @@ class WireFaultTest {
 
     @Test
     void aCommitAnsweredCoordinatorLoadInProgressIsRetriedByCommitSyncAndStored(LocalKafka kafka, LabNamespace ns) throws Exception {
-        WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS").at(ns.group(), null));
-        TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
-        c.assign(List.of(tp));
+        Aimed at = aim(kafka, ns, "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS");
 
-        c.commitSync(Map.of(tp, new OffsetAndMetadata(7)), Duration.ofSeconds(30)); // returns: the client retried
+        at.commit(7); // returns: the client retried
 
-        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(7));
-        FaultFiring f = fault.firings().get(0);
-        assertThat(fault.firings()).hasSize(1);
+        assertThat(stored(kafka, ns.group())).containsEntry(at.tp(), new OffsetAndMetadata(7));
+        FaultFiring f = at.fault().firings().get(0);
+        assertThat(at.fault().firings()).hasSize(1);
         assertThat(f.request()).startsWith("OffsetCommit v").contains("group " + ns.group()).contains(ns.topic() + "-0=7");
         assertThat(f.done()).isEqualTo("answered COORDINATOR_LOAD_IN_PROGRESS without forwarding it (the broker never saw it)");
         assertThat(f.after()).as("what the client did next: the same commit again").anyMatch(a -> a.startsWith("OffsetCommit") && a.endsWith(ns.topic() + "-0=7"));
-        List<WitnessedCommit> seen = proxy.witness().commits(ns.group());
+        List<WitnessedCommit> seen = at.proxy().witness().commits(ns.group());
         assertThat(seen.get(0).fate()).isEqualTo(WitnessedCommit.Fate.FAULTED);
         assertThat(seen.get(0).fateText()).isEqualTo("answered COORDINATOR_LOAD_IN_PROGRESS by a fault in the proxy (the broker never saw it)");
         assertThat(seen).last().satisfies(w -> assertThat(w.accepted()).isTrue());
@@ -95,45 +107,35 @@ class WireFaultTest {
 
     @Test
     void aCommitAnsweredNotCoordinatorSendsTheClientToFindItsCoordinatorAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
-        WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:error=NOT_COORDINATOR").at(ns.group(), null));
-        TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
-        c.assign(List.of(tp));
+        Aimed at = aim(kafka, ns, "offset-commit:error=NOT_COORDINATOR");
 
-        c.commitSync(Map.of(tp, new OffsetAndMetadata(3)), Duration.ofSeconds(30));
+        at.commit(3);
 
-        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(3));
-        assertThat(fault.firings()).singleElement().satisfies(f -> assertThat(f.after()).anyMatch(a -> a.startsWith("FindCoordinator")));
+        assertThat(stored(kafka, ns.group())).containsEntry(at.tp(), new OffsetAndMetadata(3));
+        assertThat(at.fault().firings()).singleElement().satisfies(f -> assertThat(f.after()).anyMatch(a -> a.startsWith("FindCoordinator")));
     }
 
     @Test
     void aLostAnswerLeavesTheCommitStoredWhileTheClientSawItsConnectionClose(LocalKafka kafka, LabNamespace ns) throws Exception {
-        WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        ArmedFault fault = proxy.inject(WireFault.parse("offset-commit:lost-answer").at(ns.group(), null));
-        TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
-        c.assign(List.of(tp));
+        Aimed at = aim(kafka, ns, "offset-commit:lost-answer");
 
         Throwable thrown = null;
         try {
-            c.commitSync(Map.of(tp, new OffsetAndMetadata(5)), Duration.ofSeconds(30));
+            at.commit(5);
         } catch (RuntimeException e) {
             thrown = e; // whatever the client does, it is recorded as observed below
         }
 
-        assertThat(stored(kafka, ns.group())).as("the broker stored it").containsEntry(tp, new OffsetAndMetadata(5));
-        FaultFiring f = fault.awaitFiring(Duration.ofSeconds(5)).orElseThrow();
+        assertThat(stored(kafka, ns.group())).as("the broker stored it").containsEntry(at.tp(), new OffsetAndMetadata(5));
+        FaultFiring f = at.fault().awaitFiring(Duration.ofSeconds(5)).orElseThrow();
         long deadline = System.nanoTime() + 10_000_000_000L;
-        while (fault.firings().get(0).after().stream().noneMatch(a -> a.startsWith("the proxy closed")) && System.nanoTime() < deadline) {
+        while (at.fault().firings().get(0).after().stream().noneMatch(a -> a.startsWith("the proxy closed")) && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
-        f = fault.firings().get(0);
+        f = at.fault().firings().get(0);
         assertThat(f.done()).isEqualTo("forwarded; the broker answered {NONE=1}; that answer was dropped and the client's connection closed");
         assertThat(f.after()).anyMatch(a -> a.startsWith("the proxy closed connection"));
-        assertThat(proxy.witness().commits(ns.group())).first().satisfies(w -> assertThat(w.accepted()).as("stored, on the wire").isTrue());
+        assertThat(at.proxy().witness().commits(ns.group())).first().satisfies(w -> assertThat(w.accepted()).as("stored, on the wire").isTrue());
         if (thrown == null) {
             assertThat(f.after()).as("commitSync returned: it sent the commit again").anyMatch(a -> a.startsWith("OffsetCommit"));
             int closedAt = f.after().indexOf(f.after().stream().filter(a -> a.startsWith("the proxy closed")).findFirst().orElseThrow());
@@ -235,17 +237,12 @@ class WireFaultTest {
 
     @Test
     void aDisconnectAtFindCoordinatorIsFollowedByTheClientConnectingAgain(LocalKafka kafka, LabNamespace ns) throws Exception {
-        WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        ArmedFault fault = proxy.inject(WireFault.parse("find-coordinator:disconnect").at(ns.group(), null));
-        TopicPartition tp = new TopicPartition(ns.topic(), 0);
-        KafkaConsumer<String, String> c = consumer(proxy, ns.group());
-        c.assign(List.of(tp));
+        Aimed at = aim(kafka, ns, "find-coordinator:disconnect");
 
-        c.commitSync(Map.of(tp, new OffsetAndMetadata(2)), Duration.ofSeconds(30));
+        at.commit(2);
 
-        assertThat(stored(kafka, ns.group())).containsEntry(tp, new OffsetAndMetadata(2));
-        assertThat(fault.firings()).singleElement().satisfies(f -> {
+        assertThat(stored(kafka, ns.group())).containsEntry(at.tp(), new OffsetAndMetadata(2));
+        assertThat(at.fault().firings()).singleElement().satisfies(f -> {
             assertThat(f.done()).isEqualTo("closed the connection at it; the request was never forwarded");
             assertThat(f.after()).anyMatch(a -> a.startsWith("the proxy closed connection")).anyMatch(a -> a.startsWith("FindCoordinator"));
         });

@@ -136,7 +136,8 @@ final class RunCommand implements Callable<Integer> {
             try {
                 return BarrierKind.parse(v);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "': use auto, debugger or wire");
+                throw new CommandLine.TypeConversionException("'" + value + "': use auto, " + java.util.Arrays.stream(BarrierKind.values())
+                        .map(BarrierKind::id).collect(java.util.stream.Collectors.joining(" or ")));
             }
         }
     }

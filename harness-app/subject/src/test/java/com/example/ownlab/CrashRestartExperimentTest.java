@@ -6,7 +6,6 @@ import io.replaylab.harness.subject.ReferenceLab;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.replaylab.evidence.Event;
@@ -19,7 +18,6 @@ import io.replaylab.harness.experiment.Experiments;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;

@@ -2,7 +2,6 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,20 +54,13 @@ final class DbFaultsExperiment {
             return e.finish(Outcome.notRun("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
                     + "proxy; this run's target is SQLite (give a PostgreSQL target: LabSettings.target)"));
         }
-        ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
-        List<LabContext.Part> parts = cells.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
-                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell))).toList();
-        List<Outcome> done = ctx.parts(parts);
-        Map<String, Outcome> byName = new LinkedHashMap<>();
+        Map<DbFaultCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, cells, DbFaultCell::id, DbFaultsExperiment::runCell);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
-        for (int i = 0; i < cells.size(); i++) {
-            byName.put(cells.get(i).toString(), done.get(i));
-            matrix.add(new Payload.MatrixCell(cells.get(i).toString(), "postgresql", done.get(i).status().name(), partName(cells.get(i)),
-                    cells.get(i).fault().meaning(), done.get(i).reason()));
-        }
+        outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), "postgresql", o.status().name(), partName(cell),
+                cell.fault().meaning(), o.reason())));
         e.record(Source.here("harness"), new Payload.Matrix("Database faults: fault × database", "fault",
                 cells.stream().map(DbFaultCell::toString).toList(), List.of("postgresql"), matrix));
-        return Verdicts.worstCell(e, byName, "every cell's fault fired in the PostgreSQL proxy");
+        return Verdicts.worstCell(e, outcomes, "every cell's fault fired in the PostgreSQL proxy");
     }
 
     static String partName(DbFaultCell cell) {

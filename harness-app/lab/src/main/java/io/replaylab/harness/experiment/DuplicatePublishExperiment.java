@@ -1,6 +1,5 @@
 package io.replaylab.harness.experiment;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,9 +40,6 @@ final class DuplicatePublishExperiment {
     static final String HOW = "a plain re-send of the raw records (key, value, headers and timestamp, to the same partition), as an "
             + "at-least-once producer writes after a retry; not a lost Produce answer on the wire";
 
-    /** Longer than a consumer's wait for data in a Fetch (fetch.max.wait.ms, librdkafka's fetch.wait.max.ms: 500 ms by default). */
-    private static final Duration FETCH_SETTLE = Duration.ofSeconds(1);
-
     private DuplicatePublishExperiment() {
     }
 
@@ -67,8 +63,18 @@ final class DuplicatePublishExperiment {
         Experiments.produce(ctx, e, ns);
 
         ctx.step("consumer A drains the topic into the target (" + inbox + ")");
-        LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(instance, topic, group, inbox));
-        FetchWatch fetches = null;
+        // the wire's word on delivery: the broker's Fetch answers to A, watched from before A starts (a Fetch sent before a watch opened
+        // is not read, nor its answer: opened later, the watch would miss a long poll still waiting when the records are re-sent)
+        FetchWatch fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
+        LabContext.Instance a;
+        try {
+            a = ctx.subjects().start(e, ctx.subjects().consumer(instance, topic, group, inbox));
+        } catch (RuntimeException x) {
+            if (fetches != null) {
+                fetches.close();
+            }
+            throw x;
+        }
         List<Republished> resent;
         OffsetSnapshot after;
         long handledBefore;
@@ -82,12 +88,6 @@ final class DuplicatePublishExperiment {
             handledBefore = handled(ctx.subjects().processingCounts(instance));
 
             ctx.step("publishing every " + EVERY + "th record again at new offsets of " + topic);
-            // the wire's word on delivery: the broker's Fetch answers to A from now on
-            fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
-            if (fetches != null) {
-                // a Fetch sent before the watch opened is not read, nor its answer: let A's pending long poll end first
-                Thread.sleep(FETCH_SETTLE.toMillis());
-            }
             resent = republish(ctx, topic, ctx.kafka().source(topic).parser());
             e.artifact(ctx.save(topic + "-republished", resent), "the records published again: original partition@offset, new offset, id");
             e.record(harness, new Payload.Note("published " + resent.size() + " record(s) again at new offsets (every " + EVERY + "th of the "

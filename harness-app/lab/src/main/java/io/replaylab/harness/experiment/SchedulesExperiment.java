@@ -6,7 +6,6 @@ import io.replaylab.evidence.process.Poll;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,14 +64,7 @@ final class SchedulesExperiment {
         e.limitation("One fault per cell, or one sequence of two (the second after the contention window, "
                 + ctx.settings().timeouts().contentionWindow() + "), at the first record A processes at that point; a fault between other "
                 + "instructions, or two faults at once, is not shown.");
-        ctx.step(selected.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
-        List<LabContext.Part> parts = selected.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
-                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell))).toList();
-        List<Outcome> done = ctx.parts(parts);
-        Map<ScheduleCell, Outcome> outcomes = new LinkedHashMap<>();
-        for (int i = 0; i < selected.size(); i++) {
-            outcomes.put(selected.get(i), done.get(i));
-        }
+        Map<ScheduleCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, selected, ScheduleCell::id, SchedulesExperiment::runCell);
         List<Payload.MatrixCell> cells = new ArrayList<>();
         for (ScheduleCell cell : ScheduleCell.every()) {
             Outcome o = outcomes.get(cell);
@@ -86,9 +78,7 @@ final class SchedulesExperiment {
         e.record(Source.here("harness"), new Payload.Matrix("Schedule: point × fault", "point",
                 Arrays.stream(CommitPoint.values()).map(CommitPoint::id).filter(p -> cells.stream().anyMatch(c -> c.row().equals(p))).toList(), columns,
                 cells));
-        Map<String, Outcome> byName = new LinkedHashMap<>();
-        outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
-        return Verdicts.worstCell(e, byName, "every cell's fault was confirmed at its point");
+        return Verdicts.worstCell(e, outcomes, "every cell's fault was confirmed at its point");
     }
 
     static String partName(ScheduleCell cell) {

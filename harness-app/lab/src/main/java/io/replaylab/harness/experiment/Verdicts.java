@@ -158,7 +158,9 @@ final class Verdicts {
      * check, when every cell PASSes ({@code confirmed} says what that confirms); else the worst
      * cell's status, naming it and its reason. The summary lists the cells that did not PASS.
      */
-    static Outcome worstCell(ExperimentRecorder e, Map<String, Outcome> cells, String confirmed) {
+    static Outcome worstCell(ExperimentRecorder e, Map<?, Outcome> outcomes, String confirmed) {
+        Map<String, Outcome> cells = new java.util.LinkedHashMap<>();
+        outcomes.forEach((cell, o) -> cells.put(cell.toString(), o));
         String worst = cells.keySet().stream().reduce((x, y) -> cells.get(y).status().ordinal() > cells.get(x).status().ordinal() ? y : x)
                 .orElseThrow();
         Outcome w = cells.get(worst);

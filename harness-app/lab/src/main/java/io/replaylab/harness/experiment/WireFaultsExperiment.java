@@ -2,7 +2,6 @@ package io.replaylab.harness.experiment;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -56,23 +55,14 @@ final class WireFaultsExperiment {
             return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
                     + "(the witness was turned off and the barrier is not the wire barrier)"));
         }
-        ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
-        List<LabContext.Part> parts = cells.stream().map(cell -> new LabContext.Part(partName(cell), List.of(REQUIREMENTS),
-                LabNamespace.of(ns.prefix() + "." + cell.id()), (c, cellNs, x) -> runCell(c, cellNs, x, cell))).toList();
-        List<Outcome> done = ctx.parts(parts);
-        Map<WireFaultCell, Outcome> outcomes = new LinkedHashMap<>();
-        for (int i = 0; i < cells.size(); i++) {
-            outcomes.put(cells.get(i), done.get(i));
-        }
+        Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::runCell);
         String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
         outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),
                 cell.fault().meaning(), o.reason())));
         e.record(Source.here("harness"), new Payload.Matrix("Wire faults: fault × group protocol", "fault",
                 cells.stream().map(WireFaultCell::toString).toList(), List.of(protocol), matrix));
-        Map<String, Outcome> byName = new LinkedHashMap<>();
-        outcomes.forEach((cell, o) -> byName.put(cell.toString(), o));
-        return Verdicts.worstCell(e, byName, "every cell's fault fired on the wire");
+        return Verdicts.worstCell(e, outcomes, "every cell's fault fired on the wire");
     }
 
     static String partName(WireFaultCell cell) {

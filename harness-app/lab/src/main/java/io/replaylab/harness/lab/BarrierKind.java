@@ -47,16 +47,18 @@ public enum BarrierKind {
         }
 
         public String display() {
-            return kind.name().toLowerCase(Locale.ROOT) + " (" + why() + ")";
+            return kind.id() + " (" + why() + ")";
         }
+    }
+
+    /** The kind's name in lower case, e.g. {@code wire}. */
+    public String id() {
+        return name().toLowerCase(Locale.ROOT);
     }
 
     /** {@code debugger} or {@code wire}. */
     public static BarrierKind parse(String s) {
-        return switch (s == null ? "" : s) {
-            case "debugger" -> DEBUGGER;
-            case "wire" -> WIRE;
-            default -> throw new IllegalArgumentException("a barrier is debugger or wire, was " + s);
-        };
+        return java.util.Arrays.stream(values()).filter(k -> k.id().equals(s)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                "a barrier is " + java.util.Arrays.stream(values()).map(BarrierKind::id).collect(java.util.stream.Collectors.joining(" or ")) + ", was " + s));
     }
 }

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,6 +85,20 @@ class DuplicatePublishExperimentTest {
                 && p.contains("a plain re-send of the raw records") && p.contains("not a lost Produce answer on the wire"));
         assertThat(x.events().stream().map(e -> e.payload().toString())).as("the oracle saw each re-sent id at two offsets, and counted it once")
                 .anyMatch(p -> p.contains("OracleVerdict") && p.contains("source-duplicates=15"));
+    }
+
+    /**
+     * A Fetch that waits long at the broker (librdkafka's fetch.wait.max.ms, 5 s here) may still be waiting when the records are
+     * published again, and its answer delivers them: the wire reads it, so the consumer's own setting does not cost it the proof.
+     */
+    @Test
+    void theSameConsumerWithALongFetchWaitIsConfirmedOnTheWireAndPasses(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir).env("FETCH_WAIT_MS", "5000")).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(check(x, "re-sent records delivered").actual())
+                .isEqualTo("15 of 15 re-sent offsets committed, 15 of them delivered to A by the broker's Fetch answers on the wire");
     }
 
     @Test

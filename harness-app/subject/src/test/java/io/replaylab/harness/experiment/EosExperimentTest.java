@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.check;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
@@ -8,16 +9,9 @@ import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Optional;
-import java.util.Set;
 
-import io.replaylab.barrier.CallOutcome;
-import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.FailKind;
-import io.replaylab.evidence.Outcome;
-import io.replaylab.evidence.RunRecorder;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
@@ -43,11 +37,6 @@ class EosExperimentTest {
     private static ExperimentEvidence only(Lab.LabResult r) {
         assertThat(r.evidence().experiments()).hasSize(1);
         return r.evidence().experiments().get(0);
-    }
-
-    private static Check check(ExperimentEvidence x, String name) {
-        return x.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow(() -> new AssertionError("no check " + name
-                + " in " + x.checks()));
     }
 
     /** Instance eos-B of the reference transform subject is replaced by {@code bCommand}; A is the reference one. */

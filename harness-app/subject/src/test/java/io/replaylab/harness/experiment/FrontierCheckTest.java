@@ -42,18 +42,10 @@ class FrontierCheckTest {
     @Test
     void aCommitAheadThatNoInstanceCanBeNamedForIsRecordedAndNeverKilledAndTheExperimentIsNotRun(LocalKafka kafka) throws Exception {
         String topic = topicOfFour(kafka);
-        Path db = dir.resolve("target.db");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-            s.execute("PRAGMA journal_mode=WAL");
-            s.execute("CREATE TABLE payment_ledger (payment_id TEXT, amount_cents INTEGER)");
-            s.execute("INSERT INTO payment_ledger VALUES ('id-0', 1), ('id-1', 1)");
-        }
         ExperimentRecorder e = RunRecorder.start(dir.resolve("run"), "t").experiment(CommitAheadExperiment.NAME, "R11");
-        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0)));
         boolean[] killed = {false};
-        try (Target target = Target.open(new TargetSpec("jdbc:sqlite:" + db, null,
-                "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"))) {
-            FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> target, List::of);
+        try (Target target = ledger("'id-0'", "'id-1'")) {
+            FrontierCheck check = new FrontierCheck(e, topic, index(kafka, topic), () -> target, List::of);
             check.crashAtFirstAhead("commit-ahead-A", i -> {
                 killed[0] = true;
                 return null;
@@ -76,6 +68,23 @@ class FrontierCheckTest {
         }
     }
 
+    /** The target: a SQLite ledger holding an effect of each of {@code applied} (SQL literals). */
+    private Target ledger(String... applied) throws Exception {
+        Path db = dir.resolve("target.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            s.execute("PRAGMA journal_mode=WAL");
+            s.execute("CREATE TABLE payment_ledger (payment_id TEXT, amount_cents INTEGER)");
+            s.execute("INSERT INTO payment_ledger VALUES " + java.util.Arrays.stream(applied).map(id -> "(" + id + ", 1)").collect(java.util.stream.Collectors.joining(", ")));
+        }
+        return Target.open(new TargetSpec("jdbc:sqlite:" + db, null, "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"));
+    }
+
+    /** The oracle's index of the topic's records, as the lab reads them (the key is the id). */
+    private static io.replaylab.oracle.SourceIndex index(LocalKafka kafka, String topic) throws Exception {
+        return TopicOracle.of(SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0))))
+                .index();
+    }
+
     /** A topic of one partition holding id-0 .. id-3. */
     private static String topicOfFour(LocalKafka kafka) throws Exception {
         String topic = "frontier-" + UUID.randomUUID();
@@ -95,8 +104,7 @@ class FrontierCheckTest {
     void aCommitTheLabCouldNotCheckLeavesItsRangeUncheckedAndThePassOfCommitAheadNotRun(LocalKafka kafka) throws Exception {
         String topic = topicOfFour(kafka);
         ExperimentRecorder e = RunRecorder.start(dir.resolve("run"), "t").experiment(CommitAheadExperiment.NAME, "R11");
-        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0)));
-        FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> {
+        FrontierCheck check = new FrontierCheck(e, topic, index(kafka, topic), () -> {
             throw new IllegalStateException("the target was closed");
         }, List::of);
 
@@ -114,17 +122,9 @@ class FrontierCheckTest {
     @Test
     void aShareAcknowledgementIsCheckedForExactlyTheRecordsItAcceptsAndOneAheadIsListedAsAnAcknowledgement(LocalKafka kafka) throws Exception {
         String topic = topicOfFour(kafka);
-        Path db = dir.resolve("share.db");
-        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
-            s.execute("PRAGMA journal_mode=WAL");
-            s.execute("CREATE TABLE payment_ledger (payment_id TEXT, amount_cents INTEGER)");
-            s.execute("INSERT INTO payment_ledger VALUES ('id-0', 1), ('id-2', 1)");
-        }
         ExperimentRecorder e = RunRecorder.start(dir.resolve("run"), "t").experiment(ShareAckAheadExperiment.NAME, "R11");
-        SourceSpec source = SourceSpec.topic(kafka.bootstrapServers(), topic).parser(RecordParsers.mapped(SourceMapping.of("key", "json:/amountCents", 0)));
-        try (Target target = Target.open(new TargetSpec("jdbc:sqlite:" + db, null,
-                "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"))) {
-            FrontierCheck check = new FrontierCheck(e, topic, TopicOracle.of(source).index(), () -> target, List::of);
+        try (Target target = ledger("'id-0'", "'id-2'")) {
+            FrontierCheck check = new FrontierCheck(e, topic, index(kafka, topic), () -> target, List::of);
 
             check.check(acknowledgement(topic, 0, 2)); // id-0 and id-2 applied; id-1 (offset 1, RELEASEd, say) is not among them
             check.check(acknowledgement(topic, 3));    // id-3: no effect yet

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.metric;
 import static io.replaylab.harness.experiment.Runs.on;
@@ -109,7 +110,7 @@ class LabTest {
         assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol.name)
                 .hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("on"));
         // the debugger holds A; the witness says whether its client refused the stale commit or sent it and the broker refused it
-        String said = x.checks().stream().filter(c -> c.name().equals("stale commit rejected")).findFirst().orElseThrow().actual();
+        String said = check(x, "stale commit rejected").actual();
         List<BarrierEvent.CommitWitnessed> aOnWire = witnessed(x, "rebalance-A");
         if (said.startsWith("refused by the client before sending")) {
             assertThat(said).contains("no OffsetCommit from A (member ").contains("after its hold; the client said ");

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -86,7 +87,7 @@ class PostgresWireTest {
         ExperimentEvidence x = experiment(r.evidence(), "schedules.after-db-commit.crash");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().confirmation()).as("the crash was confirmed at the held answer").isNotNull();
-        Check second = x.checks().stream().filter(c -> c.name().equals("no second effect")).findFirst().orElseThrow();
+        Check second = check(x, "no second effect");
         assertThat(second.status()).isEqualTo(Status.FAIL);
         assertThat(second.actual()).startsWith("1 duplicated").contains("schedules.after-db-commit.crash-");
         assertThat(x.events()).map(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
@@ -126,7 +127,7 @@ class PostgresWireTest {
 
         ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.lost-answer");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        Check second = x.checks().stream().filter(c -> c.name().equals("no second effect")).findFirst().orElseThrow();
+        Check second = check(x, "no second effect");
         assertThat(second.status()).isEqualTo(Status.FAIL);
         assertThat(second.actual()).startsWith("1 duplicated");
         assertThat(x.outcome().confirmation().description()).contains("ran the transaction of").contains("again");
@@ -138,7 +139,7 @@ class PostgresWireTest {
 
         ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        Check missing = x.checks().stream().filter(c -> c.name().equals("no missing effect")).findFirst().orElseThrow();
+        Check missing = check(x, "no missing effect");
         assertThat(missing.status()).isEqualTo(Status.FAIL);
         assertThat(missing.actual()).matches("1 missing: rl-[0-9a-f]+\\.db-faults\\.commit\\.error-40001-\\d+ .*");
         assertThat(x.outcome().confirmation().description()).contains("committed no transaction naming");

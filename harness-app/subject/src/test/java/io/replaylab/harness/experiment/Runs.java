@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import java.nio.file.Path;
 
+import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.MetricValue;
@@ -28,6 +29,13 @@ final class Runs {
         return Subject.javaCommand(PollingConsumerMain.class.getName(), ChildProcess.shortLived("-Xmx128m").toArray(String[]::new)) + " {bootstrap} {topic} {group}";
     }
 
+    /** The reference share consumer without its processing log: the lab cannot name the records it applied. */
+    static Subject shareWithoutProcessingLog() {
+        return Subject.javaMain(io.replaylab.harness.subject.ReferenceSubject.class.getName(), io.replaylab.harness.subject.ReferenceSubject.jvm("share-consume"),
+                java.util.List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}",
+                        "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
+    }
+
     /** Runs the lab of {@code b}, which has one experiment, and returns that experiment's evidence. */
     static ExperimentEvidence only(LabSettings.Builder b) throws Exception {
         LabSettings s = b.build();
@@ -40,6 +48,12 @@ final class Runs {
     static ExperimentEvidence experiment(RunEvidence r, String name) {
         return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
+    }
+
+    /** The check of that name in {@code x}'s evidence. */
+    static Check check(ExperimentEvidence x, String name) {
+        return x.checks().stream().filter(c -> c.name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no check " + name + " in " + x.checks()));
     }
 
     static MetricValue metric(RunEvidence r, String experiment, String name, String tag, String value) {

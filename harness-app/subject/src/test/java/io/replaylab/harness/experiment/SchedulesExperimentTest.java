@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,10 +51,6 @@ class SchedulesExperimentTest {
     private static Payload.Matrix matrix(RunEvidence r) {
         return payloads(experiment(r, "schedules")).stream().filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast).findFirst()
                 .orElseThrow();
-    }
-
-    private static Check failed(ExperimentEvidence x, String name) {
-        return x.checks().stream().filter(c -> c.name().equals(name)).findFirst().orElseThrow();
     }
 
     @Test
@@ -132,11 +129,11 @@ class SchedulesExperimentTest {
         assertThat(cell.outcome().status()).as(cell.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(cell.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
         assertThat(cell.outcome().confirmation()).as("the fault was confirmed: a FAIL, not a NOT_RUN").isNotNull();
-        Check missing = failed(cell, "no missing effect");
+        Check missing = check(cell, "no missing effect");
         assertThat(missing.status()).isEqualTo(Status.FAIL);
         assertThat(missing.actual()).as("named by message id and offset")
                 .matches("1 missing: rl-[0-9a-f]+\\.schedules\\.after-offset-commit\\.crash-\\d+ \\(p\\d+@\\d+, amount -?\\d+\\)");
-        Check hole = failed(cell, "no committed offset beyond a missing effect");
+        Check hole = check(cell, "no committed offset beyond a missing effect");
         assertThat(hole.status()).isEqualTo(Status.FAIL);
         assertThat(hole.actual()).as("the frontier names the hole").matches("1 holes?: \\S+-\\d+ committed \\d+ but offset \\d+ \\(\\S+\\) has no effect");
         assertThat(experiment(r.evidence(), "schedules").outcome().status()).isEqualTo(Status.FAIL);
@@ -149,7 +146,7 @@ class SchedulesExperimentTest {
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.crash");
         assertThat(cell.outcome().status()).as(cell.outcome().reason()).isEqualTo(Status.FAIL);
-        Check second = failed(cell, "no second effect");
+        Check second = check(cell, "no second effect");
         assertThat(second.status()).isEqualTo(Status.FAIL);
         assertThat(second.actual()).startsWith("1 duplicated");
         assertThat(matrix(r.evidence()).cell("before-offset-commit", "crash").orElseThrow().status()).isEqualTo("FAIL");

@@ -5,7 +5,6 @@ import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -102,10 +101,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheHeldRecordCannotBeNamed(LocalKafka kafka) throws Exception {
-        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
-                List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
-                        "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
-        ExperimentEvidence x = only(settings(kafka).shareSubject(noLog));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Runs.shareWithoutProcessingLog()));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");

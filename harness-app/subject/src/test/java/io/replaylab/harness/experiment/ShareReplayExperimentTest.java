@@ -5,14 +5,12 @@ import static io.replaylab.harness.experiment.Runs.only;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
-import java.util.List;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -52,10 +50,7 @@ class ShareReplayExperimentTest {
 
     @Test
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheRedeliveryCannotBeConfirmed(LocalKafka kafka) throws Exception {
-        Subject noLog = Subject.javaMain(ReferenceSubject.class.getName(), ReferenceSubject.jvm("share-consume"),
-                List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}", "--db",
-                        "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
-        ExperimentEvidence x = only(settings(kafka).shareSubject(noLog));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Runs.shareWithoutProcessingLog()));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("writes no processing log").contains("cannot confirm that it got the records again");

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Lab;

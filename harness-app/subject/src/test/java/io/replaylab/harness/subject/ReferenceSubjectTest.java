@@ -32,13 +32,7 @@ class ReferenceSubjectTest {
     Path dir;
 
     private JsonNode produce(LocalKafka kafka, LabNamespace ns, int count, int partitions, int malformed) throws Exception {
-        Path manifest = dir.resolve("manifest.json");
-        Process p = Launch.subject(dir, "producer", "produce", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(),
-                "--partitions", "" + partitions, "--count", "" + count, "--seed", "7", "--namespace", ns.prefix(),
-                "--malformed", "" + malformed, "--manifest", manifest.toString());
-        assertThat(Launch.await(p, 60)).as(Files.readString(dir.resolve("producer.err"))).isZero();
-        assertThat(Files.readString(dir.resolve("producer.out"))).startsWith("produced " + (count + malformed) + " records");
-        return Json.mapper().readTree(manifest.toFile());
+        return Launch.produce(dir, kafka, ns, count, partitions, malformed);
     }
 
     private Process consume(LocalKafka kafka, LabNamespace ns, String instance, String group, String inbox, String idle)
@@ -159,18 +153,13 @@ class ReferenceSubjectTest {
         String inbox = ns.inbox(1);
         Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT20S");
         Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT20S");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         // both in one generation, each with partitions: B alone at first had all four, and once drained them all before A joined
-        while (!(sharing(dir.resolve("A.assignments.jsonl")).isPresent()
-                && sharing(dir.resolve("A.assignments.jsonl")).equals(sharing(dir.resolve("B.assignments.jsonl"))))) {
-            assertThat(System.nanoTime()).as("A and B share the partitions in one generation within 60 s").isLessThan(deadline);
-            assertThat(a.isAlive() && b.isAlive()).as("both consumers still run").isTrue();
-            Thread.sleep(50);
-        }
+        Launch.until("A and B share the partitions in one generation", () -> sharing(dir.resolve("A.assignments.jsonl")).isPresent()
+                && sharing(dir.resolve("A.assignments.jsonl")).equals(sharing(dir.resolve("B.assignments.jsonl"))), a, b);
         produce(kafka, ns, 240, 4, 0);
 
-        assertThat(Launch.await(a, 120)).as(Files.readString(dir.resolve("A.err"))).isZero();
-        assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
+        Launch.exitsZero(dir, "A", a);
+        Launch.exitsZero(dir, "B", b);
 
         Path db = dir.resolve("target.db");
         assertThat(Db.count(db, "SELECT count(*) FROM ledger WHERE namespace = ?", inbox)).isEqualTo(240);
@@ -223,10 +212,7 @@ class ReferenceSubjectTest {
         produce(kafka, ns, 3000, 1, 0);
         Process a = consume(kafka, ns, "A", ns.group(), ns.inbox(1), null);
         Path log = dir.resolve("A.processing.jsonl");
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while ((!Files.exists(log) || Files.readAllLines(log).size() < 20) && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        Launch.until("A handled 20 records", () -> Files.exists(log) && Files.readAllLines(log).size() >= 20, a);
         a.destroy(); // SIGTERM in the middle of the topic, a record in hand
 
         assertThat(Launch.await(a, 30)).isZero();
@@ -248,10 +234,7 @@ class ReferenceSubjectTest {
             produce(own, ns, 300, 1, 0);
             Process a = consume(own, ns, "A", ns.group(), ns.inbox(1), null);
             Path log = dir.resolve("A.processing.jsonl");
-            long deadline = System.nanoTime() + 60_000_000_000L;
-            while ((!Files.exists(log) || Files.readAllLines(log).size() < 5) && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-            }
+            Launch.until("A handled 5 records", () -> Files.exists(log) && Files.readAllLines(log).size() >= 5, a);
             own.stop(); // the broker goes away under the consumer
             Thread.sleep(1000);
 

@@ -40,12 +40,7 @@ class ShareSubjectTest {
     Path dir;
 
     private JsonNode produce(LocalKafka kafka, LabNamespace ns, int count, int partitions, int malformed) throws Exception {
-        Path manifest = dir.resolve("manifest.json");
-        Process p = Launch.subject(dir, "producer", "produce", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(),
-                "--partitions", "" + partitions, "--count", "" + count, "--seed", "7", "--namespace", ns.prefix(),
-                "--malformed", "" + malformed, "--manifest", manifest.toString());
-        assertThat(Launch.await(p, 60)).as(Files.readString(dir.resolve("producer.err"))).isZero();
-        return Json.mapper().readTree(manifest.toFile());
+        return Launch.produce(dir, kafka, ns, count, partitions, malformed);
     }
 
     /**
@@ -158,17 +153,12 @@ class ShareSubjectTest {
         Process a = share(kafka, ns, "A", "PT6S");
         Process b = share(kafka, ns, "B", "PT6S");
         try (Admin admin = Clients.admin(kafka.bootstrapServers())) { // the records once both are members: else A may drain them alone
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (members(admin, ns.group()) < 2) {
-                assertThat(System.nanoTime()).as("both members joined within 60 s").isLessThan(deadline);
-                assertThat(a.isAlive() && b.isAlive()).as("both consumers still run").isTrue();
-                Thread.sleep(100);
-            }
+            Launch.until("both members joined", () -> members(admin, ns.group()) >= 2, a, b);
         }
         produce(kafka, ns, 200, 4, 0);
 
-        assertThat(Launch.await(a, 120)).as(Files.readString(dir.resolve("A.err"))).isZero();
-        assertThat(Launch.await(b, 120)).as(Files.readString(dir.resolve("B.err"))).isZero();
+        Launch.exitsZero(dir, "A", a);
+        Launch.exitsZero(dir, "B", b);
 
         Path db = dir.resolve("target.db");
         assertThat(ledger(ns)).isEqualTo(200);

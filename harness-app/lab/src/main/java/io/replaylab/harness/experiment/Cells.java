@@ -1,0 +1,35 @@
+package io.replaylab.harness.experiment;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.Outcome;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.kafka.LabNamespace;
+
+/** What the matrix experiments share: each cell a part of its own, in a namespace of its own, run side by side. */
+final class Cells {
+    private Cells() {
+    }
+
+    /** One cell's run, in its own namespace and evidence. */
+    interface Body<C> {
+        Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e, C cell) throws Exception;
+    }
+
+    /** Runs each cell as the part {@code experiment.id}, up to the run's parallel at a time; each cell's outcome, in the cells' order. */
+    static <C> Map<C, Outcome> run(LabContext ctx, LabNamespace ns, String experiment, String[] requirements, List<C> cells, Function<C, String> id,
+            Body<C> body) {
+        ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
+        List<Outcome> done = ctx.parts(cells.stream().map(cell -> new LabContext.Part(experiment + "." + id.apply(cell), List.of(requirements),
+                LabNamespace.of(ns.prefix() + "." + id.apply(cell)), (c, cellNs, x) -> body.run(c, cellNs, x, cell))).toList());
+        Map<C, Outcome> outcomes = new LinkedHashMap<>();
+        for (int i = 0; i < cells.size(); i++) {
+            outcomes.put(cells.get(i), done.get(i));
+        }
+        return outcomes;
+    }
+}
