@@ -13,6 +13,9 @@ per defect class of the lab's catalogue (README, "What catches what"):
 - AUTO_COMMIT ("1"): librdkafka's defaults, enable.auto.commit and enable.auto.offset.store: the offset
   is stored when poll returns and committed by a timer (AUTO_COMMIT_INTERVAL_MS, default 5000) whatever
   the handler did: a commit can run ahead of the database.
+- STORE_AFTER ("1"): a correct timer committer, as librdkafka's docs advise for at-least-once: enable.auto.commit
+  with enable.auto.offset.store off, and each record's offset stored only after its transaction; the timer
+  (AUTO_COMMIT_INTERVAL_MS) commits what was stored.
 - COMMIT_FIRST ("1"): the offset is committed before the record's transaction: a crash between the
   two loses the effect.
 - BATCH (N > 1): a correct batched consumer: up to N records per call, applied in ONE transaction
@@ -47,6 +50,8 @@ def main():
     ns = env.get("LEDGER_NS", "main")
     dedupe = env.get("DEDUPE", "1") != "0"
     auto_commit = env.get("AUTO_COMMIT") == "1"
+    store_after = env.get("STORE_AFTER") == "1"
+    commits = "timer" if auto_commit else "store" if store_after else "sync"
     by_position = env.get("INBOX_KEY", "id") == "position"
     swallow_busy = env.get("SWALLOW_BUSY") == "1"
     commit_first = env.get("COMMIT_FIRST") == "1"
@@ -63,7 +68,8 @@ def main():
         "bootstrap.servers": env["KAFKA_BOOTSTRAP"],
         "group.id": env["KAFKA_GROUP"],
         "client.id": env.get("CLIENT_ID", "payments"),
-        "enable.auto.commit": auto_commit,
+        "enable.auto.commit": auto_commit or store_after,
+        "enable.auto.offset.store": not store_after,
         "auto.commit.interval.ms": int(env.get("AUTO_COMMIT_INTERVAL_MS", "5000")),
         "auto.offset.reset": "earliest",
         "session.timeout.ms": 6000,
@@ -105,20 +111,20 @@ def main():
                 payment_id, cents = payment["paymentId"], int(payment["amountCents"])
             except (ValueError, KeyError, TypeError) as e:
                 print(f"skipping {msg.topic()}-{msg.partition()}@{msg.offset()}: {e}", flush=True)
-                commit(consumer, msg, auto_commit)
+                commit(consumer, msg, commits)
                 continue
             if commit_first:
-                commit(consumer, msg, auto_commit)
+                commit(consumer, msg, commits)
             inbox = ("payment_inbox_by_position", (ns, msg.partition(), msg.offset())) if by_position else ("payment_inbox", (ns, payment_id))
             try:
                 new = apply(db, ns, dedupe, inbox, payment_id, cents, payment.get("currency"), swallow_busy)
             except Busy as e:
                 print(f"db busy, skipping {msg.topic()}-{msg.partition()}@{msg.offset()} {payment_id}: {e}", flush=True)
-                commit(consumer, msg, auto_commit)
+                commit(consumer, msg, commits)
                 continue
             print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment_id} new={new}", flush=True)
             if not commit_first:
-                commit(consumer, msg, auto_commit)
+                commit(consumer, msg, commits)
     finally:
         consumer.close()
         db.close()
@@ -185,10 +191,13 @@ def transaction(db, work, swallow_busy):
     raise RuntimeError("the database stayed locked")
 
 
-def commit(consumer, msg, auto_commit):
-    if auto_commit:
+def commit(consumer, msg, commits):
+    if commits == "timer":
         return  # librdkafka stored the offset when poll returned; its timer commits it
     try:
+        if commits == "store":
+            consumer.store_offsets(message=msg)  # the timer commits it, and nothing the handler has not finished
+            return
         consumer.commit(message=msg, asynchronous=False)
     except KafkaException as e:
         print("commit failed:", e, flush=True)
