@@ -29,13 +29,6 @@ final class Runs {
         return Subject.javaCommand(PollingConsumerMain.class.getName(), ChildProcess.shortLived("-Xmx128m").toArray(String[]::new)) + " {bootstrap} {topic} {group}";
     }
 
-    /** The reference share consumer without its processing log: the lab cannot name the records it applied. */
-    static Subject shareWithoutProcessingLog() {
-        return Subject.javaMain(io.replaylab.harness.subject.ReferenceSubject.class.getName(), io.replaylab.harness.subject.ReferenceSubject.jvm("share-consume"),
-                java.util.List.of("consume", "--group-type", "share", "--bootstrap-server", "{bootstrap}", "--topic", "{topic}", "--group", "{group}",
-                        "--db", "{db}", "--namespace", "{namespace}", "--instance-id", "{instance}"), "the reference share consumer without its processing log");
-    }
-
     /** Runs the lab of {@code b}, which has one experiment, and returns that experiment's evidence. */
     static ExperimentEvidence only(LabSettings.Builder b) throws Exception {
         LabSettings s = b.build();

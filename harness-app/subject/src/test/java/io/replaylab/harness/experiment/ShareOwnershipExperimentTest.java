@@ -101,7 +101,7 @@ class ShareOwnershipExperimentTest {
 
     @Test
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheHeldRecordCannotBeNamed(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = only(settings(kafka).shareSubject(Runs.shareWithoutProcessingLog()));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " no-log=1")));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");

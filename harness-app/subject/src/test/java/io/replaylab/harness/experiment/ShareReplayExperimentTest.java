@@ -50,7 +50,7 @@ class ShareReplayExperimentTest {
 
     @Test
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheRedeliveryCannotBeConfirmed(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = only(settings(kafka).shareSubject(Runs.shareWithoutProcessingLog()));
+        ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " no-log=1")));
 
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("writes no processing log").contains("cannot confirm that it got the records again");

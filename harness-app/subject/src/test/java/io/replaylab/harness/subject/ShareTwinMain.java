@@ -35,9 +35,10 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * configures its group, over what the lab set); {@code hang-after-ack=N} hangs after {@code acknowledge} of its
  * N-th record, before the {@code commitSync} that would send it (the acknowledgement never leaves; say, a blocking call
  * between the two);
- * {@code stall-after=N} stops in the projection of its record N+1, the record acquired and never acknowledged.
+ * {@code stall-after=N} stops in the projection of its record N+1, the record acquired and never acknowledged;
+ * {@code no-log=1} keeps no processing log (the lab cannot name the records it applied).
  * Args: mode bootstrap topic group db namespace instance logdir [stall-first=MS] [stall-b=MS] [crash-at=N] [until-idle-ms=MS]
- * [lock-ms=MS] [hang-after-ack=N] [stall-after=N].
+ * [lock-ms=MS] [hang-after-ack=N] [stall-after=N] [no-log=1].
  */
 public final class ShareTwinMain {
     private ShareTwinMain() {
@@ -48,7 +49,7 @@ public final class ShareTwinMain {
                 .collect(Collectors.toMap(h -> h[0], h -> Integer.valueOf(h[1])));
         Integer idleMs = hooks.get("until-idle-ms");
         ShareInboxConsumer.Options o = new ShareInboxConsumer.Options(a[1], a[2], a[3], a[4], a[5], a[6], idleMs == null ? null : java.time.Duration.ofMillis(idleMs),
-                Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS, io.replaylab.kafka.ClientProperties.none());
+                hooks.containsKey("no-log") ? null : Path.of(a[7], a[6] + ".processing.jsonl"), ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS, io.replaylab.kafka.ClientProperties.none());
         // stall-b: an instance named ...-B (the lab's second one) never gets past its first record's transaction
         int stallFirst = a[6].endsWith("-B") && hooks.containsKey("stall-b") ? hooks.get("stall-b") : hooks.getOrDefault("stall-first", 0);
         if (hooks.containsKey("lock-ms")) {
