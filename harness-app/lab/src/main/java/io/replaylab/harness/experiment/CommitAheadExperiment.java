@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -9,6 +10,7 @@ import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.wire.CommitCheck;
+import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.barrier.wire.WireProxy;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -24,6 +26,7 @@ import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
+import io.replaylab.harness.lab.Timeouts;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -34,13 +37,14 @@ import io.replaylab.oracle.Comparison;
  * first commit that covers a record with no effect yet, and the group then drains as usual: a
  * record whose offset was stored before its effect is lost (missing effect, a hole in the
  * frontier). To give a commit timer (librdkafka's and Kafka's auto-commit, every 5 s by default)
- * its chance, A is held at its DB commit for {@link #WINDOW} while the check watches: a consumer
- * that stored the offset when poll returned commits it then, ahead of its transaction.
+ * its chance, A is held at its DB commit while the check watches ({@link #window}: longer than A took
+ * from its start to its first offset commit, at least {@link #WINDOW}): a consumer that stored the
+ * offset when poll returned commits it then, ahead of its transaction.
  */
 final class CommitAheadExperiment {
     static final String NAME = "commit-ahead";
     static final String[] REQUIREMENTS = {"R11", "R12"};
-    /** How long A is held at its DB commit for a timer's commit to come: longer than the usual 5 s auto-commit interval. */
+    /** The least A is held at its DB commit for a timer's commit to come: longer than the usual 5 s auto-commit interval. */
     static final Duration WINDOW = Duration.ofSeconds(8);
 
     private CommitAheadExperiment() {
@@ -77,7 +81,7 @@ final class CommitAheadExperiment {
             check.crashAtFirstAhead(aName, x -> held[0] != null && held[0].instance() == x ? held[0].crash() : ctx.subjects().crash(e, x));
             source.publishRest();
             if (held[0] != null) {
-                watchWhileHeld(ctx, e, held[0], check);
+                watchWhileHeld(ctx, e, held[0], check, group);
             }
             if (check.disarm().isPresent()) { // no kill after this look: a restart is decided here, and only here
                 LabContext.Instance again = ctx.subjects().start(e, spec); // the same name, a new process
@@ -113,7 +117,7 @@ final class CommitAheadExperiment {
         if (unavailable.isEmpty()) {
             try {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
-                        BarrierOptions.ofDefaults().holdTimeout(WINDOW.plus(ctx.settings().timeouts().handoffOrDefault())));
+                        BarrierOptions.ofDefaults().holdTimeout(Handoff.LONGEST.plus(ctx.settings().timeouts().handoffOrDefault())));
                 return held[0].instance();
             } catch (PointNotReached | PointUnreachable x) {
                 unavailable = Optional.of(x.getMessage());
@@ -124,8 +128,20 @@ final class CommitAheadExperiment {
         return null;
     }
 
-    /** A at its DB commit: up to {@link #WINDOW} for a commit of A's to come (and be killed at), then A goes on. */
-    private static void watchWhileHeld(LabContext ctx, ExperimentRecorder e, Held at, FrontierCheck check) throws InterruptedException {
+    /**
+     * How long A stays held at its DB commit for a commit of A's to come: longer than A took from its start to its first offset
+     * commit (a timer commits first one interval or more after its client started; a consumer that commits per record, once it
+     * read its first), at least {@link #WINDOW}, at most {@link Handoff#LONGEST}. A's first commit is the warm-up's: every barrier
+     * at the DB commit arms after it.
+     */
+    static Duration window(Instant started, Optional<Instant> firstCommit) {
+        Duration toFirst = firstCommit.map(f -> Duration.between(started, f)).filter(d -> !d.isNegative()).orElse(Duration.ZERO);
+        Duration w = toFirst.plus(toFirst.dividedBy(4)).plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.SECONDS); // a timer's jitter
+        return w.compareTo(WINDOW) < 0 ? WINDOW : w.compareTo(Handoff.LONGEST) > 0 ? Handoff.LONGEST : w;
+    }
+
+    /** A at its DB commit: up to its {@link #window} for a commit of A's to come (and be killed at), then A goes on. */
+    private static void watchWhileHeld(LabContext ctx, ExperimentRecorder e, Held at, FrontierCheck check, String group) throws InterruptedException {
         try {
             at.awaitArrival();
         } catch (BarrierTimeoutException t) {
@@ -135,12 +151,18 @@ final class CommitAheadExperiment {
             return;
         }
         check.killIfStillAhead(); // its commit ahead may have gone out just before the kill was armed
-        ctx.step("A held at its DB commit for up to " + WINDOW.toSeconds() + " s while the check watches its commits");
-        boolean killed = Poll.every(Duration.ofMillis(100)).upTo(WINDOW).until(() -> check.killedAt().isPresent());
+        Optional<Instant> first = ctx.kafka().witness().flatMap(w -> w.commits(group).stream().findFirst()).map(WitnessedCommit::sent);
+        Duration window = window(at.instance().started(), first);
+        String held = "A held at its DB commit for up to " + Timeouts.seconds(window) + " while the check watches its commits (" + first
+                .map(f -> "its first offset commit came " + Timeouts.seconds(Duration.between(at.instance().started(), f)) + " after its start")
+                .orElse("no offset commit of A's seen") + "; at least " + Timeouts.seconds(WINDOW) + ")";
+        ctx.step(held);
+        e.record(Source.here("harness"), new Payload.Note(held));
+        boolean killed = Poll.every(Duration.ofMillis(100)).upTo(window).until(() -> check.killedAt().isPresent());
         if (!killed) {
             at.barrier().release();
-            e.record(Source.here("harness"), new Payload.Note("A released after " + WINDOW.toSeconds() + " s at its DB commit: no commit of A's "
-                    + "covered the held record meanwhile"));
+            e.record(Source.here("harness"), new Payload.Note("A released after " + Timeouts.seconds(window) + " at its DB commit: no commit of "
+                    + "A's covered the held record meanwhile"));
         }
         at.untrace();
     }

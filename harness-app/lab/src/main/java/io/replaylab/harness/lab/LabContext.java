@@ -308,7 +308,7 @@ public final class LabContext {
         }
 
         /** When its process now was started. */
-        java.time.Instant started() {
+        public java.time.Instant started() {
             return started;
         }
 

@@ -1,0 +1,41 @@
+package io.replaylab.harness.experiment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+import org.junit.jupiter.api.Test;
+
+/** How long commit-ahead holds A at its DB commit: from A's own first offset commit, within the lab's floor and ceiling. */
+class CommitAheadWindowTest {
+    private static final Instant START = Instant.parse("2026-12-06T10:00:00Z");
+
+    private static Duration window(Duration toFirstCommit) {
+        return CommitAheadExperiment.window(START, Optional.of(START.plus(toFirstCommit)));
+    }
+
+    @Test
+    void aConsumerThatCommitsSoonAfterItStartsIsHeldForTheFloorThatOutlastsTheUsualFiveSecondTimer() {
+        assertThat(window(Duration.ofMillis(900))).isEqualTo(CommitAheadExperiment.WINDOW).isEqualTo(Duration.ofSeconds(8));
+        assertThat(window(Duration.ofSeconds(5))).isEqualTo(Duration.ofSeconds(8));
+    }
+
+    @Test
+    void aTimerWhoseFirstCommitCameLateIsWaitedForLongerThanItsInterval() {
+        assertThat(window(Duration.ofMillis(10_032))).isEqualTo(Duration.ofSeconds(13));
+        assertThat(window(Duration.ofSeconds(60))).isEqualTo(Duration.ofSeconds(76));
+    }
+
+    @Test
+    void theWaitIsCappedAtTheLongestTheLabWaitsForAConsumersTimeouts() {
+        assertThat(window(Duration.ofHours(1))).isEqualTo(Handoff.LONGEST);
+    }
+
+    @Test
+    void withNoCommitSeenOrOneBeforeTheStartTheFloorHolds() {
+        assertThat(CommitAheadExperiment.window(START, Optional.empty())).isEqualTo(Duration.ofSeconds(8));
+        assertThat(window(Duration.ofSeconds(-3))).isEqualTo(Duration.ofSeconds(8));
+    }
+}
