@@ -355,6 +355,7 @@ final class RunCommand implements Callable<Integer> {
         m.put("defects", Defect.all().stream().flatMap(d -> d.in(ev).stream().map(x -> {
             Map<String, Object> k = new LinkedHashMap<>();
             k.put("defect", d.description());
+            k.put("verdict", d.verdict(x).words());
             k.put("caughtBy", d.caughtBy());
             k.put("outcome", x.outcome().status().name());
             k.put("reason", x.outcome().reason());
@@ -442,7 +443,7 @@ final class RunCommand implements Callable<Integer> {
         return List.copyOf(byName.values());
     }
 
-    /** Defect class → what catches it → its outcome, for the classes whose experiment or cell the run had (all of them in a thorough run). */
+    /** Defect class → its verdict → what catches it, for the classes whose experiment or cell the run had (all of them in a thorough run). */
     static void printDefects(PrintWriter out, RunEvidence ev) {
         List<Defect> seen = Defect.all().stream().filter(d -> d.in(ev).isPresent()).toList();
         if (seen.isEmpty()) {
@@ -452,8 +453,9 @@ final class RunCommand implements Callable<Integer> {
         int width = seen.stream().mapToInt(d -> d.caughtBy().length()).max().orElse(10);
         for (Defect d : seen) {
             ExperimentEvidence x = d.in(ev).orElseThrow();
-            out.printf("  %-8s %-" + width + "s %s%n", x.outcome().status(), d.caughtBy(), d.description()
-                    + (x.outcome().status() == io.replaylab.evidence.Status.FAIL ? ": " + x.outcome().reason() : ""));
+            Defect.Verdict v = d.verdict(x);
+            out.printf("  %-10s %-" + width + "s %s%n", v.words(), d.caughtBy(), d.description()
+                    + (x.outcome().status() == io.replaylab.evidence.Status.PASS ? "" : ": " + d.decidedBy(x)));
         }
     }
 

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Report;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.RunSection;
@@ -20,40 +21,107 @@ import io.replaylab.evidence.Status;
  * @param caughtBy    the experiment (or {@code schedules.<point>.<fault>} cell) whose FAIL is this defect, as named in the evidence
  * @param shows       what its FAIL shows
  * @param fix         what a consumer does to be rid of it
+ * @param signature   how its FAIL reads in that experiment's evidence: a FAIL there for another reason is another defect's
  */
-public record Defect(String name, String description, String caughtBy, String shows, String fix) {
+public record Defect(String name, String description, String caughtBy, String shows, String fix, Signature signature) {
     /** Every delivery applied: no inbox, or one read outside the effect's transaction. */
     public static final Defect NO_INBOX = new Defect("NO_INBOX", "applies every delivery (no inbox, or the inbox outside the effect's transaction)",
             "rebalance", "a second effect of the record A and B both handled",
             "write the message's id into an inbox table in the same database transaction as the effect, and apply the effect only when that "
-                    + "row is new");
+                    + "row is new", Signature.failedCheck("no second effect"));
     /** After a reset, the consumer jumps to the log end (or never reads below its own position). */
     public static final Defect SKIPS_THE_REPLAY = new Defect("SKIPS_THE_REPLAY", "skips a replay (jumps to the log end after a reset)", "replay",
             "no fetch below the log end on the wire, though the offsets moved back",
-            "resume from the committed offset: no seek to the end on assignment (auto.offset.reset applies only to a group with no offset)");
+            "resume from the committed offset: no seek to the end on assignment (auto.offset.reset applies only to a group with no offset)",
+            Signature.faultNotObserved());
     /** The offset is committed before the effect's transaction: a timer's auto-commit, a commit-first loop, a batch committed before it is applied. */
     public static final Defect COMMITS_AHEAD = new Defect("COMMITS_AHEAD",
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
             "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead",
             "commit a record's offset only after its effect's transaction committed (enable.auto.commit=false, then commitSync after the DB "
-                    + "commit)");
+                    + "commit)", Signature.failedCheck("no missing effect"));
     /** A write that stays busy under contention is logged and skipped, and its offset committed. */
     public static final Defect SWALLOWS_BUSY_WRITES = new Defect("SWALLOWS_BUSY_WRITES",
             "swallows a busy database error under contention and commits the offset", "schedules.before-db-commit.hold-then-crash",
             "a missing effect: B skipped the record while A held the lock, then A died",
-            "retry a transaction the database refused (busy, a serialization failure, a deadlock) or stop; never commit the offset past it");
+            "retry a transaction the database refused (busy, a serialization failure, a deadlock) or stop; never commit the offset past it",
+            Signature.failedCheck("no missing effect"));
     /** The inbox is keyed by partition and offset, not by the message's identity. */
     public static final Defect POSITION_AS_IDENTITY = new Defect("POSITION_AS_IDENTITY", "takes a message's identity from its position (partition, offset)",
             "duplicate-publish", "a second effect of each message published again at a new offset",
-            "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset");
+            "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset",
+            Signature.failedCheck("no second effect"));
 
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
+        Objects.requireNonNull(signature, "signature");
+    }
+
+    /**
+     * How a defect's FAIL reads in its experiment's evidence: a named check failed with the fault confirmed, or (no check) the
+     * fault not observed, because the consumer never did what the fault needs (read the replay, say).
+     */
+    public record Signature(String failedCheck) {
+        public static Signature failedCheck(String name) {
+            return new Signature(Objects.requireNonNull(name, "name"));
+        }
+
+        public static Signature faultNotObserved() {
+            return new Signature(null);
+        }
+
+        /** Whether {@code x}'s FAIL is this defect. */
+        boolean shownBy(ExperimentEvidence x) {
+            return x.outcome().status() == Status.FAIL && (failedCheck == null ? x.outcome().failKind() == FailKind.FAULT_NOT_OBSERVED
+                    : x.outcome().failKind() == FailKind.CHECK_FAILED && checked(x, Status.FAIL));
+        }
+
+        /** Whether {@code x} rules it out: a PASS, or a FAIL of another check with the fault confirmed, this defect's check holding. */
+        boolean ruledOutBy(ExperimentEvidence x) {
+            return x.outcome().status() == Status.PASS || x.outcome().status() == Status.FAIL && x.outcome().failKind() == FailKind.CHECK_FAILED
+                    && (failedCheck == null || checked(x, Status.PASS));
+        }
+
+        private boolean checked(ExperimentEvidence x, Status status) {
+            return x.checks().stream().anyMatch(c -> c.name().equals(failedCheck) && c.status() == status);
+        }
+    }
+
+    /** What a run says of a defect class. */
+    public enum Verdict {
+        /** Its experiment FAILed the way this defect shows. */
+        CAUGHT("caught"),
+        /** Its experiment PASSed, or FAILed for another defect with this one's check holding. */
+        NOT_FOUND("not found"),
+        /** Its experiment was NOT_RUN, or FAILed in a way that says nothing of this defect. */
+        NOT_JUDGED("not judged");
+
+        private final String words;
+
+        Verdict(String words) {
+            this.words = words;
+        }
+
+        /** {@code caught}, {@code not found}, {@code not judged}. */
+        public String words() {
+            return words;
+        }
     }
 
     /** This class's experiment (or cell) in a run, if the run had it. */
     public Optional<ExperimentEvidence> in(RunEvidence run) {
         return run.experiments().stream().filter(x -> x.name().equals(caughtBy)).findFirst();
+    }
+
+    /** What {@code x}, this class's experiment, says of it. */
+    public Verdict verdict(ExperimentEvidence x) {
+        return signature.shownBy(x) ? Verdict.CAUGHT : signature.ruledOutBy(x) ? Verdict.NOT_FOUND : Verdict.NOT_JUDGED;
+    }
+
+    /** What decided the verdict, for people: the experiment's outcome, said to be another defect's when its FAIL is not this one. */
+    public String decidedBy(ExperimentEvidence x) {
+        return x.outcome().status() + (x.outcome().status() == Status.FAIL && !signature.shownBy(x) ? ", not this defect's: " : ": ")
+                + x.outcome().reason();
     }
 
     /**
@@ -71,14 +139,15 @@ public record Defect(String name, String description, String caughtBy, String sh
             List<List<Report.Cell>> rows = java.util.stream.IntStream.range(0, classes.size()).mapToObj(i -> {
                 Defect d = classes.get(i);
                 Optional<ExperimentEvidence> x = found.get(i);
-                Status s = x.map(e -> e.outcome().status()).orElse(null);
-                Report.Cell verdict = s == Status.FAIL ? Report.Cell.strong("caught").withClass("caught")
-                        : s == Status.PASS ? Report.Cell.strong("not found").withClass("absent")
-                        : Report.Cell.strong("not judged").withClass("unjudged");
-                String evidence = x.map(e -> e.outcome().status() + ": " + e.outcome().reason())
-                        .orElse("this run had no " + d.caughtBy() + " (run it, or thorough, to judge this class)");
+                Verdict v = x.map(d::verdict).orElse(Verdict.NOT_JUDGED);
+                Report.Cell verdict = Report.Cell.strong(v.words()).withClass(switch (v) {
+                    case CAUGHT -> "caught";
+                    case NOT_FOUND -> "absent";
+                    case NOT_JUDGED -> "unjudged";
+                });
+                String evidence = x.map(d::decidedBy).orElse("this run had no " + d.caughtBy() + " (run it, or thorough, to judge this class)");
                 return List.of(verdict, Report.Cell.text(d.description()), Report.Cell.code(d.caughtBy()).linkTo("#exp-" + d.caughtBy()),
-                        Report.Cell.text(evidence), Report.Cell.text(s == Status.PASS ? "" : d.fix()));
+                        Report.Cell.text(evidence), Report.Cell.text(v == Verdict.NOT_FOUND ? "" : d.fix()));
             }).toList();
             return Optional.of(Report.Section.of("Verdict by defect class", new Report.Table("defects",
                     List.of("verdict", "defect class", "judged by", "what decided it", "what a consumer does"), rows, null)));
