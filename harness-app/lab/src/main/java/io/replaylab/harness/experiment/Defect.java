@@ -90,21 +90,15 @@ public record Defect(String name, String description, String caughtBy, String sh
     /** What a run says of a defect class. */
     public enum Verdict {
         /** Its experiment FAILed the way this defect shows. */
-        CAUGHT("caught"),
+        CAUGHT,
         /** Its experiment PASSed, or FAILed for another defect with this one's check holding. */
-        NOT_FOUND("not found"),
+        NOT_FOUND,
         /** Its experiment was NOT_RUN, or FAILed in a way that says nothing of this defect. */
-        NOT_JUDGED("not judged");
-
-        private final String words;
-
-        Verdict(String words) {
-            this.words = words;
-        }
+        NOT_JUDGED;
 
         /** {@code caught}, {@code not found}, {@code not judged}. */
         public String words() {
-            return words;
+            return name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
         }
     }
 
