@@ -50,11 +50,16 @@ public record Comparison(Status status, String reason, Cut cut, String namespace
         return out;
     }
 
+    /** The check that fails when a record of the source has no effect (what a defect that loses records shows). */
+    public static final String NO_MISSING_EFFECT = "no missing effect";
+    /** The check that fails when a message has more than one effect (what a defect that applies twice shows). */
+    public static final String NO_SECOND_EFFECT = "no second effect";
+
     /** As evidence checks, each naming its requirement. */
     public List<Check> toChecks() {
         List<Check> checks = new ArrayList<>();
-        checks.add(zero("no missing effect", "R12", missing));
-        checks.add(zero("no second effect", "R12", duplicated));
+        checks.add(zero(NO_MISSING_EFFECT, "R12", missing));
+        checks.add(zero(NO_SECOND_EFFECT, "R12", duplicated));
         checks.add(zero("no unexpected effect", "R12", unexpected));
         checks.add(zero("amounts match exactly", "R12", mismatched));
         if (holes != null) {

@@ -10,6 +10,7 @@ import io.replaylab.evidence.Report;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.RunSection;
 import io.replaylab.evidence.Status;
+import io.replaylab.oracle.Comparison;
 
 /**
  * The defect classes the lab catches, each with the experiment (or cell) that catches it and what
@@ -28,7 +29,7 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final Defect NO_INBOX = new Defect("NO_INBOX", "applies every delivery (no inbox, or the inbox outside the effect's transaction)",
             "rebalance", "a second effect of the record A and B both handled",
             "write the message's id into an inbox table in the same database transaction as the effect, and apply the effect only when that "
-                    + "row is new", Signature.failedCheck("no second effect"));
+                    + "row is new", Signature.failedCheck(Comparison.NO_SECOND_EFFECT));
     /** After a reset, the consumer jumps to the log end (or never reads below its own position). */
     public static final Defect SKIPS_THE_REPLAY = new Defect("SKIPS_THE_REPLAY", "skips a replay (jumps to the log end after a reset)", "replay",
             "no fetch below the log end on the wire, though the offsets moved back",
@@ -39,18 +40,18 @@ public record Defect(String name, String description, String caughtBy, String sh
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
             "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead",
             "commit a record's offset only after its effect's transaction committed (enable.auto.commit=false, then commitSync after the DB "
-                    + "commit)", Signature.failedCheck("no missing effect"));
+                    + "commit)", Signature.failedCheck(Comparison.NO_MISSING_EFFECT));
     /** A write that stays busy under contention is logged and skipped, and its offset committed. */
     public static final Defect SWALLOWS_BUSY_WRITES = new Defect("SWALLOWS_BUSY_WRITES",
             "swallows a busy database error under contention and commits the offset", "schedules.before-db-commit.hold-then-crash",
             "a missing effect: B skipped the record while A held the lock, then A died",
             "retry a transaction the database refused (busy, a serialization failure, a deadlock) or stop; never commit the offset past it",
-            Signature.failedCheck("no missing effect"));
+            Signature.failedCheck(Comparison.NO_MISSING_EFFECT));
     /** The inbox is keyed by partition and offset, not by the message's identity. */
     public static final Defect POSITION_AS_IDENTITY = new Defect("POSITION_AS_IDENTITY", "takes a message's identity from its position (partition, offset)",
             "duplicate-publish", "a second effect of each message published again at a new offset",
             "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset",
-            Signature.failedCheck("no second effect"));
+            Signature.failedCheck(Comparison.NO_SECOND_EFFECT));
 
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
