@@ -136,8 +136,7 @@ final class RunCommand implements Callable<Integer> {
             try {
                 return BarrierKind.parse(v);
             } catch (IllegalArgumentException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "': use auto, " + java.util.Arrays.stream(BarrierKind.values())
-                        .map(BarrierKind::id).collect(java.util.stream.Collectors.joining(" or ")));
+                throw new CommandLine.TypeConversionException("'" + value + "': use auto, " + BarrierKind.ids());
             }
         }
     }
@@ -355,7 +354,7 @@ final class RunCommand implements Callable<Integer> {
         m.put("defects", Defect.all().stream().flatMap(d -> d.in(ev).stream().map(x -> {
             Map<String, Object> k = new LinkedHashMap<>();
             k.put("defect", d.description());
-            k.put("verdict", d.verdict(x).words());
+            k.put("verdict", d.verdict(ev).orElseThrow().words());
             k.put("caughtBy", d.caughtBy());
             k.put("outcome", x.outcome().status().name());
             k.put("reason", x.outcome().reason());
@@ -453,9 +452,8 @@ final class RunCommand implements Callable<Integer> {
         int width = seen.stream().mapToInt(d -> d.caughtBy().length()).max().orElse(10);
         for (Defect d : seen) {
             ExperimentEvidence x = d.in(ev).orElseThrow();
-            Defect.Verdict v = d.verdict(x);
-            out.printf("  %-10s %-" + width + "s %s%n", v.words(), d.caughtBy(), d.description()
-                    + (x.outcome().status() == io.replaylab.evidence.Status.PASS ? "" : ": " + d.decidedBy(x)));
+            out.printf("  %-10s %-" + width + "s %s%n", d.verdict(ev).orElseThrow().words(), d.caughtBy(), d.description()
+                    + (x.outcome().status() == io.replaylab.evidence.Status.PASS ? "" : ": " + d.decidedBy(ev).orElseThrow()));
         }
     }
 

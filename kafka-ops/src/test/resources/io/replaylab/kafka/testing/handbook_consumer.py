@@ -28,6 +28,7 @@ per defect class of the lab's catalogue (README, "What catches what"):
   (librdkafka's default is read_committed).
 - JOURNAL_MODE (default WAL): SQLite's journal mode; another (DELETE) makes every reader take a shared
   lock that a writer's COMMIT waits for.
+- MAX_POLL_INTERVAL_MS (default 10000): librdkafka's max.poll.interval.ms.
 - FETCH_WAIT_MS: librdkafka's fetch.wait.max.ms (default 500): how long a Fetch waits at the broker for data.
 Message: key = payment id, value {"paymentId": "...", "amountCents": 1250, "currency": "EUR"}.
 Per record, in ONE SQLite transaction: the payment id into payment_inbox and, only when new, the
@@ -74,7 +75,7 @@ def main():
         "auto.offset.reset": "earliest",
         "session.timeout.ms": 6000,
         "heartbeat.interval.ms": 1500,
-        "max.poll.interval.ms": 10000,
+        "max.poll.interval.ms": int(env.get("MAX_POLL_INTERVAL_MS", "10000")),
         **({"isolation.level": env["ISOLATION"]} if env.get("ISOLATION") else {}),
         **({"fetch.wait.max.ms": int(env["FETCH_WAIT_MS"])} if env.get("FETCH_WAIT_MS") else {}),
         **({"security.protocol": env["KAFKA_SECURITY_PROTOCOL"], "sasl.mechanism": env.get("KAFKA_SASL_MECHANISM", "PLAIN"),

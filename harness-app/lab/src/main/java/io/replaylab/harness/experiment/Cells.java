@@ -20,11 +20,11 @@ final class Cells {
         Outcome run(LabContext ctx, LabNamespace ns, ExperimentRecorder e, C cell) throws Exception;
     }
 
-    /** Runs each cell as the part {@code experiment.id}, up to the run's parallel at a time; each cell's outcome, in the cells' order. */
-    static <C> Map<C, Outcome> run(LabContext ctx, LabNamespace ns, String experiment, String[] requirements, List<C> cells, Function<C, String> id,
-            Body<C> body) {
+    /** Runs each cell as the part {@code partName}, up to the run's parallel at a time; each cell's outcome, in the cells' order. */
+    static <C> Map<C, Outcome> run(LabContext ctx, LabNamespace ns, String[] requirements, List<C> cells, Function<C, String> id,
+            Function<C, String> partName, Body<C> body) {
         ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
-        List<Outcome> done = ctx.parts(cells.stream().map(cell -> new LabContext.Part(experiment + "." + id.apply(cell), List.of(requirements),
+        List<Outcome> done = ctx.parts(cells.stream().map(cell -> new LabContext.Part(partName.apply(cell), List.of(requirements),
                 LabNamespace.of(ns.prefix() + "." + id.apply(cell)), (c, cellNs, x) -> body.run(c, cellNs, x, cell))).toList());
         Map<C, Outcome> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < cells.size(); i++) {

@@ -117,7 +117,7 @@ final class CommitAheadExperiment {
         if (unavailable.isEmpty()) {
             try {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
-                        BarrierOptions.ofDefaults().holdTimeout(Handoff.LONGEST.plus(ctx.settings().timeouts().handoffOrDefault())));
+                        BarrierOptions.ofDefaults().holdTimeout(Handoff.LONGEST.plus(Handoff.longest(ctx))));
                 return held[0].instance();
             } catch (PointNotReached | PointUnreachable x) {
                 unavailable = Optional.of(x.getMessage());
@@ -151,7 +151,9 @@ final class CommitAheadExperiment {
             return;
         }
         check.killIfStillAhead(); // its commit ahead may have gone out just before the kill was armed
-        Optional<Instant> first = ctx.kafka().witness().flatMap(w -> w.commits(group).stream().findFirst()).map(WitnessedCommit::sent);
+        // the first the client sent (a commit is listed once its fate is known); one sent before this process started is not A's now
+        Optional<Instant> first = ctx.kafka().witness().flatMap(w -> java.util.stream.Stream.concat(w.commits(group).stream(), w.inFlight().stream().filter(c -> group.equals(c.group())))
+                .min(java.util.Comparator.comparingLong(WitnessedCommit::seq))).map(WitnessedCommit::sent).filter(f -> !f.isBefore(at.instance().started()));
         Duration window = window(at.instance().started(), first);
         String held = "A held at its DB commit for up to " + Timeouts.seconds(window) + " while the check watches its commits (" + first
                 .map(f -> "its first offset commit came " + Timeouts.seconds(Duration.between(at.instance().started(), f)) + " after its start")

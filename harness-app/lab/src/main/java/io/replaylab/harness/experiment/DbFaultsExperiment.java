@@ -54,7 +54,8 @@ final class DbFaultsExperiment {
             return e.finish(Outcome.notRun("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
                     + "proxy; this run's target is SQLite (give a PostgreSQL target: LabSettings.target)"));
         }
-        Map<DbFaultCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, cells, DbFaultCell::id, DbFaultsExperiment::runCell);
+        Map<DbFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, DbFaultCell::id, DbFaultsExperiment::partName,
+                DbFaultsExperiment::runCell);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
         outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), "postgresql", o.status().name(), partName(cell),
                 cell.fault().meaning(), o.reason())));

@@ -23,35 +23,36 @@ import io.replaylab.oracle.Comparison;
  * @param shows       what its FAIL shows
  * @param fix         what a consumer does to be rid of it
  * @param signature   how its FAIL reads in that experiment's evidence: a FAIL there for another reason is another defect's
+ * @param sameSymptom a class whose FAIL in this class's experiment looks the same, which the run must rule out first (or null)
  */
-public record Defect(String name, String description, String caughtBy, String shows, String fix, Signature signature) {
+public record Defect(String name, String description, String caughtBy, String shows, String fix, Signature signature, Defect sameSymptom) {
     /** Every delivery applied: no inbox, or one read outside the effect's transaction. */
     public static final Defect NO_INBOX = new Defect("NO_INBOX", "applies every delivery (no inbox, or the inbox outside the effect's transaction)",
             "rebalance", "a second effect of the record A and B both handled",
             "write the message's id into an inbox table in the same database transaction as the effect, and apply the effect only when that "
-                    + "row is new", Signature.failedCheck(Comparison.NO_SECOND_EFFECT));
+                    + "row is new", Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_SECOND_EFFECT, io.replaylab.harness.experiment.Verdicts.COLLISION), null);
     /** After a reset, the consumer jumps to the log end (or never reads below its own position). */
     public static final Defect SKIPS_THE_REPLAY = new Defect("SKIPS_THE_REPLAY", "skips a replay (jumps to the log end after a reset)", "replay",
             "no fetch below the log end on the wire, though the offsets moved back",
             "resume from the committed offset: no seek to the end on assignment (auto.offset.reset applies only to a group with no offset)",
-            Signature.faultNotObserved());
+            Signature.failed(FailKind.FAULT_NOT_OBSERVED, io.replaylab.harness.experiment.Verdicts.REDELIVERED), null);
     /** The offset is committed before the effect's transaction: a timer's auto-commit, a commit-first loop, a batch committed before it is applied. */
     public static final Defect COMMITS_AHEAD = new Defect("COMMITS_AHEAD",
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
             "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead",
             "commit a record's offset only after its effect's transaction committed (enable.auto.commit=false, then commitSync after the DB "
-                    + "commit)", Signature.failedCheck(Comparison.NO_MISSING_EFFECT));
+                    + "commit)", Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_MISSING_EFFECT), null);
     /** A write that stays busy under contention is logged and skipped, and its offset committed. */
     public static final Defect SWALLOWS_BUSY_WRITES = new Defect("SWALLOWS_BUSY_WRITES",
             "swallows a busy database error under contention and commits the offset", "schedules.before-db-commit.hold-then-crash",
             "a missing effect: B skipped the record while A held the lock, then A died",
             "retry a transaction the database refused (busy, a serialization failure, a deadlock) or stop; never commit the offset past it",
-            Signature.failedCheck(Comparison.NO_MISSING_EFFECT));
+            Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_MISSING_EFFECT), COMMITS_AHEAD);
     /** The inbox is keyed by partition and offset, not by the message's identity. */
     public static final Defect POSITION_AS_IDENTITY = new Defect("POSITION_AS_IDENTITY", "takes a message's identity from its position (partition, offset)",
             "duplicate-publish", "a second effect of each message published again at a new offset",
             "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset",
-            Signature.failedCheck(Comparison.NO_SECOND_EFFECT));
+            Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_SECOND_EFFECT), NO_INBOX);
 
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
@@ -59,32 +60,31 @@ public record Defect(String name, String description, String caughtBy, String sh
     }
 
     /**
-     * How a defect's FAIL reads in its experiment's evidence: a named check failed with the fault confirmed, or (no check) the
-     * fault not observed, because the consumer never did what the fault needs (read the replay, say).
+     * How a defect's FAIL reads in its experiment's evidence: with this kind of FAIL, one of these checks failed (for a skipped
+     * replay, the redelivery check with the fault not observed). Ruled out by a PASS, or by a FAIL of another check with these
+     * holding.
      */
-    public record Signature(String failedCheck) {
-        public static Signature failedCheck(String name) {
-            return new Signature(Objects.requireNonNull(name, "name"));
+    public record Signature(FailKind kind, List<String> checks) {
+        public Signature {
+            Objects.requireNonNull(kind, "kind");
+            checks = List.copyOf(checks);
         }
 
-        public static Signature faultNotObserved() {
-            return new Signature(null);
+        public static Signature failed(FailKind kind, String... checks) {
+            return new Signature(kind, List.of(checks));
         }
 
         /** Whether {@code x}'s FAIL is this defect. */
         boolean shownBy(ExperimentEvidence x) {
-            return x.outcome().status() == Status.FAIL && (failedCheck == null ? x.outcome().failKind() == FailKind.FAULT_NOT_OBSERVED
-                    : x.outcome().failKind() == FailKind.CHECK_FAILED && checked(x, Status.FAIL));
+            return x.outcome().status() == Status.FAIL && x.outcome().failKind() == kind && x.checks().stream()
+                    .anyMatch(c -> checks.contains(c.name()) && c.status() == Status.FAIL);
         }
 
-        /** Whether {@code x} rules it out: a PASS, or a FAIL of another check with the fault confirmed, this defect's check holding. */
+        /** Whether {@code x} rules it out: a PASS, or a FAIL with the fault confirmed and these checks holding. */
         boolean ruledOutBy(ExperimentEvidence x) {
+            List<io.replaylab.evidence.Check> own = x.checks().stream().filter(c -> checks.contains(c.name())).toList();
             return x.outcome().status() == Status.PASS || x.outcome().status() == Status.FAIL && x.outcome().failKind() == FailKind.CHECK_FAILED
-                    && (failedCheck == null || checked(x, Status.PASS));
-        }
-
-        private boolean checked(ExperimentEvidence x, Status status) {
-            return x.checks().stream().anyMatch(c -> c.name().equals(failedCheck) && c.status() == status);
+                    && !own.isEmpty() && own.stream().allMatch(c -> c.status() == Status.PASS);
         }
     }
 
@@ -108,15 +108,36 @@ public record Defect(String name, String description, String caughtBy, String sh
         return run.experiments().stream().filter(x -> x.name().equals(caughtBy)).findFirst();
     }
 
-    /** What {@code x}, this class's experiment, says of it. */
+    /** What {@code x}, this class's experiment, says of it alone. */
     public Verdict verdict(ExperimentEvidence x) {
         return signature.shownBy(x) ? Verdict.CAUGHT : signature.ruledOutBy(x) ? Verdict.NOT_FOUND : Verdict.NOT_JUDGED;
     }
 
-    /** What decided the verdict, for people: the experiment's outcome, said to be another defect's when its FAIL is not this one. */
-    public String decidedBy(ExperimentEvidence x) {
-        return x.outcome().status() + (x.outcome().status() == Status.FAIL && !signature.shownBy(x) ? ", not this defect's: " : ": ")
-                + x.outcome().reason();
+    /**
+     * What {@code run} says of this class, if it had its experiment: caught only when the class with the same symptom (if any)
+     * was ruled out in the same run; else its FAIL may be that other class's, and this one is not judged.
+     */
+    public Optional<Verdict> verdict(RunEvidence run) {
+        return in(run).map(x -> verdict(x) == Verdict.CAUGHT && !sameSymptomRuledOut(run) ? Verdict.NOT_JUDGED : verdict(x));
+    }
+
+    private boolean sameSymptomRuledOut(RunEvidence run) {
+        return sameSymptom == null || sameSymptom.in(run).map(sameSymptom::verdict).orElse(Verdict.NOT_JUDGED) == Verdict.NOT_FOUND;
+    }
+
+    /** What decided the verdict in {@code run}, for people: the experiment's outcome, said to be another defect's when it may be. */
+    public Optional<String> decidedBy(RunEvidence run) {
+        return in(run).map(x -> {
+            String outcome = x.outcome().status() + ": " + x.outcome().reason();
+            if (x.outcome().status() != Status.FAIL) {
+                return outcome;
+            }
+            if (!signature.shownBy(x)) {
+                return x.outcome().status() + ", not this defect's: " + x.outcome().reason();
+            }
+            return sameSymptomRuledOut(run) ? outcome : x.outcome().status() + ", but '" + sameSymptom.description() + "' shows the same and "
+                    + sameSymptom.caughtBy() + " did not rule it out in this run: " + x.outcome().reason();
+        });
     }
 
     /**
@@ -126,21 +147,17 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final class Verdicts implements RunSection {
         @Override
         public Optional<Report.Section> of(RunEvidence run) {
-            List<Defect> classes = all();
-            List<Optional<ExperimentEvidence>> found = classes.stream().map(d -> d.in(run)).toList(); // each class looked up once
-            if (found.stream().allMatch(Optional::isEmpty)) {
+            if (all().stream().allMatch(d -> d.in(run).isEmpty())) {
                 return Optional.empty(); // a run of none of the classes' experiments (another lab's): nothing to say
             }
-            List<List<Report.Cell>> rows = java.util.stream.IntStream.range(0, classes.size()).mapToObj(i -> {
-                Defect d = classes.get(i);
-                Optional<ExperimentEvidence> x = found.get(i);
-                Verdict v = x.map(d::verdict).orElse(Verdict.NOT_JUDGED);
+            List<List<Report.Cell>> rows = all().stream().map(d -> {
+                Verdict v = d.verdict(run).orElse(Verdict.NOT_JUDGED);
                 Report.Cell verdict = Report.Cell.strong(v.words()).withClass(switch (v) {
                     case CAUGHT -> "caught";
                     case NOT_FOUND -> "absent";
                     case NOT_JUDGED -> "unjudged";
                 });
-                String evidence = x.map(d::decidedBy).orElse("this run had no " + d.caughtBy() + " (run it, or thorough, to judge this class)");
+                String evidence = d.decidedBy(run).orElse("this run had no " + d.caughtBy() + " (run it, or thorough, to judge this class)");
                 return List.of(verdict, Report.Cell.text(d.description()), Report.Cell.code(d.caughtBy()).linkTo("#exp-" + d.caughtBy()),
                         Report.Cell.text(evidence), Report.Cell.text(v == Verdict.NOT_FOUND ? "" : d.fix()));
             }).toList();

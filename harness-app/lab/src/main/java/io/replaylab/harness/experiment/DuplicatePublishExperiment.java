@@ -69,7 +69,7 @@ final class DuplicatePublishExperiment {
         LabContext.Instance a;
         try {
             a = ctx.subjects().start(e, ctx.subjects().consumer(instance, topic, group, inbox));
-        } catch (RuntimeException x) {
+        } catch (RuntimeException | Error x) {
             if (fetches != null) {
                 fetches.close();
             }

@@ -181,7 +181,7 @@ final class RebalanceExperiment {
             });
             long effectsAfterB = ctx.target().inbox(inbox).effectsOf(inFlightId);
             e.record(harness, new Payload.Note("after B processed " + inFlight + " past " + target + ": " + effectsAfterB + " effect(s) of " + inFlightId));
-            e.check(Check.of("no second effect from the old/new collision", "R9", "1 effect of " + inFlightId,
+            e.check(Check.of(Verdicts.COLLISION, "R9", "1 effect of " + inFlightId,
                     effectsAfterB + " effect(s)", effectsAfterB == 1));
 
             ctx.step("releasing A; its stale commit must be rejected");

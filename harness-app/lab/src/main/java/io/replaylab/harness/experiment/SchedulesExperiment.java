@@ -64,7 +64,8 @@ final class SchedulesExperiment {
         e.limitation("One fault per cell, or one sequence of two (the second after the contention window, "
                 + ctx.settings().timeouts().contentionWindow() + "), at the first record A processes at that point; a fault between other "
                 + "instructions, or two faults at once, is not shown.");
-        Map<ScheduleCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, selected, ScheduleCell::id, SchedulesExperiment::runCell);
+        Map<ScheduleCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, selected, ScheduleCell::id, SchedulesExperiment::partName,
+                SchedulesExperiment::runCell);
         List<Payload.MatrixCell> cells = new ArrayList<>();
         for (ScheduleCell cell : ScheduleCell.every()) {
             Outcome o = outcomes.get(cell);

@@ -28,6 +28,11 @@ import io.replaylab.oracle.Finding;
  * testing). The experiments gather the facts and call these.
  */
 final class Verdicts {
+    /** Replay's check that every record was delivered again after the reset. */
+    static final String REDELIVERED = "records delivered again";
+    /** Rebalance's check that the record A and B both handled has one effect. */
+    static final String COLLISION = "no second effect from the old/new collision";
+
     private Verdicts() {
     }
 
@@ -194,11 +199,11 @@ final class Verdicts {
      */
     static Optional<Outcome> redelivery(ExperimentRecorder e, long total, long records, long recommitted, long handled, String seen) {
         if (recommitted < total || handled < records || total == 0) {
-            e.check(Check.fail("records delivered again", "R5", records + " redelivered", seen));
+            e.check(Check.fail(REDELIVERED, "R5", records + " redelivered", seen));
             return Optional.of(e.finish(Outcome.faultNotObserved("no redelivery: after the reset to earliest the subject handled " + handled + " of "
                     + records + " records again (" + seen + ")")));
         }
-        e.check(Check.pass("records delivered again", "R5", records + " redelivered", seen + " (offsets 0 → end again)"));
+        e.check(Check.pass(REDELIVERED, "R5", records + " redelivered", seen + " (offsets 0 → end again)"));
         return Optional.empty();
     }
 

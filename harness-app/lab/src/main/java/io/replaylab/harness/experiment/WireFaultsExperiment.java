@@ -55,7 +55,8 @@ final class WireFaultsExperiment {
             return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
                     + "(the witness was turned off and the barrier is not the wire barrier)"));
         }
-        Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, NAME, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::runCell);
+        Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::partName,
+                WireFaultsExperiment::runCell);
         String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         List<Payload.MatrixCell> matrix = new ArrayList<>();
         outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),

@@ -56,9 +56,14 @@ public enum BarrierKind {
         return name().toLowerCase(Locale.ROOT);
     }
 
+    /** Every kind's id, as a person reads a choice: {@code debugger or wire}. */
+    public static String ids() {
+        return java.util.Arrays.stream(values()).map(BarrierKind::id).collect(java.util.stream.Collectors.joining(" or "));
+    }
+
     /** {@code debugger} or {@code wire}. */
     public static BarrierKind parse(String s) {
-        return java.util.Arrays.stream(values()).filter(k -> k.id().equals(s)).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                "a barrier is " + java.util.Arrays.stream(values()).map(BarrierKind::id).collect(java.util.stream.Collectors.joining(" or ")) + ", was " + s));
+        return java.util.Arrays.stream(values()).filter(k -> k.id().equals(s)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("a barrier is " + ids() + ", was " + s));
     }
 }

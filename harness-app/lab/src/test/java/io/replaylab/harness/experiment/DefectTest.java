@@ -35,29 +35,57 @@ class DefectTest {
                 outcome, List.of(), List.of(), List.of());
     }
 
-    private static final Check SECOND_EFFECT = Check.fail("no second effect", "R12", "0", "40 duplicated");
-    private static final Check NO_MISSING = Check.pass("no missing effect", "R12", "0", "0 missing");
+    private static io.replaylab.evidence.RunEvidence run(ExperimentEvidence... experiments) {
+        return new io.replaylab.evidence.RunEvidence(io.replaylab.evidence.RunEvidence.SCHEMA_VERSION, "run-t", java.time.Instant.EPOCH, java.time.Instant.EPOCH,
+                true, List.of(experiments), Outcome.combine(java.util.Arrays.stream(experiments).map(ExperimentEvidence::outcome).toList()), List.of());
+    }
 
-    /** A class is caught only by its own FAIL: the check its defect fails, or (a skipped replay) the fault it never lets happen. */
+    private static final Check SECOND_EFFECT = Check.fail("no second effect", "R12", "0", "40 duplicated");
+    private static final Check NO_SECOND_EFFECT = Check.pass("no second effect", "R12", "0", "0");
+    private static final Check NO_MISSING = Check.pass("no missing effect", "R12", "0", "0 missing");
+    private static final Check NOT_REDELIVERED = Check.fail("records delivered again", "R5", "40 redelivered", "0 handled again");
+    private static final Check REDELIVERED = Check.pass("records delivered again", "R5", "40 redelivered", "40 handled again");
+
+    /** A class is caught only by its own FAIL: the check its defect fails, with the kind of FAIL that defect gives. */
     @Test
     void aFailIsTheDefectWhoseSignatureItShowsAndRulesOutTheOthersItsChecksHeld() {
-        ExperimentEvidence doubled = ended("replay", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT, NO_MISSING);
-        ExperimentEvidence notRedelivered = ended("replay", Outcome.faultNotObserved("the records were not delivered again"));
+        ExperimentEvidence doubled = ended("replay", Outcome.checkFailed("check failed: no second effect (R12)"), REDELIVERED, SECOND_EFFECT, NO_MISSING);
+        ExperimentEvidence notRedelivered = ended("replay", Outcome.faultNotObserved("no redelivery"), NOT_REDELIVERED);
 
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(doubled)).as("the replay was read: its second effects say so").isEqualTo(Defect.Verdict.NOT_FOUND);
-        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(doubled)).isEqualTo("FAIL, not this defect's: check failed: no second effect (R12)");
+        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(doubled))).hasValue("FAIL, not this defect's: check failed: no second effect (R12)");
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(notRedelivered)).isEqualTo(Defect.Verdict.CAUGHT);
-        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(notRedelivered)).isEqualTo("FAIL: the records were not delivered again");
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(ended("replay", Outcome.faultNotObserved("the reset did not land"))))
+                .as("the lab's own reset failing says nothing of the consumer").isEqualTo(Defect.Verdict.NOT_JUDGED);
 
         ExperimentEvidence rebalance = ended("rebalance", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT);
         assertThat(Defect.NO_INBOX.verdict(rebalance)).isEqualTo(Defect.Verdict.CAUGHT);
+        assertThat(Defect.NO_INBOX.verdict(ended("rebalance", Outcome.checkFailed("collision"),
+                Check.fail("no second effect from the old/new collision", "R9", "1", "2")))).as("its direct check alone").isEqualTo(Defect.Verdict.CAUGHT);
         assertThat(Defect.NO_INBOX.verdict(ended("rebalance", Outcome.faultNotObserved("no handoff")))).as("no handoff says nothing of an inbox")
                 .isEqualTo(Defect.Verdict.NOT_JUDGED);
 
         ExperimentEvidence aheadButDoubled = ended("commit-ahead", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT, NO_MISSING);
         assertThat(Defect.COMMITS_AHEAD.verdict(aheadButDoubled)).as("nothing missing: no commit ran ahead").isEqualTo(Defect.Verdict.NOT_FOUND);
         assertThat(Defect.COMMITS_AHEAD.verdict(ended("commit-ahead", Outcome.notRun("no wire proxy")))).isEqualTo(Defect.Verdict.NOT_JUDGED);
-        assertThat(Defect.POSITION_AS_IDENTITY.verdict(ended("duplicate-publish", Outcome.checkFailed("x"),
-                Check.pass("no second effect", "R12", "0", "0")))).as("its FAIL another check's").isEqualTo(Defect.Verdict.NOT_FOUND);
+    }
+
+    /** Two classes with one symptom: a consumer with no inbox doubles duplicate-publish's re-sent messages too, not only a position-keyed one. */
+    @Test
+    void aClassWhoseSymptomAnotherClassSharesIsCaughtOnlyOnceTheRunRuledTheOtherOut() {
+        ExperimentEvidence republishDoubled = ended("duplicate-publish", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT);
+        ExperimentEvidence noInbox = ended("rebalance", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT);
+        // its inbox held (another check failed): one effect per message in rebalance
+        ExperimentEvidence inbox = ended("rebalance", Outcome.checkFailed("check failed: amounts match exactly (R12)"), NO_SECOND_EFFECT,
+                Check.fail("amounts match exactly", "R12", "0", "1 mismatched"));
+
+        assertThat(Defect.POSITION_AS_IDENTITY.verdict(run(republishDoubled, inbox))).hasValue(Defect.Verdict.CAUGHT);
+        assertThat(Defect.POSITION_AS_IDENTITY.verdict(run(republishDoubled, noInbox))).hasValue(Defect.Verdict.NOT_JUDGED);
+        assertThat(Defect.POSITION_AS_IDENTITY.decidedBy(run(republishDoubled, noInbox))).hasValueSatisfying(t -> assertThat(t)
+                .startsWith("FAIL, but 'applies every delivery (no inbox, or the inbox outside the effect's transaction)' shows the same and "
+                        + "rebalance did not rule it out in this run: "));
+        assertThat(Defect.POSITION_AS_IDENTITY.verdict(run(republishDoubled))).as("no rebalance in the run").hasValue(Defect.Verdict.NOT_JUDGED);
+        assertThat(Defect.NO_INBOX.verdict(run(republishDoubled, noInbox))).hasValue(Defect.Verdict.CAUGHT);
+        assertThat(Defect.SWALLOWS_BUSY_WRITES.sameSymptom()).isEqualTo(Defect.COMMITS_AHEAD);
     }
 }

@@ -46,7 +46,7 @@ class CommitAheadExperimentTest {
     @Test
     void anAutoCommittingConsumerIsKilledAtItsTimersCommitAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(handbookSettings(kafka, 40)
-                .subject(Handbook.consumer(dir).env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000")));
+                .subject(Handbook.consumer(dir).env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000").env("MAX_POLL_INTERVAL_MS", "60000")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
@@ -62,7 +62,7 @@ class CommitAheadExperimentTest {
     @Test
     void aTimerCommitterThatStoresEachOffsetAfterItsTransactionPassesHeldPastItsInterval(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(handbookSettings(kafka, 40)
-                .subject(Handbook.consumer(dir).env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000")));
+                .subject(Handbook.consumer(dir).env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000").env("MAX_POLL_INTERVAL_MS", "60000")));
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
