@@ -135,8 +135,12 @@ public record Defect(String name, String description, String caughtBy, String sh
             if (!signature.shownBy(x)) {
                 return x.outcome().status() + ", not this defect's: " + x.outcome().reason();
             }
-            return sameSymptomRuledOut(run) ? outcome : x.outcome().status() + ", but '" + sameSymptom.description() + "' shows the same and "
-                    + sameSymptom.caughtBy() + " did not rule it out in this run: " + x.outcome().reason();
+            if (sameSymptomRuledOut(run)) {
+                return outcome;
+            }
+            boolean caught = sameSymptom.verdict(run).orElse(Verdict.NOT_JUDGED) == Verdict.CAUGHT;
+            return x.outcome().status() + ", but '" + sameSymptom.description() + "' shows the same and " + sameSymptom.caughtBy()
+                    + (caught ? " caught that" : " did not rule it out") + " in this run: " + x.outcome().reason();
         });
     }
 
