@@ -443,12 +443,15 @@ final class AdminKafkaOps implements KafkaOps {
     }
 
     @Override
-    public java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, PartitionRef partition, Set<String> previousOwners, Duration timeout,
+    public java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, Set<PartitionRef> partitions, Set<String> previousOwners, Duration timeout,
             java.util.function.Consumer<OffsetSnapshot> eachLook) throws InterruptedException {
+        if (partitions.isEmpty()) {
+            throw new IllegalArgumentException("no partition to watch in group " + group);
+        }
         java.util.function.Predicate<OffsetSnapshot> moved = s -> s.members().stream()
-                .anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().contains(partition));
+                .anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().stream().anyMatch(partitions::contains));
         OffsetSnapshot last = Poll.every(Duration.ofMillis(200)).upTo(timeout).until(() -> {
-            OffsetSnapshot s = describe(group, Set.of(partition));
+            OffsetSnapshot s = describe(group, partitions);
             eachLook.accept(s);
             return s;
         }, moved);

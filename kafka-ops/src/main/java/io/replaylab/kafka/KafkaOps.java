@@ -152,15 +152,15 @@ public interface KafkaOps extends AutoCloseable {
     OffsetSnapshot awaitInactive(String group, Duration timeout) throws InterruptedException;
 
     /**
-     * Waits until a member whose id is not in {@code previousOwners} owns {@code partition} in the
-     * group's description: a rebalance moved it (the handoff of the rebalance experiment).
+     * Waits until a member whose id is not in {@code previousOwners} owns one of {@code partitions} in
+     * the group's description: a rebalance moved it (the handoff of the rebalance experiment).
      * {@code eachLook} sees every description taken, e.g. to record each assignment change, before
      * that description is judged; {@code previousOwners} is read at each look, so {@code eachLook}
      * may add to it a member that counts as a previous owner (the same client joined again).
      *
      * @return the description that showed the new owner, or empty on timeout
      */
-    java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, PartitionRef partition, java.util.Set<String> previousOwners,
+    java.util.Optional<OffsetSnapshot> awaitOwnerChange(String group, java.util.Set<PartitionRef> partitions, java.util.Set<String> previousOwners,
             Duration timeout, java.util.function.Consumer<OffsetSnapshot> eachLook) throws InterruptedException;
 
     /** Admin requests sent so far by this instance (for benchmarks). */

@@ -59,7 +59,7 @@ class GroupWaitsTest {
                 a.poll(Duration.ofMillis(100));
             }
             Set<String> owners = ops.describe(ns.group()).members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
-            assertThat(ops.awaitOwnerChange(ns.group(), p0, owners, Duration.ofMillis(600), s -> { })).as("A still owns it").isEmpty();
+            assertThat(ops.awaitOwnerChange(ns.group(), Set.of(p0), owners, Duration.ofMillis(600), s -> { })).as("A still owns it").isEmpty();
 
             Thread b = new Thread(() -> { // B joins and keeps polling; A leaves, so the partition moves to B
                 try (KafkaConsumer<String, String> c = Clients.consumer(kafka.bootstrapServers(), ns.group())) {
@@ -74,10 +74,10 @@ class GroupWaitsTest {
             List<OffsetSnapshot> looks = new ArrayList<>();
             try {
                 Set<String> growing = new HashSet<>(owners);
-                assertThat(ops.awaitOwnerChange(ns.group(), p0, growing, Duration.ofSeconds(3), s -> s.members().forEach(m -> growing.add(m.memberId()))))
+                assertThat(ops.awaitOwnerChange(ns.group(), Set.of(p0), growing, Duration.ofSeconds(3), s -> s.members().forEach(m -> growing.add(m.memberId()))))
                         .as("a look that counts every member among the previous owners, B too, sees no change").isEmpty();
                 assertThat(growing).as("B was looked at").hasSizeGreaterThan(owners.size());
-                OffsetSnapshot moved = ops.awaitOwnerChange(ns.group(), p0, owners, Duration.ofSeconds(30), looks::add).orElseThrow();
+                OffsetSnapshot moved = ops.awaitOwnerChange(ns.group(), Set.of(p0), owners, Duration.ofSeconds(30), looks::add).orElseThrow();
                 assertThat(moved.members()).anyMatch(m -> !owners.contains(m.memberId()) && m.assignment().contains(p0));
                 assertThat(looks.get(looks.size() - 1)).isEqualTo(moved);
             } finally {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """A handbook-like payment producer on librdkafka, configured by environment variables: COUNT
 payments to KAFKA_TOPIC at KAFKA_BOOTSTRAP, key = payment id, value {"paymentId", "amountCents",
-"currency"}; ids start with PAYMENT_PREFIX (default "pay"). Nothing of replay-lab inside it.
+"currency"}; ids start with PAYMENT_PREFIX (default "pay"); PARTITION (optional): every payment to that one
+partition, not by its key. Nothing of replay-lab inside it.
 """
 import json
 import os
@@ -17,11 +18,12 @@ def main():
     prefix = env.get("PAYMENT_PREFIX", "pay")
     producer = Producer({"bootstrap.servers": env["KAFKA_BOOTSTRAP"], "acks": "all", "enable.idempotence": True})
     rnd = random.Random(11)
+    at = {"partition": int(env["PARTITION"])} if env.get("PARTITION") else {}
     failed = []
     for i in range(count):
         payment_id = f"{prefix}-{i:05d}"
         value = {"paymentId": payment_id, "amountCents": rnd.randint(1, 100_000), "currency": "EUR"}
-        producer.produce(env["KAFKA_TOPIC"], key=payment_id.encode(), value=json.dumps(value).encode(),
+        producer.produce(env["KAFKA_TOPIC"], key=payment_id.encode(), value=json.dumps(value).encode(), **at,
                          on_delivery=lambda err, _msg: err and failed.append(err))
         producer.poll(0)
     left = producer.flush(30)

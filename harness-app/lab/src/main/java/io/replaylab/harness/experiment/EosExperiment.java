@@ -131,13 +131,13 @@ final class EosExperiment {
             ctx.step("waiting for " + aOwns + " to move to B (" + wait.says() + ")");
             try (wait) {
                 for (PartitionRef p : aOwns) {
-                    Event moved = RebalanceExperiment.awaitHandoff(ctx, e, group, p, aMembers, a, List.of(a, b), wait.waitFor());
+                    Handoff.Moved moved = RebalanceExperiment.awaitHandoff(ctx, e, group, Set.of(p), aMembers, a, List.of(a, b), wait.waitFor());
                     if (moved == null) {
                         barrier.release();
                         e.check(Check.fail("A's partitions moved to B while A was held", "R8", p + " owned by another member", "never moved"));
                         return e.finish(wait.none("no handoff: " + p + " stayed with A for " + wait.waitFor()));
                     }
-                    handoff = moved;
+                    handoff = moved.event();
                 }
             }
             e.check(Check.pass("A's partitions moved to B while A was held", "R8", aOwns + " owned by another member",

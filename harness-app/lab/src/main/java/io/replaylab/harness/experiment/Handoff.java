@@ -9,6 +9,7 @@ import java.util.Set;
 import io.replaylab.barrier.wire.ArmedFault;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
+import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Source;
@@ -16,6 +17,7 @@ import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.Timeouts;
+import io.replaylab.kafka.PartitionRef;
 
 /**
  * How long a held A's partition takes to move, from A's own timeouts as its client sent them on
@@ -28,6 +30,10 @@ import io.replaylab.harness.lab.Timeouts;
  * was dropped.
  */
 final class Handoff implements AutoCloseable {
+    /** A handoff seen: the group description's event that shows it, and the watched partition that moved. */
+    record Moved(Event event, PartitionRef partition) {
+    }
+
     /** The longest the lab waits for a handoff its consumer's timeouts ask for; a consumer that needs more is NOT_RUN, named. */
     static final Duration LONGEST = Duration.ofMinutes(10);
 

@@ -157,7 +157,8 @@ final class RebalanceExperiment {
             ctx.step("waiting for " + inFlight + " to move to B (" + wait.says() + ")");
             Event handoff;
             try (wait) {
-                handoff = awaitHandoff(ctx, e, group, inFlight, aMembers, a, List.of(a, b), wait.waitFor());
+                Handoff.Moved moved = awaitHandoff(ctx, e, group, Set.of(inFlight), aMembers, a, List.of(a, b), wait.waitFor());
+                handoff = moved == null ? null : moved.event();
             }
             if (handoff == null) {
                 barrier.release();
@@ -306,9 +307,9 @@ final class RebalanceExperiment {
     }
 
     /**
-     * Waits (kafka-ops) for a member that is not A to own {@code p}, recording each ownership change
+     * Waits (kafka-ops) for a member that is not A to own one of {@code watched}, recording each ownership change
      * (a member is named by the instance in {@code needed} whose name is its client id, else by its
-     * client id); returns the event that shows the handoff, or null. A's members are those in
+     * client id); returns the event that shows the handoff and the partition that moved, or null. A's members are those in
      * {@code aMembers} and, while A's own process is one of {@code needed}, any whose client id is
      * A's instance name: the same process that left and joined again as a new member (a client that
      * re-subscribes after a failed commit, say) and took the partition back is not a handoff to B.
@@ -316,15 +317,15 @@ final class RebalanceExperiment {
      * its taking the partition is a handoff.) Every instance in {@code needed} must stay running
      * ({@link io.replaylab.harness.lab.LabSubjects#checkpoint}).
      */
-    static Event awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, PartitionRef p, Set<String> aMembers,
+    static Handoff.Moved awaitHandoff(LabContext ctx, ExperimentRecorder e, String group, Set<PartitionRef> watched, Set<String> aMembers,
             LabContext.Instance a, List<LabContext.Instance> needed, Duration timeout) throws InterruptedException {
         Map<String, List<String>> last = new HashMap<>();
         Set<String> aIds = new HashSet<>(aMembers);
         Set<String> aClientIds = new HashSet<>();
         boolean sameProcess = needed.contains(a);
-        Event[] handoff = {null};
+        Handoff.Moved[] handoff = {null};
         LabContext.Instance[] live = needed.toArray(LabContext.Instance[]::new);
-        ctx.kafka().ops().awaitOwnerChange(group, p, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
+        ctx.kafka().ops().awaitOwnerChange(group, watched, aIds, timeout, s -> { // a rejoined A is added to aIds before the look is judged
             for (LabContext.Instance i : live) { // A, held or frozen, is the barrier's: its exit ends the wait (no restart)
                 if (i == a) {
                     ctx.subjects().checkpointHeld(i);
@@ -349,8 +350,9 @@ final class RebalanceExperiment {
                             new OffsetsEvent.AssignmentChanged(name, "owns", parts,
                                     m.memberEpoch() == null ? null : m.memberEpoch().toString(),
                                     "group description (" + s.state().display() + ", member " + m.memberId() + ")"));
-                    if (!isA && m.assignment().contains(p)) {
-                        handoff[0] = ev;
+                    Optional<PartitionRef> moved = isA ? Optional.empty() : m.assignment().stream().filter(watched::contains).findFirst();
+                    if (moved.isPresent()) {
+                        handoff[0] = new Handoff.Moved(ev, moved.get());
                         if (sameProcess && aClientIds.contains(m.clientId())) { // the look that ends the wait: once
                             e.record(Source.here("harness"), new Payload.Note("the new owner " + m.memberId() + " uses A's client.id " + m.clientId()
                                     + ": it is told apart from an A that joined again only by its member id (give each instance its own"

@@ -136,10 +136,15 @@ final class SchedulesExperiment {
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
-            PartitionRef watched = arrival.offsets().stream().map(o -> new PartitionRef(o.topic(), o.partition())).findFirst()
-                    .or(() -> atPoint.members().stream().flatMap(m -> m.assignment().stream()).findFirst())
-                    .or(() -> aAloneAndDropped(e, cell, atPoint, topic))
-                    .orElseThrow(() -> new IllegalStateException("A reached " + cell.point().id() + " owning no partition of " + topic));
+            // every partition A's held commit carries: the hazard is any of them moving to B, and a commit that carries several
+            // (a timer's, a batch's) may keep the first with A while another moves; a point before any offset watches A's first
+            Set<PartitionRef> watched = arrival.offsets().isEmpty()
+                    ? Set.of(atPoint.members().stream().flatMap(m -> m.assignment().stream()).findFirst()
+                            .or(() -> aAloneAndDropped(e, cell, atPoint, topic))
+                            .orElseThrow(() -> new IllegalStateException("A reached " + cell.point().id() + " owning no partition of " + topic)))
+                    : arrival.offsets().stream().map(o -> new PartitionRef(o.topic(), o.partition()))
+                            .collect(Collectors.toCollection(java.util.LinkedHashSet::new));
+            String watching = named(watched);
 
             Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
             Handoff wait = Handoff.of(ctx, e, group, aMembers);
@@ -151,27 +156,29 @@ final class SchedulesExperiment {
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer(cell.id() + "-B", topic, group, inbox));
             at.alsoStop(b);
             live.add(b);
-            Steps then = new Steps(ctx, e, cell, at, arrival, b, group, ctx.subjects().consumer(aName, topic, group, inbox), watched);
+            Steps then = new Steps(ctx, e, cell, at, arrival, b, group, ctx.subjects().consumer(aName, topic, group, inbox));
             if (!cell.fault().leavesARunning()) {
                 live.add(then.restartA()); // the same instance name, a new process
             }
-            ctx.step("waiting for " + watched + " to move to another member (" + wait.says() + ")");
-            Event handoff;
+            ctx.step("waiting for " + (watched.size() == 1 ? "" : "one of ") + watching + " to move to another member (" + wait.says() + ")");
+            Handoff.Moved moved;
             try (wait) {
-                handoff = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, wait.waitFor());
+                moved = RebalanceExperiment.awaitHandoff(ctx, e, group, watched, aMembers, a, live, wait.waitFor());
             }
-            if (handoff == null) {
+            if (moved == null) {
                 Optional<String> stayed = cell.fault().leavesARunning()
                         ? stayedInTheGroup(ctx, group, watched, aMembers, a, cell.fault().done() + " at " + cell.point().id(), wait.waitFor())
                         : Optional.empty();
                 if (stayed.isPresent()) {
                     return e.finish(Outcome.notRun(stayed.get()));
                 }
-                return e.finish(wait.none("no handoff: " + watched + " stayed with A's member for " + wait.waitFor()
+                return e.finish(wait.none("no handoff: " + watching + " stayed with A's member for " + wait.waitFor()
                         + " after A was " + cell.fault().done()
                         + (cell.point() == CommitPoint.BEFORE_DB_COMMIT && cell.fault().leavesARunning()
                                 ? " (A holds its DB transaction open: does a new instance wait for that lock before it joins the group?)" : "")));
             }
+            Event handoff = moved.event();
+            then.moved(moved.partition());
             Optional<Event> second;
             try {
                 second = cell.fault().afterHandoff(then);
@@ -188,7 +195,7 @@ final class SchedulesExperiment {
             e.record(Source.here("harness"), settled.toPayload("after recovery"));
             Comparison c = ctx.target().judge(e, topic, inbox, group);
             String firstStep = cell.fault().id() + " at " + cell.point().id() + (cell.fault().isSequence() ? ": " + cell.fault().done() : "")
-                    + " (event " + fault.seq() + "), then " + watched + " moved to another member";
+                    + " (event " + fault.seq() + "), then " + moved.partition() + " moved to another member";
             return e.finish(Verdicts.naming(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")"
                     + then.trail(), last)).orElseGet(() -> e.confirmFault(firstStep, handoff)), e.checks()), c));
         }
@@ -200,24 +207,24 @@ final class SchedulesExperiment {
      * offset commit a background timer makes while the polling thread goes on. No handoff then says nothing about the
      * consumer's duplicate safety: the cell could not make its hazard, which is NOT_RUN, not a FAIL.
      */
-    private static Optional<String> stayedInTheGroup(LabContext ctx, String group, PartitionRef p, Set<String> aMembers, LabContext.Instance a,
-            String how, Duration waited) {
+    private static Optional<String> stayedInTheGroup(LabContext ctx, String group, Set<PartitionRef> watched, Set<String> aMembers,
+            LabContext.Instance a, String how, Duration waited) {
         OffsetSnapshot now;
         try {
             now = ctx.kafka().ops().describe(group);
         } catch (RuntimeException x) {
             return Optional.empty();
         }
-        Optional<GroupMember> owner = now.members().stream().filter(m -> m.assignment().contains(p)).findFirst();
-        boolean ownerIsA = owner.filter(m -> aMembers.contains(m.memberId()) || m.clientId().equals(a.name())).isPresent();
+        boolean ownerIsA = watched.stream().allMatch(p -> now.members().stream().filter(m -> m.assignment().contains(p)).findFirst()
+                .filter(m -> aMembers.contains(m.memberId()) || m.clientId().equals(a.name())).isPresent());
         long others = now.members().stream().filter(m -> !aMembers.contains(m.memberId()) && !m.clientId().equals(a.name())).count();
         if (now.state() != GroupState.STABLE || !ownerIsA || others == 0) {
             return Optional.empty();
         }
         return Optional.of("A kept taking part in the group while " + how + ": the group settled (" + now.state().display() + ", "
-                + now.members().size() + " members, the new one(s) in it) with " + p + " still A's for " + waited
+                + now.members().size() + " members, the new one(s) in it) with " + named(watched) + " still A's for " + waited
                 + "; the held step is not on A's polling path (e.g. an offset commit a background timer makes), so holding it cannot move "
-                + p + ": this fault needs a consumer that waits for the held step before it polls again");
+                + (watched.size() == 1 ? "it" : "them") + ": this fault needs a consumer that waits for the held step before it polls again");
     }
 
     /** The steps a fault makes after the handoff, on one cell's A and B; what a sequence's later steps did, for its confirmation. */
@@ -230,11 +237,12 @@ final class SchedulesExperiment {
         private final LabContext.Instance b;
         private final String group;
         private final InstanceSpec aAgain;
-        private final PartitionRef watched;
         private final StringBuilder trail = new StringBuilder();
+        /** The watched partition that moved to another member: set once the handoff is seen, before any step after it. */
+        private PartitionRef watched;
 
-        Steps(LabContext ctx, ExperimentRecorder e, ScheduleCell cell, Held at, Arrival arrival, LabContext.Instance b, String group, InstanceSpec aAgain,
-                PartitionRef watched) {
+        Steps(LabContext ctx, ExperimentRecorder e, ScheduleCell cell, Held at, Arrival arrival, LabContext.Instance b, String group,
+                InstanceSpec aAgain) {
             this.ctx = ctx;
             this.e = e;
             this.cell = cell;
@@ -243,7 +251,10 @@ final class SchedulesExperiment {
             this.b = b;
             this.group = group;
             this.aAgain = aAgain;
-            this.watched = watched;
+        }
+
+        void moved(PartitionRef p) {
+            this.watched = p;
         }
 
         @Override
@@ -305,6 +316,11 @@ final class SchedulesExperiment {
         private static String offset(long committed) {
             return committed == PartitionOffsets.NONE ? "none" : Long.toString(committed);
         }
+    }
+
+    /** The watched partitions as the evidence names them: {@code t-0}, or {@code t-0, t-1}. */
+    private static String named(Set<PartitionRef> watched) {
+        return watched.stream().map(PartitionRef::toString).collect(Collectors.joining(", "));
     }
 
     private static Outcome neverReached(LabContext ctx, CommitPoint point, String what) {

@@ -28,9 +28,17 @@ final class Handbook {
 
     /** Their own producer fills the source. */
     static RecordSource producer(Path dir) {
-        return RecordSource.producer(Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
-                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}"))
-                .mapping(SHAPE);
+        return RecordSource.producer(producing(dir)).mapping(SHAPE);
+    }
+
+    /** Their own producer fills the source, every payment on that one partition. */
+    static RecordSource producer(Path dir, String partition) {
+        return RecordSource.producer(producing(dir).env("PARTITION", partition)).mapping(SHAPE);
+    }
+
+    private static Subject producing(Path dir) {
+        return Subject.command("'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "handbook_producer.py") + "'")
+                .env("KAFKA_BOOTSTRAP", "{bootstrap}").env("KAFKA_TOPIC", "{topic}").env("COUNT", "{count}").env("PAYMENT_PREFIX", "{namespace}");
     }
 
     /** The lab's producer writes their shape. */
