@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -162,8 +163,7 @@ class HandbookConsumerTest {
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("0")).source(theirProducer()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains("no second effect from the old/new collision");
     }
 
@@ -197,9 +197,7 @@ class HandbookConsumerTest {
                 .subject(swallower).source(theirProducer()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).as("the reason names the lost payments").containsPattern("effect lost of \\d+ message id\\(s\\): "
+        failedItsChecks(x).as("the reason names the lost payments").containsPattern("effect lost of \\d+ message id\\(s\\): "
                 + "rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.hold-then-crash-\\d+");
         assertThat(x.outcome().confirmation().description()).as("each step confirmed, in order").matches("hold-then-crash at before-db-commit: held "
                 + "\\(event \\d+\\), then \\S+ moved to another member \\(event \\d+\\), then A held for the contention window PT3S \\(event "

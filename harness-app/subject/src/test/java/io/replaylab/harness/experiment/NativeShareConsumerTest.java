@@ -1,12 +1,12 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
@@ -62,8 +62,7 @@ class NativeShareConsumerTest {
         ExperimentEvidence x = run(kafka, Experiments.shareOwnership(), ShareOwnershipExperiment.NAME, NativeShareConsumer.subject().env("NO_INBOX", "1"),
                 20);
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(x);
         // the whole batch A had acquired came back to B, not only the held record (see the class comment)
         assertThat(x.outcome().reason()).containsPattern("a second effect of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-ownership-0 x2");
     }
@@ -90,9 +89,7 @@ class NativeShareConsumerTest {
         ExperimentEvidence x = run(kafka, Experiments.sharePoison(), SharePoisonExperiment.NAME, NativeShareConsumer.subject().env("QUARANTINE_ACK", "RELEASE"),
                 10);
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
+        failedItsChecks(x).containsPattern("the poison record rl-[0-9a-f]+\\.share-poison\\.source-0@10 was archived after 5 deliveries "
                 + "with nobody's word for it");
     }
 
@@ -106,9 +103,7 @@ class NativeShareConsumerTest {
         ExperimentEvidence first = run(kafka, Experiments.shareAckAhead(), ShareAckAheadExperiment.NAME,
                 NativeShareConsumer.subject().env("ACK_FIRST", "1"), 20);
 
-        assertThat(first.outcome().status()).as(first.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(first.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(first.outcome().reason()).containsPattern("effect lost of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-ack-ahead-0 \\(p0@0");
+        failedItsChecks(first).containsPattern("effect lost of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-ack-ahead-0 \\(p0@0");
         assertThat(first.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.startsWith("share-ack-ahead-A killed at that acknowledgement"));
     }

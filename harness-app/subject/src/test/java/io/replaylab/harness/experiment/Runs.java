@@ -1,9 +1,13 @@
 package io.replaylab.harness.experiment;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.FailKind;
+import io.replaylab.evidence.Status;
 import io.replaylab.evidence.process.ChildProcess;
 import io.replaylab.evidence.MetricValue;
 import io.replaylab.evidence.RunEvidence;
@@ -13,6 +17,7 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.testing.PollingConsumerMain;
+import org.assertj.core.api.AbstractStringAssert;
 
 /** What the run tests of this package share: the reference lab on the shared broker, and reading its evidence. */
 final class Runs {
@@ -41,6 +46,13 @@ final class Runs {
     static ExperimentEvidence experiment(RunEvidence r, String name) {
         return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
+    }
+
+    /** Asserts that {@code x} FAILed because a check failed (its fault confirmed); the reason, to assert what it names. */
+    static AbstractStringAssert<?> failedItsChecks(ExperimentEvidence x) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).as(x.outcome().reason()).isEqualTo(FailKind.CHECK_FAILED);
+        return assertThat(x.outcome().reason());
     }
 
     /** The check of that name in {@code x}'s evidence. */

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
@@ -126,8 +127,7 @@ class SchedulesExperimentTest {
         Lab.LabResult r = Lab.run(schedules(kafka, "after-offset-commit:crash").subject(Subject.command(BrokenSubjectMain.template("commit-first"))).build(), null);
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.after-offset-commit.crash");
-        assertThat(cell.outcome().status()).as(cell.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(cell.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(cell);
         assertThat(cell.outcome().confirmation()).as("the fault was confirmed: a FAIL, not a NOT_RUN").isNotNull();
         Check missing = check(cell, "no missing effect");
         assertThat(missing.status()).isEqualTo(Status.FAIL);
@@ -322,8 +322,7 @@ class SchedulesExperimentTest {
                 .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.crash");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(Check::name).contains("no missing effect", "no committed offset beyond a missing effect");
     }
 }

@@ -2,12 +2,12 @@ package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
+import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
@@ -41,9 +41,7 @@ class ShareCrashExperimentTest {
     void aShareConsumerThatAcknowledgesBeforeItsTransactionLosesTheRecordAtTheCrashAndFailsNamingIt(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).containsPattern("effect lost of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+");
+        failedItsChecks(x).containsPattern("effect lost of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+");
         assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("A crashed at its DB commit; its accepted "
                 + "acknowledgements on the wire: ") && t.contains("ACCEPT"))
                 .as("the passive live check lists each acknowledgement sent before its effect")
@@ -54,9 +52,7 @@ class ShareCrashExperimentTest {
     void aShareConsumerThatRejectsTheRecordRedeliveredAfterTheCrashLosesItByItsOwnWordAndFails(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-redelivered"))));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
-        assertThat(x.outcome().reason()).containsPattern("rejected by the consumer, its effect lost, \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+ "
+        failedItsChecks(x).containsPattern("rejected by the consumer, its effect lost, \\d+ message id\\(s\\): rl-[0-9a-f]+\\.share-crash-\\d+ "
                 + "\\(p0@\\d+\\) rejected by the consumer at delivery 2");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no readable record rejected without its effect")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));

@@ -1,6 +1,7 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -11,7 +12,6 @@ import java.util.stream.Stream;
 
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunEvidence;
 import io.replaylab.evidence.Status;
@@ -169,8 +169,7 @@ class WireFaultsExperimentTest {
                 null);
 
         ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).isNotEmpty()
                 .anySatisfy(c -> assertThat(c.actual()).containsPattern("dup|second|2 effect"));
     }
@@ -181,8 +180,7 @@ class WireFaultsExperimentTest {
                 .subject(Subject.command(BrokenSubjectMain.template("skip-ahead"))).build(), null);
 
         ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=STALE_MEMBER_EPOCH");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.CHECK_FAILED);
+        failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).isNotEmpty();
         assertThat(x.outcome().confirmation().toString()).contains("offset-commit:error=STALE_MEMBER_EPOCH fired on the wire");
     }
