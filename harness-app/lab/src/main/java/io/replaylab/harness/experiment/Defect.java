@@ -80,10 +80,13 @@ public record Defect(String name, String description, String caughtBy, String sh
                     .anyMatch(c -> checks.contains(c.name()) && c.status() == Status.FAIL);
         }
 
-        /** Whether {@code x} rules it out: a PASS, or a FAIL with the fault confirmed and these checks holding. */
+        /**
+         * Whether {@code x} rules it out: a PASS, or a FAIL with the fault confirmed, with these checks made and holding (a PASS
+         * without them, e.g. a replay read from offsets alone, says nothing of this defect).
+         */
         boolean ruledOutBy(ExperimentEvidence x) {
             List<io.replaylab.evidence.Check> own = x.checks().stream().filter(c -> checks.contains(c.name())).toList();
-            return x.outcome().status() == Status.PASS || x.outcome().status() == Status.FAIL && x.outcome().failKind() == FailKind.CHECK_FAILED
+            return (x.outcome().status() == Status.PASS || x.outcome().status() == Status.FAIL && x.outcome().failKind() == FailKind.CHECK_FAILED)
                     && !own.isEmpty() && own.stream().allMatch(c -> c.status() == Status.PASS);
         }
     }
@@ -129,6 +132,9 @@ public record Defect(String name, String description, String caughtBy, String sh
     public Optional<String> decidedBy(RunEvidence run) {
         return in(run).map(x -> {
             String outcome = x.outcome().status() + ": " + x.outcome().reason();
+            if (x.outcome().status() == Status.PASS && !signature.ruledOutBy(x)) {
+                return "PASS, without a check that rules this defect out (" + String.join(", ", signature.checks()) + "): " + x.outcome().reason();
+            }
             if (x.outcome().status() != Status.FAIL) {
                 return outcome;
             }

@@ -113,7 +113,7 @@ final class ShareReplayExperiment {
         long handled = counts.getOrDefault("applied", 0L) + counts.getOrDefault("duplicate", 0L) + counts.getOrDefault("quarantined", 0L);
         Event delivered = e.record(Source.of(NAME + "-A2", a2.pid(), "processing log"), new Payload.Delivered(NAME + "-A2",
                 counts.getOrDefault("applied", 0L), counts.getOrDefault("duplicate", 0L), counts.getOrDefault("quarantined", 0L)));
-        Optional<Outcome> none = Verdicts.redelivery(e, total, total, total, handled, handled + " records handled again in the subject's log " + counts
+        Optional<Outcome> none = Verdicts.redelivery(e, Verdicts.REDELIVERED, total, total, total, handled, handled + " records handled again in the subject's log " + counts
                 + ", every record acknowledged again (lag 0)");
         if (none.isPresent()) {
             return none.get();

@@ -30,6 +30,8 @@ import io.replaylab.oracle.Finding;
 final class Verdicts {
     /** Replay's check that every record was delivered again after the reset. */
     static final String REDELIVERED = "records delivered again";
+    /** The redelivery read from committed offsets alone (no processing log, no wire witness): a consumer that jumps to the end passes it. */
+    static final String RECOMMITTED = "offsets committed again";
     /** Rebalance's check that the record A and B both handled has one effect. */
     static final String COLLISION = "no second effect from the old/new collision";
 
@@ -195,15 +197,16 @@ final class Verdicts {
      * R5 after the reset to earliest: FAIL as fault-not-observed unless the group committed every
      * offset again AND, where the subject keeps a processing log, it handled every record again (a
      * subject that jumps to the end commits the offsets without reading a record); an empty topic
-     * shows nothing. Empty when the records were delivered again (the check passed).
+     * shows nothing. Empty when the records were delivered again (the check passed). {@code check}: the check's name, {@link #REDELIVERED},
+     * or {@link #RECOMMITTED} where offsets are all the lab can read.
      */
-    static Optional<Outcome> redelivery(ExperimentRecorder e, long total, long records, long recommitted, long handled, String seen) {
+    static Optional<Outcome> redelivery(ExperimentRecorder e, String check, long total, long records, long recommitted, long handled, String seen) {
         if (recommitted < total || handled < records || total == 0) {
-            e.check(Check.fail(REDELIVERED, "R5", records + " redelivered", seen));
+            e.check(Check.fail(check, "R5", records + " redelivered", seen));
             return Optional.of(e.finish(Outcome.faultNotObserved("no redelivery: after the reset to earliest the subject handled " + handled + " of "
                     + records + " records again (" + seen + ")")));
         }
-        e.check(Check.pass(REDELIVERED, "R5", records + " redelivered", seen + " (offsets 0 → end again)"));
+        e.check(Check.pass(check, "R5", records + " redelivered", seen + " (offsets 0 → end again)"));
         return Optional.empty();
     }
 

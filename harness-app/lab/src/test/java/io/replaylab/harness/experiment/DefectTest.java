@@ -8,8 +8,13 @@ import java.util.List;
 
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.RunRecorder;
+import io.replaylab.evidence.Source;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** README's "What catches what" is the lab's list of defect classes, and each names an experiment or cell the battery runs. */
 class DefectTest {
@@ -89,5 +94,29 @@ class DefectTest {
         assertThat(Defect.POSITION_AS_IDENTITY.verdict(run(republishDoubled))).as("no rebalance in the run").hasValue(Defect.Verdict.NOT_JUDGED);
         assertThat(Defect.NO_INBOX.verdict(run(republishDoubled, noInbox))).hasValue(Defect.Verdict.CAUGHT);
         assertThat(Defect.SWALLOWS_BUSY_WRITES.sameSymptom()).isEqualTo(Defect.COMMITS_AHEAD);
+    }
+
+    /**
+     * A PASS rules a class out only with the check that class fails made and holding: a replay read from committed offsets alone
+     * (no processing log, no wire witness) checks "offsets committed again", which a consumer that jumps to the log end passes too.
+     */
+    @Test
+    void aPassWithoutTheCheckThatShowsADefectLeavesItNotJudged(@TempDir Path dir) {
+        Outcome passed;
+        try (RunRecorder r = RunRecorder.start(dir.resolve("run"), "run-defects")) {
+            ExperimentRecorder e = r.experiment("replay");
+            e.check(NO_SECOND_EFFECT);
+            passed = e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset",
+                    e.record(Source.here("harness"), new Payload.Note("40 offsets committed again"))), e.checks()));
+        }
+        ExperimentEvidence offsetsOnly = ended("replay", passed, Check.pass(Verdicts.RECOMMITTED, "R5", "40 redelivered", "40 offsets committed again"),
+                NO_SECOND_EFFECT, NO_MISSING);
+        ExperimentEvidence read = ended("replay", passed, REDELIVERED, NO_SECOND_EFFECT, NO_MISSING);
+
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(offsetsOnly)).isEqualTo(Defect.Verdict.NOT_JUDGED);
+        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(offsetsOnly))).hasValue("PASS, without a check that rules this defect out (records delivered "
+                + "again): " + passed.reason());
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(read)).isEqualTo(Defect.Verdict.NOT_FOUND);
+        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(read))).hasValue("PASS: " + passed.reason());
     }
 }

@@ -65,7 +65,7 @@ class VerdictsTest {
         ExperimentRecorder[] seen = new ExperimentRecorder[1];
         Optional<Outcome> delivered = on("replay", e -> {
             seen[0] = e;
-            return Verdicts.redelivery(e, 60, 60, 60, 60, "60 offsets committed again");
+            return Verdicts.redelivery(e, Verdicts.REDELIVERED, 60, 60, 60, 60, "60 offsets committed again");
         });
         assertThat(delivered).isEmpty();
         assertThat(seen[0].checks()).singleElement().satisfies(c -> {
@@ -75,19 +75,19 @@ class VerdictsTest {
         });
         assertThat(seen[0].finished()).isFalse();
 
-        Outcome jumped = on("replay", e -> Verdicts.redelivery(e, 60, 60, 60, 0, "60 offsets committed again, 0 records handled").orElseThrow());
+        Outcome jumped = on("replay", e -> Verdicts.redelivery(e, Verdicts.REDELIVERED, 60, 60, 60, 0, "60 offsets committed again, 0 records handled").orElseThrow());
         assertThat(jumped.status()).isEqualTo(Status.FAIL);
         assertThat(jumped.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(jumped.reason()).isEqualTo("no redelivery: after the reset to earliest the subject handled 0 of 60 records again "
                 + "(60 offsets committed again, 0 records handled)");
-        assertThat(on("replay", e -> Verdicts.redelivery(e, 60, 60, 59, 60, "59")).orElseThrow().status()).as("one offset not committed again")
+        assertThat(on("replay", e -> Verdicts.redelivery(e, Verdicts.REDELIVERED, 60, 60, 59, 60, "59")).orElseThrow().status()).as("one offset not committed again")
                 .isEqualTo(Status.FAIL);
-        assertThat(on("replay", e -> Verdicts.redelivery(e, 60, 60, 60, 59, "59")).orElseThrow().status()).as("one record not handled again")
+        assertThat(on("replay", e -> Verdicts.redelivery(e, Verdicts.REDELIVERED, 60, 60, 60, 59, "59")).orElseThrow().status()).as("one record not handled again")
                 .isEqualTo(Status.FAIL);
-        assertThat(on("replay", e -> Verdicts.redelivery(e, 0, 0, 0, 0, "0")).orElseThrow().reason()).as("an empty topic shows nothing")
+        assertThat(on("replay", e -> Verdicts.redelivery(e, Verdicts.REDELIVERED, 0, 0, 0, 0, "0")).orElseThrow().reason()).as("an empty topic shows nothing")
                 .startsWith("no redelivery: after the reset to earliest the subject handled 0 of 0");
         Status more = on("replay", e -> {
-            Verdicts.redelivery(e, 60, 60, 61, 61, "61");
+            Verdicts.redelivery(e, Verdicts.REDELIVERED, 60, 60, 61, 61, "61");
             return e.checks().get(0).status();
         });
         assertThat(more).as("more than the topic (a retry) is still every record").isEqualTo(Status.PASS);

@@ -187,6 +187,7 @@ class HandbookConsumerTest {
         assertThat(x.outcome().reason()).contains("handled 0 of 60 records again").contains("delivered again from the reset offsets on the wire");
 
         assertThat(x.outcome().reason()).as("the committed offsets alone said redelivered").contains("60 offsets committed again");
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(r.evidence())).hasValue(Defect.Verdict.CAUGHT);
     }
 
     @Test

@@ -289,6 +289,23 @@ class LabTest {
                         .contains("records delivered again from the reset offsets on the wire"));
     }
 
+    /**
+     * No processing log and no wire witness (what a TLS broker leaves): the replay reads committed offsets alone, which a consumer that
+     * jumps to the log end commits too, so its PASS checks only that and leaves that defect class not judged.
+     */
+    @Test
+    void aReplayReadFromOffsetsAloneChecksOnlyThemAndLeavesSkipsAReplayNotJudged(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay()).witness(false).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(Runs.check(x, "offsets committed again").actual()).contains("no processing log and no wire witness: offsets only");
+        assertThat(x.checks()).extracting(c -> c.name()).doesNotContain("records delivered again");
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(r.evidence())).hasValue(Defect.Verdict.NOT_JUDGED);
+        assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(r.evidence())).hasValueSatisfying(t -> assertThat(t)
+                .startsWith("PASS, without a check that rules this defect out (records delivered again): "));
+    }
+
     @Test
     void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance()).build(), null);
