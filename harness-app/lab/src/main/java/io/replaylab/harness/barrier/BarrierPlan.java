@@ -43,6 +43,8 @@ public final class BarrierPlan {
         DB_POINT_ON_THE_DATABASE_WIRE,
         /** The debugger held A's commit but could not read its offsets; the wire reads every request. */
         OFFSETS_UNREADABLE_BY_THE_DEBUGGER,
+        /** A commits its offsets without KafkaConsumer#commitSync (commitAsync, an auto-commit timer); the wire holds every OffsetCommit. */
+        COMMITS_PAST_THE_DEBUGGER,
         /** A share consumer that is not a JVM: only the wire reaches its acknowledgement. */
         SHARE_CONSUMER_NOT_A_JVM,
         /** A method of a JVM that the experiment names. */
@@ -61,10 +63,15 @@ public final class BarrierPlan {
     private final Why why;
     private final String display;
     private final Optional<String> unavailable;
-    private final BarrierPlan fallback;
+    /** The wire, aimed at the same point, when it may replace the debugger; else null and {@link #noFallback} says why. */
+    private final Fallback fallback;
     private final String noFallback;
 
-    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, BarrierPlan fallback, String noFallback) {
+    /** The wire's technology for the point, and why the run chose the debugger first (for the fallback's display). */
+    private record Fallback(WireTechnology wire, String firstChoice) {
+    }
+
+    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, Fallback fallback, String noFallback) {
         this.technology = technology;
         this.why = why;
         this.display = display;
@@ -109,10 +116,7 @@ public final class BarrierPlan {
         };
         boolean proxy = ctx.kafka().wire().isPresent();
         boolean offsets = !dbPoint;
-        BarrierPlan fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR
-                ? plain(onTheWire(point), Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER, "wire (fallback: the debugger could not read the offsets A commits; "
-                        + choice.why() + ")", ctx)
-                : null;
+        Fallback fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR ? new Fallback(onTheWire(point), choice.why()) : null;
         String noFallback = proxy ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)";
         return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback, noFallback);
     }
@@ -210,12 +214,17 @@ public final class BarrierPlan {
     }
 
     /**
-     * The plan that takes over when this one held A's commit but could not read its offsets (the
-     * debugger, on a client it does not know): the wire, unless this plan was asked for or the run
-     * has no proxy; then empty and {@link #noFallback} says why.
+     * The plan that takes over when the debugger cannot hold A's offset commit ({@code why}: it held it but could not read its
+     * offsets, a client it does not know; or A commits past it, {@link CommitsAnotherWay}): the wire, unless this plan was asked
+     * for or the run has no proxy; then empty and {@link #noFallback} says why.
      */
-    public Optional<BarrierPlan> fallback() {
-        return Optional.ofNullable(fallback);
+    public Optional<BarrierPlan> fallback(Why why) {
+        if (why != Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER && why != Why.COMMITS_PAST_THE_DEBUGGER) {
+            throw new IllegalArgumentException("not a reason to fall back to the wire: " + why);
+        }
+        return Optional.ofNullable(fallback).map(f -> new BarrierPlan(f.wire(), why, "wire (fallback: " + (why == Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER
+                ? "the debugger could not read the offsets A commits" : "A commits its offsets without KafkaConsumer#commitSync, where the debugger "
+                + "holds them") + "; " + f.firstChoice() + ")", Optional.empty(), null, "the only one"));
     }
 
     /** Why there is no {@link #fallback}: "asked for", or "the only one: …". */

@@ -34,9 +34,14 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         AT_METHOD
     }
 
-    /** A point of the commit protocol, resolved to a method ({@code warmUp}: whether it comes after A's first offset commit). */
+    /**
+     * A point of the commit protocol, resolved to a method ({@code warmUp}: whether it comes after A's first offset commit); the
+     * default DB point says, when never reached, that a consumer in autocommit mode does not call it.
+     */
     static DebuggerTechnology atCommitPoint(MethodPoint at, boolean warmUp) {
-        return new DebuggerTechnology(at, warmUp ? WarmUp.FIRST_OFFSET_COMMIT : WarmUp.NONE, null, "reach " + at,
+        boolean jdbc = at.equals(MethodPoint.jdbcCommit()) || at.equals(MethodPoint.jdbcCommit().onReturn());
+        return new DebuggerTechnology(at, warmUp ? WarmUp.FIRST_OFFSET_COMMIT : WarmUp.NONE, null, "reach " + at + (jdbc ? " (a JDBC connection "
+                + "in autocommit mode never calls it: name the method that commits A's transaction, LabSettings.dbCommitPoint)" : ""),
                 "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets another way "
                         + "(commitAsync, auto-commit) is not held there (its DB point is: the warm-up ends at its group's first committed offset).");
     }
@@ -55,7 +60,10 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             debugger = DebuggerBarrier.attach(inst.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
             BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, a.mode().name().toLowerCase(Locale.ROOT));
             Barrier barrier = armAfterWarmUp(a, debugger, inst, evidence);
-            return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger));
+            // an offset point armed at once is passed by a consumer that commits another way: its group's first offset says so
+            boolean watch = warmUp == WarmUp.NONE && offsetPoint();
+            return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
+                    watch ? a.group() : null);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {
@@ -107,6 +115,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             throw new PointNotReached("commit an offset of group " + a.group() + " (the warm-up: its first commit, held at "
                     + "KafkaConsumer#commitSync or seen in the group)");
         }
+        if (!heldAtCommitSync && offsetPoint()) {
+            throw new CommitsAnotherWay("A committed offsets of group " + a.group() + " (" + Held.committed(a.ctx(), a.group()).orElse("seen in the group")
+                    + ") without reaching KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which "
+                    + "a debugger breakpoint at " + at + " does not hold");
+        }
         Barrier barrier = debugger.arm(a.pointName(), at, a.mode(), evidence, a.options());
         if (heldAtCommitSync) {
             first.release();
@@ -150,6 +163,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         }
         warmUp.awaitArrival(Duration.ofNanos(1)); // throws the barrier's timeout
         return true;
+    }
+
+    /** Whether the point is KafkaConsumer#commitSync or its return, which a consumer that commits another way never reaches. */
+    private boolean offsetPoint() {
+        return at.equals(MethodPoint.kafkaCommitSync()) || at.equals(MethodPoint.kafkaCommitSync().onReturn());
     }
 
     @Override

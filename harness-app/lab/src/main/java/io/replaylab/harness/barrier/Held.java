@@ -41,11 +41,19 @@ public final class Held implements AutoCloseable {
     private final String heldBy;
     private final String unreached;
     private final Hold hold;
+    /** The group whose committed offsets show A committing past the point (a debugger's offset point), or null. */
+    private final String commitsOf;
     /** The instances to stop when this ends: a registry, not the point's state. */
     private final List<LabContext.Instance> running = new CopyOnWriteArrayList<>();
 
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
             String unreached, Hold hold) {
+        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null);
+    }
+
+    /** {@code commitsOf}: the group in which an offset committed before A reached the point means A commits another way. */
+    Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
+            String unreached, Hold hold, String commitsOf) {
         this.technology = technology;
         this.ctx = a.ctx();
         this.e = a.e();
@@ -56,6 +64,7 @@ public final class Held implements AutoCloseable {
         this.heldBy = heldBy;
         this.unreached = unreached;
         this.hold = hold;
+        this.commitsOf = commitsOf;
         running.add(instance);
     }
 
@@ -98,14 +107,28 @@ public final class Held implements AutoCloseable {
      * was never reached).
      *
      * @throws io.replaylab.barrier.BarrierTimeoutException A did not arrive in time
+     * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point
      */
     public Arrival awaitArrival() throws InterruptedException {
-        return awaitArrival(ctx, barrier, instance);
+        return awaitArrival(ctx, barrier, instance, commitsOf);
     }
 
     static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
+        return awaitArrival(ctx, barrier, a, null);
+    }
+
+    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, String commitsOf) throws InterruptedException {
         Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
+            if (got.isEmpty() && commitsOf != null) {
+                Optional<String> committed = committed(ctx, commitsOf);
+                if (committed.isPresent() && expired(barrier)) {
+                    throw new CommitsAnotherWay("A committed offsets of group " + commitsOf + " (" + committed.get() + ") without reaching "
+                            + "KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which a debugger "
+                            + "breakpoint there does not hold");
+                }
+                got = barrier.tryAwaitArrival(Duration.ZERO);
+            }
             if (got.isEmpty()) {
                 try {
                     ctx.subjects().checkpointHeld(a);
@@ -124,6 +147,23 @@ public final class Held implements AutoCloseable {
             return arrived.get();
         }
         return barrier.awaitArrival(Duration.ofNanos(1));
+    }
+
+    /** The group's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
+    static Optional<String> committed(LabContext ctx, String group) {
+        String offsets = ctx.kafka().ops().describe(group).partitions().stream().filter(p -> p.committed() >= 0)
+                .map(p -> p.ref() + "=" + p.committed()).collect(java.util.stream.Collectors.joining(", "));
+        return offsets.isEmpty() ? Optional.empty() : Optional.of(offsets);
+    }
+
+    /** Expires a barrier not reached yet: false when A arrived at the last moment (then it holds A). */
+    private static boolean expired(Barrier barrier) {
+        try {
+            barrier.expire();
+            return true;
+        } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+            return false;
+        }
     }
 
     /** Stops every thread of A at the point and records it (through gdb where gdb holds A, else SIGSTOP), confirmed in /proc. */

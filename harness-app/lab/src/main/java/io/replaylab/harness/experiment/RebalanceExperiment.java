@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.CommitsAnotherWay;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabEvent;
@@ -62,21 +63,53 @@ final class RebalanceExperiment {
         e.environment("barrier", plan.display());
         e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
-        Outcome o = attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1));
-        if (o != null) {
-            return o;
+        BarrierPlan wire;
+        try {
+            return attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1));
+        } catch (FallBack f) {
+            wire = plan.fallback(f.why()).orElseThrow();
         }
-        BarrierPlan wire = plan.fallback().orElseThrow();
         e.environment("barrier", wire.display());
-        e.limitation("The debugger could not read what A commits, so the wire barrier replaced it: the limitation about commitSync "
-                + "holds for that first try only. " + wire.limitation());
+        e.limitation((wire.why() == BarrierPlan.Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER ? "The debugger could not read what A commits"
+                : "A commits its offsets without KafkaConsumer#commitSync") + ", so the wire barrier replaced it: the limitation about "
+                + "commitSync holds for that first try only. " + wire.limitation());
         ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
         return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2));
     }
 
+    /** The debugger cannot hold A's commit, and the plan has a {@link BarrierPlan#fallback}: the caller tries that. */
+    static final class FallBack extends Exception {
+        private final BarrierPlan.Why why;
+
+        FallBack(BarrierPlan.Why why) {
+            super(why.name(), null, false, false);
+            this.why = why;
+        }
+
+        BarrierPlan.Why why() {
+            return why;
+        }
+    }
+
     /**
-     * One try with one barrier; null when it held a commit whose offsets it could not read and the
-     * plan has a {@link BarrierPlan#fallback}: everything of the try is released and stopped, and the caller tries that.
+     * A commits past the debugger's offset point: recorded, then the wire takes over ({@link FallBack}) where the plan has it,
+     * else NOT_RUN saying so.
+     */
+    static Outcome offTheDebugger(ExperimentRecorder e, BarrierPlan plan, CommitsAnotherWay x) throws FallBack {
+        boolean wire = plan.fallback(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER).isPresent();
+        e.record(Source.here("harness"), new Payload.Note(x.getMessage() + (wire ? "; the wire barrier takes over" : "")));
+        if (wire) {
+            throw new FallBack(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER);
+        }
+        return e.finish(Outcome.notRun(x.getMessage() + ", and the barrier was " + plan.noFallback() + "; hold A on the wire instead "
+                + "(LabSettings.barrier WIRE)"));
+    }
+
+    /**
+     * One try with one barrier.
+     *
+     * @throws FallBack the debugger held a commit whose offsets it could not read, or A committed past it, and the plan has a
+     *     fallback: everything of the try is released and stopped
      */
     private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox)
             throws Exception {
@@ -95,14 +128,17 @@ final class RebalanceExperiment {
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached() + " within "
                         + ctx.settings().timeouts().barrier()));
+            } catch (CommitsAnotherWay x) {
+                return offTheDebugger(e, plan, x);
             }
 
             Optional<String> unreadable = held.facts().unreadableOffsets();
             if (unreadable.isPresent()) {
+                boolean wire = plan.fallback(BarrierPlan.Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER).isPresent();
                 e.record(harness, new Payload.Note("the debugger held A's commitSync but could not read the offsets it commits: " + unreadable.get()
-                        + (plan.fallback().isPresent() ? "; the wire barrier takes over" : "")));
-                if (plan.fallback().isPresent()) {
-                    return null;
+                        + (wire ? "; the wire barrier takes over" : "")));
+                if (wire) {
+                    throw new FallBack(BarrierPlan.Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER);
                 }
                 barrier.release();
                 return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable.get() + " and the barrier was "

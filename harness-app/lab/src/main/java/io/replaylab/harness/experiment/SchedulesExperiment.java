@@ -26,6 +26,7 @@ import io.replaylab.evidence.Source;
 import io.replaylab.harness.experiment.ScheduleCell.Fault;
 import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.CommitPoint;
+import io.replaylab.harness.barrier.CommitsAnotherWay;
 import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
@@ -94,10 +95,6 @@ final class SchedulesExperiment {
         e.environment("point", cell.point().id() + ": " + cell.point().description());
         e.environment("fault", cell.fault().id() + ": " + cell.fault().description());
         e.limitation("This cell: " + cell.meaning() + ".");
-        String topic = ns.topic();
-        String group = ns.group();
-        String inbox = ns.inbox(1);
-        String aName = cell.id() + "-A";
         Platform platform = ctx.settings().platform();
         Optional<String> unavailable = cell.fault().unavailableOn(platform).or(plan::unavailable);
         if (unavailable.isPresent()) {
@@ -109,6 +106,30 @@ final class SchedulesExperiment {
         // a sequence keeps A held for the contention window too: the barrier's safety release must not come first
         BarrierOptions options = BarrierOptions.ofDefaults().holdTimeout(Handoff.longest(ctx).plus(ctx.settings().timeouts().drain())
                 .plus(cell.fault().isSequence() ? ctx.settings().timeouts().contentionWindow() : Duration.ZERO));
+        try {
+            return attempt(ctx, ns, e, cell, plan, source, options, ns.group(), ns.inbox(1));
+        } catch (RebalanceExperiment.FallBack f) {
+            BarrierPlan wire = plan.fallback(f.why()).orElseThrow();
+            e.environment("barrier", wire.display());
+            ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
+            try {
+                return attempt(ctx, ns, e, cell, wire, source, options, ns.group("wire"), ns.inbox(2));
+            } catch (RebalanceExperiment.FallBack again) {
+                throw new IllegalStateException("the wire barrier has no fallback", again);
+            }
+        }
+    }
+
+    /**
+     * One try of a cell with one barrier, on {@code group} and {@code inbox}.
+     *
+     * @throws RebalanceExperiment.FallBack A commits its offsets past the debugger, and the plan has a fallback: everything of
+     *     the try is stopped
+     */
+    private static Outcome attempt(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell, BarrierPlan plan, StagedSource source,
+            BarrierOptions options, String group, String inbox) throws Exception, RebalanceExperiment.FallBack {
+        String topic = ns.topic();
+        String aName = cell.id() + "-A";
         Held at;
         try {
             at = plan.arm(ctx, e, cell.point().id(), ctx.subjects().consumer(aName, topic, group, inbox), group, HoldMode.THREAD, options);
@@ -116,6 +137,8 @@ final class SchedulesExperiment {
             return e.finish(neverReached(ctx, cell.point(), x.getMessage()));
         } catch (PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
+        } catch (CommitsAnotherWay x) {
+            return RebalanceExperiment.offTheDebugger(e, plan, x);
         }
         try (at) {
             source.publishRest();
@@ -125,6 +148,8 @@ final class SchedulesExperiment {
                 arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 return e.finish(neverReached(ctx, cell.point(), at.unreached()));
+            } catch (CommitsAnotherWay x) {
+                return RebalanceExperiment.offTheDebugger(e, plan, x);
             }
             // a point before any offset is known (before-db-commit) names its partition only through the group's
             // assignment, which a describe taken while the group settles may not show yet (seen once on a 4.1 broker)

@@ -39,7 +39,7 @@ class LabApiTest {
                 "io.replaylab.harness.lab.junit.RecordLab", "io.replaylab.harness.lab.junit.LabRunner", "io.replaylab.harness.lab.InstanceSpec",
                 "io.replaylab.harness.lab.LabKafka", "io.replaylab.harness.lab.LabWire", "io.replaylab.harness.lab.LabDbWire", "io.replaylab.harness.lab.LabEvent", "io.replaylab.harness.lab.LabTarget", "io.replaylab.harness.lab.LabSubjects", "io.replaylab.harness.lab.ProcessingLine",
                 "io.replaylab.harness.barrier.BarrierPlan", "io.replaylab.harness.barrier.Held", "io.replaylab.harness.barrier.CommitPoint",
-                "io.replaylab.harness.barrier.PointNotReached", "io.replaylab.harness.barrier.PointUnreachable");
+                "io.replaylab.harness.barrier.PointNotReached", "io.replaylab.harness.barrier.PointUnreachable", "io.replaylab.harness.barrier.CommitsAnotherWay");
     }
 
     @Test

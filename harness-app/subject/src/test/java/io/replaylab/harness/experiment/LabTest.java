@@ -290,6 +290,47 @@ class LabTest {
     }
 
     /**
+     * A correct Java consumer with the client's default timeouts that commits each batch with commitAsync never reaches
+     * KafkaConsumer#commitSync, where the debugger holds a JVM's offset commit: its group's first committed offset says so, and
+     * the wire, which holds every OffsetCommit, takes over on a new group (each was NOT_RUN after the barrier timeout). The
+     * offset-commit cells PASS there. Rebalance holds A's commit until the handoff, its session timeout (45 s), longer than the
+     * request timeout (30 s) after which the client gives the held commit up: a stale commit never sent is NOT_RUN, saying so. Its
+     * DB point is NOT_RUN too: its inserts commit themselves, and the reason says how to name another commit method.
+     */
+    @Test
+    void aJavaAsyncCommitterIsHeldOnTheWireOnceItsFirstCommittedOffsetShowsItCommitsPastTheDebugger(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("async-batch")).experiments(Experiments.rebalance(),
+                Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold"), ScheduleCell.parse("after-offset-commit:crash"),
+                        ScheduleCell.parse("before-db-commit:hold")))).barrierTimeout(java.time.Duration.ofSeconds(20)).build(), null);
+
+        for (String name : List.of("rebalance", "schedules.before-offset-commit.hold", "schedules.after-offset-commit.crash")) {
+            ExperimentEvidence x = experiment(r.evidence(), name);
+            assertThat(x.environment().get("barrier")).as(name).startsWith("wire (fallback: A commits its offsets without KafkaConsumer#commitSync");
+            assertThat(x.events()).extracting(ev -> ev.payload().summary()).as(name).anyMatch(t -> t.matches("A committed offsets of group "
+                    + "\\S+ \\(\\S+-\\d=\\d+.*\\) without reaching KafkaConsumer#commitSync: it commits another way \\(commitAsync, its client's "
+                    + "auto-commit timer\\).*; the wire barrier takes over"));
+            if (name.startsWith("schedules")) {
+                assertThat(x.outcome().status()).as(name + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
+            }
+        }
+        // its inserts commit themselves (autocommit): the JDBC commit the debugger holds at the DB point is never called, and the cell says so
+        assertThat(experiment(r.evidence(), "schedules.before-db-commit.hold").outcome().reason()).isEqualTo("the injection point before-db-commit "
+                + "was never reached: A did not reach java.sql.Connection#commit (a JDBC connection in autocommit mode never calls it: name the "
+                + "method that commits A's transaction, LabSettings.dbCommitPoint) within PT20S");
+        ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
+        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(rebalance.outcome().reason()).startsWith("A's commit never reached the broker").contains("request.timeout.ms");
+
+        // the debugger asked for: no fallback, NOT_RUN at A's first committed offset, which the reason names
+        Lab.LabResult asked = Lab.run(foreign(kafka, ForeignSubjectMain.template("async-batch")).experiments(Experiments.rebalance())
+                .barrier(BarrierKind.DEBUGGER).build(), null);
+        ExperimentEvidence x = experiment(asked.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(x.outcome().reason()).matches("A committed offsets of group \\S+ \\(.*\\) without reaching KafkaConsumer#commitSync: .*, and the "
+                + "barrier was asked for; hold A on the wire instead \\(LabSettings.barrier WIRE\\)");
+    }
+
+    /**
      * No processing log and no wire witness (what a TLS broker leaves): the replay reads committed offsets alone, which a consumer that
      * jumps to the log end commits too, so its PASS checks only that and leaves that defect class not judged.
      */
