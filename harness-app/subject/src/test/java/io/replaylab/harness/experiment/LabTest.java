@@ -4,6 +4,7 @@ import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.metric;
 import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
@@ -152,8 +153,7 @@ class LabTest {
     @Test
     void aReplayThatNeverFetchedThroughTheProxyIsNotRunNotFailedBecauseTheRedeliveryCannotBeSeen(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = pastTheProxy(kafka, Experiments.replay());
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("never fetched").contains("through the wire proxy it was given as {bootstrap}");
+        wasNotRun(x).contains("never fetched").contains("through the wire proxy it was given as {bootstrap}");
     }
 
     @ParameterizedTest(name = "{0} protocol")
@@ -181,8 +181,7 @@ class LabTest {
                 .barrier(BarrierKind.WIRE).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("never reached the broker").contains("closed the connection")
+        wasNotRun(x).contains("never reached the broker").contains("closed the connection")
                 .containsPattern("[0-9.]+ s into the hold, before the release");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
@@ -318,15 +317,13 @@ class LabTest {
                 + "was never reached: A did not reach java.sql.Connection#commit (a JDBC connection in autocommit mode never calls it: name the "
                 + "method that commits A's transaction, LabSettings.dbCommitPoint) within PT20S");
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
-        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(rebalance.outcome().reason()).startsWith("A's commit never reached the broker").contains("request.timeout.ms");
+        wasNotRun(rebalance).startsWith("A's commit never reached the broker").contains("request.timeout.ms");
 
         // the debugger asked for: no fallback, NOT_RUN at A's first committed offset, which the reason names
         Lab.LabResult asked = Lab.run(foreign(kafka, ForeignSubjectMain.template("async-batch")).experiments(Experiments.rebalance())
                 .barrier(BarrierKind.DEBUGGER).build(), null);
         ExperimentEvidence x = experiment(asked.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).matches("A committed offsets of group \\S+ \\(.*\\) without reaching KafkaConsumer#commitSync: .*, and the "
+        wasNotRun(x).matches("A committed offsets of group \\S+ \\(.*\\) without reaching KafkaConsumer#commitSync: .*, and the "
                 + "barrier was asked for; hold A on the wire instead \\(LabSettings.barrier WIRE\\)");
     }
 
@@ -364,8 +361,7 @@ class LabTest {
                 .barrier(BarrierKind.DEBUGGER).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("the debugger could not read the offsets A commits (unreadable").contains("asked for");
+        wasNotRun(x).contains("the debugger could not read the offsets A commits (unreadable").contains("asked for");
     }
 
     /** The lab on the foreign subject, started by {@code command} with its own schema. */

@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
@@ -65,8 +66,7 @@ class NotRunTest {
                 .drainTimeout(Duration.ofSeconds(25)).handoffTimeout(Duration.ofSeconds(2)).stopGrace(Duration.ofSeconds(3)).witness(false).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), experiment);
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains(reason);
+        wasNotRun(x).contains(reason);
     }
 
     @Test
@@ -86,8 +86,7 @@ class NotRunTest {
                 .drainTimeout(Duration.ofSeconds(6)).witness(false).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("the group did not drain after the recovery: not done within 6 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts)");
+        wasNotRun(x).isEqualTo("the group did not drain after the recovery: not done within 6 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts)");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("drained after recovery")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()

@@ -55,6 +55,12 @@ final class Runs {
         return assertThat(x.outcome().reason());
     }
 
+    /** Asserts that {@code x} was NOT_RUN; its reason, to assert what it names. */
+    static AbstractStringAssert<?> wasNotRun(ExperimentEvidence x) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        return assertThat(x.outcome().reason());
+    }
+
     /** The check of that name in {@code x}'s evidence. */
     static Check check(ExperimentEvidence x, String name) {
         return x.checks().stream().filter(c -> c.name().equals(name)).findFirst()
