@@ -202,7 +202,9 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
             return;
         }
         for (Method m : type.methodsByName(a.target.methodName())) {
-            if (m.location() == null || m.isAbstract() || (declaredOnly && !m.declaringType().equals(type))) {
+            // for an interface, the method as its implementation has it, inherited too from a superclass that does not implement
+            // the interface itself (sqlite-jdbc's executeUpdate): once per method, and held only on an implementation's instance
+            if (m.location() == null || m.isAbstract() || declaredOnly && !a.breakpointed.add(m)) {
                 continue;
             }
             BreakpointRequest br = erm.createBreakpointRequest(m.location());
@@ -279,6 +281,16 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         started = true;
     }
 
+    /** Whether the method the thread entered runs on an instance of a class that implements {@code api} (a static one: yes). */
+    private static boolean onAnImplementation(ThreadReference thread, InterfaceType api) {
+        try {
+            ObjectReference self = thread.frame(0).thisObject();
+            return self == null || !(self.referenceType() instanceof ClassType c) || c.allInterfaces().contains(api);
+        } catch (IncompatibleThreadStateException | RuntimeException x) {
+            return true; // unreadable: held, as before an inherited method was watched
+        }
+    }
+
     private void onClassPrepare(ClassPrepareEvent cpe) {
         Armed a = (Armed) cpe.request().getProperty("armed");
         if (cpe.request().getProperty("implementations") != null) {
@@ -294,7 +306,7 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
     /** A thread reached an armed point (a method's entry, or its normal return); true when the event set is held (not resumed). */
     private boolean onArrival(EventRequest request, ThreadReference thread, Location at, EventSet set) {
         Armed a = (Armed) request.getProperty("armed");
-        if (a == null || a.barrier.state() != BarrierState.ARMED) {
+        if (a == null || a.barrier.state() != BarrierState.ARMED || a.api != null && !onAnImplementation(thread, a.api)) {
             return false;
         }
         Map<String, String> context = new TreeMap<>();
@@ -578,6 +590,8 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         final BarrierOptions options;
         /** What arms the point: breakpoints, method-exit requests, and for an interface the wait for classes that implement it. */
         final List<EventRequest> requests = new ArrayList<>();
+        /** The methods an interface point has a breakpoint in: one each, however many implementations inherit it. */
+        final java.util.Set<Method> breakpointed = java.util.concurrent.ConcurrentHashMap.newKeySet();
         volatile InterfaceType api;
         volatile String heldType;
         final List<EventRequest> observers = new ArrayList<>();

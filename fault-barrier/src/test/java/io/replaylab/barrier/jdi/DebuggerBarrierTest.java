@@ -320,6 +320,31 @@ class DebuggerBarrierTest {
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).isEqualTo(2);
     }
 
+    /**
+     * An interface point holds a method its implementation inherits from a superclass that does not implement the interface:
+     * sqlite-jdbc's {@code PreparedStatement#executeUpdate}, the commit of an insert in autocommit mode (it was never held).
+     * Its plain {@code Statement}s, which share that superclass, are not held.
+     */
+    @Test
+    void anInterfacePointHoldsAMethodItsImplementationInheritsFromASuperclass(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        DebuggerBarrier debugger = attach(a);
+        Barrier barrier = debugger.arm("db-commit", MethodPoint.parse("java.sql.PreparedStatement#executeUpdate"), HoldMode.THREAD, moves::add,
+                BarrierOptions.ofDefaults());
+        debugger.resumeProgram();
+
+        Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.stack().get(0)).as("held in the driver's class").startsWith("org.sqlite.").contains(".executeUpdate");
+        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("its insert has not run").isZero();
+
+        barrier.release();
+
+        assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).isEqualTo(2);
+    }
+
     @Test
     void anOnReturnPointHoldsTheProgramAfterItsOffsetCommitWasStoredBeforeItSeesTheAnswer(LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);

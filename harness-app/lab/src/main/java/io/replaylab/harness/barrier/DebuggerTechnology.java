@@ -41,7 +41,8 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
     static DebuggerTechnology atCommitPoint(MethodPoint at, boolean warmUp) {
         boolean jdbc = at.equals(MethodPoint.jdbcCommit()) || at.equals(MethodPoint.jdbcCommit().onReturn());
         return new DebuggerTechnology(at, warmUp ? WarmUp.FIRST_OFFSET_COMMIT : WarmUp.NONE, null, "reach " + at + (jdbc ? " (a JDBC connection "
-                + "in autocommit mode never calls it: name the method that commits A's transaction, LabSettings.dbCommitPoint)" : ""),
+                + "in autocommit mode never calls it, each statement commits itself: hold that, e.g. java.sql.PreparedStatement#executeUpdate, "
+                + "LabSettings.dbCommitPoint)" : ""),
                 "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets another way "
                         + "(commitAsync, auto-commit) is not held there (its DB point is: the warm-up ends at its group's first committed offset).");
     }

@@ -314,8 +314,8 @@ class LabTest {
         }
         // its inserts commit themselves (autocommit): the JDBC commit the debugger holds at the DB point is never called, and the cell says so
         assertThat(experiment(r.evidence(), "schedules.before-db-commit.hold").outcome().reason()).isEqualTo("the injection point before-db-commit "
-                + "was never reached: A did not reach java.sql.Connection#commit (a JDBC connection in autocommit mode never calls it: name the "
-                + "method that commits A's transaction, LabSettings.dbCommitPoint) within PT20S");
+                + "was never reached: A did not reach java.sql.Connection#commit (a JDBC connection in autocommit mode never calls it, each "
+                + "statement commits itself: hold that, e.g. java.sql.PreparedStatement#executeUpdate, LabSettings.dbCommitPoint) within PT20S");
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
         wasNotRun(rebalance).startsWith("A's commit never reached the broker").contains("request.timeout.ms");
 
