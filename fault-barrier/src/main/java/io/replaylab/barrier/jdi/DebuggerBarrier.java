@@ -189,16 +189,20 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         EventRequestManager erm = vm.eventRequestManager();
         int policy = a.mode == HoldMode.PROCESS ? EventRequest.SUSPEND_ALL : EventRequest.SUSPEND_EVENT_THREAD;
         if (a.target.edge() == MethodPoint.Edge.RETURN) {
-            if (type.methodsByName(a.target.methodName()).stream().noneMatch(m -> !declaredOnly || m.declaringType().equals(type))) {
-                return;
+            // an exit is seen where its method is declared: for an interface, the class each implementation has the method from
+            List<ReferenceType> declaring = declaredOnly
+                    ? type.methodsByName(a.target.methodName()).stream().filter(m -> !m.isAbstract()).map(Method::declaringType).distinct()
+                            .filter(a.exitWatched::add).toList()
+                    : type.methodsByName(a.target.methodName()).isEmpty() ? List.of() : List.of(type);
+            for (ReferenceType t : declaring) {
+                MethodExitRequest exit = erm.createMethodExitRequest();
+                exit.addClassFilter(t);
+                exit.setSuspendPolicy(policy);
+                exit.putProperty("armed", a);
+                exit.putProperty("hold", Boolean.TRUE);
+                exit.enable();
+                a.requests.add(exit);
             }
-            MethodExitRequest exit = erm.createMethodExitRequest();
-            exit.addClassFilter(type);
-            exit.setSuspendPolicy(policy);
-            exit.putProperty("armed", a);
-            exit.putProperty("hold", Boolean.TRUE);
-            exit.enable();
-            a.requests.add(exit);
             return;
         }
         for (Method m : type.methodsByName(a.target.methodName())) {
@@ -592,6 +596,8 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         final List<EventRequest> requests = new ArrayList<>();
         /** The methods an interface point has a breakpoint in: one each, however many implementations inherit it. */
         final java.util.Set<Method> breakpointed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        /** The classes an interface point's return is watched in: one exit request each. */
+        final java.util.Set<ReferenceType> exitWatched = java.util.concurrent.ConcurrentHashMap.newKeySet();
         volatile InterfaceType api;
         volatile String heldType;
         final List<EventRequest> observers = new ArrayList<>();

@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** The debugger barrier against a real broker and a real consumer process it knows nothing about. */
@@ -322,23 +323,26 @@ class DebuggerBarrierTest {
 
     /**
      * An interface point holds a method its implementation inherits from a superclass that does not implement the interface:
-     * sqlite-jdbc's {@code PreparedStatement#executeUpdate}, the commit of an insert in autocommit mode (it was never held).
-     * Its plain {@code Statement}s, which share that superclass, are not held.
+     * sqlite-jdbc's {@code PreparedStatement#executeUpdate}, the commit of an insert in autocommit mode (it was never held),
+     * at its entry (the insert not run) and at its return (the insert committed). Its plain {@code Statement}s, which share
+     * that superclass, are not held.
      */
-    @Test
-    void anInterfacePointHoldsAMethodItsImplementationInheritsFromASuperclass(LocalKafka kafka, LabNamespace ns) throws Exception {
+    @ParameterizedTest(name = "on return: {0}")
+    @ValueSource(booleans = {false, true})
+    void anInterfacePointHoldsAMethodItsImplementationInheritsFromASuperclass(boolean onReturn, LocalKafka kafka, LabNamespace ns) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
         ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
         DebuggerBarrier debugger = attach(a);
-        Barrier barrier = debugger.arm("db-commit", MethodPoint.parse("java.sql.PreparedStatement#executeUpdate"), HoldMode.THREAD, moves::add,
-                BarrierOptions.ofDefaults());
+        MethodPoint insert = MethodPoint.parse("java.sql.PreparedStatement#executeUpdate");
+        Barrier barrier = debugger.arm("db-commit", onReturn ? insert.onReturn() : insert, HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
         debugger.resumeProgram();
 
         Arrival arrival = barrier.awaitArrival(Duration.ofSeconds(60));
 
         assertThat(arrival.stack().get(0)).as("held in the driver's class").startsWith("org.sqlite.").contains(".executeUpdate");
-        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("its insert has not run").isZero();
+        assertThat(CommitLoopMain.effects(dir.resolve("target.db"), "A")).as("its insert has run only when held at its return")
+                .isEqualTo(onReturn ? 1 : 0);
 
         barrier.release();
 
