@@ -44,7 +44,8 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                 + "in autocommit mode never calls it, each statement commits itself: hold that, e.g. java.sql.PreparedStatement#executeUpdate, "
                 + "LabSettings.dbCommitPoint)" : ""),
                 "The in-flight point is a debugger breakpoint at KafkaConsumer#commitSync; a subject that commits offsets another way "
-                        + "(commitAsync, auto-commit) is not held there (its DB point is: the warm-up ends at its group's first committed offset).");
+                        + "(commitAsync, auto-commit) is not held there: its group's first committed offset hands its offset points to the wire "
+                        + "(unless the debugger was asked for), and its DB point is armed after that commit.");
     }
 
     /** A method of the experiment's choosing, at its first call, or after the first call of {@code warmUpAt} (null: none). */

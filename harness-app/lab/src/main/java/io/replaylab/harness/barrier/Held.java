@@ -121,7 +121,12 @@ public final class Held implements AutoCloseable {
         Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty() && commitsOf != null) {
-                Optional<String> committed = committed(ctx, commitsOf);
+                Optional<String> committed;
+                try {
+                    committed = committed(ctx, commitsOf);
+                } catch (RuntimeException unreadable) { // a describe that failed says nothing of A: look again at the next turn
+                    committed = Optional.empty();
+                }
                 if (committed.isPresent() && expired(barrier)) {
                     throw new CommitsAnotherWay("A committed offsets of group " + commitsOf + " (" + committed.get() + ") without reaching "
                             + "KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which a debugger "
