@@ -451,9 +451,10 @@ final class RunCommand implements Callable<Integer> {
         out.println("Defect classes:");
         int width = seen.stream().mapToInt(d -> d.caughtBy().length()).max().orElse(10);
         for (Defect d : seen) {
-            ExperimentEvidence x = d.in(ev).orElseThrow();
-            out.printf("  %-10s %-" + width + "s %s%n", d.verdict(ev).orElseThrow().words(), d.caughtBy(), d.description()
-                    + (x.outcome().status() == io.replaylab.evidence.Status.PASS ? "" : ": " + d.decidedBy(ev).orElseThrow()));
+            Defect.Verdict v = d.verdict(ev).orElseThrow();
+            // a PASS that ruled the class out needs no words; any other verdict says what decided it
+            boolean ruledOutByAPass = v == Defect.Verdict.NOT_FOUND && d.in(ev).orElseThrow().outcome().status() == io.replaylab.evidence.Status.PASS;
+            out.printf("  %-10s %-" + width + "s %s%n", v.words(), d.caughtBy(), d.description() + (ruledOutByAPass ? "" : ": " + d.decidedBy(ev).orElseThrow()));
         }
     }
 

@@ -39,6 +39,28 @@ class ReportCommandTest {
         assertThat(html.toString()).startsWith("<!DOCTYPE html>").contains("hello");
     }
 
+    /** A replay that PASSed on offsets alone leaves "skips a replay" not judged, and the console says why; one read on the wire does not. */
+    @Test
+    void theConsoleSaysWhyADefectClassIsNotJudgedEvenWhenItsExperimentPassed() {
+        for (String check : java.util.List.of("offsets committed again", "records delivered again")) {
+            io.replaylab.evidence.RunEvidence ev;
+            try (RunRecorder run = RunRecorder.start(dir.resolve(check.replace(' ', '-')), "r3")) {
+                ExperimentRecorder e = run.experiment("replay", "R5");
+                e.check(io.replaylab.evidence.Check.pass(check, "R5", "40 redelivered", "40 offsets committed again"));
+                e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset", e.record(Source.here("harness"),
+                        new Payload.Note("40 offsets committed again"))), e.checks()));
+                ev = run.snapshot();
+            }
+            StringWriter out = new StringWriter();
+            RunCommand.printDefects(new PrintWriter(out, true), ev);
+
+            assertThat(out.toString()).as(check).contains(check.startsWith("offsets")
+                    ? "not judged replay skips a replay (jumps to the log end after a reset): PASS, without a check that rules this defect out "
+                            + "(records delivered again): "
+                    : "not found  replay skips a replay (jumps to the log end after a reset)\n");
+        }
+    }
+
     @Test
     void corruptEvidenceIsNamedAndTheJournalBesideItIsShownWithExit2() throws Exception {
         try (RunRecorder run = RunRecorder.start(dir, "r2")) {
