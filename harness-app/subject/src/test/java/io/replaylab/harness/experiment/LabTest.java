@@ -339,6 +339,8 @@ class LabTest {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(Runs.check(x, "offsets committed again").actual()).contains("no processing log and no wire witness: offsets only");
         assertThat(x.checks()).extracting(c -> c.name()).doesNotContain("records delivered again");
+        assertThat(x.outcome().confirmation().description()).as("the fault confirmed as what was seen")
+                .isEqualTo("every offset committed again after the reset (offsets only: no processing log, no wire witness)");
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(r.evidence())).hasValue(Defect.Verdict.NOT_JUDGED);
         assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(r.evidence())).hasValueSatisfying(t -> assertThat(t)
                 .startsWith("PASS, without a check that rules this defect out (records delivered again): "));
