@@ -61,8 +61,8 @@ public record Defect(String name, String description, String caughtBy, String sh
 
     /**
      * How a defect's FAIL reads in its experiment's evidence: with this kind of FAIL, one of these checks failed (for a skipped
-     * replay, the redelivery check with the fault not observed). Ruled out by a PASS, or by a FAIL of another check with these
-     * holding.
+     * replay, the redelivery check with the fault not observed). Ruled out by a PASS, or by a FAIL of another check, with these
+     * checks made and holding.
      */
     public record Signature(FailKind kind, List<String> checks) {
         public Signature {
