@@ -12,6 +12,7 @@ import io.replaylab.barrier.MethodPoint;
 import io.replaylab.barrier.NativePoint;
 import io.replaylab.barrier.PgPoint;
 import io.replaylab.evidence.ExperimentRecorder;
+import io.replaylab.evidence.process.Platform;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
@@ -45,6 +46,11 @@ public final class BarrierPlan {
         OFFSETS_UNREADABLE_BY_THE_DEBUGGER,
         /** A commits its offsets without KafkaConsumer#commitSync (commitAsync, an auto-commit timer); the wire holds every OffsetCommit. */
         COMMITS_PAST_THE_DEBUGGER,
+        /**
+         * A's client gave up its OffsetCommit held on the wire (its own request timeout ran out before the partition moved), so no
+         * stale commit could follow: the wire holds the commit again with A frozen, whose clock stops with it.
+         */
+        CLIENT_GAVE_UP_THE_HELD_COMMIT,
         /** A share consumer that is not a JVM: only the wire reaches its acknowledgement. */
         SHARE_CONSUMER_NOT_A_JVM,
         /** A method of a JVM that the experiment names. */
@@ -66,13 +72,17 @@ public final class BarrierPlan {
     /** The wire, aimed at the same point, when it may replace the debugger; else null and {@link #noFallback} says why. */
     private final Fallback fallback;
     private final String noFallback;
+    /** The machine A runs on: whether A can be held whole on the wire ({@link Why#CLIENT_GAVE_UP_THE_HELD_COMMIT}). */
+    private final Platform platform;
 
     /** The wire's technology for the point, and why the run chose the debugger first (for the fallback's display). */
     private record Fallback(WireTechnology wire, String firstChoice) {
     }
 
-    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, Fallback fallback, String noFallback) {
+    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, Fallback fallback, String noFallback,
+            Platform platform) {
         this.technology = technology;
+        this.platform = platform;
         this.why = why;
         this.display = display;
         this.unavailable = unavailable;
@@ -81,7 +91,7 @@ public final class BarrierPlan {
     }
 
     private static BarrierPlan plain(Technology technology, Why why, String display, LabContext ctx) {
-        return new BarrierPlan(technology, why, display, unavailable(technology, ctx), null, "the only one");
+        return new BarrierPlan(technology, why, display, unavailable(technology, ctx), null, "the only one", ctx.settings().platform());
     }
 
     /**
@@ -100,7 +110,8 @@ public final class BarrierPlan {
                         + " held in the PostgreSQL proxy: the DB point of a subject held on the wire, any client)", ctx);
             }
             if (point == CommitPoint.AFTER_DB_COMMIT) {
-                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of(AFTER_SQLITE_COMMIT), null, "the only one");
+                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of(AFTER_SQLITE_COMMIT), null, "the only one",
+                        ctx.settings().platform());
             }
             if (point == CommitPoint.BEFORE_DB_COMMIT) {
                 return plain(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "native (gdb at " + NativePoint.sqliteCommit()
@@ -118,7 +129,7 @@ public final class BarrierPlan {
         boolean offsets = !dbPoint;
         Fallback fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR ? new Fallback(onTheWire(point), choice.why()) : null;
         String noFallback = proxy ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)";
-        return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback, noFallback);
+        return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback, noFallback, ctx.settings().platform());
     }
 
     private static WireTechnology onTheWire(CommitPoint point) {
@@ -141,7 +152,7 @@ public final class BarrierPlan {
     public static BarrierPlan debuggerAt(MethodPoint method) {
         Objects.requireNonNull(method, "method");
         return new BarrierPlan(DebuggerTechnology.atMethod(method, null, "The in-flight point is a debugger breakpoint at " + method + "."),
-                Why.THE_EXPERIMENTS_METHOD, "debugger at " + method, Optional.empty(), null, "the only one");
+                Why.THE_EXPERIMENTS_METHOD, "debugger at " + method, Optional.empty(), null, "the only one", Platform.host());
     }
 
     /**
@@ -153,7 +164,7 @@ public final class BarrierPlan {
         Objects.requireNonNull(warmUpAt, "warmUpAt");
         return new BarrierPlan(DebuggerTechnology.atMethod(method, warmUpAt, "The in-flight point is a debugger breakpoint at " + method
                 + ", armed after A's first call of " + warmUpAt + "."), Why.THE_EXPERIMENTS_METHOD, "debugger at " + method + " (after a warm-up at "
-                + warmUpAt + ")", Optional.empty(), null, "the only one");
+                + warmUpAt + ")", Optional.empty(), null, "the only one", Platform.host());
     }
 
     /**
@@ -169,14 +180,15 @@ public final class BarrierPlan {
                     + "in A (after its DB transaction, before the acknowledgement reaches the broker); a share consumer that acknowledges implicitly "
                     + "(by its next poll) is not held there."), Why.THE_RUNS_CHOICE, "debugger at " + SHARE_ACKNOWLEDGE + (whole
                     ? " (whole-JVM hold: A frozen, its heartbeats too)" : " (thread hold: A's other threads, its heartbeats too, run on)"),
-                    Optional.empty(), null, "the only one");
+                    Optional.empty(), null, "the only one", ctx.settings().platform());
         }
         Technology wire = new WireTechnology(WireTechnology.Aim.SHARE_ACKNOWLEDGEMENT);
         Optional<String> unavailable = ctx.kafka().wire().isPresent() ? Optional.empty() : Optional.of("the share consumer " + (jvm
                 ? "is to be held on the wire" : "is not a JVM (no debugger can hold it)") + ", and this run has no wire proxy to hold its "
                 + "acknowledgement (LabSettings.witness(false))");
         return new BarrierPlan(wire, jvm ? Why.THE_RUNS_CHOICE : Why.SHARE_CONSUMER_NOT_A_JVM,
-                "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy", unavailable, null, "the only one");
+                "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy", unavailable, null, "the only one",
+                ctx.settings().platform());
     }
 
     private static Optional<String> unavailable(Technology technology, LabContext ctx) {
@@ -214,22 +226,39 @@ public final class BarrierPlan {
     }
 
     /**
-     * The plan that takes over when the debugger cannot hold A's offset commit ({@code why}: it held it but could not read its
-     * offsets, a client it does not know; or A commits past it, {@link CommitsAnotherWay}): the wire, unless this plan was asked
-     * for or the run has no proxy; then empty and {@link #noFallback} says why.
+     * The plan that takes over when this one cannot make its hazard ({@code why}): the wire when the debugger held A's commit
+     * but could not read its offsets, or A commits past it ({@link CommitsAnotherWay}), unless the debugger was asked for or the
+     * run has no proxy; the wire with A frozen when A's client gave up its commit held there, unless the machine cannot
+     * freeze. Empty, and {@link #noFallback} says why, otherwise.
      */
     public Optional<BarrierPlan> fallback(Why why) {
-        if (why != Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER && why != Why.COMMITS_PAST_THE_DEBUGGER) {
-            throw new IllegalArgumentException("not a reason to fall back to the wire: " + why);
-        }
-        return Optional.ofNullable(fallback).map(f -> new BarrierPlan(f.wire(), why, "wire (fallback: " + (why == Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER
-                ? "the debugger could not read the offsets A commits" : "A commits its offsets without KafkaConsumer#commitSync, where the debugger "
-                + "holds them") + "; " + f.firstChoice() + ")", Optional.empty(), null, "the only one"));
+        return switch (why) {
+            case OFFSETS_UNREADABLE_BY_THE_DEBUGGER, COMMITS_PAST_THE_DEBUGGER -> Optional.ofNullable(fallback).map(f -> new BarrierPlan(f.wire(), why,
+                    "wire (fallback: " + (why == Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER ? "the debugger could not read the offsets A commits"
+                            : "A commits its offsets without KafkaConsumer#commitSync, where the debugger holds them") + "; " + f.firstChoice() + ")",
+                    Optional.empty(), null, "the only one", platform));
+            case CLIENT_GAVE_UP_THE_HELD_COMMIT -> wholeOnTheWire().filter(w -> w.unavailableOn(platform).isEmpty()).map(w -> new BarrierPlan(w, why,
+                    "wire, A frozen at the hold (fallback: A's client gave up its commit held on the wire, its own request timeout; "
+                            + display + " before)", Optional.empty(), null, "the only one", platform));
+            default -> throw new IllegalArgumentException("not a reason to fall back: " + why);
+        };
     }
 
-    /** Why there is no {@link #fallback}: "asked for", or "the only one: …". */
-    public String noFallback() {
-        return noFallback;
+    /** This plan's wire technology holding A's OffsetCommit with A frozen, where it holds the request alone now. */
+    private Optional<WireTechnology> wholeOnTheWire() {
+        return technology instanceof WireTechnology w && w.aim() == WireTechnology.Aim.OFFSET_COMMIT && !w.whole()
+                ? Optional.of(new WireTechnology(w.aim(), true)) : Optional.empty();
+    }
+
+    /** Why there is no {@link #fallback} for {@code why}: "asked for", "the only one: …", or why A cannot be frozen. */
+    public String noFallback(Why why) {
+        if (why != Why.CLIENT_GAVE_UP_THE_HELD_COMMIT) {
+            return noFallback;
+        }
+        if (technology instanceof WireTechnology w && w.whole()) {
+            return "A was held whole already";
+        }
+        return wholeOnTheWire().flatMap(w -> w.unavailableOn(platform)).orElse("the barrier holds no request of A on the wire");
     }
 
     /**

@@ -65,7 +65,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             // an offset point armed at once is passed by a consumer that commits another way: its group's first offset says so
             boolean watch = warmUp == WarmUp.NONE && offsetPoint();
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
-                    watch ? a.group() : null);
+                    watch ? a.group() : null, false);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {

@@ -43,17 +43,22 @@ public final class Held implements AutoCloseable {
     private final Hold hold;
     /** The group whose committed offsets show A committing past the point (a debugger's offset point), or null. */
     private final String commitsOf;
+    /** A is frozen once it arrives, and stays so until {@link #thaw}: held whole where the technology holds only a request. */
+    private final boolean freezeAtArrival;
     /** The instances to stop when this ends: a registry, not the point's state. */
     private final List<LabContext.Instance> running = new CopyOnWriteArrayList<>();
 
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
             String unreached, Hold hold) {
-        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null);
+        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null, false);
     }
 
-    /** {@code commitsOf}: the group in which an offset committed before A reached the point means A commits another way. */
+    /**
+     * {@code commitsOf}: the group in which an offset committed before A reached the point means A commits another way;
+     * {@code freezeAtArrival}: A is frozen the moment it arrives.
+     */
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
-            String unreached, Hold hold, String commitsOf) {
+            String unreached, Hold hold, String commitsOf, boolean freezeAtArrival) {
         this.technology = technology;
         this.ctx = a.ctx();
         this.e = a.e();
@@ -65,6 +70,7 @@ public final class Held implements AutoCloseable {
         this.unreached = unreached;
         this.hold = hold;
         this.commitsOf = commitsOf;
+        this.freezeAtArrival = freezeAtArrival;
         running.add(instance);
     }
 
@@ -110,7 +116,11 @@ public final class Held implements AutoCloseable {
      * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point
      */
     public Arrival awaitArrival() throws InterruptedException {
-        return awaitArrival(ctx, barrier, instance, commitsOf);
+        Arrival arrival = awaitArrival(ctx, barrier, instance, commitsOf);
+        if (freezeAtArrival) {
+            freeze();
+        }
+        return arrival;
     }
 
     static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {

@@ -1,14 +1,25 @@
 package io.replaylab.harness.barrier;
 
+import java.util.Optional;
+
 import io.replaylab.barrier.Barrier;
 import io.replaylab.barrier.BarrierEvidence;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.WirePoint;
+import io.replaylab.evidence.process.Platform;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
 
-/** A's request (or the broker's answer to it) held in the run's Kafka protocol proxy: any client. */
-record WireTechnology(Aim aim) implements Technology {
+/**
+ * A's request (or the broker's answer to it) held in the run's Kafka protocol proxy: any client. {@code whole}: A's OffsetCommit
+ * held with A's process frozen (SIGSTOP) from the arrival until the experiment thaws it, so that A's clock stops with it as in a
+ * GC pause: a client gives a held request up after its own request timeout, which a freeze does not let run out.
+ */
+record WireTechnology(Aim aim, boolean whole) implements Technology {
+    WireTechnology(Aim aim) {
+        this(aim, false);
+    }
+
     /** Which request of A's group the proxy holds. */
     enum Aim {
         OFFSET_COMMIT("OffsetCommit", "A's OffsetCommit request on the wire", "send an OffsetCommit",
@@ -53,17 +64,24 @@ record WireTechnology(Aim aim) implements Technology {
                 + " starts through the proxy at " + proxy.bootstrapServers());
         LabContext.Instance inst = Technology.startBeside(a, barrier);
         pid[0] = inst.pid();
-        return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null));
+        return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null),
+                null, whole);
     }
 
     @Override
     public HoldMode mode(HoldMode asked) {
-        return HoldMode.THREAD; // the connection is held; A's other connections run on
+        return whole ? HoldMode.PROCESS : HoldMode.THREAD; // else the connection is held; A's other connections run on
     }
 
     @Override
     public String holdMode(HoldMode asked) {
-        return "connection";
+        return whole ? "connection, with A frozen (SIGSTOP) from the hold until its commit is answered" : "connection";
+    }
+
+    @Override
+    public Optional<String> unavailableOn(Platform platform) {
+        return whole && !platform.canFreeze() ? Optional.of("not available on " + platform.describe() + ": holding A whole on the "
+                + "wire freezes it (SIGSTOP), which needs POSIX signals and /proc") : Optional.empty();
     }
 
     @Override

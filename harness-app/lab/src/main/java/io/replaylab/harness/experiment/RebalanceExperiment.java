@@ -63,18 +63,28 @@ final class RebalanceExperiment {
         e.environment("barrier", plan.display());
         e.limitation(plan.limitation());
         Experiments.produce(ctx, e, ns);
-        BarrierPlan wire;
-        try {
-            return attempt(ctx, e, plan, ns.topic(), ns.group(), ns.inbox(1));
-        } catch (FallBack f) {
-            wire = plan.fallback(f.why()).orElseThrow();
+        int tries = 1;
+        String group = ns.group();
+        while (true) {
+            try {
+                return attempt(ctx, e, plan, ns.topic(), group, ns.inbox(tries));
+            } catch (FallBack f) {
+                plan = plan.fallback(f.why()).orElseThrow();
+            }
+            tries++;
+            e.environment("barrier", plan.display());
+            boolean frozen = plan.why() == BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT;
+            e.limitation(switch (plan.why()) {
+                case OFFSETS_UNREADABLE_BY_THE_DEBUGGER -> "The debugger could not read what A commits, so the wire barrier replaced it: the "
+                        + "limitation about commitSync holds for that first try only. ";
+                case COMMITS_PAST_THE_DEBUGGER -> "A commits its offsets without KafkaConsumer#commitSync, so the wire barrier replaced the "
+                        + "debugger: the limitation about commitSync holds for that first try only. ";
+                default -> "A's client gave up its commit held on the wire before the partition moved (its own request timeout), so no "
+                        + "stale commit could follow; the next try held the commit with A frozen, as a GC pause would. ";
+            } + plan.limitation());
+            group = ns.group(frozen ? "frozen" : "wire");
+            ctx.step("falling back to " + plan.display() + ": a new group and inbox namespace on the same topic and target");
         }
-        e.environment("barrier", wire.display());
-        e.limitation((wire.why() == BarrierPlan.Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER ? "The debugger could not read what A commits"
-                : "A commits its offsets without KafkaConsumer#commitSync") + ", so the wire barrier replaced it: the limitation about "
-                + "commitSync holds for that first try only. " + wire.limitation());
-        ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
-        return attempt(ctx, e, wire, ns.topic(), ns.group("wire"), ns.inbox(2));
     }
 
     /** The debugger cannot hold A's commit, and the plan has a {@link BarrierPlan#fallback}: the caller tries that. */
@@ -101,7 +111,7 @@ final class RebalanceExperiment {
         if (wire) {
             throw new FallBack(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER);
         }
-        return e.finish(Outcome.notRun(x.getMessage() + ", and the barrier was " + plan.noFallback() + "; hold A on the wire instead "
+        return e.finish(Outcome.notRun(x.getMessage() + ", and the barrier was " + plan.noFallback(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER) + "; hold A on the wire instead "
                 + "(LabSettings.barrier WIRE)"));
     }
 
@@ -142,7 +152,7 @@ final class RebalanceExperiment {
                 }
                 barrier.release();
                 return e.finish(Outcome.notRun("the debugger could not read the offsets A commits " + unreadable.get() + " and the barrier was "
-                        + plan.noFallback() + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
+                        + plan.noFallback(BarrierPlan.Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER) + "; hold A on the wire instead (LabSettings.barrier WIRE)"));
             }
             // R8: tie the point to the DB commit — the target already holds the effect of the record A is committing past.
             Map<PartitionRef, Long> committing = new TreeMap<>();
@@ -229,9 +239,19 @@ final class RebalanceExperiment {
                 ctx.subjects().checkpoint();
                 return barrier.awaitOutcome(Duration.ofMillis(250));
             }, Optional::isPresent);
+            at.thaw(); // held whole (frozen) on the wire: A runs again once its held commit has its answer
+            if (outcome.filter(o -> o.verdict() == CallOutcome.Verdict.NOT_DELIVERED).isPresent()) {
+                boolean whole = plan.fallback(BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT).isPresent();
+                e.record(harness, new Payload.Note("A's client gave up its held commit before the partition moved: " + outcome.get().message()
+                        + (whole ? "; no stale commit can follow, so A is held whole (frozen) at its commit on a new group next" : "")));
+                if (whole) {
+                    throw new FallBack(BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT);
+                }
+            }
             StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.kafka().witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
-            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, callWait, onWire);
+            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, callWait, onWire,
+                    Optional.of(plan.noFallback(BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT)));
             if (ended.isPresent()) {
                 return ended.get();
             }

@@ -175,14 +175,33 @@ class LabTest {
         assertThat(Files.readString(r.report())).contains("| barrier | wire (asked for) |");
     }
 
+    /**
+     * A client that gives its held commit up (its own 3 s timeout) sends no stale commit: the lab holds it again, frozen at its
+     * commit, and the broker refuses the commit it sends once the partition moved. On a machine that cannot freeze, NOT_RUN saying so.
+     */
     @Test
-    void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsNotRunNeverPass(LocalKafka kafka) throws Exception {
+    void aCommitTheSubjectGaveUpWhileHeldOnTheWireIsHeldAgainWithTheSubjectFrozenAndNeverPassesUnheld(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("gives-up")).experiments(Experiments.rebalance())
                 .barrier(BarrierKind.WIRE).build(), null);
 
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence frozen = experiment(r.evidence(), "rebalance");
+        assertThat(frozen.outcome().status()).as(frozen.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(frozen.environment().get("barrier")).startsWith("wire, A frozen at the hold (fallback: A's client gave up its commit held on "
+                + "the wire, its own request timeout; wire (asked for) before)");
+        assertThat(frozen.environment().get("hold mode")).isEqualTo("connection, with A frozen (SIGSTOP) from the hold until its commit is answered");
+        assertThat(frozen.events()).extracting(e -> e.payload().summary())
+                .anyMatch(t -> t.startsWith("A's client gave up its held commit before the partition moved: the client closed the connection"))
+                .anyMatch(t -> t.matches("rebalance-A \\(pid \\d+\\) frozen with SIGSTOP at offset-commit .*"));
+        assertThat(Runs.check(frozen, "stale commit rejected").actual()).startsWith("rejected by the broker");
+
+        Lab.LabResult unfrozen = Lab.run(foreign(kafka, ForeignSubjectMain.template("gives-up")).experiments(Experiments.rebalance())
+                .barrier(BarrierKind.WIRE).platform(Platform.jdkOnly("Windows 11")).build(), null);
+        ExperimentEvidence x = experiment(unfrozen.evidence(), "rebalance");
         wasNotRun(x).contains("never reached the broker").contains("closed the connection")
-                .containsPattern("[0-9.]+ s into the hold, before the release");
+                .containsPattern("[0-9.]+ s into the hold, before the release")
+                .contains("; A could not be held whole (frozen) instead: not available on Windows 11 (simulated on ")
+                .endsWith("): no /proc, no setsid, no POSIX signals, no /bin/sh: holding A whole on the wire freezes it (SIGSTOP), which needs "
+                        + "POSIX signals and /proc");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));
         assertThat(x.events()).extracting(e -> e.type()).contains("commit-not-delivered").doesNotContain("commit-rejected", "commit-accepted");
@@ -304,7 +323,7 @@ class LabTest {
 
         for (String name : List.of("rebalance", "schedules.before-offset-commit.hold", "schedules.after-offset-commit.crash")) {
             ExperimentEvidence x = experiment(r.evidence(), name);
-            assertThat(x.environment().get("barrier")).as(name).startsWith("wire (fallback: A commits its offsets without KafkaConsumer#commitSync");
+            assertThat(x.environment().get("barrier")).as(name).contains("wire (fallback: A commits its offsets without KafkaConsumer#commitSync");
             assertThat(x.events()).extracting(ev -> ev.payload().summary()).as(name).anyMatch(t -> t.matches("A committed offsets of group "
                     + "\\S+ \\(\\S+-\\d=\\d+.*\\) without reaching KafkaConsumer#commitSync: it commits another way \\(commitAsync, its client's "
                     + "auto-commit timer\\).*; the wire barrier takes over"));
@@ -316,8 +335,14 @@ class LabTest {
         assertThat(experiment(r.evidence(), "schedules.before-db-commit.hold").outcome().reason()).isEqualTo("the injection point before-db-commit "
                 + "was never reached: A did not reach java.sql.Connection#commit (a JDBC connection in autocommit mode never calls it, each "
                 + "statement commits itself: hold that, e.g. java.sql.PreparedStatement#executeUpdate, LabSettings.dbCommitPoint) within PT20S");
+        // on the wire its client gives the held commitAsync up after its request timeout (30 s) and never sends it again, before its
+        // session timeout (45 s) moves the partition: held again with A frozen, its stale commit is refused
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
-        wasNotRun(rebalance).startsWith("A's commit never reached the broker").contains("request.timeout.ms");
+        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(rebalance.environment().get("barrier")).startsWith("wire, A frozen at the hold (fallback: A's client gave up its commit");
+        assertThat(rebalance.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("A's client gave up its held commit "
+                + "before the partition moved") && t.contains("request.timeout.ms"));
+        assertThat(Runs.check(rebalance, "stale commit rejected").actual()).startsWith("rejected by the broker");
 
         // the debugger asked for: no fallback, NOT_RUN at A's first committed offset, which the reason names
         Lab.LabResult asked = Lab.run(foreign(kafka, ForeignSubjectMain.template("async-batch")).experiments(Experiments.rebalance())
