@@ -346,6 +346,11 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
                 } else {
                     commitsNothing = offsets.isEmpty();
                 }
+            } else if (reader != null) {
+                // commitSync() or commitSync(Duration): the consumer commits its own positions, which are not in the call
+                String none = "(no offsets in the call: " + top.location().method().name() + "() commits the consumer's own positions)";
+                context.put("offsets", none);
+                facts = Arrival.Facts.offsetsUnreadable(none);
             }
         } catch (IncompatibleThreadStateException | RuntimeException e) {
             context.put("inspect-error", e.toString());

@@ -3,6 +3,7 @@ package io.replaylab.barrier.wire;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -20,6 +21,7 @@ import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.WirePoint;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
@@ -65,6 +67,8 @@ final class CommitGate {
     private int framesForwarded;
     /** How far into the hold (from the arrival) the client first closed a held connection; null: it did not. */
     private Duration droppedAfter;
+    /** The highest offset per partition ({@code topic-p}) the group's OffsetCommits have carried so far, before the hold. */
+    private final Map<String, Long> committedSoFar = new HashMap<>();
 
     CommitGate(String point, WirePoint at, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
         this.group = at.group();
@@ -107,6 +111,10 @@ final class CommitGate {
         if (!group.equals(r.group()) || r.isOffsetCommit() != (request == WirePoint.Request.OFFSET_COMMIT)) {
             return Decision.PASS;
         }
+        if (request == WirePoint.Request.OFFSET_COMMIT && barrier.state() == BarrierState.ARMED && !advances(r)) {
+            note(c, f, "passed: it moves no partition past what the group's commits carried so far, so no record is in flight");
+            return Decision.PASS;
+        }
         if (answers) {
             return barrier.state() == BarrierState.ARMED ? new Decision(null, answerHold(c, f)) : Decision.PASS;
         }
@@ -141,6 +149,20 @@ final class CommitGate {
                 }
             }
         }
+    }
+
+    /**
+     * Whether {@code r} carries some partition past the offsets the group's earlier commits carried (past 0 for the first): a
+     * commit of positions that did not move (a timer's on an idle consumer, a parallel consumer's while its lowest record is in
+     * flight) has no record in flight, and holding it would show nothing. Remembers what {@code r} carries.
+     */
+    private synchronized boolean advances(CommitRequest r) {
+        boolean advances = false;
+        for (CommitOffset o : r.offsets()) {
+            advances |= o.offset() > committedSoFar.getOrDefault(o.partitionName(), 0L);
+            committedSoFar.merge(o.partitionName(), o.offset(), Math::max);
+        }
+        return advances;
     }
 
     private void hold(Connection c, Connection.Frame f, String what) {

@@ -36,7 +36,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * protocol(classic|consumer) maxPollIntervalMs sessionTimeoutMs(classic; 0 = default) db clientId [options]; options:
  * {@code tx}: each effect is its own transaction that ends in {@code Connection#commit} (else autocommit does it);
  * {@code map=KIND}: the Map it commits (see {@link #offsets}; default {@code Map.of});
- * {@code empty-first}: before each commit, a {@code commitSync} of an empty {@code Map.of()} and of {@code Collections.emptyMap()}.
+ * {@code empty-first}: before each commit, a {@code commitSync} of an empty {@code Map.of()} and of {@code Collections.emptyMap()};
+ * {@code positions}: {@code commitSync()}, the consumer's own positions, instead of a Map.
  */
 public final class CommitLoopMain {
     private CommitLoopMain() {
@@ -96,7 +97,11 @@ public final class CommitLoopMain {
                     }
                     System.out.println("calling commitSync " + r.partition() + "@" + (r.offset() + 1));
                     try {
-                        c.commitSync(offsets(kind, new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                        if (options.contains("positions")) {
+                            c.commitSync(); // its own positions: past the one record poll returned
+                        } else {
+                            c.commitSync(offsets(kind, new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                        }
                         System.out.println("commit accepted");
                     } catch (CommitFailedException e) {
                         System.out.println("commit rejected: " + e.getMessage());

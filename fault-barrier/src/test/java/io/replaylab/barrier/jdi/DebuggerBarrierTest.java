@@ -167,6 +167,17 @@ class DebuggerBarrierTest {
     }
 
     @Test
+    void aCommitOfTheConsumersOwnPositionsIsHeldWithItsOffsetsNamedUnreadable(LocalKafka kafka, LabNamespace ns) throws Exception {
+        Armed a = armedOnOneRecord(kafka, ns, HoldMode.THREAD, "positions");
+
+        Arrival arrival = a.barrier().awaitArrival(Duration.ofSeconds(60));
+
+        assertThat(arrival.offsets()).as("commitSync() names no offsets: none read, none made up").isEmpty();
+        assertThat(arrival.facts().unreadableOffsets()).hasValue("(no offsets in the call: commitSync() commits the consumer's own positions)");
+        releasedItCommits(a, kafka, ns, new CommitOffset(ns.topic(), 0, 1));
+    }
+
+    @Test
     void aCommitOfNoOffsetsPassesAndTheBarrierHoldsTheNextCommit(LocalKafka kafka, LabNamespace ns) throws Exception {
         Armed a = armedOnOneRecord(kafka, ns, HoldMode.THREAD, "empty-first");
 

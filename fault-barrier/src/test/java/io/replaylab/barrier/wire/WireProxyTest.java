@@ -342,6 +342,28 @@ class WireProxyTest {
         assertThat(CommitLoopMain.awaitEffects(dir.resolve("target.db"), "A", 2)).as("the one-shot barrier let later commits pass").isEqualTo(2);
     }
 
+    /**
+     * A commit that moves no partition (the first one at offset 0, a timer's of positions that did not move, a parallel
+     * consumer's while its lowest record is in flight) has no record in flight: it passes, and the first that moves one is held.
+     */
+    @Test
+    void aCommitThatMovesNoPartitionPassesAndTheFirstThatMovesOneIsHeld(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        TopicPartition p0 = new TopicPartition(ns.topic(), 0);
+        try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic", Map.of())) {
+            c.assign(List.of(p0));
+            c.commitSync(Map.of(p0, new OffsetAndMetadata(0)), Duration.ofSeconds(20));
+            assertThat(barrier.state()).as("offset 0 carries no record").isEqualTo(BarrierState.ARMED);
+            c.commitSync(Map.of(p0, new OffsetAndMetadata(0)), Duration.ofSeconds(20));
+            assertThat(barrier.state()).as("offset 0 again moves nothing").isEqualTo(BarrierState.ARMED);
+            assertThatThrownBy(() -> c.commitSync(Map.of(p0, new OffsetAndMetadata(3)), Duration.ofSeconds(2))).isInstanceOf(TimeoutException.class);
+        }
+        assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
+        assertThat(barrier.arrival().orElseThrow().offsets()).extracting(o -> o.offset()).containsExactly(3L);
+    }
+
     @Test
     void anAnswerHeldOnTheWireLeavesTheOffsetStoredWhileTheClientHasNotSeenIt(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);

@@ -164,6 +164,9 @@ final class RebalanceExperiment {
             String inFlightId = null;
             PartitionRef inFlight = null;
             for (Map.Entry<PartitionRef, Long> c : committing.entrySet()) {
+                if (c.getValue() <= Math.max(0, LabKafka.committed(atHold, topic, c.getKey().partition())) && committing.size() > 1) {
+                    continue; // a partition the commit does not move (a commit of every position): no record of it is in flight
+                }
                 // the last record the commit covers: below a transactional producer's marker, not simply the offset before
                 PartitionRef source = PartitionRef.of(topic, c.getKey().partition());
                 Oracle.RecordEffects applied = Oracle.of(ctx.kafka().source(topic), ctx.target().inbox(inbox)).effectsBefore(source, c.getValue())

@@ -39,7 +39,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * default timeouts (session 45 s, poll interval 300 s) and nothing else changes. With {@code dies-on-redelivery} its insert has no
  * {@code OR IGNORE}: a redelivered message's primary key raises, and the program dies of it (exit code 1), as a consumer
  * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
- * (a file beside its database remembers), then ignores the duplicate as an inbox would. With {@code hangs} its fifth record's
+ * (a file beside its database remembers), then ignores the duplicate as an inbox would. With {@code commits-all} it polls one
+ * record at a time and commits with {@code commitSync()}: every assigned partition's position, also those that did not move. With {@code hangs} its fifth record's
  * database call never returns (until it is stopped): alive, its poll loop stalled.
  */
 public final class ForeignSubjectMain {
@@ -68,6 +69,10 @@ public final class ForeignSubjectMain {
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");
         boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
         boolean hangs = a.length > 6 && a[6].equals("hangs");
+        boolean commitsAll = a.length > 6 && a[6].equals("commits-all");
+        if (commitsAll) {
+            p.put("max.poll.records", "1"); // a position moves only past what poll returned: commitSync() then covers only handled records
+        }
         int handled = 0;
         AtomicBoolean firstCommit = new AtomicBoolean(true);
         if (givesUp || rejoins) {
@@ -131,7 +136,9 @@ public final class ForeignSubjectMain {
                             next = lockedElsewhere(next);
                         }
                         try {
-                            if (givesUp || rejoins) {
+                            if (commitsAll) {
+                                c.commitSync(); // every assigned partition's position, those it has not read from yet too
+                            } else if (givesUp || rejoins) {
                                 c.commitSync(next, Duration.ofSeconds(3));
                             } else {
                                 c.commitSync(next);

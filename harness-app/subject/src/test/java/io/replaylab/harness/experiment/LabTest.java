@@ -353,6 +353,26 @@ class LabTest {
     }
 
     /**
+     * {@code commitSync()} commits every assigned partition's position, those A has not read from yet too: the held commit is
+     * judged on the partitions it moves (it used to be NOT_RUN, "the target does not hold exactly one effect", for the others; and
+     * before that, "A is committing {}": the debugger read no offsets from a call that names none).
+     */
+    @Test
+    void aConsumerThatCommitsEveryPositionIsJudgedOnThePartitionsItsHeldCommitMoves(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("commits-all")).experiments(Experiments.rebalance()).build(), null);
+
+        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        // commitSync() names no offsets: the debugger cannot tell what it commits, and the wire, which reads them, takes over
+        assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits");
+        assertThat(x.events()).extracting(ev -> ev.payload().summary()).contains("the debugger held A's commitSync but could not read the "
+                + "offsets it commits: (no offsets in the call: commitSync() commits the consumer's own positions); the wire barrier takes over");
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(io.replaylab.barrier.BarrierEvent.BarrierReached.class::isInstance)
+                .last().satisfies(p -> assertThat(((io.replaylab.barrier.BarrierEvent.BarrierReached) p).context().get("offsets"))
+                        .as("the held commit carries a partition it does not move").containsPattern("-\\d=0\\b"));
+    }
+
+    /**
      * No processing log and no wire witness (what a TLS broker leaves): the replay reads committed offsets alone, which a consumer that
      * jumps to the log end commits too, so its PASS checks only that and leaves that defect class not judged.
      */
