@@ -69,29 +69,29 @@ public final class BarrierPlan {
     private final Why why;
     private final String display;
     private final Optional<String> unavailable;
-    /** The wire, aimed at the same point, when it may replace the debugger; else null and {@link #noFallback} says why. */
     private final Fallback fallback;
-    private final String noFallback;
-    /** The machine A runs on: whether A can be held whole on the wire ({@link Why#CLIENT_GAVE_UP_THE_HELD_COMMIT}). */
-    private final Platform platform;
 
-    /** The wire's technology for the point, and why the run chose the debugger first (for the fallback's display). */
-    private record Fallback(WireTechnology wire, String firstChoice) {
+    /**
+     * What replaces this plan where it cannot make its hazard: {@code wire}, aimed at the same point, when it may replace the
+     * debugger (else null, and {@code noWire} says why), with why the run chose the debugger first (for the display); and the
+     * machine A runs on, which says whether A can be held whole on the wire ({@link Why#CLIENT_GAVE_UP_THE_HELD_COMMIT}).
+     */
+    private record Fallback(WireTechnology wire, String firstChoice, String noWire, Platform platform) {
+        static Fallback none(Platform platform) {
+            return new Fallback(null, null, "the only one", platform);
+        }
     }
 
-    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, Fallback fallback, String noFallback,
-            Platform platform) {
+    private BarrierPlan(Technology technology, Why why, String display, Optional<String> unavailable, Fallback fallback) {
         this.technology = technology;
-        this.platform = platform;
         this.why = why;
         this.display = display;
         this.unavailable = unavailable;
         this.fallback = fallback;
-        this.noFallback = noFallback;
     }
 
     private static BarrierPlan plain(Technology technology, Why why, String display, LabContext ctx) {
-        return new BarrierPlan(technology, why, display, unavailable(technology, ctx), null, "the only one", ctx.settings().platform());
+        return new BarrierPlan(technology, why, display, unavailable(technology, ctx), Fallback.none(ctx.settings().platform()));
     }
 
     /**
@@ -110,8 +110,8 @@ public final class BarrierPlan {
                         + " held in the PostgreSQL proxy: the DB point of a subject held on the wire, any client)", ctx);
             }
             if (point == CommitPoint.AFTER_DB_COMMIT) {
-                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of(AFTER_SQLITE_COMMIT), null, "the only one",
-                        ctx.settings().platform());
+                return new BarrierPlan(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "none", Optional.of(AFTER_SQLITE_COMMIT),
+                        Fallback.none(ctx.settings().platform()));
             }
             if (point == CommitPoint.BEFORE_DB_COMMIT) {
                 return plain(new NativeTechnology(NativePoint.sqliteCommit()), Why.DB_POINT_OFF_THE_WIRE, "native (gdb at " + NativePoint.sqliteCommit()
@@ -127,9 +127,10 @@ public final class BarrierPlan {
         };
         boolean proxy = ctx.kafka().wire().isPresent();
         boolean offsets = !dbPoint;
-        Fallback fallback = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR ? new Fallback(onTheWire(point), choice.why()) : null;
-        String noFallback = proxy ? "asked for" : "the only one: the run has no wire proxy (LabSettings.witness false)";
-        return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback, noFallback, ctx.settings().platform());
+        boolean wire = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR;
+        Fallback fallback = new Fallback(wire ? onTheWire(point) : null, choice.why(), proxy ? "asked for"
+                : "the only one: the run has no wire proxy (LabSettings.witness false)", ctx.settings().platform());
+        return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback);
     }
 
     private static WireTechnology onTheWire(CommitPoint point) {
@@ -152,7 +153,7 @@ public final class BarrierPlan {
     public static BarrierPlan debuggerAt(MethodPoint method) {
         Objects.requireNonNull(method, "method");
         return new BarrierPlan(DebuggerTechnology.atMethod(method, null, "The in-flight point is a debugger breakpoint at " + method + "."),
-                Why.THE_EXPERIMENTS_METHOD, "debugger at " + method, Optional.empty(), null, "the only one", Platform.host());
+                Why.THE_EXPERIMENTS_METHOD, "debugger at " + method, Optional.empty(), Fallback.none(Platform.host()));
     }
 
     /**
@@ -164,7 +165,7 @@ public final class BarrierPlan {
         Objects.requireNonNull(warmUpAt, "warmUpAt");
         return new BarrierPlan(DebuggerTechnology.atMethod(method, warmUpAt, "The in-flight point is a debugger breakpoint at " + method
                 + ", armed after A's first call of " + warmUpAt + "."), Why.THE_EXPERIMENTS_METHOD, "debugger at " + method + " (after a warm-up at "
-                + warmUpAt + ")", Optional.empty(), null, "the only one", Platform.host());
+                + warmUpAt + ")", Optional.empty(), Fallback.none(Platform.host()));
     }
 
     /**
@@ -180,15 +181,15 @@ public final class BarrierPlan {
                     + "in A (after its DB transaction, before the acknowledgement reaches the broker); a share consumer that acknowledges implicitly "
                     + "(by its next poll) is not held there."), Why.THE_RUNS_CHOICE, "debugger at " + SHARE_ACKNOWLEDGE + (whole
                     ? " (whole-JVM hold: A frozen, its heartbeats too)" : " (thread hold: A's other threads, its heartbeats too, run on)"),
-                    Optional.empty(), null, "the only one", ctx.settings().platform());
+                    Optional.empty(), Fallback.none(ctx.settings().platform()));
         }
         Technology wire = new WireTechnology(WireTechnology.Aim.SHARE_ACKNOWLEDGEMENT);
         Optional<String> unavailable = ctx.kafka().wire().isPresent() ? Optional.empty() : Optional.of("the share consumer " + (jvm
                 ? "is to be held on the wire" : "is not a JVM (no debugger can hold it)") + ", and this run has no wire proxy to hold its "
                 + "acknowledgement (LabSettings.witness(false))");
         return new BarrierPlan(wire, jvm ? Why.THE_RUNS_CHOICE : Why.SHARE_CONSUMER_NOT_A_JVM,
-                "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy", unavailable, null, "the only one",
-                ctx.settings().platform());
+                "wire: A's acknowledgement request (ShareAcknowledge, or a ShareFetch carrying one) held in the proxy", unavailable,
+                Fallback.none(ctx.settings().platform()));
     }
 
     private static Optional<String> unavailable(Technology technology, LabContext ctx) {
@@ -233,14 +234,15 @@ public final class BarrierPlan {
      */
     public Optional<BarrierPlan> fallback(Why why) {
         return switch (why) {
-            case OFFSETS_UNREADABLE_BY_THE_DEBUGGER, COMMITS_PAST_THE_DEBUGGER -> Optional.ofNullable(fallback).map(f -> new BarrierPlan(f.wire(), why,
+            case OFFSETS_UNREADABLE_BY_THE_DEBUGGER, COMMITS_PAST_THE_DEBUGGER -> Optional.ofNullable(fallback.wire()).map(w -> new BarrierPlan(w, why,
                     "wire (fallback: " + (why == Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER ? "the debugger could not read the offsets A commits"
-                            : "A commits its offsets without KafkaConsumer#commitSync, where the debugger holds them") + "; " + f.firstChoice() + ")",
-                    Optional.empty(), null, "the only one", platform));
-            case CLIENT_GAVE_UP_THE_HELD_COMMIT -> wholeOnTheWire().filter(w -> w.unavailableOn(platform).isEmpty()).map(w -> new BarrierPlan(w, why,
+                            : "A commits its offsets without KafkaConsumer#commitSync, where the debugger holds them") + "; " + fallback.firstChoice()
+                            + ")", Optional.empty(), Fallback.none(fallback.platform())));
+            case CLIENT_GAVE_UP_THE_HELD_COMMIT -> wholeOnTheWire().filter(w -> w.unavailableOn(fallback.platform()).isEmpty()).map(w -> new BarrierPlan(w, why,
                     "wire, A frozen at the hold (fallback: A's client gave up its commit held on the wire, its own request timeout; "
-                            + display + " before)", Optional.empty(), null, "the only one", platform));
-            default -> throw new IllegalArgumentException("not a reason to fall back: " + why);
+                            + display + " before)", Optional.empty(), Fallback.none(fallback.platform())));
+            case THE_RUNS_CHOICE, DB_POINT_OFF_THE_WIRE, DB_POINT_ON_THE_DATABASE_WIRE, SHARE_CONSUMER_NOT_A_JVM, THE_EXPERIMENTS_METHOD ->
+                    throw new IllegalArgumentException("not a reason to fall back: " + why);
         };
     }
 
@@ -253,12 +255,12 @@ public final class BarrierPlan {
     /** Why there is no {@link #fallback} for {@code why}: "asked for", "the only one: …", or why A cannot be frozen. */
     public String noFallback(Why why) {
         if (why != Why.CLIENT_GAVE_UP_THE_HELD_COMMIT) {
-            return noFallback;
+            return fallback.noWire();
         }
         if (technology instanceof WireTechnology w && w.whole()) {
             return "A was held whole already";
         }
-        return wholeOnTheWire().flatMap(w -> w.unavailableOn(platform)).orElse("the barrier holds no request of A on the wire");
+        return wholeOnTheWire().flatMap(w -> w.unavailableOn(fallback.platform())).orElse("the barrier holds no request of A on the wire");
     }
 
     /**

@@ -54,7 +54,8 @@ public final class ForeignSubjectMain {
         p.put("bootstrap.servers", a[0]);
         p.put("group.id", a[2]);
         p.put("client.id", a[5]);
-        p.put("enable.auto.commit", "false");
+        boolean autoCommit = a.length > 6 && a[6].equals("auto-commit");
+        p.put("enable.auto.commit", Boolean.toString(autoCommit));
         p.put("auto.offset.reset", "earliest");
         boolean asyncBatch = a.length > 6 && a[6].equals("async-batch");
         boolean clientDefaults = asyncBatch || a.length > 6 && a[6].equals("client-defaults");
@@ -126,7 +127,7 @@ public final class ForeignSubjectMain {
                                 Runtime.getRuntime().halt(1);
                             }
                         }
-                        if (asyncBatch) {
+                        if (asyncBatch || autoCommit) {
                             continue;
                         }
                         Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
@@ -79,7 +80,7 @@ class DuplicatePublishExperimentTest {
         Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events().stream().map(e -> e.payload().toString())).anyMatch(p -> p.contains("published 15 record(s) again at new offsets")
                 && p.contains("a plain re-send of the raw records") && p.contains("not a lost Produce answer on the wire"));
         assertThat(x.events().stream().map(e -> e.payload().toString())).as("the oracle saw each re-sent id at two offsets, and counted it once")
@@ -95,7 +96,7 @@ class DuplicatePublishExperimentTest {
         Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir).env("FETCH_WAIT_MS", "5000")).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(check(x, "re-sent records delivered").actual())
                 .isEqualTo("15 of 15 re-sent offsets committed, 15 of them delivered to A by the broker's Fetch answers on the wire");
     }
@@ -105,7 +106,7 @@ class DuplicatePublishExperimentTest {
         Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(republishedIds(r, x)).hasSize(15);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("re-sent records delivered")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).startsWith("15 of 15 re-sent offsets committed, 15 records handled after the re-send in the "

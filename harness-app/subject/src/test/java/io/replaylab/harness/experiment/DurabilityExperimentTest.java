@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.harness.subject.ReferenceLab;
@@ -37,8 +38,7 @@ class DurabilityExperimentTest {
         Lab.LabResult r = Lab.run(ReferenceLab.settings().workDir(dir).experiments(Experiments.durability()).build(), null);
 
         ExperimentEvidence x = durability(r);
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.outcome().confirmation().description()).matches("unsafe lost \\d+ of 300 acknowledged records under the leader crash; safe lost none");
+        passed(x).matches("unsafe lost \\d+ of 300 acknowledged records under the leader crash; safe lost none");
         assertThat(x.checks()).extracting(Check::name).contains("safe: every acknowledged record is in the log",
                 "safe: no acknowledged record twice in the log", "safe: no missing effect (target vs log)", "unsafe: no second effect (target vs log)");
         Payload.Matrix m = x.events().stream().map(Event::payload).filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast)

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
@@ -174,7 +175,7 @@ class HandbookConsumerTest {
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1")).source(shaped).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
     }
 
     @Test
@@ -220,7 +221,7 @@ class HandbookConsumerTest {
                 .subject(consumer("1")).source(theirProducer()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events()).extracting(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s
                 && s.instance().equals("before-db-commit.hold-then-crash-A") && s.how().equals("SIGKILL (crash)"));
         assertThat(x.events()).extracting(e -> e.payload().summary()).anyMatch(t -> t.contains("still held at before-db-commit after the contention "
@@ -236,7 +237,7 @@ class HandbookConsumerTest {
                 .subject(timer).source(theirProducer()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "schedules.after-offset-commit.hold");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         BarrierEvent.BarrierReached held = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance)
                 .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals("after-offset-commit")).findFirst().orElseThrow();
         String confirmed = x.outcome().confirmation().description();

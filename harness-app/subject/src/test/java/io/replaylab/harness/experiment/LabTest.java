@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.metric;
@@ -107,7 +108,7 @@ class LabTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).groupProtocol(protocol).holdMode(mode).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment()).containsEntry("hold mode", mode.name().toLowerCase()).containsEntry("group protocol", protocol.name)
                 .hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("on"));
         // the debugger holds A; the witness says whether its client refused the stale commit or sent it and the broker refused it
@@ -134,7 +135,7 @@ class LabTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).witness(false).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment()).doesNotContainKey("subject bootstrap").hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("off"));
         assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
@@ -144,7 +145,7 @@ class LabTest {
     @Test
     void aSubjectThatIgnoresTheBootstrapItIsGivenIsNotWitnessedNeverRefusedByTheClient(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = pastTheProxy(kafka, Experiments.rebalance());
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("stale commit rejected")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).contains("not witnessed: A never talked through the wire proxy").doesNotContain("refused by"));
@@ -162,7 +163,7 @@ class LabTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).groupProtocol(protocol).barrier(BarrierKind.WIRE).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment()).containsEntry("barrier", "wire (asked for)").containsEntry("hold mode", "connection")
                 .containsKey("subject bootstrap");
         BarrierEvent.CommitRejected rejected = x.events().stream().map(e -> e.payload()).filter(BarrierEvent.CommitRejected.class::isInstance)
@@ -185,7 +186,7 @@ class LabTest {
                 .barrier(BarrierKind.WIRE).build(), null);
 
         ExperimentEvidence frozen = experiment(r.evidence(), "rebalance");
-        assertThat(frozen.outcome().status()).as(frozen.outcome().reason()).isEqualTo(Status.PASS);
+        passed(frozen);
         assertThat(frozen.environment().get("barrier")).startsWith("wire, A frozen at the hold (fallback: A's client gave up its commit held on "
                 + "the wire, its own request timeout; wire (asked for) before)");
         assertThat(frozen.environment().get("hold mode")).isEqualTo("connection, with A frozen (SIGSTOP) from the hold until its commit is answered");
@@ -227,7 +228,7 @@ class LabTest {
                     + "producer aborted \\(isolation\\.level=read_uncommitted, the Java client's default; read_committed keeps them out\\)");
         });
         ExperimentEvidence ok = experiment(reference.evidence(), "replay");
-        assertThat(ok.outcome().status()).as(ok.outcome().reason()).isEqualTo(Status.PASS);
+        passed(ok);
         assertThat(ok.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement()
                 .satisfies(c -> assertThat(c.expected()).matches("no effect of the [1-9][0-9]* record\\(s\\) of aborted transactions"));
     }
@@ -255,7 +256,7 @@ class LabTest {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("dies-once")).experiments(Experiments.replay()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Exited n && n.exit() == 1
                 && n.summary().startsWith("exit 1: the subject replay-A2 (pid ") && n.why().contains("exited on its own with code 1")
                 && n.why().contains("dying at the redelivered")).hasSize(1);
@@ -338,7 +339,7 @@ class LabTest {
         // on the wire its client gives the held commitAsync up after its request timeout (30 s) and never sends it again, before its
         // session timeout (45 s) moves the partition: held again with A frozen, its stale commit is refused
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
-        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.PASS);
+        passed(rebalance);
         assertThat(rebalance.environment().get("barrier")).startsWith("wire, A frozen at the hold (fallback: A's client gave up its commit");
         assertThat(rebalance.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.startsWith("A's client gave up its held commit "
                 + "before the partition moved") && t.contains("request.timeout.ms"));
@@ -353,26 +354,6 @@ class LabTest {
     }
 
     /**
-     * {@code commitSync()} commits every assigned partition's position, those A has not read from yet too: the held commit is
-     * judged on the partitions it moves (it used to be NOT_RUN, "the target does not hold exactly one effect", for the others; and
-     * before that, "A is committing {}": the debugger read no offsets from a call that names none).
-     */
-    @Test
-    void aConsumerThatCommitsEveryPositionIsJudgedOnThePartitionsItsHeldCommitMoves(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("commits-all")).experiments(Experiments.rebalance()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        // commitSync() names no offsets: the debugger cannot tell what it commits, and the wire, which reads them, takes over
-        assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits");
-        assertThat(x.events()).extracting(ev -> ev.payload().summary()).contains("the debugger held A's commitSync but could not read the "
-                + "offsets it commits: (no offsets in the call: commitSync() commits the consumer's own positions); the wire barrier takes over");
-        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(io.replaylab.barrier.BarrierEvent.BarrierReached.class::isInstance)
-                .last().satisfies(p -> assertThat(((io.replaylab.barrier.BarrierEvent.BarrierReached) p).context().get("offsets"))
-                        .as("the held commit carries a partition it does not move").containsPattern("-\\d=0\\b"));
-    }
-
-    /**
      * No processing log and no wire witness (what a TLS broker leaves): the replay reads committed offsets alone, which a consumer that
      * jumps to the log end commits too, so its PASS checks only that and leaves that defect class not judged.
      */
@@ -381,7 +362,7 @@ class LabTest {
         Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template()).experiments(Experiments.replay()).witness(false).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(Runs.check(x, "offsets committed again").actual()).contains("no processing log and no wire witness: offsets only");
         assertThat(x.checks()).extracting(c -> c.name()).doesNotContain("records delivered again");
         assertThat(x.outcome().confirmation().description()).as("the fault confirmed as what was seen")
@@ -391,15 +372,28 @@ class LabTest {
                 .startsWith("PASS, without a check that rules this defect out (records delivered again): "));
     }
 
-    @Test
-    void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance()).build(), null);
+    /**
+     * Offsets the debugger cannot read: a Map whose methods wait for a lock (locked-map), or none in the call, {@code commitSync()}
+     * committing every assigned partition's own position, those A has not read from yet too (commits-all; it was "A is committing
+     * {}"). The wire reads them; a commit of every position is judged on the partitions it moves (it was NOT_RUN for the others).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "locked-map  | (unreadable ",
+        "commits-all | (no offsets in the call: commitSync() commits the consumer's own positions)"})
+    void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(String mode, String unread, LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template(mode)).experiments(Experiments.rebalance()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits; the subject is a JVM)");
-        assertThat(x.events().stream().map(e -> e.payload().toString()))
-                .anyMatch(p -> p.contains("could not read the offsets it commits: (unreadable") && p.contains("the wire barrier takes over"));
+        assertThat(x.events()).extracting(e -> e.payload().summary())
+                .anyMatch(p -> p.contains("could not read the offsets it commits: " + unread) && p.endsWith("the wire barrier takes over"));
+        if (mode.equals("commits-all")) {
+            assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(io.replaylab.barrier.BarrierEvent.BarrierReached.class::isInstance)
+                    .last().satisfies(p -> assertThat(((io.replaylab.barrier.BarrierEvent.BarrierReached) p).context().get("offsets"))
+                            .as("the held commit carries a partition it does not move").containsPattern("-\\d=0\\b"));
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,7 +44,7 @@ class NativeShareConsumerTest {
     void theCShareConsumerPassesShareOwnershipOnTheWireItsStaleAcknowledgementRefusedByTheBroker(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(kafka, Experiments.shareOwnership(), ShareOwnershipExperiment.NAME, NativeShareConsumer.subject(), 20);
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
         assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-0 \\(event \\d+\\), "
                 + "its lock expired and B got it again \\(event \\d+\\), A's acknowledgement refused");
@@ -71,7 +72,7 @@ class NativeShareConsumerTest {
     void theCShareConsumerGetsEveryRecordAgainAfterTheResetAndPassesShareReplay(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(kafka, Experiments.shareReplay(), ShareReplayExperiment.NAME, NativeShareConsumer.subject(), 20);
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.contains("share-replay-A2 delivered 20: 0 applied, 20 duplicate"));
     }
 
@@ -79,7 +80,7 @@ class NativeShareConsumerTest {
     void theCShareConsumerQuarantinesThePoisonAndAcceptsItOnce(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(kafka, Experiments.sharePoison(), SharePoisonExperiment.NAME, NativeShareConsumer.subject(), 10);
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).isEqualTo("ACCEPT at delivery 1"));
     }
@@ -97,8 +98,7 @@ class NativeShareConsumerTest {
     void theCShareConsumerPassesShareAckAheadAndItsAcknowledgeFirstTwinIsKilledThereAndLosesItsRecord(LocalKafka kafka) throws Exception {
         ExperimentEvidence ok = run(kafka, Experiments.shareAckAhead(), ShareAckAheadExperiment.NAME, NativeShareConsumer.subject(), 20);
 
-        assertThat(ok.outcome().status()).as(ok.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(ok.outcome().confirmation().description()).startsWith("every acknowledgement of the group checked against the target");
+        passed(ok).startsWith("every acknowledgement of the group checked against the target");
 
         ExperimentEvidence first = run(kafka, Experiments.shareAckAhead(), ShareAckAheadExperiment.NAME,
                 NativeShareConsumer.subject().env("ACK_FIRST", "1"), 20);

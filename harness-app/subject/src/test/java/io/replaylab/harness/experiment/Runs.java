@@ -55,6 +55,12 @@ final class Runs {
         return assertThat(x.outcome().reason());
     }
 
+    /** Asserts that {@code x} PASSed (its reason shown if not); its fault confirmation, to assert what it says was confirmed. */
+    static AbstractStringAssert<?> passed(ExperimentEvidence x) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        return assertThat(x.outcome().confirmation().description());
+    }
+
     /** Asserts that {@code x} was NOT_RUN; its reason, to assert what it names. */
     static AbstractStringAssert<?> wasNotRun(ExperimentEvidence x) {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -33,8 +34,7 @@ class ShareAckAheadExperimentTest {
     void theReferenceShareConsumerAcceptsEveryRecordOnlyAfterItsEffectAndPasses(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.outcome().confirmation().description()).isEqualTo("every acknowledgement of the group checked against the target the moment "
+        passed(x).isEqualTo("every acknowledgement of the group checked against the target the moment "
                 + "it was sent: 20 covered records, none ahead");
     }
 

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -34,8 +35,7 @@ class ShareCrashExperimentTest {
     void theReferenceShareConsumerCrashedAtItsDbCommitLosesNothingItsRecordComesBackToB(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.outcome().confirmation().description()).isEqualTo("A crashed at its DB commit, after its first acknowledgement");
+        passed(x).isEqualTo("A crashed at its DB commit, after its first acknowledgement");
     }
 
     @Test

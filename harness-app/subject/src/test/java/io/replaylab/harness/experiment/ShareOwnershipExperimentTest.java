@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -39,8 +40,7 @@ class ShareOwnershipExperimentTest {
             throws Exception {
         ExperimentEvidence x = only(settings(kafka));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
-        assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-\\d+ \\(event \\d+\\), "
+        passed(x).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-\\d+ \\(event \\d+\\), "
                 + "its lock expired and B got it again \\(event \\d+\\), A's acknowledgement refused");
         assertThat(x.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("handled it as duplicate")
@@ -80,7 +80,7 @@ class ShareOwnershipExperimentTest {
     void onTheWireBarrierTheReferenceShareConsumerPassesItsAcknowledgementHeldInTheProxy(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).barrier(BarrierKind.WIRE));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
         assertThat(x.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.contains("B got") && t.contains("delivery 2"))
@@ -158,7 +158,7 @@ class ShareOwnershipExperimentTest {
             throws Exception {
         ExperimentEvidence x = only(settings(kafka).holdMode(HoldMode.PROCESS));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.environment().get("hold mode")).startsWith("process: A's whole JVM frozen");
         assertThat(x.environment().get("record lock")).isEqualTo("21000 ms (the group's share.record.lock.duration.ms)");
         assertThat(x.events()).extracting(ev -> ev.payload().summary())

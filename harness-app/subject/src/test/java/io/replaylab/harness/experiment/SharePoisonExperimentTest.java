@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -36,7 +37,7 @@ class SharePoisonExperimentTest {
     void theReferenceShareConsumerQuarantinesThePoisonAndAcceptsItOnce(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).isEqualTo("ACCEPT at delivery 1"));
     }
@@ -45,7 +46,7 @@ class SharePoisonExperimentTest {
     void aConsumerThatRejectsThePoisonMeantItAndPasses(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share-reject-malformed"))));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.checks()).filteredOn(c -> c.name().equals("the poison record's fate is the consumer's word")).singleElement()
                 .satisfies(c -> assertThat(c.actual()).isEqualTo("REJECT at delivery 1"));
         assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof TargetEvent.OracleVerdict).singleElement()

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
@@ -67,7 +68,7 @@ class WireFaultsExperimentTest {
         assertThat(m.rows()).containsExactlyElementsOf(defaults);
         assertThat(m.cells()).as(m.cells().toString()).allSatisfy(c -> assertThat(c.status()).isEqualTo("PASS"))
                 .allSatisfy(c -> assertThat(c.meaning()).isNotBlank());
-        assertThat(whole.outcome().status()).as(whole.outcome().reason()).isEqualTo(Status.PASS);
+        passed(whole);
         for (String spec : defaults) {
             ExperimentEvidence x = cell(r.evidence(), spec);
             assertThat(x.outcome().confirmation().toString()).as(spec).contains(spec + " fired on the wire").contains("after it A ");
@@ -94,7 +95,7 @@ class WireFaultsExperimentTest {
         assertThat(cell(r.evidence(), "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3").outcome().status()).isEqualTo(Status.PASS);
         // the client dies of it (exit code 1); restarted as a supervisor would, it drains: judged on what it reached, the exit a finding
         ExperimentEvidence rebalancing = cell(r.evidence(), "offset-commit:error=REBALANCE_IN_PROGRESS");
-        assertThat(rebalancing.outcome().status()).as(rebalancing.outcome().reason()).isEqualTo(Status.PASS);
+        passed(rebalancing);
         assertThat(payloads(rebalancing)).as("its exit, from its process").anyMatch(p -> p instanceof LabEvent.Exited n && n.exit() == 1
                 && n.why().contains("exited on its own with code 1") && n.why().contains("Unexpected error in commit"));
         assertThat(rebalancing.environment()).hasEntrySatisfying("exits of offset-commit.error-REBALANCE_IN_PROGRESS-A",
@@ -116,7 +117,7 @@ class WireFaultsExperimentTest {
                 .allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason()).isEqualTo(Status.PASS));
 
         ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(payloads(x)).as("the group's committed offsets stood short of the log end").anyMatch(p -> p instanceof OffsetsEvent.OffsetsSnapshot s
                 && s.label().equals("after the fault") && s.partitions().stream().anyMatch(row -> row.lag() > 0));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement()
@@ -203,7 +204,7 @@ class WireFaultsExperimentTest {
                 .source(Handbook.shaped()).subject(Handbook.consumer(dir).env("BATCH", "10")).build(), null);
 
         ExperimentEvidence x = cell(r.evidence(), "offset-fetch:rewind=5@every");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        passed(x);
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("A went back on the wire: ")
                 && p.contains("fetched from"));
     }
