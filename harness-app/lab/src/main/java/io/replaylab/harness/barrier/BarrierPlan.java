@@ -216,9 +216,18 @@ public final class BarrierPlan {
         return technology.mode(asked);
     }
 
-    /** What the evidence says of the point held this way. */
+    /** What the evidence says of the point held this way; a fallback's first says why it replaced the plan before it. */
     public String limitation() {
-        return technology.limitation();
+        String instead = switch (why) {
+            case OFFSETS_UNREADABLE_BY_THE_DEBUGGER -> "The debugger could not read what A commits, so the wire barrier replaced it: the "
+                    + "limitation about commitSync holds for that first try only. ";
+            case COMMITS_PAST_THE_DEBUGGER -> "A commits its offsets without KafkaConsumer#commitSync, so the wire barrier replaced the "
+                    + "debugger: the limitation about commitSync holds for that first try only. ";
+            case CLIENT_GAVE_UP_THE_HELD_COMMIT -> "A's client gave up its commit held on the wire before the partition moved (its own "
+                    + "request timeout), so no stale commit could follow; the next try held the commit with A frozen, as a GC pause would. ";
+            case THE_RUNS_CHOICE, DB_POINT_OFF_THE_WIRE, DB_POINT_ON_THE_DATABASE_WIRE, SHARE_CONSUMER_NOT_A_JVM, THE_EXPERIMENTS_METHOD -> "";
+        };
+        return instead + technology.limitation();
     }
 
     /** Why this run cannot hold A this way (the machine, a missing proxy), or empty. */

@@ -73,15 +73,8 @@ final class RebalanceExperiment {
             }
             tries++;
             e.environment("barrier", plan.display());
+            e.limitation(plan.limitation());
             boolean frozen = plan.why() == BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT;
-            e.limitation(switch (plan.why()) {
-                case OFFSETS_UNREADABLE_BY_THE_DEBUGGER -> "The debugger could not read what A commits, so the wire barrier replaced it: the "
-                        + "limitation about commitSync holds for that first try only. ";
-                case COMMITS_PAST_THE_DEBUGGER -> "A commits its offsets without KafkaConsumer#commitSync, so the wire barrier replaced the "
-                        + "debugger: the limitation about commitSync holds for that first try only. ";
-                default -> "A's client gave up its commit held on the wire before the partition moved (its own request timeout), so no "
-                        + "stale commit could follow; the next try held the commit with A frozen, as a GC pause would. ";
-            } + plan.limitation());
             group = ns.group(frozen ? "frozen" : "wire");
             ctx.step("falling back to " + plan.display() + ": a new group and inbox namespace on the same topic and target");
         }

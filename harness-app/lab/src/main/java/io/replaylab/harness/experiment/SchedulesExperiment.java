@@ -111,6 +111,7 @@ final class SchedulesExperiment {
         } catch (RebalanceExperiment.FallBack f) {
             BarrierPlan wire = plan.fallback(f.why()).orElseThrow();
             e.environment("barrier", wire.display());
+            e.limitation(wire.limitation());
             ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
             try {
                 return attempt(ctx, ns, e, cell, wire, source, options, ns.group("wire"), ns.inbox(2));
