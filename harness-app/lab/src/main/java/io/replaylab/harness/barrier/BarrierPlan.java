@@ -51,6 +51,11 @@ public final class BarrierPlan {
          * stale commit could follow: the wire holds the commit again with A frozen, whose clock stops with it.
          */
         CLIENT_GAVE_UP_THE_HELD_COMMIT,
+        /**
+         * A's database work commits without {@code java.sql.Connection#commit} (statements that commit themselves, a connection
+         * in autocommit mode): its group's offsets moved on while A never reached it; the debugger holds the statement instead.
+         */
+        DB_COMMITS_PAST_THE_DEBUGGER,
         /** A share consumer that is not a JVM: only the wire reaches its acknowledgement. */
         SHARE_CONSUMER_NOT_A_JVM,
         /** A method of a JVM that the experiment names. */
@@ -62,6 +67,9 @@ public final class BarrierPlan {
             + "it starts (sqlite3_step of a COMMIT), not where it returns; on a PostgreSQL target the PostgreSQL proxy holds the answer to any "
             + "client's COMMIT";
 
+    /** Where a JVM whose statements commit themselves (a JDBC connection in autocommit mode) commits its database work. */
+    public static final MethodPoint STATEMENT_UPDATE = MethodPoint.parse("java.sql.PreparedStatement#executeUpdate");
+
     /** Where a JVM's share consumer acknowledges a record explicitly. */
     public static final MethodPoint SHARE_ACKNOWLEDGE = MethodPoint.parse("org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge");
 
@@ -72,13 +80,14 @@ public final class BarrierPlan {
     private final Fallback fallback;
 
     /**
-     * What replaces this plan where it cannot make its hazard: {@code wire}, aimed at the same point, when it may replace the
-     * debugger (else null, and {@code noWire} says why), with why the run chose the debugger first (for the display); and the
-     * machine A runs on, which says whether A can be held whole on the wire ({@link Why#CLIENT_GAVE_UP_THE_HELD_COMMIT}).
+     * What replaces this plan where it cannot make its hazard: {@code wire}, aimed at the same offset point, when it may replace
+     * the debugger (else null, and {@code noWire} says why), with why the run chose the debugger first (for the display);
+     * {@code statement}, the debugger at the statement, for the JDBC commit (else null); and the machine A runs on, which says
+     * whether A can be held whole on the wire ({@link Why#CLIENT_GAVE_UP_THE_HELD_COMMIT}).
      */
-    private record Fallback(WireTechnology wire, String firstChoice, String noWire, Platform platform) {
+    private record Fallback(WireTechnology wire, String firstChoice, String noWire, DebuggerTechnology statement, Platform platform) {
         static Fallback none(Platform platform) {
-            return new Fallback(null, null, "the only one", platform);
+            return new Fallback(null, null, "the only one", null, platform);
         }
     }
 
@@ -128,8 +137,13 @@ public final class BarrierPlan {
         boolean proxy = ctx.kafka().wire().isPresent();
         boolean offsets = !dbPoint;
         boolean wire = offsets && proxy && choice.reason() != BarrierKind.Reason.ASKED_FOR;
+        // warmed up at its own first call: by the time a try falls back here, A may have read every record before an offset commit
+        DebuggerTechnology statement = dbPoint && DebuggerTechnology.jdbcCommit(debugger.at()) ? DebuggerTechnology.atMethod(
+                point == CommitPoint.BEFORE_DB_COMMIT ? STATEMENT_UPDATE : STATEMENT_UPDATE.onReturn(), STATEMENT_UPDATE, "The in-flight point is "
+                        + "a debugger breakpoint at " + STATEMENT_UPDATE + (point == CommitPoint.AFTER_DB_COMMIT ? " (on return)" : "") + ", armed "
+                        + "after A's first call of it: a statement that commits itself in autocommit mode.") : null;
         Fallback fallback = new Fallback(wire ? onTheWire(point) : null, choice.why(), proxy ? "asked for"
-                : "the only one: the run has no wire proxy (LabSettings.witness false)", ctx.settings().platform());
+                : "the only one: the run has no wire proxy (LabSettings.witness false)", statement, ctx.settings().platform());
         return new BarrierPlan(debugger, Why.THE_RUNS_CHOICE, choice.display(), unavailable(debugger, ctx), fallback);
     }
 
@@ -225,6 +239,8 @@ public final class BarrierPlan {
                     + "debugger: the limitation about commitSync holds for that first try only. ";
             case CLIENT_GAVE_UP_THE_HELD_COMMIT -> "A's client gave up its commit held on the wire before the partition moved (its own "
                     + "request timeout), so no stale commit could follow; the next try held the commit with A frozen, as a GC pause would. ";
+            case DB_COMMITS_PAST_THE_DEBUGGER -> "A's statements commit themselves (a JDBC connection in autocommit mode): it never "
+                    + "reached java.sql.Connection#commit while its group's offsets moved on, so the debugger holds its statement instead. ";
             case THE_RUNS_CHOICE, DB_POINT_OFF_THE_WIRE, DB_POINT_ON_THE_DATABASE_WIRE, SHARE_CONSUMER_NOT_A_JVM, THE_EXPERIMENTS_METHOD -> "";
         };
         return instead + technology.limitation();
@@ -247,6 +263,9 @@ public final class BarrierPlan {
                     "wire (fallback: " + (why == Why.OFFSETS_UNREADABLE_BY_THE_DEBUGGER ? "the debugger could not read the offsets A commits"
                             : "A commits its offsets without KafkaConsumer#commitSync, where the debugger holds them") + "; " + fallback.firstChoice()
                             + ")", Optional.empty(), Fallback.none(fallback.platform())));
+            case DB_COMMITS_PAST_THE_DEBUGGER -> Optional.ofNullable(fallback.statement()).map(d -> new BarrierPlan(d, why, "debugger at "
+                    + d.at() + " (fallback: A's statements commit themselves, it never reached java.sql.Connection#commit; "
+                    + fallback.firstChoice() + ")", Optional.empty(), Fallback.none(fallback.platform())));
             case CLIENT_GAVE_UP_THE_HELD_COMMIT -> wholeOnTheWire().filter(w -> w.unavailableOn(fallback.platform()).isEmpty()).map(w -> new BarrierPlan(w, why,
                     "wire, A frozen at the hold (fallback: A's client gave up its commit held on the wire, its own request timeout; "
                             + display + " before)", Optional.empty(), Fallback.none(fallback.platform())));

@@ -1,12 +1,21 @@
 package io.replaylab.harness.barrier;
 
 /**
- * A committed offsets of its group without passing the point the debugger holds ({@code KafkaConsumer#commitSync}): it
- * commits another way (commitAsync, its client's auto-commit timer), so the point would never be reached. The caller
- * holds A on the wire instead ({@link BarrierPlan#fallback}), which sees every OffsetCommit, or is NOT_RUN with this reason.
+ * A went past the point the debugger holds without reaching it, as its group's committed offsets show: it commits its offsets
+ * another way ({@code KafkaConsumer#commitSync} never called: commitAsync, its client's auto-commit timer), or its database work
+ * another way ({@code java.sql.Connection#commit} never called: statements that commit themselves, a connection in autocommit
+ * mode). The caller tries the plan's {@link BarrierPlan#fallback} for {@link #why()}, or is NOT_RUN with this reason.
  */
 public final class CommitsAnotherWay extends RuntimeException {
-    CommitsAnotherWay(String what) {
+    private final BarrierPlan.Why why;
+
+    CommitsAnotherWay(BarrierPlan.Why why, String what) {
         super(what);
+        this.why = why;
+    }
+
+    /** {@link BarrierPlan.Why#COMMITS_PAST_THE_DEBUGGER} or {@link BarrierPlan.Why#DB_COMMITS_PAST_THE_DEBUGGER}. */
+    public BarrierPlan.Why why() {
+        return why;
     }
 }

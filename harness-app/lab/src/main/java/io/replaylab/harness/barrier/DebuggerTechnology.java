@@ -39,7 +39,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
      * default DB point says, when never reached, that a consumer in autocommit mode does not call it.
      */
     static DebuggerTechnology atCommitPoint(MethodPoint at, boolean warmUp) {
-        boolean jdbc = at.equals(MethodPoint.jdbcCommit()) || at.equals(MethodPoint.jdbcCommit().onReturn());
+        boolean jdbc = jdbcCommit(at);
         return new DebuggerTechnology(at, warmUp ? WarmUp.FIRST_OFFSET_COMMIT : WarmUp.NONE, null, "reach " + at + (jdbc ? " (a JDBC connection "
                 + "in autocommit mode never calls it, each statement commits itself: hold that, e.g. java.sql.PreparedStatement#executeUpdate, "
                 + "LabSettings.dbCommitPoint)" : ""),
@@ -62,10 +62,12 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             debugger = DebuggerBarrier.attach(inst.process().debugPort().orElseThrow(), Duration.ofSeconds(20));
             BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, a.mode().name().toLowerCase(Locale.ROOT));
             Barrier barrier = armAfterWarmUp(a, debugger, inst, evidence);
-            // an offset point armed at once is passed by a consumer that commits another way: its group's first offset says so
-            boolean watch = warmUp == WarmUp.NONE && offsetPoint();
+            // an offset point armed at once is passed by a consumer that commits another way: its group's first offset says so; the
+            // JDBC commit by one whose statements commit themselves: its group's offsets move on while it never gets there
+            Held.PastThePoint watch = warmUp == WarmUp.NONE && offsetPoint() ? Held.PastThePoint.offsets(a.group())
+                    : jdbcCommit(at) ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
-                    watch ? a.group() : null, false);
+                    watch, false);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {
@@ -118,7 +120,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                     + "KafkaConsumer#commitSync or seen in the group)");
         }
         if (!heldAtCommitSync && offsetPoint()) {
-            throw new CommitsAnotherWay("A committed offsets of group " + a.group() + " (" + Held.committed(a.ctx(), a.group()).orElse("seen in the group")
+            throw new CommitsAnotherWay(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER, "A committed offsets of group " + a.group() + " (" + Held.committed(a.ctx(), a.group()).orElse("seen in the group")
                     + ") without reaching KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which "
                     + "a debugger breakpoint at " + at + " does not hold");
         }
@@ -165,6 +167,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         }
         warmUp.awaitArrival(Duration.ofNanos(1)); // throws the barrier's timeout
         return true;
+    }
+
+    /** Whether {@code at} is the JDBC commit (its entry or return), which statements that commit themselves never reach. */
+    static boolean jdbcCommit(MethodPoint at) {
+        return at.equals(MethodPoint.jdbcCommit()) || at.equals(MethodPoint.jdbcCommit().onReturn());
     }
 
     /** Whether the point is KafkaConsumer#commitSync or its return, which a consumer that commits another way never reaches. */

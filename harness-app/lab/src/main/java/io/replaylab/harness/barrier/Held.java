@@ -1,6 +1,7 @@
 package io.replaylab.harness.barrier;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,8 +42,8 @@ public final class Held implements AutoCloseable {
     private final String heldBy;
     private final String unreached;
     private final Hold hold;
-    /** The group whose committed offsets show A committing past the point (a debugger's offset point), or null. */
-    private final String commitsOf;
+    /** The group whose committed offsets show A going past a debugger's point without reaching it, and what that means; or null. */
+    private final PastThePoint watch;
     /** A is frozen once it arrives, and stays so until {@link #thaw}: held whole where the technology holds only a request. */
     private final boolean freezeAtArrival;
     /** The instances to stop when this ends: a registry, not the point's state. */
@@ -54,11 +55,30 @@ public final class Held implements AutoCloseable {
     }
 
     /**
-     * {@code commitsOf}: the group in which an offset committed before A reached the point means A commits another way;
-     * {@code freezeAtArrival}: A is frozen the moment it arrives.
+     * What A's group shows when A goes past a debugger's point without reaching it: for the offset point ({@code offsets}), any
+     * committed offset; for the DB point, its committed offsets moving on with A not at the point {@link #DB_POINT_GRACE} later (a
+     * record's offset is committed after its DB work, so a consumer whose DB work went through the point would be held there).
      */
+    record PastThePoint(String group, BarrierPlan.Why why, String point, String armedAt) {
+        /**
+         * How long after A's group committed offsets again A must have reached the DB point: a consumer that commits its offset first
+         * reaches its DB commit within milliseconds after; one whose DB work went past the point never does.
+         */
+        static final Duration DB_POINT_GRACE = Duration.ofSeconds(2);
+
+        static PastThePoint offsets(String group) {
+            return new PastThePoint(group, BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER, "KafkaConsumer#commitSync", "");
+        }
+
+        /** {@code armedAt}: the group's committed offsets when the point was armed ({@link #committed}; empty: none). */
+        static PastThePoint dbCommits(String group, String point, String armedAt) {
+            return new PastThePoint(group, BarrierPlan.Why.DB_COMMITS_PAST_THE_DEBUGGER, point, armedAt);
+        }
+    }
+
+    /** {@code watch}: what shows A going past the point (null: nothing watched); {@code freezeAtArrival}: A is frozen the moment it arrives. */
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
-            String unreached, Hold hold, String commitsOf, boolean freezeAtArrival) {
+            String unreached, Hold hold, PastThePoint watch, boolean freezeAtArrival) {
         this.technology = technology;
         this.ctx = a.ctx();
         this.e = a.e();
@@ -69,7 +89,7 @@ public final class Held implements AutoCloseable {
         this.heldBy = heldBy;
         this.unreached = unreached;
         this.hold = hold;
-        this.commitsOf = commitsOf;
+        this.watch = watch;
         this.freezeAtArrival = freezeAtArrival;
         running.add(instance);
     }
@@ -116,7 +136,7 @@ public final class Held implements AutoCloseable {
      * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point
      */
     public Arrival awaitArrival() throws InterruptedException {
-        Arrival arrival = awaitArrival(ctx, barrier, instance, commitsOf);
+        Arrival arrival = awaitArrival(ctx, barrier, instance, watch);
         if (freezeAtArrival) {
             freeze();
         }
@@ -127,20 +147,38 @@ public final class Held implements AutoCloseable {
         return awaitArrival(ctx, barrier, a, null);
     }
 
-    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, String commitsOf) throws InterruptedException {
+    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, PastThePoint watch) throws InterruptedException {
+        List<String> seen = new ArrayList<>(); // the group's committed offsets, each time they moved since the point was armed
+        if (watch != null && !watch.armedAt().isEmpty()) {
+            seen.add(watch.armedAt());
+        }
+        long[] movedAt = {0};
         Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
-            if (got.isEmpty() && commitsOf != null) {
+            if (got.isEmpty() && watch != null) {
                 Optional<String> committed;
                 try {
-                    committed = committed(ctx, commitsOf);
+                    committed = committed(ctx, watch.group());
                 } catch (RuntimeException unreadable) { // a describe that failed says nothing of A: look again at the next turn
                     committed = Optional.empty();
                 }
-                if (committed.isPresent() && expired(barrier)) {
-                    throw new CommitsAnotherWay("A committed offsets of group " + commitsOf + " (" + committed.get() + ") without reaching "
-                            + "KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which a debugger "
-                            + "breakpoint there does not hold");
+                committed.filter(c -> seen.isEmpty() || !seen.get(seen.size() - 1).equals(c)).ifPresent(c -> {
+                    seen.add(c);
+                    if (seen.size() == 2) {
+                        movedAt[0] = System.nanoTime(); // the first move since the point was armed
+                    }
+                });
+                boolean past = watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER ? committed.isPresent()
+                        : seen.size() > 1 && System.nanoTime() - movedAt[0] >= PastThePoint.DB_POINT_GRACE.toNanos();
+                if (past && expired(barrier)) {
+                    throw new CommitsAnotherWay(watch.why(), watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER
+                            ? "A committed offsets of group " + watch.group() + " (" + committed.get() + ") without reaching "
+                                    + "KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which a "
+                                    + "debugger breakpoint there does not hold"
+                            : "A's group " + watch.group() + " committed offsets again (" + String.join(", then ", seen) + ") and A had not "
+                                    + "reached " + watch.point() + " " + PastThePoint.DB_POINT_GRACE.toSeconds() + " s later: its database work commits another "
+                                    + "way (statements that commit themselves, a JDBC connection in autocommit mode), which a debugger breakpoint "
+                                    + "there does not hold");
                 }
                 got = barrier.tryAwaitArrival(Duration.ZERO);
             }

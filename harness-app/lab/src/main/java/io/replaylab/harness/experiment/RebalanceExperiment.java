@@ -95,17 +95,19 @@ final class RebalanceExperiment {
     }
 
     /**
-     * A commits past the debugger's offset point: recorded, then the wire takes over ({@link FallBack}) where the plan has it,
-     * else NOT_RUN saying so.
+     * A went past the debugger's point another way (its offsets or its DB work): recorded, then the plan's fallback takes over
+     * ({@link FallBack}) where it has one, else NOT_RUN saying so.
      */
     static Outcome offTheDebugger(ExperimentRecorder e, BarrierPlan plan, CommitsAnotherWay x) throws FallBack {
-        boolean wire = plan.fallback(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER).isPresent();
-        e.record(Source.here("harness"), new Payload.Note(x.getMessage() + (wire ? "; the wire barrier takes over" : "")));
-        if (wire) {
-            throw new FallBack(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER);
+        boolean db = x.why() == BarrierPlan.Why.DB_COMMITS_PAST_THE_DEBUGGER;
+        boolean next = plan.fallback(x.why()).isPresent();
+        e.record(Source.here("harness"), new Payload.Note(x.getMessage() + (!next ? "" : db ? "; the debugger holds " + BarrierPlan.STATEMENT_UPDATE
+                + " instead" : "; the wire barrier takes over")));
+        if (next) {
+            throw new FallBack(x.why());
         }
-        return e.finish(Outcome.notRun(x.getMessage() + ", and the barrier was " + plan.noFallback(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER) + "; hold A on the wire instead "
-                + "(LabSettings.barrier WIRE)"));
+        return e.finish(Outcome.notRun(x.getMessage() + ", and the barrier was " + plan.noFallback(x.why()) + (db ? "; name the call that "
+                + "commits it (LabSettings.dbCommitPoint)" : "; hold A on the wire instead (LabSettings.barrier WIRE)")));
     }
 
     /**

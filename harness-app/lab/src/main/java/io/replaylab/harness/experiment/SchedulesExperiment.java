@@ -112,11 +112,12 @@ final class SchedulesExperiment {
             BarrierPlan wire = plan.fallback(f.why()).orElseThrow();
             e.environment("barrier", wire.display());
             e.limitation(wire.limitation());
-            ctx.step("falling back to the wire barrier: a new group and inbox namespace on the same topic and target");
+            ctx.step("falling back to " + wire.display() + ": a new group and inbox namespace on the same topic and target");
             try {
-                return attempt(ctx, ns, e, cell, wire, source, options, ns.group("wire"), ns.inbox(2));
+                return attempt(ctx, ns, e, cell, wire, source, options, ns.group(f.why() == BarrierPlan.Why.DB_COMMITS_PAST_THE_DEBUGGER
+                        ? "statement" : "wire"), ns.inbox(2));
             } catch (RebalanceExperiment.FallBack again) {
-                throw new IllegalStateException("the wire barrier has no fallback", again);
+                throw new IllegalStateException("a fallback has no fallback", again);
             }
         }
     }
