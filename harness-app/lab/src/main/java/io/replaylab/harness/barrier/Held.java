@@ -133,7 +133,8 @@ public final class Held implements AutoCloseable {
      * was never reached).
      *
      * @throws io.replaylab.barrier.BarrierTimeoutException A did not arrive in time
-     * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point
+     * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point, or its
+     *     offsets moved on while A did not reach the JDBC commit ({@link CommitsAnotherWay#why()} says which)
      */
     public Arrival awaitArrival() throws InterruptedException {
         Arrival arrival = awaitArrival(ctx, barrier, instance, watch);
