@@ -282,6 +282,9 @@ public final class BarrierPlan {
 
     /** Why there is no {@link #fallback} for {@code why}: "asked for", "the only one: …", or why A cannot be frozen. */
     public String noFallback(Why why) {
+        if (why == Why.DB_COMMITS_PAST_THE_DEBUGGER) {
+            return "the only one: the statement fallback is for the default JDBC commit point";
+        }
         if (why != Why.CLIENT_GAVE_UP_THE_HELD_COMMIT) {
             return fallback.noWire();
         }

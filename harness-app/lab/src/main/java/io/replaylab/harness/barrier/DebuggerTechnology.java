@@ -63,9 +63,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             BarrierEvidence evidence = BarrierEvidence.into(a.e(), a.spec().name(), inst::pid, a.mode().name().toLowerCase(Locale.ROOT));
             Barrier barrier = armAfterWarmUp(a, debugger, inst, evidence);
             // an offset point armed at once is passed by a consumer that commits another way: its group's first offset says so; the
-            // JDBC commit by one whose statements commit themselves: its group's offsets move on while it never gets there
+            // JDBC commit point of the commit protocol by one whose statements commit themselves: its group's offsets move on while it
+            // never gets there (a method an experiment names, e.g. share-crash's, is held where it was named)
             Held.PastThePoint watch = warmUp == WarmUp.NONE && offsetPoint() ? Held.PastThePoint.offsets(a.group())
-                    : jdbcCommit(at) ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
+                    : warmUp == WarmUp.FIRST_OFFSET_COMMIT && jdbcCommit(at)
+                            ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
                     watch, false);
         } catch (RuntimeException | InterruptedException | Error x) {

@@ -174,7 +174,7 @@ public final class Held implements AutoCloseable {
                 if (past && expired(barrier)) {
                     throw new CommitsAnotherWay(watch.why(), watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER
                             ? "A committed offsets of group " + watch.group() + " (" + committed.get() + ") without reaching "
-                                    + "KafkaConsumer#commitSync: it commits another way (commitAsync, its client's auto-commit timer), which a "
+                                    + watch.point() + ": it commits another way (commitAsync, its client's auto-commit timer), which a "
                                     + "debugger breakpoint there does not hold"
                             : "A's group " + watch.group() + " committed offsets again (" + String.join(", then ", seen) + ") and A had not "
                                     + "reached " + watch.point() + " " + PastThePoint.DB_POINT_GRACE.toSeconds() + " s later: its database work commits another "

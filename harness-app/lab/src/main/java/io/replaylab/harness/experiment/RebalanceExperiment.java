@@ -80,7 +80,7 @@ final class RebalanceExperiment {
         }
     }
 
-    /** The debugger cannot hold A's commit, and the plan has a {@link BarrierPlan#fallback}: the caller tries that. */
+    /** The plan cannot make its hazard ({@link #why()}), and it has a {@link BarrierPlan#fallback}: the caller tries that. */
     static final class FallBack extends Exception {
         private final BarrierPlan.Why why;
 
@@ -113,8 +113,8 @@ final class RebalanceExperiment {
     /**
      * One try with one barrier.
      *
-     * @throws FallBack the debugger held a commit whose offsets it could not read, or A committed past it, and the plan has a
-     *     fallback: everything of the try is released and stopped
+     * @throws FallBack the debugger held a commit whose offsets it could not read, A committed past it, or A's client gave up its
+     *     commit held on the wire, and the plan has a fallback: everything of the try is released and stopped
      */
     private static Outcome attempt(LabContext ctx, ExperimentRecorder e, BarrierPlan plan, String topic, String group, String inbox)
             throws Exception {
@@ -248,8 +248,7 @@ final class RebalanceExperiment {
             }
             StaleCommitOnWire onWire = StaleCommitOnWire.of(ctx.kafka().witness(), group, heldAs, held.time(), a.name(),
                     inFlight.topic() + "-" + inFlight.partition());
-            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, callWait, onWire,
-                    Optional.of(plan.noFallback(BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT)));
+            Optional<Outcome> ended = Verdicts.staleCommit(e, outcome, callWait, onWire, plan.noFallback(BarrierPlan.Why.CLIENT_GAVE_UP_THE_HELD_COMMIT));
             if (ended.isPresent()) {
                 return ended.get();
             }

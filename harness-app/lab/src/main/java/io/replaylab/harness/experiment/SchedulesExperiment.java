@@ -109,12 +109,12 @@ final class SchedulesExperiment {
         try {
             return attempt(ctx, ns, e, cell, plan, source, options, ns.group(), ns.inbox(1));
         } catch (RebalanceExperiment.FallBack f) {
-            BarrierPlan wire = plan.fallback(f.why()).orElseThrow();
-            e.environment("barrier", wire.display());
-            e.limitation(wire.limitation());
-            ctx.step("falling back to " + wire.display() + ": a new group and inbox namespace on the same topic and target");
+            BarrierPlan next = plan.fallback(f.why()).orElseThrow();
+            e.environment("barrier", next.display());
+            e.limitation(next.limitation());
+            ctx.step("falling back to " + next.display() + ": a new group and inbox namespace on the same topic and target");
             try {
-                return attempt(ctx, ns, e, cell, wire, source, options, ns.group(f.why() == BarrierPlan.Why.DB_COMMITS_PAST_THE_DEBUGGER
+                return attempt(ctx, ns, e, cell, next, source, options, ns.group(f.why() == BarrierPlan.Why.DB_COMMITS_PAST_THE_DEBUGGER
                         ? "statement" : "wire"), ns.inbox(2));
             } catch (RebalanceExperiment.FallBack again) {
                 throw new IllegalStateException("a fallback has no fallback", again);
@@ -125,8 +125,8 @@ final class SchedulesExperiment {
     /**
      * One try of a cell with one barrier, on {@code group} and {@code inbox}.
      *
-     * @throws RebalanceExperiment.FallBack A commits its offsets past the debugger, and the plan has a fallback: everything of
-     *     the try is stopped
+     * @throws RebalanceExperiment.FallBack A goes past the debugger's point another way (its offsets, its DB work), and the plan
+     *     has a fallback: everything of the try is stopped
      */
     private static Outcome attempt(LabContext ctx, LabNamespace ns, ExperimentRecorder e, ScheduleCell cell, BarrierPlan plan, StagedSource source,
             BarrierOptions options, String group, String inbox) throws Exception, RebalanceExperiment.FallBack {

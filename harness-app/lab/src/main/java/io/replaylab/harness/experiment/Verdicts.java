@@ -78,13 +78,8 @@ final class Verdicts {
      * broken broker, coordinator or client can produce that, which is why no scenario against Kafka
      * 4.1 or 4.4 reaches it and a unit test proves the branch. Only the moved partition's answer is judged.
      */
-    static Optional<Outcome> staleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, Duration waited, RebalanceExperiment.StaleCommitOnWire wire) {
-        return staleCommit(e, outcome, waited, wire, Optional.empty());
-    }
-
-    /** As above; {@code notHeldWhole}: why A, whose client gave up its held commit, could not be held whole (frozen) instead. */
     static Optional<Outcome> staleCommit(ExperimentRecorder e, Optional<CallOutcome> outcome, Duration waited, RebalanceExperiment.StaleCommitOnWire wire,
-            Optional<String> notHeldWhole) {
+            String notHeldWhole) {
         if (outcome.isEmpty()) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "the commit's outcome was not observed within " + waited.toSeconds() + " s"));
             return Optional.of(e.finish(Outcome.notRun("A's commit outcome was not observed after release")));
@@ -102,7 +97,7 @@ final class Verdicts {
         if (o.verdict() == CallOutcome.Verdict.NOT_DELIVERED) {
             e.check(Check.notRun("stale commit rejected", "R9", "REJECTED", "NOT_DELIVERED: " + o.message()));
             return Optional.of(e.finish(Outcome.notRun("A's commit never reached the broker, so its rejection could not be observed: " + o.message()
-                    + notHeldWhole.map(w -> "; A could not be held whole (frozen) instead: " + w).orElse(""))));
+                    + "; A could not be held whole (frozen) instead: " + notHeldWhole)));
         }
         if (o.verdict() == CallOutcome.Verdict.ACCEPTED) {
             boolean unsent = wire.seen() == RebalanceExperiment.StaleCommitOnWire.Seen.WITNESSED && wire.commits().isEmpty();

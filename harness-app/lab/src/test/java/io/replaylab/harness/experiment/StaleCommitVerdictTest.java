@@ -41,7 +41,7 @@ class StaleCommitVerdictTest {
     private Optional<Outcome> judge(Optional<CallOutcome> observed, StaleCommitOnWire wire) {
         try (RunRecorder run = RunRecorder.start(dir.resolve("run-" + (++runs)), "run-test")) {
             ExperimentRecorder e = run.experiment("rebalance", "R9");
-            Optional<Outcome> o = Verdicts.staleCommit(e, observed, java.time.Duration.ofSeconds(60), wire);
+            Optional<Outcome> o = Verdicts.staleCommit(e, observed, java.time.Duration.ofSeconds(60), wire, "A was held whole already");
             assertThat(e.checks()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("stale commit rejected"));
             lastActual = e.checks().get(0).actual();
             assertThat(e.finished()).isEqualTo(o.isPresent());
@@ -149,7 +149,8 @@ class StaleCommitVerdictTest {
         assertThat(none.reason()).isEqualTo("A's commit outcome was not observed after release");
         Outcome lost = judge(Optional.of(CallOutcome.notDelivered("offset-commit", "client closed the connection"))).orElseThrow();
         assertThat(lost.status()).isEqualTo(Status.NOT_RUN);
-        assertThat(lost.reason()).isEqualTo("A's commit never reached the broker, so its rejection could not be observed: client closed the connection");
+        assertThat(lost.reason()).isEqualTo("A's commit never reached the broker, so its rejection could not be observed: client closed the connection; "
+                + "A could not be held whole (frozen) instead: A was held whole already");
     }
 
     private static WitnessedCommit commit(long seq, Instant sent, String member, int generation, String partition, boolean held) {
