@@ -69,7 +69,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                     : warmUp == WarmUp.FIRST_OFFSET_COMMIT && jdbcCommit(at)
                             ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
-                    watch, false);
+                    watch, offsetPoint() ? Uncommitted.of(a) : null, false);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {
@@ -101,7 +101,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         Barrier first = debugger.arm("warm-up", warmUpAt, a.mode(), evidence, a.options());
         debugger.resumeProgram();
         try {
-            Held.awaitArrival(a.ctx(), first, inst);
+            Held.awaitArrival(a.ctx(), first, inst, null);
         } catch (BarrierTimeoutException t) {
             throw new PointNotReached("call " + warmUpAt + " (the warm-up)");
         }
@@ -116,10 +116,18 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         debugger.resumeProgram();
         boolean heldAtCommitSync;
         try {
-            heldAtCommitSync = awaitWarmUpOrCommit(a.ctx(), first, inst, a.group());
+            heldAtCommitSync = awaitWarmUpOrCommit(a.ctx(), first, inst, a.group(), Uncommitted.of(a));
         } catch (BarrierTimeoutException t) {
             throw new PointNotReached("commit an offset of group " + a.group() + " (the warm-up: its first commit, held at "
                     + "KafkaConsumer#commitSync or seen in the group)");
+        } catch (PointUnreachable noOffsetCommit) {
+            if (offsetPoint()) {
+                throw noOffsetCommit;
+            }
+            Barrier barrier = debugger.arm(a.pointName(), at, a.mode(), evidence, a.options());
+            a.e().record(Source.here("harness"), new Payload.Note("the warm-up: " + noOffsetCommit.getMessage() + "; A's start-up is behind it, so "
+                    + a.pointName() + " is armed now"));
+            return barrier;
         }
         if (!heldAtCommitSync && offsetPoint()) {
             throw new CommitsAnotherWay(BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER, "A committed offsets of group " + a.group() + " (" + Held.committed(a.ctx(), a.group()).orElse("seen in the group")
@@ -141,15 +149,28 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
      * A warm-up's wait: true when A arrived at the warm-up hold, false when the group got a committed
      * offset without it (A commits another way: its client's timer, commitAsync): then the warm-up is
      * given up, since A's start-up is behind it either way.
+     *
+     * @throws PointUnreachable A applied every record's effect and committed no offset: the warm-up is given up too
      */
-    private static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group) throws InterruptedException {
+    private static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group, Uncommitted uncommitted)
+            throws InterruptedException {
         boolean[] committed = {false};
+        Uncommitted.Looks looks = uncommitted.looks(ctx);
         Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isPresent()) {
                 return got;
             }
             ctx.subjects().checkpointHeld(a);
+            Optional<String> never = looks.look();
+            if (never.isPresent()) {
+                try {
+                    warmUp.expire();
+                    throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
+                } catch (IllegalBarrierMoveException arrivedAtTheLastMoment) {
+                    return warmUp.tryAwaitArrival(Duration.ZERO);
+                }
+            }
             if (ctx.kafka().ops().describe(group).partitions().stream().anyMatch(p -> p.committed() >= 0)) {
                 try {
                     warmUp.expire();

@@ -44,6 +44,8 @@ public final class Held implements AutoCloseable {
     private final Hold hold;
     /** The group whose committed offsets show A going past a debugger's point without reaching it, and what that means; or null. */
     private final PastThePoint watch;
+    /** What shows A will never commit an offset of its group, for a point that waits for one; or null. */
+    private final Uncommitted uncommitted;
     /** A is frozen once it arrives, and stays so until {@link #thaw}: held whole where the technology holds only a request. */
     private final boolean freezeAtArrival;
     /** The instances to stop when this ends: a registry, not the point's state. */
@@ -51,7 +53,7 @@ public final class Held implements AutoCloseable {
 
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
             String unreached, Hold hold) {
-        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null, false);
+        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null, null, false);
     }
 
     /**
@@ -76,9 +78,12 @@ public final class Held implements AutoCloseable {
         }
     }
 
-    /** {@code watch}: what shows A going past the point (null: nothing watched); {@code freezeAtArrival}: A is frozen the moment it arrives. */
+    /**
+     * {@code watch}: what shows A going past the point (null: nothing watched); {@code uncommitted}: what shows A never commits an
+     * offset, for a point that waits for one (null: not watched); {@code freezeAtArrival}: A is frozen the moment it arrives.
+     */
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
-            String unreached, Hold hold, PastThePoint watch, boolean freezeAtArrival) {
+            String unreached, Hold hold, PastThePoint watch, Uncommitted uncommitted, boolean freezeAtArrival) {
         this.technology = technology;
         this.ctx = a.ctx();
         this.e = a.e();
@@ -90,6 +95,7 @@ public final class Held implements AutoCloseable {
         this.unreached = unreached;
         this.hold = hold;
         this.watch = watch;
+        this.uncommitted = uncommitted;
         this.freezeAtArrival = freezeAtArrival;
         running.add(instance);
     }
@@ -135,20 +141,28 @@ public final class Held implements AutoCloseable {
      * @throws io.replaylab.barrier.BarrierTimeoutException A did not arrive in time
      * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point, or its
      *     offsets moved on while A did not reach the JDBC commit ({@link CommitsAnotherWay#why()} says which)
+     * @throws PointUnreachable the point waits for an offset commit, and A applied every record's effect without one
      */
     public Arrival awaitArrival() throws InterruptedException {
-        Arrival arrival = awaitArrival(ctx, barrier, instance, watch);
+        Arrival arrival = awaitArrival(ctx, barrier, instance, watch, uncommitted);
         if (freezeAtArrival) {
             freeze();
         }
         return arrival;
     }
 
-    static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a) throws InterruptedException {
-        return awaitArrival(ctx, barrier, a, null);
+    /**
+     * A warm-up's wait, as {@link #awaitArrival()}.
+     *
+     * @throws PointUnreachable {@code uncommitted} (when not null) saw A apply every record's effect without an offset commit
+     */
+    static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, Uncommitted uncommitted) throws InterruptedException {
+        return awaitArrival(ctx, barrier, a, null, uncommitted);
     }
 
-    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, PastThePoint watch) throws InterruptedException {
+    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, PastThePoint watch, Uncommitted uncommitted)
+            throws InterruptedException {
+        Uncommitted.Looks looks = uncommitted == null ? null : uncommitted.looks(ctx);
         List<String> seen = new ArrayList<>(); // the group's committed offsets, each time they moved since the point was armed
         if (watch != null && !watch.armedAt().isEmpty()) {
             seen.add(watch.armedAt());
@@ -180,6 +194,13 @@ public final class Held implements AutoCloseable {
                                     + "reached " + watch.point() + " " + PastThePoint.DB_POINT_GRACE.toSeconds() + " s later: its database work commits another "
                                     + "way (statements that commit themselves, a JDBC connection in autocommit mode), which a debugger breakpoint "
                                     + "there does not hold");
+                }
+                got = barrier.tryAwaitArrival(Duration.ZERO);
+            }
+            if (got.isEmpty() && looks != null) {
+                Optional<String> never = looks.look();
+                if (never.isPresent() && expired(barrier)) {
+                    throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
                 }
                 got = barrier.tryAwaitArrival(Duration.ZERO);
             }

@@ -6,6 +6,8 @@ import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.BarrierTimeoutException;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.WirePoint;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
 
@@ -27,13 +29,17 @@ record WireWarmUp(Technology.Arming a, Barrier barrier, LabContext.Instance inst
     }
 
     /**
-     * Waits until A's first OffsetCommit is held.
+     * Waits until A's first OffsetCommit is held, or until A applied every record's effect without one (a consumer that keeps its
+     * positions itself: its start-up is behind it all the same).
      *
-     * @throws PointNotReached A sent none in the barrier timeout
+     * @throws PointNotReached A did neither in the barrier timeout
      */
     void await() throws InterruptedException {
         try {
-            Held.awaitArrival(a.ctx(), barrier, instance);
+            Held.awaitArrival(a.ctx(), barrier, instance, Uncommitted.of(a));
+        } catch (PointUnreachable noOffsetCommit) {
+            a.e().record(Source.here("harness"), new Payload.Note("the warm-up: " + noOffsetCommit.getMessage() + "; A's start-up is behind it, so "
+                    + "the DB point is armed now"));
         } catch (BarrierTimeoutException t) {
             throw new PointNotReached("send an OffsetCommit for group " + a.group() + " (the warm-up: the DB point is armed while it is held)");
         }

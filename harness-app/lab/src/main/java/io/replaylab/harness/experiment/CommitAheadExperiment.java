@@ -197,6 +197,10 @@ final class CommitAheadExperiment {
             return Outcome.notRun(seen.unchecked().size() + " " + what + "(s) could not be checked (the first: " + seen.unchecked().get(0)
                     + "): " + article(what) + " " + what + " ahead of the database among them cannot be ruled out");
         }
+        if (seen.commits() == 0 && kind == CommitCheck.Kind.OFFSET_COMMIT) {
+            return Outcome.notRun("the group got no offset commit at all: the consumer's positions are not the group's offsets (it keeps them "
+                    + "in its own database, or nowhere), so no commit of them can run ahead of its database");
+        }
         if (seen.covering() < FrontierCheck.ENOUGH_COMMITS) {
             return Outcome.notRun("only " + seen.covering() + " " + what + "(s) covering a record were checked (" + FrontierCheck.ENOUGH_COMMITS
                     + " needed): too few to say the consumer never " + (kind == CommitCheck.Kind.OFFSET_COMMIT ? "commits" : "acknowledges")

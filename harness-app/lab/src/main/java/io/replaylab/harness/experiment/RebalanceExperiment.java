@@ -17,6 +17,7 @@ import io.replaylab.harness.barrier.BarrierPlan;
 import io.replaylab.harness.barrier.CommitPoint;
 import io.replaylab.harness.barrier.CommitsAnotherWay;
 import io.replaylab.harness.barrier.Held;
+import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabKafka;
@@ -133,6 +134,8 @@ final class RebalanceExperiment {
             } catch (BarrierTimeoutException t) {
                 return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached() + " within "
                         + ctx.settings().timeouts().barrier()));
+            } catch (PointUnreachable x) {
+                return e.finish(Outcome.notRun("the injection point cannot be reached: " + x.getMessage()));
             } catch (CommitsAnotherWay x) {
                 return offTheDebugger(e, plan, x);
             }

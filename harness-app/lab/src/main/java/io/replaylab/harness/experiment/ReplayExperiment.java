@@ -65,6 +65,13 @@ final class ReplayExperiment {
                     + " (see logs/replay-A.err)"));
         }
         ctx.subjects().recordAssignmentLog(e, a);
+        if (drained.partitions().stream().noneMatch(p -> p.topic().equals(topic) && p.hasCommitted())) {
+            // every effect applied and not one offset committed: A keeps its positions itself (in its own database, as Kafka's
+            // "storing offsets outside Kafka" does, or under another group); a reset of this group's offsets cannot reach them
+            return e.finish(Outcome.notRun("replay-A applied every record's effect but committed no offset for group " + group + ": its positions "
+                    + "are not the group's offsets (it keeps them in its own database, under another group, or nowhere), so a reset of the "
+                    + "group's offsets, the lab's replay, does not drive it; replay it by resetting the positions where it keeps them"));
+        }
 
         // a stopped consumer that did not leave is dropped within its session timeout: its patience (or the wait asked for)
         Duration leave = ctx.settings().timeouts().handoff().orElse(ctx.kafka().patience(group).judgedOr(Timeouts.DEFAULT_HANDOFF));

@@ -150,6 +150,8 @@ final class SchedulesExperiment {
                 arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
                 return e.finish(neverReached(ctx, cell.point(), at.unreached()));
+            } catch (PointUnreachable x) {
+                return e.finish(Outcome.notRun("the injection point " + cell.point().id() + " cannot be reached: " + x.getMessage()));
             } catch (CommitsAnotherWay x) {
                 return RebalanceExperiment.offTheDebugger(e, plan, x);
             }

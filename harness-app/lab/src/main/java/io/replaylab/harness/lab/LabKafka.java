@@ -451,9 +451,9 @@ public final class LabKafka {
             }
             if (inbox != null && System.nanoTime() - lastAppliedLook >= STILL.toNanos()) {
                 lastAppliedLook = System.nanoTime();
-                // the target is read once the group sent a commit (stored or not): a consumer's schema exists by then, and reading it
-                // sooner would try the target query on a database the subject has not made yet (that refuses the whole run)
-                if ((committed > 0 || witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) && ctx.target().targetReadable(inbox)) {
+                // read whether or not the group ever commits: a consumer that keeps its offsets in its own database commits none,
+                // and is done when every effect is applied (a target not made yet is not readable, and not a refusal)
+                if (ctx.target().targetReadable(inbox)) {
                     long missing = ctx.target().compare(topic, inbox, s).missing().count();
                     if (missing == 0 && committed == committedAtAppliedLook) {
                         ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");

@@ -129,7 +129,7 @@ public final class LabTarget {
      * {@link #checkTargetQuery} it never refuses the run, for a look before the group's first commit, when a consumer that
      * makes its tables on its first record may not have them yet.
      */
-    boolean targetReadable(String inbox) {
+    public boolean targetReadable(String inbox) {
         if (ctx.settings().target().query().isEmpty() || ctx.run().queryChecked()) {
             return true;
         }

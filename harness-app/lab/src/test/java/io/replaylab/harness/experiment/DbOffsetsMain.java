@@ -1,0 +1,122 @@
+package io.replaylab.harness.experiment;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaylab.harness.lab.Subject;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * A Java consumer that keeps its positions in its own database (Kafka's "storing offsets outside Kafka") and never commits an
+ * offset to Kafka: per record ONE JDBC transaction writes the message id (the primary key keeps it once), and the partition's
+ * next offset; on an assignment it seeks each partition to its stored offset. Args: bootstrap topic group db namespace instance.
+ */
+public final class DbOffsetsMain {
+    private DbOffsetsMain() {
+    }
+
+    public static final String TARGET_QUERY = "SELECT msg AS message_id, cents AS amount FROM dbo_payments WHERE ns = {namespace}";
+
+    public static void main(String[] a) throws Exception {
+        Properties p = new Properties();
+        p.put("bootstrap.servers", a[0]);
+        p.put("group.id", a[2]);
+        p.put("client.id", a[5]);
+        p.put("enable.auto.commit", "false");
+        p.put("auto.offset.reset", "earliest");
+        p.put("max.poll.interval.ms", "5000");
+        p.put("session.timeout.ms", "6000");
+        p.put("heartbeat.interval.ms", "1500");
+        p.put("key.deserializer", StringDeserializer.class.getName());
+        p.put("value.deserializer", StringDeserializer.class.getName());
+        ObjectMapper json = new ObjectMapper();
+        KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
+        Thread main = Thread.currentThread();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            c.wakeup();
+            try {
+                main.join(20_000);
+            } catch (InterruptedException ignored) {
+                // exiting
+            }
+        }));
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3]))) {
+            try (Statement s = db.createStatement()) {
+                s.execute("PRAGMA journal_mode=WAL");
+                s.execute("PRAGMA busy_timeout=10000");
+                s.execute("CREATE TABLE IF NOT EXISTS dbo_payments (ns TEXT, msg TEXT, cents INTEGER, PRIMARY KEY (ns, msg))");
+                s.execute("CREATE TABLE IF NOT EXISTS dbo_positions (grp TEXT, topic TEXT, part INTEGER, next INTEGER, PRIMARY KEY (grp, topic, part))");
+            }
+            db.setAutoCommit(false);
+            c.subscribe(List.of(a[1]), new ConsumerRebalanceListener() {
+                @Override
+                public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+                    // nothing to commit: the positions are written with the effects
+                }
+
+                @Override
+                public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+                    for (TopicPartition tp : partitions) {
+                        try (PreparedStatement q = db.prepareStatement("SELECT next FROM dbo_positions WHERE grp = ? AND topic = ? AND part = ?")) {
+                            q.setString(1, a[2]);
+                            q.setString(2, tp.topic());
+                            q.setInt(3, tp.partition());
+                            try (ResultSet rs = q.executeQuery()) {
+                                if (rs.next()) {
+                                    c.seek(tp, rs.getLong(1));
+                                } else {
+                                    c.seekToBeginning(List.of(tp));
+                                }
+                            }
+                            db.rollback(); // ends the read: an open one would refuse the next write a snapshot other writers moved past
+                        } catch (java.sql.SQLException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                }
+            });
+            while (true) {
+                for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
+                    JsonNode n = json.readTree(r.value());
+                    try (PreparedStatement ins = db.prepareStatement("INSERT OR IGNORE INTO dbo_payments VALUES (?,?,?)");
+                            PreparedStatement pos = db.prepareStatement("INSERT OR REPLACE INTO dbo_positions VALUES (?,?,?,?)")) {
+                        ins.setString(1, a[4]);
+                        ins.setString(2, n.get("id").asText());
+                        ins.setLong(3, n.get("amount").asLong());
+                        ins.executeUpdate();
+                        pos.setString(1, a[2]);
+                        pos.setString(2, r.topic());
+                        pos.setInt(3, r.partition());
+                        pos.setLong(4, r.offset() + 1);
+                        pos.executeUpdate();
+                    }
+                    db.commit();
+                }
+            }
+        } catch (WakeupException stopping) {
+            // SIGTERM
+        } finally {
+            c.close();
+        }
+    }
+
+    /** This consumer as the lab's subject (a Java main class of the test class path). */
+    public static Subject subject() {
+        return Subject.javaMain(DbOffsetsMain.class, "{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}");
+    }
+}

@@ -1,0 +1,87 @@
+package io.replaylab.harness.experiment;
+
+import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.on;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Status;
+import io.replaylab.harness.lab.Lab;
+import io.replaylab.harness.lab.Subject;
+import io.replaylab.kafka.broker.LocalKafka;
+import io.replaylab.kafka.junit.LocalKafkaTest;
+import io.replaylab.kafka.testing.PythonConsumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A consumer that keeps its positions in its own database and never commits an offset to Kafka (kafka-ops'
+ * {@code db_offsets_consumer.py}): correct, and not what the lab was written around. It used to stall every wait that read
+ * progress from committed offsets: replay NOT_RUN after 46 s ("did not consume the topic to the end ... every effect applied"),
+ * every point that waits for an offset commit NOT_RUN after the 60 s barrier timeout, the DB cells too (their warm-up waited for
+ * one). Now a drain ends when every effect is applied, the DB cells run, and what cannot apply says why at once.
+ */
+@LocalKafkaTest
+class DbOffsetsConsumerTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aConsumerThatKeepsItsOffsetsInItsDatabaseIsJudgedAtItsDbCommitAndTheOffsetExperimentsSayWhyTheyCannotApply(LocalKafka kafka)
+            throws Exception {
+        String template = "'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "db_offsets_consumer.py") + "' --bootstrap {bootstrap} "
+                + "--topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).records(30).subject(Subject.command(template))
+                .targetQuery("SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}")
+                .experiments(Experiments.replay(), Experiments.rebalance(), Experiments.commitAhead(),
+                        Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("before-offset-commit:hold"))))
+                .build(), null);
+
+        ExperimentEvidence replay = experiment(r.evidence(), "replay");
+        assertThat(replay.outcome().status()).as(replay.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(replay.outcome().reason()).contains("applied every record's effect but committed no offset")
+                .contains("so a reset of the group's offsets, the lab's replay, does not drive it");
+
+        ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
+        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(rebalance.outcome().reason()).matches("the injection point cannot be reached: A applied the effect of every record on \\S+ \\(30\\) "
+                + "and sent no OffsetCommit of group \\S+ in the 10 s after: .*so there is no offset commit to hold");
+
+        ExperimentEvidence commitAhead = experiment(r.evidence(), "commit-ahead");
+        assertThat(commitAhead.outcome().status()).as(commitAhead.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(commitAhead.outcome().reason()).startsWith("the group got no offset commit at all");
+
+        ExperimentEvidence atDbCommit = experiment(r.evidence(), "schedules.before-db-commit.hold");
+        assertThat(atDbCommit.outcome().status()).as(atDbCommit.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(atDbCommit.events()).extracting(ev -> ev.payload()).filteredOn(Payload.Note.class::isInstance)
+                .anyMatch(p -> p.summary().startsWith("the warm-up: A applied the effect of every record"));
+        ExperimentEvidence atOffsetCommit = experiment(r.evidence(), "schedules.before-offset-commit.hold");
+        assertThat(atOffsetCommit.outcome().status()).as(atOffsetCommit.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(atOffsetCommit.outcome().reason()).startsWith("the injection point before-offset-commit cannot be reached: A applied the effect")
+                .endsWith("so there is no offset commit to hold");
+    }
+
+    @Test
+    void aJavaConsumerThatKeepsItsOffsetsInItsDatabaseIsHeldAtItsJdbcCommitAndItsOffsetPointsSayWhyNot(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("java")).records(30).subject(DbOffsetsMain.subject()).targetQuery(DbOffsetsMain.TARGET_QUERY)
+                .experiments(Experiments.rebalance(), Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"),
+                        ScheduleCell.parse("after-offset-commit:hold"))))
+                .build(), null);
+
+        ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
+        assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(rebalance.outcome().reason()).startsWith("the injection point cannot be reached: A applied the effect of every record")
+                .endsWith("so there is no offset commit to hold");
+        ExperimentEvidence atDbCommit = experiment(r.evidence(), "schedules.before-db-commit.hold");
+        assertThat(atDbCommit.outcome().status()).as(atDbCommit.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(atDbCommit.events()).extracting(ev -> ev.payload()).filteredOn(Payload.Note.class::isInstance)
+                .anyMatch(p -> p.summary().startsWith("the warm-up: A applied the effect of every record"));
+        ExperimentEvidence afterOffsetCommit = experiment(r.evidence(), "schedules.after-offset-commit.hold");
+        assertThat(afterOffsetCommit.outcome().status()).as(afterOffsetCommit.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(afterOffsetCommit.outcome().reason()).startsWith("A applied the effect of every record").endsWith("so there is no offset commit to hold");
+    }
+}
