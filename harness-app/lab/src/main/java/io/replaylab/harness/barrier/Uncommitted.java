@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.Timeouts;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.kafka.PartitionOffsets;
 import io.replaylab.oracle.Comparison;
@@ -16,18 +17,16 @@ import io.replaylab.oracle.Comparison;
  * commit would wait out the barrier timeout for nothing.
  */
 record Uncommitted(String group, String topic, String inbox) {
-    /**
-     * Twice the auto-commit interval of the Java client and of librdkafka (5 s by default): a consumer that commits on its
-     * client's timer has committed by then.
-     */
-    static final Duration GRACE = Duration.ofSeconds(10);
+    /** {@link Timeouts#COMMIT_TIMER}: a consumer that commits on its client's timer has committed by then. */
+    static final Duration GRACE = Timeouts.COMMIT_TIMER;
+    private static final Duration LOOK_EVERY = Duration.ofSeconds(2);
 
     /** A's group, topic and inbox namespace, as the arming names them. */
     static Uncommitted of(Technology.Arming a) {
         return new Uncommitted(a.group(), a.spec().values().get("topic"), a.spec().values().get("namespace"));
     }
 
-    /** One wait's looks: each call looks at most once a second. */
+    /** One wait's looks: the first once half of {@link #GRACE} has passed (a consumer that commits has by then), then every 2 s. */
     Looks looks(LabContext ctx) {
         return new Looks(ctx);
     }
@@ -41,12 +40,14 @@ record Uncommitted(String group, String topic, String inbox) {
 
         private Looks(LabContext ctx) {
             this.ctx = ctx;
+            // each look reads the topic and the target: none while a consumer that commits is still on its way to its first commit
+            this.lastLook = System.nanoTime() + GRACE.dividedBy(2).toNanos() - LOOK_EVERY.toNanos();
         }
 
         /** Why A will never commit an offset of its group, once it has been so for {@link #GRACE}; empty until then. */
         Optional<String> look() {
             long now = System.nanoTime();
-            if (now - lastLook < 1_000_000_000L) {
+            if (now - lastLook < LOOK_EVERY.toNanos()) {
                 return Optional.empty();
             }
             lastLook = now;

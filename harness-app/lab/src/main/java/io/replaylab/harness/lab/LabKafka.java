@@ -382,6 +382,8 @@ public final class LabKafka {
         private long fewestMissing = Long.MAX_VALUE;
         private long committedAtAppliedLook = Long.MIN_VALUE;
         private long lastAppliedLook = System.nanoTime();
+        /** Since when every effect was applied with no offset committed (MAX_VALUE: not so at the last look). */
+        private long appliedUncommittedSince = Long.MAX_VALUE;
         private long lastReport = System.nanoTime();
         private final long startedAt = System.nanoTime();
         private long lastProgress = startedAt;
@@ -452,10 +454,18 @@ public final class LabKafka {
             if (inbox != null && System.nanoTime() - lastAppliedLook >= STILL.toNanos()) {
                 lastAppliedLook = System.nanoTime();
                 // read whether or not the group ever commits: a consumer that keeps its offsets in its own database commits none,
-                // and is done when every effect is applied (a target not made yet is not readable, and not a refusal)
-                if (ctx.target().targetReadable(inbox)) {
-                    long missing = ctx.target().compare(topic, inbox, s).missing().count();
-                    if (missing == 0 && committed == committedAtAppliedLook) {
+                // and is done when every effect is applied; until the group sent a commit, a target the subject has not made yet
+                // is not readable yet (once it did, the subject's schema exists, and a target that cannot be read is an error)
+                boolean uncommitted = committed == 0 && witness().map(w -> w.commits(group).isEmpty()).orElse(true);
+                // (read only once a commit timer would have fired: a consumer that commits is not read before its first commit)
+                long missing = uncommitted && System.nanoTime() - startedAt < Timeouts.COMMIT_TIMER.toNanos() || !ctx.target().targetReadable(inbox) ? -1
+                        : uncommitted ? missingYet(s) : ctx.target().compare(topic, inbox, s).missing().count();
+                if (missing >= 0) {
+                    // with nothing committed yet, a commit timer is given one more tick (every effect applied and nothing committed for
+                    // half the wait: a timer's interval) before the group counts as one that never commits
+                    appliedUncommittedSince = missing == 0 && uncommitted ? Math.min(appliedUncommittedSince, System.nanoTime()) : Long.MAX_VALUE;
+                    boolean timerDue = !uncommitted || System.nanoTime() - appliedUncommittedSince >= Timeouts.COMMIT_TIMER.dividedBy(2).toNanos();
+                    if (missing == 0 && committed == committedAtAppliedLook && timerDue) {
                         ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
                         done[0] = metered(s, committed);
                         return true;
@@ -492,6 +502,15 @@ public final class LabKafka {
                     + " (" + (p.judged() ? "the lab's drain timeout, LabSettings.drainTimeout: no process of this drain joined through the wire proxy yet"
                             : p.basis()) + ")");
             return true;
+        }
+
+        /** How many records have no effect in the target now; -1 when it cannot be read yet (the subject has not made it). */
+        private long missingYet(OffsetSnapshot s) {
+            try {
+                return ctx.target().compare(topic, inbox, s).missing().count();
+            } catch (IllegalArgumentException | io.replaylab.oracle.OracleReadException notYet) {
+                return -1;
+            }
         }
 
         /** {@code 12 effect(s) missing (…)}, or empty when none is, or the target cannot be read yet. */

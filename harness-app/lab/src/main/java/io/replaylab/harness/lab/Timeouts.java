@@ -26,6 +26,13 @@ public record Timeouts(Optional<Duration> handoff, Duration barrier, Duration dr
     /** The handoff wait when none was asked for and the consumer's timeouts were not seen on the wire (no proxy, or it went round it). */
     public static final Duration DEFAULT_HANDOFF = Duration.ofMinutes(2);
 
+    /**
+     * How long a consumer that applied every effect is given to commit an offset before the lab takes it for one that never does
+     * (it keeps its positions in its own database): twice the auto-commit interval of the Java client and of librdkafka (5 s by
+     * default), so a consumer that commits on its client's timer has committed by then.
+     */
+    public static final Duration COMMIT_TIMER = Duration.ofSeconds(10);
+
     public Timeouts {
         positive(contentionWindow, "contentionWindow");
         java.util.Objects.requireNonNull(handoff, "handoff").ifPresent(d -> positive(d, "handoffTimeout"));
