@@ -147,6 +147,7 @@ public final class ReplayLab implements Runnable {
             Map.entry("barrierTimeout", "--barrier-timeout"),
             Map.entry("drainTimeout", "--drain-timeout"),
             Map.entry("contentionWindow", "--contention-window"),
+            Map.entry("commitInterval", "--commit-interval"),
             Map.entry("target", "--target-jdbc-url"),
             Map.entry("targetQuery", "--target-query"),
             Map.entry("subject", "--subject-cmd"),

@@ -231,6 +231,11 @@ final class RunCommand implements Callable<Integer> {
             + "fault (default ${DEFAULT-VALUE})")
     Duration contentionWindow;
 
+    @Option(names = "--commit-interval", defaultValue = "5s", description = "how often your consumer commits offsets on its own timer, if it "
+            + "does (its auto.commit.interval.ms; default ${DEFAULT-VALUE}, the Java client's and librdkafka's): one that applied every effect "
+            + "and committed nothing for twice this keeps its positions itself, and the points at an offset commit say so at once")
+    Duration commitInterval;
+
     @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "how many experiments, and how many cells of a "
             + "matrix, run at once, each in its own namespace and SQLite file (default ${DEFAULT-VALUE}; 1: one after another; durability always "
             + "runs alone)")
@@ -255,7 +260,7 @@ final class RunCommand implements Callable<Integer> {
         LabSettings.Builder b = LabSettings.custom().bootstrap(bootstrap).allowRemote(allowRemote).groupProtocol(groupProtocol).holdMode(holdMode)
                 .workDir(workDir).keep(keep).barrier(barrier).witness(!noWitness).targetQuery(targetQuery)
                 .target(targetJdbcUrl, login.user, login.password()).records(records).partitions(partitions).barrierTimeout(barrierTimeout)
-                .drainTimeout(drainTimeout).contentionWindow(contentionWindow).parallel(parallel);
+                .drainTimeout(drainTimeout).contentionWindow(contentionWindow).commitInterval(commitInterval).parallel(parallel);
         if (handoffTimeout != null) {
             b.handoffTimeout(handoffTimeout);
         }

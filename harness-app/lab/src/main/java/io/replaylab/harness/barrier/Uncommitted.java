@@ -12,13 +12,11 @@ import io.replaylab.oracle.Comparison;
 /**
  * What shows that A will never commit an offset of its group: no committed offset and no OffsetCommit
  * of the group on the wire while every record on the topic has its effect in the target, and so for
- * {@link #GRACE}. Such a consumer keeps its positions outside the group's offsets (in its own database,
+ * {@link Timeouts#commitTimer()} (twice the subject's commit interval). Such a consumer keeps its positions outside the group's offsets (in its own database,
  * as Kafka's "storing offsets outside Kafka" does, or nowhere), so a point that waits for its offset
  * commit would wait out the barrier timeout for nothing.
  */
 record Uncommitted(String group, String topic, String inbox) {
-    /** {@link Timeouts#COMMIT_TIMER}: a consumer that commits on its client's timer has committed by then. */
-    static final Duration GRACE = Timeouts.COMMIT_TIMER;
     private static final Duration LOOK_EVERY = Duration.ofSeconds(2);
 
     /** A's group, topic and inbox namespace, as the arming names them. */
@@ -26,7 +24,7 @@ record Uncommitted(String group, String topic, String inbox) {
         return new Uncommitted(a.group(), a.spec().values().get("topic"), a.spec().values().get("namespace"));
     }
 
-    /** One wait's looks: the first once half of {@link #GRACE} has passed (a consumer that commits has by then), then every 2 s. */
+    /** One wait's looks: the first after one commit interval (a consumer that commits has by then), then every 2 s at most. */
     Looks looks(LabContext ctx) {
         return new Looks(ctx);
     }
@@ -34,20 +32,25 @@ record Uncommitted(String group, String topic, String inbox) {
     /** The state of one wait (not shared: each wait makes its own). */
     final class Looks {
         private final LabContext ctx;
+        private final Duration grace;
+        private final long lookEvery;
         private long lastLook;
         private long appliedSince = -1;
         private long records;
 
         private Looks(LabContext ctx) {
             this.ctx = ctx;
+            this.grace = ctx.settings().timeouts().commitTimer();
+            Duration interval = ctx.settings().timeouts().commitInterval();
+            this.lookEvery = Math.min(LOOK_EVERY.toNanos(), interval.toNanos());
             // each look reads the topic and the target: none while a consumer that commits is still on its way to its first commit
-            this.lastLook = System.nanoTime() + GRACE.dividedBy(2).toNanos() - LOOK_EVERY.toNanos();
+            this.lastLook = System.nanoTime() + interval.toNanos() - lookEvery;
         }
 
-        /** Why A will never commit an offset of its group, once it has been so for {@link #GRACE}; empty until then. */
+        /** Why A will never commit an offset of its group, once it has been so for twice its commit interval; empty until then. */
         Optional<String> look() {
             long now = System.nanoTime();
-            if (now - lastLook < LOOK_EVERY.toNanos()) {
+            if (now - lastLook < lookEvery) {
                 return Optional.empty();
             }
             lastLook = now;
@@ -58,12 +61,12 @@ record Uncommitted(String group, String topic, String inbox) {
             if (appliedSince < 0) {
                 appliedSince = now;
             }
-            if (now - appliedSince < GRACE.toNanos()) {
+            if (now - appliedSince < grace.toNanos()) {
                 return Optional.empty();
             }
             return Optional.of("A applied the effect of every record on " + topic + " (" + records + ") and sent no OffsetCommit of group " + group
-                    + " in the " + GRACE.toSeconds() + " s after: its positions are not the group's offsets (it keeps them in its own "
-                    + "database, or nowhere; or it commits them on a timer longer than that)");
+                    + " in the " + Timeouts.seconds(grace) + " after: its positions are not the group's offsets (it keeps them in its own "
+                    + "database, or nowhere; or it commits them on a timer longer than the commit interval, LabSettings.commitInterval)");
         }
 
         private boolean appliedWithoutCommit() {

@@ -458,13 +458,13 @@ public final class LabKafka {
                 // is not readable yet (once it did, the subject's schema exists, and a target that cannot be read is an error)
                 boolean uncommitted = committed == 0 && witness().map(w -> w.commits(group).isEmpty()).orElse(true);
                 // (read only once a commit timer would have fired: a consumer that commits is not read before its first commit)
-                long missing = uncommitted && System.nanoTime() - startedAt < Timeouts.COMMIT_TIMER.toNanos() || !ctx.target().targetReadable(inbox) ? -1
+                long missing = uncommitted && System.nanoTime() - startedAt < ctx.settings().timeouts().commitTimer().toNanos() || !ctx.target().targetReadable(inbox) ? -1
                         : uncommitted ? missingYet(s) : ctx.target().compare(topic, inbox, s).missing().count();
                 if (missing >= 0) {
                     // with nothing committed yet, a commit timer is given one more tick (every effect applied and nothing committed for
                     // half the wait: a timer's interval) before the group counts as one that never commits
                     appliedUncommittedSince = missing == 0 && uncommitted ? Math.min(appliedUncommittedSince, System.nanoTime()) : Long.MAX_VALUE;
-                    boolean timerDue = !uncommitted || System.nanoTime() - appliedUncommittedSince >= Timeouts.COMMIT_TIMER.dividedBy(2).toNanos();
+                    boolean timerDue = !uncommitted || System.nanoTime() - appliedUncommittedSince >= ctx.settings().timeouts().commitInterval().toNanos();
                     if (missing == 0 && committed == committedAtAppliedLook && timerDue) {
                         ctx.step("  … " + group + ": every effect applied, its committed offsets still at " + committed + " (not at the log end)");
                         done[0] = metered(s, committed);

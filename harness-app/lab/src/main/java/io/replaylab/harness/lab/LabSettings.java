@@ -79,7 +79,7 @@ public final class LabSettings {
         this.broker = b.broker();
         this.target = b.target();
         this.timeouts = new Timeouts(Optional.ofNullable(b.handoffTimeout), b.barrierTimeout, b.drainTimeout, b.stopGrace, b.maxPollIntervalMs, b.sessionTimeoutMs,
-                b.contentionWindow);
+                b.contentionWindow, b.commitInterval);
         this.barrier = new BarrierSettings(b.barrierChoice(), b.holdMode, b.dbCommitPoint);
         this.allowRemote = b.allowRemote;
         this.workDir = b.workDir;
@@ -198,6 +198,7 @@ public final class LabSettings {
         private Duration barrierTimeout = Duration.ofSeconds(60);
         private Duration drainTimeout = Duration.ofMinutes(3);
         private Duration contentionWindow = Timeouts.DEFAULT_CONTENTION_WINDOW;
+        private Duration commitInterval = Timeouts.DEFAULT_COMMIT_INTERVAL;
         private int maxPollIntervalMs = 5000;
         private int sessionTimeoutMs = 6000;
         private BarrierKind barrier;
@@ -345,6 +346,12 @@ public final class LabSettings {
         /** How long a sequence cell keeps A held after B took over, before A's next fault ({@link Timeouts#contentionWindow()}). */
         public Builder contentionWindow(Duration d) {
             this.contentionWindow = valid("contentionWindow", contentionWindow, () -> Timeouts.positive(d, "contentionWindow"));
+            return this;
+        }
+
+        /** How often the subject commits offsets on its own timer, if it does ({@link Timeouts#commitInterval()}; default 5 s). */
+        public Builder commitInterval(Duration d) {
+            this.commitInterval = valid("commitInterval", commitInterval, () -> Timeouts.positive(d, "commitInterval"));
             return this;
         }
 

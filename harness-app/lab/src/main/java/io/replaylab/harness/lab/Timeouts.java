@@ -17,30 +17,39 @@ import java.util.Optional;
  * @param sessionTimeoutMs  {@code {session.timeout.ms}} for the subject (classic protocol): a frozen process is dropped after it
  * @param contentionWindow how long a sequence cell of {@code schedules} keeps A held after B took its partition over, so that B
  *                         works on A's records against A's open transaction (a busy error it would swallow), before A's next fault
+ * @param commitInterval how often the subject commits offsets on its own timer, if it does (its client's auto-commit interval):
+ *                       a consumer that applied every effect and committed nothing for {@link #commitTimer twice that} is taken
+ *                       for one that keeps its positions itself, and the points that wait for an offset commit say so
  */
 public record Timeouts(Optional<Duration> handoff, Duration barrier, Duration drain, Duration stopGrace, int maxPollIntervalMs, int sessionTimeoutMs,
-        Duration contentionWindow) {
+        Duration contentionWindow, Duration commitInterval) {
     /** A few seconds: several of a short busy timeout, and well inside a poll interval, so a correct B only waits. */
     public static final Duration DEFAULT_CONTENTION_WINDOW = Duration.ofSeconds(3);
 
     /** The handoff wait when none was asked for and the consumer's timeouts were not seen on the wire (no proxy, or it went round it). */
     public static final Duration DEFAULT_HANDOFF = Duration.ofMinutes(2);
 
-    /**
-     * How long a consumer that applied every effect is given to commit an offset before the lab takes it for one that never does
-     * (it keeps its positions in its own database): twice the auto-commit interval of the Java client and of librdkafka (5 s by
-     * default), so a consumer that commits on its client's timer has committed by then.
-     */
-    public static final Duration COMMIT_TIMER = Duration.ofSeconds(10);
+    /** The auto-commit interval of the Java client and of librdkafka ({@code auto.commit.interval.ms}, 5 s), and KafkaJS's default one. */
+    public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(5);
 
     public Timeouts {
         positive(contentionWindow, "contentionWindow");
+        positive(commitInterval, "commitInterval");
         java.util.Objects.requireNonNull(handoff, "handoff").ifPresent(d -> positive(d, "handoffTimeout"));
         positive(barrier, "barrierTimeout");
         positive(drain, "drainTimeout");
         positive(stopGrace, "stopGrace");
         consumerMs(maxPollIntervalMs, "maxPollIntervalMs");
         consumerMs(sessionTimeoutMs, "sessionTimeoutMs");
+    }
+
+    /**
+     * How long a consumer that applied every effect is given to commit an offset before the lab takes it for one that never does
+     * (it keeps its positions in its own database): twice its {@link #commitInterval}, so that one whose timer is that long has
+     * committed by then.
+     */
+    public Duration commitTimer() {
+        return commitInterval.multipliedBy(2);
     }
 
     /** The handoff wait asked for, else {@link #DEFAULT_HANDOFF}: for a wait with no consumer's timeouts to read. */

@@ -112,7 +112,7 @@ class LabSettingsTest {
         assertThat(s.target().isSqlite()).isTrue();
         assertThat(s.target()).hasToString("SQLite in the run directory");
         assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.empty(), Duration.ofSeconds(60), Duration.ofMinutes(3), Duration.ofSeconds(20), 5000, 6000,
-                Timeouts.DEFAULT_CONTENTION_WINDOW));
+                Timeouts.DEFAULT_CONTENTION_WINDOW, Timeouts.DEFAULT_COMMIT_INTERVAL));
         assertThat(s.barrier()).isEqualTo(new BarrierSettings(BarrierKind.Choice.of(BarrierKind.DEBUGGER, BarrierKind.Reason.NO_SUBJECT), HoldMode.THREAD,
                 MethodPoint.jdbcCommit()));
         assertThat(s.subject()).isEmpty();
@@ -138,11 +138,11 @@ class LabSettingsTest {
         Subject python = Subject.command("python3 c.py {group}");
         LabSettings s = LabSettings.custom().bootstrap("localhost:9092").partitions(4).groupProtocol(GroupProtocol.CONSUMER).witness(false)
                 .handoffTimeout(Duration.ofSeconds(1)).barrierTimeout(Duration.ofSeconds(2)).drainTimeout(Duration.ofSeconds(3))
-                .stopGrace(Duration.ofSeconds(4)).maxPollIntervalMs(7000).sessionTimeoutMs(8000).contentionWindow(Duration.ofSeconds(5))
+                .stopGrace(Duration.ofSeconds(4)).maxPollIntervalMs(7000).sessionTimeoutMs(8000).contentionWindow(Duration.ofSeconds(5)).commitInterval(Duration.ofSeconds(6))
                 .subject(python).holdMode(HoldMode.PROCESS).target("jdbc:postgresql://localhost/lab", "lab", "s3cret").build();
         assertThat(s.broker()).isEqualTo(new BrokerSettings(Optional.of("localhost:9092"), io.replaylab.kafka.ClientProperties.none(), 4, GroupProtocol.CONSUMER, false));
         assertThat(s.timeouts()).isEqualTo(new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(4), 7000, 8000,
-                Duration.ofSeconds(5)));
+                Duration.ofSeconds(5), Duration.ofSeconds(6)));
         assertThat(s.subject()).containsSame(python);
         assertThat(s.barrier().choice().kind()).isEqualTo(BarrierKind.WIRE);
         assertThat(s.barrier().holdMode()).isEqualTo(HoldMode.PROCESS);
@@ -155,11 +155,13 @@ class LabSettingsTest {
     @Test
     void aPartMadeByHandIsHeldToTheBuildersChecks() {
         assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ZERO), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
-                Duration.ofSeconds(1))).hasMessage("LabSettings.handoffTimeout must be a positive duration, was PT0S");
+                Duration.ofSeconds(1), Duration.ofSeconds(1))).hasMessage("LabSettings.handoffTimeout must be a positive duration, was PT0S");
         assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 10,
-                Duration.ofSeconds(1))).hasMessage("LabSettings.sessionTimeoutMs must be 1000..300000 ms, was 10");
+                Duration.ofSeconds(1), Duration.ofSeconds(1))).hasMessage("LabSettings.sessionTimeoutMs must be 1000..300000 ms, was 10");
         assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
-                Duration.ZERO)).hasMessage("LabSettings.contentionWindow must be a positive duration, was PT0S");
+                Duration.ZERO, Duration.ofSeconds(1))).hasMessage("LabSettings.contentionWindow must be a positive duration, was PT0S");
+        assertThatThrownBy(() -> new Timeouts(Optional.of(Duration.ofSeconds(1)), Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(1), 5000, 6000,
+                Duration.ofSeconds(1), Duration.ZERO)).hasMessage("LabSettings.commitInterval must be a positive duration, was PT0S");
         assertThatThrownBy(() -> new BrokerSettings(Optional.empty(), io.replaylab.kafka.ClientProperties.none(), 1, GroupProtocol.CLASSIC, true))
                 .hasMessage("LabSettings.partitions must be 2..1000 (the rebalance needs two), was 1");
         assertThatThrownBy(() -> new TargetSettings(null, Optional.empty(), Optional.empty(), Optional.empty())).isInstanceOf(NullPointerException.class);

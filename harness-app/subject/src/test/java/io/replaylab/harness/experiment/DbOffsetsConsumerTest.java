@@ -5,6 +5,7 @@ import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import io.replaylab.evidence.ExperimentEvidence;
@@ -27,6 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @LocalKafkaTest
 class DbOffsetsConsumerTest {
+    /** The consumers commit no offset on any timer: a short interval keeps each wait for one short. */
+    private static final Duration ONE_TICK = Duration.ofSeconds(1);
+
     @TempDir
     Path dir;
 
@@ -35,7 +39,7 @@ class DbOffsetsConsumerTest {
             throws Exception {
         String template = "'" + PythonConsumer.python() + "' '" + PythonConsumer.copy(dir, "db_offsets_consumer.py") + "' --bootstrap {bootstrap} "
                 + "--topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
-        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).records(30).subject(Subject.command(template))
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).records(30).subject(Subject.command(template)).commitInterval(ONE_TICK)
                 .targetQuery("SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}")
                 .experiments(Experiments.replay(), Experiments.rebalance(), Experiments.commitAhead(),
                         Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("before-offset-commit:hold"))))
@@ -49,7 +53,7 @@ class DbOffsetsConsumerTest {
         ExperimentEvidence rebalance = experiment(r.evidence(), "rebalance");
         assertThat(rebalance.outcome().status()).as(rebalance.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(rebalance.outcome().reason()).matches("the injection point cannot be reached: A applied the effect of every record on \\S+ \\(30\\) "
-                + "and sent no OffsetCommit of group \\S+ in the 10 s after: .*so there is no offset commit to hold");
+                + "and sent no OffsetCommit of group \\S+ in the 2 s after: .*so there is no offset commit to hold");
 
         ExperimentEvidence commitAhead = experiment(r.evidence(), "commit-ahead");
         assertThat(commitAhead.outcome().status()).as(commitAhead.outcome().reason()).isEqualTo(Status.NOT_RUN);
@@ -67,7 +71,7 @@ class DbOffsetsConsumerTest {
 
     @Test
     void aJavaConsumerThatKeepsItsOffsetsInItsDatabaseIsHeldAtItsJdbcCommitAndItsOffsetPointsSayWhyNot(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("java")).records(30).subject(DbOffsetsMain.subject()).targetQuery(DbOffsetsMain.TARGET_QUERY)
+        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("java")).records(30).subject(DbOffsetsMain.subject()).commitInterval(ONE_TICK).targetQuery(DbOffsetsMain.TARGET_QUERY)
                 .experiments(Experiments.rebalance(), Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"),
                         ScheduleCell.parse("after-offset-commit:hold"))))
                 .build(), null);
