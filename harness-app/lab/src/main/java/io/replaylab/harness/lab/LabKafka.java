@@ -486,6 +486,16 @@ public final class LabKafka {
                 said = true;
                 say(p);
             }
+            // a stage read from the group's offsets alone (no inbox) cannot follow a consumer that never commits one: twice its
+            // commit timer after a process of this drain joined with not one commit, the stage cannot be judged (it did not stall)
+            Duration unjudgeable = ctx.settings().timeouts().commitTimer().multipliedBy(2);
+            if (inbox == null && committed == 0 && witness().map(w -> w.commits(group).isEmpty()).orElse(false)
+                    && joined.stream().anyMatch(t -> !t.seen().isBefore(since) && t.seen().plus(unjudgeable).isBefore(java.time.Instant.now()))) {
+                notDone.put(group, "the group got no offset commit in the " + Timeouts.seconds(unjudgeable) + " after its consumer joined: the lab "
+                        + "follows this stage by the group's committed offsets, and the consumer keeps its positions itself (in its own database, "
+                        + "or nowhere; or it commits on a timer longer than the commit interval, LabSettings.commitInterval)");
+                return true;
+            }
             if (System.nanoTime() - (judged ? lastProgress : startedAt) < (judged ? p.window() : ctx.settings().timeouts().drain()).toNanos()) {
                 return false;
             }

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code db_offsets_consumer.py}): correct, and not what the lab was written around. It used to stall every wait that read
  * progress from committed offsets: replay NOT_RUN after 46 s ("did not consume the topic to the end ... every effect applied"),
  * every point that waits for an offset commit NOT_RUN after the 60 s barrier timeout, the DB cells too (their warm-up waited for
- * one). Now a drain ends when every effect is applied, the DB cells run, and what cannot apply says why at once.
+ * one), and a stage followed by committed offsets alone (rebuild's generations, a re-send, a wire fault's first drain) FAILed as a
+ * stall. Now a drain ends when every effect is applied, the DB cells run, and what cannot apply says why at once.
  */
 @LocalKafkaTest
 class DbOffsetsConsumerTest {
@@ -41,7 +42,7 @@ class DbOffsetsConsumerTest {
                 + "--topic {topic} --group {group} --db {db} --namespace {namespace} --instance {instance}";
         Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).records(30).subject(Subject.command(template)).commitInterval(ONE_TICK)
                 .targetQuery("SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}")
-                .experiments(Experiments.replay(), Experiments.rebalance(), Experiments.commitAhead(),
+                .experiments(Experiments.replay(), Experiments.rebalance(), Experiments.commitAhead(), Experiments.rebuild(),
                         Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("before-offset-commit:hold"))))
                 .build(), null);
 
@@ -58,6 +59,12 @@ class DbOffsetsConsumerTest {
         ExperimentEvidence commitAhead = experiment(r.evidence(), "commit-ahead");
         assertThat(commitAhead.outcome().status()).as(commitAhead.outcome().reason()).isEqualTo(Status.NOT_RUN);
         assertThat(commitAhead.outcome().reason()).startsWith("the group got no offset commit at all");
+
+        // a stage followed by the group's offsets alone: not a stall (it was FAIL), the lab cannot follow it
+        ExperimentEvidence rebuild = experiment(r.evidence(), "rebuild");
+        assertThat(rebuild.outcome().status()).as(rebuild.outcome().reason()).isEqualTo(Status.NOT_RUN);
+        assertThat(rebuild.outcome().reason()).startsWith("generation 1 did not consume the topic: the group got no offset commit in the 4 s "
+                + "after its consumer joined: the lab follows this stage by the group's committed offsets");
 
         ExperimentEvidence atDbCommit = experiment(r.evidence(), "schedules.before-db-commit.hold");
         assertThat(atDbCommit.outcome().status()).as(atDbCommit.outcome().reason()).isEqualTo(Status.PASS);
