@@ -224,6 +224,14 @@ public final class Held implements AutoCloseable {
         return barrier.awaitArrival(Duration.ofNanos(1));
     }
 
+    /**
+     * For a wait outside a barrier that needs A's offset commit (a wire fault's on an OffsetCommit): each call looks at most every
+     * 2 s, and gives why A will never send one once A applied every record's effect without one for twice its commit interval.
+     */
+    public static java.util.function.Supplier<Optional<String>> neverCommits(LabContext ctx, String group, String topic, String inbox) {
+        return new Uncommitted(group, topic, inbox).looks(ctx)::look;
+    }
+
     /** The group's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
     static Optional<String> committed(LabContext ctx, String group) {
         String offsets = ctx.kafka().ops().describe(group).partitions().stream().filter(p -> p.committed() >= 0)

@@ -19,6 +19,7 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
+import io.replaylab.harness.barrier.Held;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.LabEvent;
@@ -133,10 +134,20 @@ final class WireFaultsExperiment {
                 ctx.closeAtEnd(fetches);
             }
             LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+            // a fault on an OffsetCommit waits for one: a consumer that applies every effect and never commits says so soon
+            java.util.function.Supplier<Optional<String>> looks = fault.target().api() == WireFault.Api.OFFSET_COMMIT
+                    ? Held.neverCommits(ctx, group, topic, inbox) : null;
+            String[] never = {null};
             Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
                 ctx.subjects().checkpoint(a);
-                return armed.awaitFiring(Duration.ofMillis(250));
-            }, Optional::isPresent);
+                Optional<FaultFiring> f = armed.awaitFiring(Duration.ofMillis(250));
+                never[0] = f.isEmpty() && looks != null ? looks.get().orElse(null) : null;
+                return f;
+            }, f -> f.isPresent() || never[0] != null);
+            if (never[0] != null) {
+                armed.disarm();
+                return e.finish(Outcome.notRun("the fault cannot fire: " + never[0] + ", so there is no OffsetCommit for it"));
+            }
             if (fired.isEmpty()) {
                 armed.disarm();
                 return e.finish(Outcome.notRun("the fault never fired: A sent " + (armed.matched() == 0 ? "no " + fault.target().api().display()

@@ -45,23 +45,22 @@ public final class DbOffsetsMain {
         p.put("key.deserializer", StringDeserializer.class.getName());
         p.put("value.deserializer", StringDeserializer.class.getName());
         ObjectMapper json = new ObjectMapper();
-        KafkaConsumer<String, String> c = new KafkaConsumer<>(p);
-        Thread main = Thread.currentThread();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            c.wakeup();
-            try {
-                main.join(20_000);
-            } catch (InterruptedException ignored) {
-                // exiting
-            }
-        }));
-        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3]))) {
+        try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3])); KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
             try (Statement s = db.createStatement()) {
                 s.execute("PRAGMA journal_mode=WAL");
                 s.execute("PRAGMA busy_timeout=10000");
                 s.execute("CREATE TABLE IF NOT EXISTS dbo_payments (ns TEXT, msg TEXT, cents INTEGER, PRIMARY KEY (ns, msg))");
                 s.execute("CREATE TABLE IF NOT EXISTS dbo_positions (grp TEXT, topic TEXT, part INTEGER, next INTEGER, PRIMARY KEY (grp, topic, part))");
             }
+            Thread main = Thread.currentThread();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> { // SIGTERM: the poll wakes up, and the consumer leaves its group
+                c.wakeup();
+                try {
+                    main.join(20_000);
+                } catch (InterruptedException ignored) {
+                    // exiting
+                }
+            }));
             db.setAutoCommit(false);
             c.subscribe(List.of(a[1]), new ConsumerRebalanceListener() {
                 @Override
@@ -109,9 +108,7 @@ public final class DbOffsetsMain {
                 }
             }
         } catch (WakeupException stopping) {
-            // SIGTERM
-        } finally {
-            c.close();
+            // SIGTERM: closing the consumer (try-with-resources) leaves the group
         }
     }
 
