@@ -12,9 +12,10 @@ import io.replaylab.oracle.Comparison;
 /**
  * What shows that A will never commit an offset of its group: no committed offset and no OffsetCommit
  * of the group on the wire while every record on the topic has its effect in the target, and so for
- * {@link Timeouts#commitTimer()} (twice the subject's commit interval). Such a consumer keeps its positions outside the group's offsets (in its own database,
- * as Kafka's "storing offsets outside Kafka" does, or nowhere), so a point that waits for its offset
- * commit would wait out the barrier timeout for nothing.
+ * {@link Timeouts#commitTimer()} (twice the subject's commit interval). Such a consumer keeps its
+ * positions outside the group's offsets (in its own database, as Kafka's "storing offsets outside
+ * Kafka" does, or nowhere), so a point that waits for its offset commit would wait out the barrier
+ * timeout for nothing.
  */
 record Uncommitted(String group, String topic, String inbox) {
     private static final Duration LOOK_EVERY = Duration.ofSeconds(2);
