@@ -456,9 +456,10 @@ public final class LabKafka {
                 // read whether or not the group ever commits: a consumer that keeps its offsets in its own database commits none,
                 // and is done when every effect is applied; until the group sent a commit, a target the subject has not made yet
                 // is not readable yet (once it did, the subject's schema exists, and a target that cannot be read is an error)
-                boolean uncommitted = committed == 0 && witness().map(w -> w.commits(group).isEmpty()).orElse(true);
+                boolean uncommitted = committed == 0 && noCommitOnTheWire().orElse(true);
                 // (read only once a commit timer would have fired: a consumer that commits is not read before its first commit)
-                long missing = uncommitted && System.nanoTime() - startedAt < ctx.settings().timeouts().commitTimer().toNanos() || !ctx.target().targetReadable(inbox) ? -1
+                boolean tooSoon = uncommitted && System.nanoTime() - startedAt < ctx.settings().timeouts().commitTimer().toNanos();
+                long missing = tooSoon || !ctx.target().targetReadable(inbox) ? -1
                         : uncommitted ? missingYet(s) : ctx.target().compare(topic, inbox, s).missing().count();
                 if (missing >= 0) {
                     // with nothing committed yet, a commit timer is given one more tick (every effect applied and nothing committed for
@@ -489,11 +490,12 @@ public final class LabKafka {
             // a stage read from the group's offsets alone (no inbox) cannot follow a consumer that never commits one: twice its
             // commit timer after a process of this drain joined with not one commit, the stage cannot be judged (it did not stall)
             Duration unjudgeable = ctx.settings().timeouts().commitTimer().multipliedBy(2);
-            if (inbox == null && committed == 0 && witness().map(w -> w.commits(group).isEmpty()).orElse(false)
+            if (inbox == null && committed == 0 && noCommitOnTheWire().orElse(false)
                     && joined.stream().anyMatch(t -> !t.seen().isBefore(since) && t.seen().plus(unjudgeable).isBefore(java.time.Instant.now()))) {
                 notDone.put(group, "the group got no offset commit in the " + Timeouts.seconds(unjudgeable) + " after its consumer joined: the lab "
-                        + "follows this stage by the group's committed offsets, and the consumer keeps its positions itself (in its own database, "
-                        + "or nowhere; or it commits on a timer longer than the commit interval, LabSettings.commitInterval)");
+                        + "follows this stage by the group's committed offsets alone, and cannot tell a consumer that keeps its positions itself "
+                        + "(in its own database, or on a timer longer than the commit interval, LabSettings.commitInterval) from one that read "
+                        + "nothing");
                 return true;
             }
             if (System.nanoTime() - (judged ? lastProgress : startedAt) < (judged ? p.window() : ctx.settings().timeouts().drain()).toNanos()) {
@@ -512,6 +514,11 @@ public final class LabKafka {
                     + " (" + (p.judged() ? "the lab's drain timeout, LabSettings.drainTimeout: no process of this drain joined through the wire proxy yet"
                             : p.basis()) + ")");
             return true;
+        }
+
+        /** Whether the group has sent no OffsetCommit on the wire; empty without a wire witness. */
+        private Optional<Boolean> noCommitOnTheWire() {
+            return witness().map(w -> w.commits(group).isEmpty());
         }
 
         /** How many records have no effect in the target now; -1 when it cannot be read yet (the subject has not made it). */
