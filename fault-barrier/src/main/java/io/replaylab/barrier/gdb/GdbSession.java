@@ -110,6 +110,11 @@ final class GdbSession implements AutoCloseable {
         return r;
     }
 
+    /** A gdb console command (e.g. {@code source}, {@code handle}) through the machine interface; its console output. */
+    String console(String command, Duration timeout) {
+        return run("-interpreter-exec console \"" + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"", timeout).text();
+    }
+
     /** Sends a command; its result record completes the future. */
     CompletableFuture<Mi> send(String command) {
         int token = tokens.getAndIncrement();

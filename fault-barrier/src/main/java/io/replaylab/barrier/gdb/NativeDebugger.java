@@ -30,7 +30,6 @@ import io.replaylab.barrier.CallOutcome;
 import io.replaylab.barrier.Injector;
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.barrier.NativePoint;
-import io.replaylab.evidence.process.Poll;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,10 +89,9 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         t.setDaemon(true);
         return t;
     });
+    private final TracedProgram program;
     private volatile boolean gone;
-    private volatile boolean frozen;
     private volatile boolean closed;
-    private volatile Set<Long> strays = Set.of();
     private Duration attachPause = Duration.ZERO;
 
     private NativeDebugger(Process process, long pid, Path library, String[] registers) {
@@ -101,6 +99,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         this.library = library;
         this.registers = registers;
         this.gdb = new GdbSession(process, this::onAsync);
+        this.program = new TracedProgram(gdb, pid, () -> gone, ANSWER);
     }
 
     /** How to attach to {@code pid} (a program, or a wrapper whose descendant runs the code). */
@@ -194,32 +193,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
     }
 
     private void start(Path script) {
-        try {
-            gdb.run("-gdb-set non-stop on", ANSWER);
-            gdb.run("-gdb-set mi-async on", ANSWER);
-            gdb.run("-gdb-set pagination off", ANSWER);
-            gdb.run("-gdb-set confirm off", ANSWER);
-            // no debug info fetched: with it gdb would break after the function's prologue, where the argument registers may be reused
-            gdb.send("-gdb-set debuginfod enabled off");
-            if (script != null) {
-                console("source " + script);
-            }
-            long stoppedAt = System.nanoTime();
-            try {
-                gdb.run("-target-attach " + pid, ANSWER);
-            } catch (GdbSession.GdbError e) {
-                throw attachRefused(e.gdbMessage);
-            }
-            // the program's own signals (SIGTERM from its owner, SIGCHLD, ...) reach it as if no debugger were there
-            console("handle all nostop noprint pass");
-            gdb.run("-exec-continue --all", ANSWER);
-            attachPause = Duration.ofNanos(System.nanoTime() - stoppedAt);
-        } catch (NativeAttachException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED, "gdb could not attach to pid " + pid + ": "
-                    + e.getMessage());
-        }
+        attachPause = GdbAttach.attach(gdb, pid, script, ANSWER);
         // gdb does not notice a held (stopped) program's SIGKILL until it next resumes it: watch /proc as well
         watchdog.scheduleWithFixedDelay(() -> {
             if (!ProcessTree.alive(pid)) {
@@ -229,32 +203,6 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         watchdog.scheduleWithFixedDelay(this::resumeStrays, 500, 500, TimeUnit.MILLISECONDS);
         log.info("native barrier: gdb (pid {}) attached to pid {} ({}), point found in {}; the program stood still for {} ms while gdb attached",
                 gdb.pid(), pid, ProcessTree.command(pid), library, attachPause.toMillis());
-    }
-
-    private NativeAttachException attachRefused(String message) {
-        if (!Files.exists(Path.of("/proc/" + pid))) {
-            return new NativeAttachException(NativeAttachException.Reason.GONE, "pid " + pid + " ended before gdb attached: " + message);
-        }
-        if (message.contains("not permitted")) {
-            long tracer = ProcessTree.tracer(pid);
-            String scope;
-            try {
-                scope = Files.readString(Path.of("/proc/sys/kernel/yama/ptrace_scope")).trim();
-            } catch (IOException e) {
-                scope = null;
-            }
-            return new NativeAttachException(NativeAttachException.Reason.NO_PTRACE, "gdb may not trace pid " + pid + " (" + message + "): "
-                    + (tracer != 0 ? "pid " + tracer + " traces it already (one tracer per process)"
-                            : scope == null ? "this kernel has no Yama ptrace_scope, so it is the user's rights: run the harness as the subject's user or as root"
-                                    : "kernel.yama.ptrace_scope is " + scope + " (1: only an ancestor may trace; run the harness as root, "
-                                            + "set it to 0 with: sudo sysctl kernel.yama.ptrace_scope=0, or start the subject through a launcher "
-                                            + "that calls prctl(PR_SET_PTRACER))"));
-        }
-        return new NativeAttachException(NativeAttachException.Reason.DEBUGGER_FAILED, "gdb could not attach to pid " + pid + ": " + message);
-    }
-
-    private String console(String command) {
-        return gdb.run("-interpreter-exec console \"" + command.replace("\\", "\\\\").replace("\"", "\\\"") + "\"", ANSWER).text();
     }
 
     /** The process the debugger is attached to (the given pid, or the descendant that loaded the point's function). */
@@ -334,37 +282,16 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
      * each stopped by its tracer (state {@code t}); the states it saw, by thread id.
      */
     public Map<Long, Character> freeze() {
-        if (gone) {
-            throw new IllegalStateException("pid " + pid + " is gone: nothing to freeze");
-        }
-        frozen = true; // first: the stops this causes are not strays to resume
-        gdb.run("-exec-interrupt --all", ANSWER);
-        Map<Long, Character> states = interruptible("stopping pid " + pid, () -> Poll.every(Duration.ofMillis(20)).upTo(Duration.ofSeconds(10))
-                .until(() -> ProcessTree.threadStates(pid), t -> !t.isEmpty() && t.values().stream().allMatch(s -> s == 't')));
-        if (!states.isEmpty() && states.values().stream().allMatch(s -> s == 't')) {
-            return Map.copyOf(states);
-        }
-        throw new IllegalStateException("pid " + pid + " did not stop within 10 s: its threads' states are " + states);
+        return program.freeze();
     }
 
     /** Lets every thread run again except one held at a point (released by its barrier). */
     public void thaw() {
-        if (!frozen || gone || !gdb.alive()) {
-            frozen = false;
-            return;
-        }
-        Set<String> held = heldThreads();
-        Mi info = gdb.run("-thread-info", ANSWER);
-        for (Object t : Mi.list(info.results().get("threads"))) {
-            if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !held.contains(m.get("id"))) {
-                continueThread((String) m.get("id"));
-            }
-        }
-        frozen = false;
+        program.thaw(heldThreads());
     }
 
     public boolean isFrozen() {
-        return frozen;
+        return program.isFrozen();
     }
 
     private synchronized Set<String> heldThreads() {
@@ -389,7 +316,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
                 onFinished(thread); // gdb 13 reports a finish without debug info with no reason
             } else if (reason.startsWith("exited")) {
                 onProgramExit(reason);
-            } else if (!frozen && thread != null && !heldThreads().contains(thread)) {
+            } else if (!program.isFrozen() && thread != null && !heldThreads().contains(thread)) {
                 log.debug("native barrier: thread {} stopped ({}) with nothing holding it; resuming it", thread, reason);
                 continueThread(thread);
             }
@@ -400,56 +327,20 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         }
     }
 
-    /**
-     * A non-stop debugger holds only what a barrier holds: a thread seen stopped by its tracer twice,
-     * half a second apart, while nothing is armed, finishing or frozen, is let go. (gdb 13 was seen
-     * to leave a thread the program created during a hold stopped, and the program could not exit.)
-     */
+    /** Stray stopped threads are let go only while no barrier is armed or finishing (see {@link TracedProgram#resumeStrays}). */
     private void resumeStrays() {
-        if (gone || closed || frozen || !gdb.alive()) {
+        if (gone || closed) {
             return;
         }
         Set<String> held;
         synchronized (this) {
             if (!byBreakpoint.isEmpty() || armed.stream().anyMatch(a -> a.finishing)) {
-                strays = Set.of();
+                program.forgetStrays();
                 return;
             }
             held = heldThreads();
         }
-        Set<Long> stopped = new java.util.HashSet<>();
-        ProcessTree.threadStates(pid).forEach((tid, state) -> {
-            if (state == 't') {
-                stopped.add(tid);
-            }
-        });
-        Set<Long> seenTwice = new java.util.HashSet<>(stopped);
-        seenTwice.retainAll(strays);
-        strays = stopped;
-        if (seenTwice.isEmpty()) {
-            return;
-        }
-        try {
-            Mi info = gdb.run("-thread-info", ANSWER);
-            for (Object t : Mi.list(info.results().get("threads"))) {
-                if (t instanceof Map<?, ?> m && "stopped".equals(m.get("state")) && !held.contains(m.get("id"))
-                        && seenTwice.contains(lwp(String.valueOf(m.get("target-id"))))) {
-                    log.debug("native barrier: thread {} ({}) of pid {} was left stopped; resuming it", m.get("id"), m.get("target-id"), pid);
-                    continueThread((String) m.get("id"));
-                }
-            }
-        } catch (RuntimeException e) {
-            log.debug("native barrier: cannot look at pid {}'s threads: {}", pid, e.getMessage());
-        }
-    }
-
-    private static long lwp(String targetId) {
-        int at = targetId.indexOf("LWP ");
-        if (at < 0) {
-            return -1;
-        }
-        String digits = targetId.substring(at + 4).replaceAll("\\D.*", "");
-        return digits.isEmpty() ? -1 : Long.parseLong(digits);
+        program.resumeStrays(held);
     }
 
     /** The barrier whose call {@code thread} is returning from (gdb finishes it), or null. */
@@ -463,7 +354,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             a = byBreakpoint.get(breakpoint);
         }
         if (a == null || a.thread != null || a.barrier.state() != BarrierState.ARMED || closed) {
-            if (!frozen) {
+            if (!program.isFrozen()) {
                 continueThread(thread); // while frozen, thaw() lets it go with the others
             }
             return;
@@ -475,7 +366,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         context.put("pid", Long.toString(pid));
         context.put("hold", a.mode == HoldMode.THREAD ? "thread (gdb non-stop: the program's other threads run)" : "process (every thread)");
         a.target.context().forEach((name, expression) -> {
-            String value = evaluate(thread, expression);
+            String value = program.evaluate(thread, expression);
             if (value != null && !value.isEmpty()) {
                 context.put(name, value);
             }
@@ -483,34 +374,17 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
         String lwp = "";
         String name = "";
         try {
-            Mi info = gdb.run("-thread-info " + thread, ANSWER);
-            for (Object t : Mi.list(info.results().get("threads"))) {
-                if (t instanceof Map<?, ?> m) {
-                    String target = String.valueOf(m.get("target-id"));
-                    int at = target.indexOf("LWP ");
-                    lwp = at >= 0 ? target.substring(at + 4).replace(")", "").trim() : target;
-                    name = m.get("name") == null ? "" : String.valueOf(m.get("name"));
-                }
-            }
+            TracedProgram.Seen seen = program.seen(thread);
+            lwp = seen.lwp();
+            name = seen.name();
         } catch (RuntimeException e) {
             context.put("inspect-error", e.getMessage());
         }
         context.put("thread", name + " (LWP " + lwp + ", gdb thread " + thread + ")");
-        List<String> stack = new ArrayList<>();
-        try {
-            Mi frames = gdb.run("-stack-list-frames --thread " + thread + " 0 11", ANSWER);
-            for (Object f : Mi.list(frames.results().get("stack"))) {
-                if (f instanceof Map<?, ?> m) {
-                    Object where = m.get("file") != null ? m.get("file") + ":" + m.get("line") : m.get("from");
-                    stack.add(m.get("func") + (where == null ? "" : " (" + where + ")"));
-                }
-            }
-        } catch (RuntimeException e) {
-            stack.add("(no stack: " + e.getMessage() + ")");
-        }
+        List<String> stack = program.stack(thread);
         Arrival.Facts facts = Arrival.Facts.NONE;
         if (a.mode == HoldMode.THREAD) {
-            String others = threadsWhileHeld(lwp);
+            String others = program.threadsWhileHeld(lwp);
             context.put("threads", others);
             facts = Arrival.Facts.otherThreadsSeen(others);
         }
@@ -544,34 +418,6 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
                 a.injector.release("hold-timeout");
             }
         }, a.options.holdTimeout().toMillis(), TimeUnit.MILLISECONDS);
-    }
-
-    /**
-     * Which of the program's threads run on while one is held, by name, and what that means for a
-     * Kafka client: none (everything shares the thread), or Node's main thread, where a JavaScript
-     * client (KafkaJS) runs its heartbeats: a thread hold is then a freeze for Kafka.
-     */
-    private String threadsWhileHeld(String heldLwp) {
-        Map<Long, Character> states = ProcessTree.threadStates(pid);
-        Map<String, Integer> running = new TreeMap<>();
-        states.forEach((tid, state) -> {
-            if (state != 't' && !Long.toString(tid).equals(heldLwp)) {
-                running.merge(ProcessTree.name(pid, tid), 1, Integer::sum);
-            }
-        });
-        int n = running.values().stream().mapToInt(Integer::intValue).sum();
-        StringBuilder names = new StringBuilder();
-        running.forEach((name, count) -> names.append(names.length() == 0 ? "" : ", ").append(name).append(count > 1 ? " ×" + count : ""));
-        String text = states.size() + " in the program, " + n + " running while this one is held" + (n == 0 ? "" : " (" + names + ")");
-        if (n == 0) {
-            return text + ": the database and everything else share this thread, so a thread hold is a freeze";
-        }
-        String exe = ProcessTree.mappedFiles(pid).stream().findFirst().map(f -> f.getFileName().toString()).orElse("");
-        if (heldLwp.equals(Long.toString(pid)) && exe.startsWith("node")) {
-            return text + "; but this is Node's main thread, where all its JavaScript runs: a JavaScript Kafka client (KafkaJS) stops with it, "
-                    + "so for Kafka this thread hold is a freeze";
-        }
-        return text;
     }
 
     /** Removes a barrier's breakpoints (one-shot: later calls pass at full speed). */
@@ -611,7 +457,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
             return;
         }
         a.finishing = false;
-        String rax = evaluate(thread, "(int) " + (registers[0].equals("$rdi") ? "$rax" : "$x0"));
+        String rax = program.evaluate(thread, "(int) " + (registers[0].equals("$rdi") ? "$rax" : "$x0"));
         continueThread(thread);
         int rc;
         try {
@@ -639,32 +485,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
     }
 
     private void continueThread(String thread) {
-        if (thread != null && gdb.alive() && !gone) {
-            gdb.send("-exec-continue --thread " + thread);
-        }
-    }
-
-    /** A gdb expression's value in a thread's context, as gdb prints it (a string's quotes removed); null when it cannot. */
-    private String evaluate(String thread, String expression) {
-        try {
-            String v = gdb.run("-data-evaluate-expression --thread " + thread + " --frame 0 \"" + expression.replace("\"", "\\\"") + "\"", ANSWER)
-                    .string("value");
-            if (v != null && v.startsWith("\"") && v.endsWith("\"") && v.length() >= 2) {
-                return v.substring(1, v.length() - 1).replace("\\n", "\n").replace("\\\"", "\"");
-            }
-            return v;
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static <T> T interruptible(String what, Poll.Look<T> wait) {
-        try {
-            return wait.look();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while " + what, e);
-        }
+        program.continueThread(thread);
     }
 
     /** Removes every breakpoint, lets every thread run, detaches, and ends gdb. */
@@ -711,24 +532,7 @@ public final class NativeDebugger implements BarrierSource<NativePoint> {
      * stopped under ptrace.
      */
     public void killProgram() {
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
-        // a crash is not cancelled by an interrupt: wait for the end anyway (each interrupt gives it 10 s more), and pass the interrupt on
-        boolean interrupted = false;
-        boolean dead;
-        while (true) {
-            try {
-                dead = Poll.every(Duration.ofMillis(10)).upTo(Duration.ofSeconds(10)).until(() -> !ProcessTree.alive(pid));
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (!dead) {
-            throw new IllegalStateException("pid " + pid + " is still alive 10 s after SIGKILL");
-        }
+        program.kill();
         onProgramExit("killed (SIGKILL)");
     }
 
