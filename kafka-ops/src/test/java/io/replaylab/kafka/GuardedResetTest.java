@@ -85,7 +85,7 @@ class GuardedResetTest {
         try (KafkaOps ops = setUp(kafka, ns)) {
             ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
             Clients.createTopic(kafka.bootstrapServers(), ns.topic("other"), 1);
-            ((AdminKafkaOps) ops).beforeAlter = () -> { // the guards saw an inactive group; now it has a member
+            ((AdminKafkaOps) ops).reset.beforeAlter = () -> { // the guards saw an inactive group; now it has a member
                 try {
                     joined[0] = PollingConsumerMain.start(kafka.bootstrapServers(), ns.topic("other"), ns.group());
                 } catch (java.io.IOException e) {
@@ -210,7 +210,7 @@ class GuardedResetTest {
     void anOffsetMovedByAnotherClientRightAfterTheAlterLeavesThePlanPartialAndSaysWhere(LocalKafka kafka, LabNamespace ns) {
         try (KafkaOps ops = setUp(kafka, ns)) {
             ResetPlan plan = ops.planReset(ns.group(), ResetScope.allTopics(), ResetTargets.toEarliest());
-            ((AdminKafkaOps) ops).afterAlter = () -> Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 1, 4);
+            ((AdminKafkaOps) ops).reset.afterAlter = () -> Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 1, 4);
 
             ResetResult result = ops.executeReset(plan, options(ns));
 
