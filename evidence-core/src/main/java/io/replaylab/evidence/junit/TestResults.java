@@ -19,7 +19,10 @@ public final class TestResults {
     /** JUnit configuration parameter: {@code fail} makes a NOT_RUN experiment fail its test instead of aborting it. */
     public static final String NOT_RUN_PARAMETER = "replaylab.evidence.not-run";
 
-    /** System property: the base of every test's protocol directory (default {@code target/replay-lab}). */
+    /**
+     * JUnit configuration parameter (a system property, a line in {@code junit-platform.properties}, or the launcher's):
+     * the base of every test's protocol directory (default {@code target/replay-lab}).
+     */
     public static final String DIR_PROPERTY = "replaylab.evidence.dir";
 
     private TestResults() {
@@ -27,7 +30,7 @@ public final class TestResults {
 
     /** The running test's protocol directory: {@code <base>/<TestClass>/<method>[-<invocation>]}. */
     public static Path protocolDir(ExtensionContext e) {
-        return Path.of(System.getProperty(DIR_PROPERTY, "target/replay-lab"), e.getRequiredTestClass().getName(), dirName(e));
+        return Path.of(e.getConfigurationParameter(DIR_PROPERTY).orElse("target/replay-lab"), e.getRequiredTestClass().getName(), dirName(e));
     }
 
     /** The test method's name, with a parameterized invocation's display name when there is one. */

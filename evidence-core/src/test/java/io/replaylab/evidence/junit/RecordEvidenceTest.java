@@ -23,8 +23,6 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.platform.testkit.engine.EngineTestKit;
@@ -36,25 +34,13 @@ class RecordEvidenceTest {
     @TempDir
     Path dir;
 
-    private String before;
-
-    @BeforeEach
-    void evidenceIntoTempDir() {
-        before = System.getProperty(TestResults.DIR_PROPERTY);
-        System.setProperty(TestResults.DIR_PROPERTY, dir.toString());
+    /** JUnit's engine, saving protocols into this test's temporary directory. */
+    private EngineTestKit.Builder engine() {
+        return EngineTestKit.engine("junit-jupiter").configurationParameter(TestResults.DIR_PROPERTY, dir.toString());
     }
 
-    @AfterEach
-    void restore() {
-        if (before == null) {
-            System.clearProperty(TestResults.DIR_PROPERTY);
-        } else {
-            System.setProperty(TestResults.DIR_PROPERTY, before);
-        }
-    }
-
-    private static Events run(String method) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectMethod(Examples.class, method, ExperimentRecorder.class.getName()))
+    private Events run(String method) {
+        return engine().selectors(selectMethod(Examples.class, method, ExperimentRecorder.class.getName()))
                 .execute().testEvents();
     }
 
@@ -105,7 +91,7 @@ class RecordEvidenceTest {
 
     @Test
     void withNotRunSetToFailANotRunExperimentFailsTheTest() throws Exception {
-        EngineTestKit.engine("junit-jupiter").configurationParameter(TestResults.NOT_RUN_PARAMETER, "fail")
+        engine().configurationParameter(TestResults.NOT_RUN_PARAMETER, "fail")
                 .selectors(selectMethod(Examples.class, "notRun", ExperimentRecorder.class.getName())).execute().testEvents()
                 .assertThatEvents().haveExactly(1, event(test("notRun"),
                         finishedWithFailure(instanceOf(AssertionError.class), message(m -> m.contains("the broker was not reachable")))));

@@ -7,24 +7,19 @@ each partition where db_offsets says (or at the beginning). A transaction that m
 
 Target query: SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}
 """
-import argparse
 import json
-import signal
 import sqlite3
-import sys
 import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer
 
+from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    for name in ("--bootstrap", "--topic", "--group", "--db", "--namespace", "--instance"):
-        ap.add_argument(name, required=True)
-    args = ap.parse_args()
+    args = arguments("bootstrap", "topic", "group", "db", "namespace", "instance").parse_args()
 
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    stop = until_sigterm()
 
     db = sqlite3.connect(args.db, timeout=10, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
@@ -37,9 +32,7 @@ def main():
         "group.id": args.group,
         "client.id": args.instance,
         "enable.auto.commit": False,
-        "session.timeout.ms": 6000,
-        "heartbeat.interval.ms": 1500,
-        "max.poll.interval.ms": 10000,
+        **SHORT_TIMEOUTS,
     })
 
     def assigned(c, parts):
@@ -51,13 +44,7 @@ def main():
 
     consumer.subscribe([args.topic], on_assign=assigned)
     try:
-        while not stop:
-            msg = consumer.poll(0.2)
-            if msg is None:
-                continue
-            if msg.error():
-                print("consumer error:", msg.error(), file=sys.stderr, flush=True)
-                continue
+        for msg in polled(consumer, stop):
             new = apply(db, args, msg)
             print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} new={new}", flush=True)
     finally:

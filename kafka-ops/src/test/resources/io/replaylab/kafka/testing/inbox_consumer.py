@@ -14,26 +14,19 @@ and is retried, as a real consumer's would be.
 
 Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
 """
-import argparse
 import json
-import signal
 import sqlite3
-import sys
 import time
 
 from confluent_kafka import Consumer, KafkaException
+
+from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
 
 TARGET_QUERY = "SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}"
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bootstrap", required=True)
-    ap.add_argument("--topic", required=True)
-    ap.add_argument("--group", required=True)
-    ap.add_argument("--db", required=True)
-    ap.add_argument("--namespace", required=True)
-    ap.add_argument("--instance", required=True)
+    ap = arguments("bootstrap", "topic", "group", "db", "namespace", "instance")
     ap.add_argument("--no-inbox", action="store_true")
     ap.add_argument("--commit-first", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
@@ -41,8 +34,7 @@ def main():
     ap.add_argument("--client-timeouts", action="store_true")
     args = ap.parse_args()
 
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    stop = until_sigterm()
 
     db = sqlite3.connect(args.db, timeout=10, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
@@ -58,7 +50,7 @@ def main():
         "auto.offset.reset": args.offset_reset,
     }
     if not args.client_timeouts:  # else librdkafka's own: session.timeout.ms 45 s, max.poll.interval.ms 300 s
-        config.update({"session.timeout.ms": 6000, "heartbeat.interval.ms": 1500, "max.poll.interval.ms": 10000})
+        config.update(SHORT_TIMEOUTS)
     consumer = Consumer(config)
 
     def assigned(_, parts):
@@ -69,13 +61,7 @@ def main():
 
     consumer.subscribe([args.topic], on_assign=assigned, on_revoke=revoked, on_lost=revoked)
     try:
-        while not stop:
-            msg = consumer.poll(0.2)
-            if msg is None:
-                continue
-            if msg.error():
-                print("consumer error:", msg.error(), file=sys.stderr, flush=True)
-                continue
+        for msg in polled(consumer, stop):
             payment = json.loads(msg.value())
             if args.commit_first:
                 commit(consumer, msg)

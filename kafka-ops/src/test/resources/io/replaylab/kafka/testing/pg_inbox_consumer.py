@@ -16,23 +16,17 @@ connection if need be: the inbox makes the retry safe, whatever became of the fi
 
 Target query: SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}
 """
-import argparse
 import json
-import signal
-import sys
 import time
 
 import psycopg2
 from confluent_kafka import Consumer, KafkaException
 
+from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
+
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bootstrap", required=True)
-    ap.add_argument("--topic", required=True)
-    ap.add_argument("--group", required=True)
-    ap.add_argument("--namespace", required=True)
-    ap.add_argument("--instance", required=True)
+    ap = arguments("bootstrap", "topic", "group", "namespace", "instance")
     ap.add_argument("--no-inbox", action="store_true")
     ap.add_argument("--skip-on-error", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
@@ -40,8 +34,7 @@ def main():
     ap.add_argument("--bookkeeping", action="store_true")
     args = ap.parse_args()
 
-    stop = []
-    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    stop = until_sigterm()
     db = Database(args.autocommit)
     db.run(schema)
 
@@ -51,19 +44,11 @@ def main():
         "client.id": args.instance,
         "enable.auto.commit": False,
         "auto.offset.reset": "earliest",
-        "session.timeout.ms": 6000,
-        "heartbeat.interval.ms": 1500,
-        "max.poll.interval.ms": 10000,
+        **SHORT_TIMEOUTS,
     })
     consumer.subscribe([args.topic])
     try:
-        while not stop:
-            msg = consumer.poll(0.2)
-            if msg is None:
-                continue
-            if msg.error():
-                print("consumer error:", msg.error(), file=sys.stderr, flush=True)
-                continue
+        for msg in polled(consumer, stop):
             payment = json.loads(msg.value())
             if args.bookkeeping:
                 db.run(lambda cur: cur.execute("INSERT INTO pg_alive VALUES (%s, now())", (args.instance,)))

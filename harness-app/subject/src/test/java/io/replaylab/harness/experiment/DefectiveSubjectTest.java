@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -38,9 +39,8 @@ class DefectiveSubjectTest {
     private ExperimentEvidence rebalanceWithoutB(LocalKafka kafka, String mode, Duration handoffTimeout) throws Exception {
         String bNeverJoins = "sh -c 'if [ \"$0\" = rebalance-B ]; then exec sleep 600; fi; exec \"$@\"' {instance} "
                 + ForeignSubjectMain.template(mode);
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(bNeverJoins)).targetQuery(ForeignSubjectMain.TARGET_QUERY)
-                .handoffTimeout(handoffTimeout).build(), null);
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(bNeverJoins)).targetQuery(ForeignSubjectMain.TARGET_QUERY)
+                .handoffTimeout(handoffTimeout), "rebalance");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for " + handoffTimeout);
@@ -74,9 +74,8 @@ class DefectiveSubjectTest {
 
     @Test
     void aSubjectWithoutTheInboxCheckIsCaughtAsASecondEffect(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(BrokenSubjectMain.template("no-inbox"))).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(BrokenSubjectMain.template("no-inbox"))),
+                "replay");
         failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name())
                 .contains("no second effect", "target identical before and after");
@@ -101,18 +100,16 @@ class DefectiveSubjectTest {
         "global-inbox | generation 2 rebuilt every effect",
         "write-to-g1  | generation 1 untouched"})
     void aRebuildThatDoesNotRebuildIntoItsOwnGenerationFails(String defect, String failedCheck, LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebuild()).subject(Subject.command(BrokenSubjectMain.template(defect))).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebuild");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebuild()).subject(Subject.command(BrokenSubjectMain.template(defect))),
+                "rebuild");
         failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains(failedCheck);
     }
 
     @Test
     void aSubjectThatCommitsOffsetsBeforeItsDbCommitIsCaughtAtTheBarrier(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(BrokenSubjectMain.template("commit-first"))).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(BrokenSubjectMain.template("commit-first"))),
+                "rebalance");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("not confirmed").contains("commit offsets before its DB commit");
     }

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -77,9 +78,7 @@ class DuplicatePublishExperimentTest {
 
     @Test
     void theSameConsumerWithItsInboxKeyedByPaymentIdPasses(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir)).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        ExperimentEvidence x = run(handbookLab(kafka, Handbook.consumer(dir)), "duplicate-publish");
         passed(x);
         assertThat(x.events().stream().map(e -> e.payload().toString())).anyMatch(p -> p.contains("published 15 record(s) again at new offsets")
                 && p.contains("a plain re-send of the raw records") && p.contains("not a lost Produce answer on the wire"));
@@ -93,9 +92,7 @@ class DuplicatePublishExperimentTest {
      */
     @Test
     void theSameConsumerWithALongFetchWaitIsConfirmedOnTheWireAndPasses(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(handbookLab(kafka, Handbook.consumer(dir).env("FETCH_WAIT_MS", "5000")).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+        ExperimentEvidence x = run(handbookLab(kafka, Handbook.consumer(dir).env("FETCH_WAIT_MS", "5000")), "duplicate-publish");
         passed(x);
         assertThat(check(x, "re-sent records delivered").actual())
                 .isEqualTo("15 of 15 re-sent offsets committed, 15 of them delivered to A by the broker's Fetch answers on the wire");
@@ -120,11 +117,9 @@ class DuplicatePublishExperimentTest {
         "stall-on-duplicate | the subject did not consume the 15 re-sent record(s): not done within 25 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts) (see logs/duplicate-publish-A.err)"})
     void aSubjectThatStopsReadingIsNotRunNamingWhichDrain(String defect, String reason, LocalKafka kafka) throws Exception {
         // 25 s: the first drain (a JVM start and 60 records) must fit in it on a loaded 2-core machine (NotRunTest)
-        Lab.LabResult r = Lab.run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish())
+        ExperimentEvidence x = run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish())
                 .subject(Subject.command(BrokenSubjectMain.template(defect))).drainTimeout(Duration.ofSeconds(25)).stopGrace(Duration.ofSeconds(3)).witness(false)
-                .build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "duplicate-publish");
+                , "duplicate-publish");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo(reason);
     }

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -143,10 +144,8 @@ class HandbookConsumerTest {
     /** Their producer's records copied with aborted transactions between them: the twin that reads uncommitted applies the aborted copies. */
     @Test
     void itsReadUncommittedTwinFedByTheirOwnProducerFailsNamingTheAbortedCopiesItApplied(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1").env("ISOLATION", "read_uncommitted"))
-                .source(theirProducer().withAbortedTransactions()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1").env("ISOLATION", "read_uncommitted"))
+                .source(theirProducer().withAbortedTransactions()), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(payloads(x)).anyMatch(p -> p instanceof LabEvent.SourceCopied c && c.records() == 60 && c.aborted() == 9 && c.idField().equals("key")
                 && c.summary().matches("the producer's 60 record\\(s\\) in \\S+\\.produced copied into \\S+ in committed transactions, with 9 "
@@ -162,9 +161,7 @@ class HandbookConsumerTest {
 
     @Test
     void itsTwinThatAppliesEveryDeliveryFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("0")).source(theirProducer()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("0")).source(theirProducer()), "rebalance");
         failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains("no second effect from the old/new collision");
     }
@@ -172,9 +169,7 @@ class HandbookConsumerTest {
     @Test
     void theLabsOwnProducerWritesTheUsersShapeAndTheConsumerPasses(LocalKafka kafka) throws Exception {
         RecordSource shaped = Handbook.shaped();
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1")).source(shaped).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.replay()).subject(consumer("1")).source(shaped), "replay");
         passed(x);
     }
 
@@ -217,10 +212,8 @@ class HandbookConsumerTest {
     @Test
     void theCorrectConsumerPassesHoldThenCrashAtTheDbCommitItsWriteWaitingForTheLock(LocalKafka kafka) throws Exception {
         Gdb.require();
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold-then-crash"))))
-                .subject(consumer("1")).source(theirProducer()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold-then-crash");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold-then-crash"))))
+                .subject(consumer("1")).source(theirProducer()), "schedules.before-db-commit.hold-then-crash");
         passed(x);
         assertThat(x.events()).extracting(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s
                 && s.instance().equals("before-db-commit.hold-then-crash-A") && s.how().equals("SIGKILL (crash)"));
@@ -233,10 +226,8 @@ class HandbookConsumerTest {
         // librdkafka's timer commits every partition whose stored offset moved, on a thread of its own: A polls on while the answer is
         // held and keeps the first partition (its member id sorts first), but B takes another one of that commit's partitions
         Subject timer = consumer("1").env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000");
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
-                .subject(timer).source(theirProducer()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-offset-commit.hold");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
+                .subject(timer).source(theirProducer()), "schedules.after-offset-commit.hold");
         passed(x);
         BarrierEvent.BarrierReached held = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance)
                 .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals("after-offset-commit")).findFirst().orElseThrow();
@@ -252,10 +243,8 @@ class HandbookConsumerTest {
         // the range assignor), and A's polling thread never waits for the held answer: no handoff can happen, which is no FAIL
         Subject autoCommitter = consumer("1").env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000");
         RecordSource onePartition = Handbook.producer(dir, "0");
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
-                .handoffTimeout(java.time.Duration.ofSeconds(25)).subject(autoCommitter).source(onePartition).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-offset-commit.hold");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
+                .handoffTimeout(java.time.Duration.ofSeconds(25)).subject(autoCommitter).source(onePartition), "schedules.after-offset-commit.hold");
         wasNotRun(x).matches("A kept taking part in the group while held at after-offset-commit: .* with \\S+-0 still A's for "
                 + "PT25S; the held step is not on A's polling path .*");
     }
@@ -280,10 +269,8 @@ class HandbookConsumerTest {
 
     @Test
     void rebuildWithATargetQueryWithoutNamespaceIsNotRunBecauseBothGenerationsWouldReadTheSameRows(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebuild()).subject(consumer("1")).source(theirProducer())
-                .targetQuery("SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger").build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebuild");
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.rebuild()).subject(consumer("1")).source(theirProducer())
+                .targetQuery("SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger"), "rebuild");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).contains("the target query has no {namespace}").contains("cannot be told");
     }

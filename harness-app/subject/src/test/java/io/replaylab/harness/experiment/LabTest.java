@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -129,9 +130,7 @@ class LabTest {
 
     @Test
     void withoutTheWitnessSubjectsGoStraightToTheBrokerAndTheVerdictSaysWhoRefusedIsNotKnown(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).witness(false).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebalance()).witness(false), "rebalance");
         passed(x);
         assertThat(x.environment()).doesNotContainKey("subject bootstrap").hasEntrySatisfying("wire witness", v -> assertThat(v).startsWith("off"));
         assertThat(x.events()).extracting(e -> e.type()).doesNotContain("commit-witnessed");

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
@@ -82,10 +83,8 @@ class NotRunTest {
 
     @Test
     void aRebalanceWhoseGroupNeverDrainsAfterRecoveryIsNotRunOnThatCheck(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).records(3000).experiments(Experiments.rebalance()).subject(Subject.command(BrokenSubjectMain.template("stall-after-rebalance")))
-                .drainTimeout(Duration.ofSeconds(6)).witness(false).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(on(kafka, dir).records(3000).experiments(Experiments.rebalance()).subject(Subject.command(BrokenSubjectMain.template("stall-after-rebalance")))
+                .drainTimeout(Duration.ofSeconds(6)).witness(false), "rebalance");
         wasNotRun(x).isEqualTo("the group did not drain after the recovery: not done within 6 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts)");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("drained after recovery")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.NOT_RUN));

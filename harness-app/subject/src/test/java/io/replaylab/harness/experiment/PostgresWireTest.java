@@ -1,8 +1,10 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.passed;
-import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
+import static io.replaylab.harness.experiment.Runs.failedCheck;
+import static io.replaylab.harness.experiment.Runs.run;
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
@@ -83,14 +85,9 @@ class PostgresWireTest {
 
     @Test
     void itsTwinWithoutAnInboxFailsTheAmbiguousCommitNamingTheDoubledRecord(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(cells(kafka, "--no-inbox", "after-db-commit:crash").build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-db-commit.crash");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        ExperimentEvidence x = run(cells(kafka, "--no-inbox", "after-db-commit:crash"), "schedules.after-db-commit.crash");
+        failedCheck(x, "no second effect").startsWith("1 duplicated").contains("schedules.after-db-commit.crash-");
         assertThat(x.outcome().confirmation()).as("the crash was confirmed at the held answer").isNotNull();
-        Check second = check(x, "no second effect");
-        assertThat(second.status()).isEqualTo(Status.FAIL);
-        assertThat(second.actual()).startsWith("1 duplicated").contains("schedules.after-db-commit.crash-");
         assertThat(x.events()).map(e -> e.payload()).anyMatch(p -> p instanceof Payload.ProcessStopped s && s.how().equals("SIGKILL (crash)"));
     }
 
@@ -112,36 +109,24 @@ class PostgresWireTest {
     /** pgjdbc sends a statement as Parse, Bind, Execute in one batch: the fault takes the Bind's place, whose values name the record. */
     @Test
     void theJvmReferenceOnPgjdbcMeetsAStatementFaultAtItsBindWithItsRecordNamedAndPasses(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        ExperimentEvidence x = run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
                 .stopGrace(Duration.ofSeconds(5)).target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD)
-                .experiments(Experiments.dbFaults(List.of(DbFaultCell.parse("statement:error=40P01")))).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults.statement.error-40P01");
+                .experiments(Experiments.dbFaults(List.of(DbFaultCell.parse("statement:error=40P01")))), "db-faults.statement.error-40P01");
         passed(x).contains("fired in the PostgreSQL proxy")
                 .containsPattern("after it A ran the transaction of rl-\\S+ again on (a new|the same) session and committed it");
     }
 
     @Test
     void itsTwinThatRetriesAnAmbiguousCommitWithoutAnInboxFailsNamingTheDoubledRecord(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(dbFaults(kafka, "--no-inbox", "commit:lost-answer").build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.lost-answer");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        Check second = check(x, "no second effect");
-        assertThat(second.status()).isEqualTo(Status.FAIL);
-        assertThat(second.actual()).startsWith("1 duplicated");
+        ExperimentEvidence x = run(dbFaults(kafka, "--no-inbox", "commit:lost-answer"), "db-faults.commit.lost-answer");
+        failedCheck(x, "no second effect").startsWith("1 duplicated");
         assertThat(x.outcome().confirmation().description()).contains("ran the transaction of").contains("again");
     }
 
     @Test
     void itsTwinThatSkipsAFailedCommitAndCommitsItsOffsetFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(dbFaults(kafka, "--skip-on-error", "commit:error=40001").build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        Check missing = check(x, "no missing effect");
-        assertThat(missing.status()).isEqualTo(Status.FAIL);
-        assertThat(missing.actual()).matches("1 missing: rl-[0-9a-f]+\\.db-faults\\.commit\\.error-40001-\\d+ .*");
+        ExperimentEvidence x = run(dbFaults(kafka, "--skip-on-error", "commit:error=40001"), "db-faults.commit.error-40001");
+        failedCheck(x, "no missing effect").matches("1 missing: rl-[0-9a-f]+\\.db-faults\\.commit\\.error-40001-\\d+ .*");
         assertThat(x.outcome().confirmation().description()).contains("committed no transaction naming");
     }
 
@@ -151,8 +136,7 @@ class PostgresWireTest {
                 .build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the fault never fired: A ran no COMMIT (a consumer whose writes run with no transaction, "
+        wasNotRun(x).startsWith("the fault never fired: A ran no COMMIT (a consumer whose writes run with no transaction, "
                 + "autocommit, never sends one) through the PostgreSQL proxy within PT8S");
         ExperimentEvidence statement = experiment(r.evidence(), "db-faults.statement.error-40P01");
         assertThat(statement.outcome().status()).isEqualTo(Status.NOT_RUN);
@@ -162,12 +146,9 @@ class PostgresWireTest {
 
     @Test
     void databaseFaultsOnASqliteTargetAreNotRunNamingWhatTheyNeed(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(5)
-                .experiments(Experiments.dbFaults()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
+        ExperimentEvidence x = run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(5)
+                .experiments(Experiments.dbFaults()), "db-faults");
+        wasNotRun(x).isEqualTo("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
                 + "proxy; this run's target is SQLite (give a PostgreSQL target: LabSettings.target)");
     }
 
@@ -203,22 +184,17 @@ class PostgresWireTest {
 
     @Test
     void aConsumerWithNoTransactionNeverReachesItsCommitInTheProxyAndIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(cells(kafka, "--autocommit", "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(8)).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.hold");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not send a COMMIT through the "
+        ExperimentEvidence x = run(cells(kafka, "--autocommit", "before-db-commit:hold").barrierTimeout(Duration.ofSeconds(8)),
+                "schedules.before-db-commit.hold");
+        wasNotRun(x).matches("the injection point before-db-commit was never reached: A did not send a COMMIT through the "
                 + "PostgreSQL proxy at 127\\.0\\.0\\.1:\\d+ within PT8S");
     }
 
     @Test
     void aConsumerThatNeverCommitsAnOffsetIsNotRunBeforeAnyDatabaseFaultIsArmed(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(dbFaults(kafka, "", "commit:lost-answer").subject(Subject.command(Runs.pollsOnly()))
-                .barrierTimeout(Duration.ofSeconds(5)).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.lost-answer");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).matches("A committed no offset for group \\S+ within PT5S \\(the fault is armed after A's first offset "
+        ExperimentEvidence x = run(dbFaults(kafka, "", "commit:lost-answer").subject(Subject.command(Runs.pollsOnly()))
+                .barrierTimeout(Duration.ofSeconds(5)), "db-faults.commit.lost-answer");
+        wasNotRun(x).matches("A committed no offset for group \\S+ within PT5S \\(the fault is armed after A's first offset "
                 + "commit, so that its start-up transactions do not meet it\\)");
     }
 
@@ -230,18 +206,14 @@ class PostgresWireTest {
                 null);
 
         ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the group did not drain after commit:error=40001: ").contains("; after the fault A committed no "
+        wasNotRun(x).startsWith("the group did not drain after commit:error=40001: ").contains("; after the fault A committed no "
                 + "transaction naming rl-");
     }
 
     @Test
     void aFaultThatHitsATransactionNamingNoRecordIsNotRunNamingWhatItRan(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(dbFaults(kafka, "--bookkeeping", "commit:error=40001").build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "db-faults.commit.error-40001");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the fault hit a transaction of A's that named no record of the source (it had run BEGIN; INSERT "
+        ExperimentEvidence x = run(dbFaults(kafka, "--bookkeeping", "commit:error=40001"), "db-faults.commit.error-40001");
+        wasNotRun(x).startsWith("the fault hit a transaction of A's that named no record of the source (it had run BEGIN; INSERT "
                 + "INTO pg_alive VALUES ('commit.error-40001-A', now())").endsWith("): no record's fate was at stake");
     }
 }

@@ -43,6 +43,11 @@ final class Runs {
         return experiment(Lab.run(s, null).evidence(), s.experiments().get(0).name());
     }
 
+    /** Runs the lab of {@code b} and returns the evidence of its experiment (or cell) {@code name}. */
+    static ExperimentEvidence run(LabSettings.Builder b, String name) throws Exception {
+        return experiment(Lab.run(b.build(), null).evidence(), name);
+    }
+
     static ExperimentEvidence experiment(RunEvidence r, String name) {
         return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));
@@ -65,6 +70,14 @@ final class Runs {
     static AbstractStringAssert<?> wasNotRun(ExperimentEvidence x) {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.NOT_RUN);
         return assertThat(x.outcome().reason());
+    }
+
+    /** Asserts that {@code x} FAILed, its check {@code name} among the failed; what that check found, to assert what it names. */
+    static AbstractStringAssert<?> failedCheck(ExperimentEvidence x, String name) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        Check c = check(x, name);
+        assertThat(c.status()).as(c.actual()).isEqualTo(Status.FAIL);
+        return assertThat(c.actual());
     }
 
     /** The check of that name in {@code x}'s evidence. */

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -112,10 +113,8 @@ class SchedulesExperimentTest {
 
     @Test
     void aProgramOnSqliteIsNotRunAfterItsDbCommitNamingWhatWouldReachIt(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "after-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, false)))
-                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.after-db-commit.crash");
+        ExperimentEvidence x = run(schedules(kafka, "after-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, false)))
+                .targetQuery(PythonConsumer.TARGET_QUERY), "schedules.after-db-commit.crash");
         assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().reason()).isEqualTo("not reachable for a subject that is not a JVM on a SQLite target: gdb holds the SQLite commit "
                 + "where it starts (sqlite3_step of a COMMIT), not where it returns; on a PostgreSQL target the PostgreSQL proxy holds the answer to "
@@ -225,10 +224,8 @@ class SchedulesExperimentTest {
 
     @Test
     void anAutoCommittingJvmConsumerReachesTheDbPointItsTimersFirstCommitEndingTheWarmUp(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(BrokenSubjectMain.template("auto-commit")))
-                .build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        ExperimentEvidence x = run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(BrokenSubjectMain.template("auto-commit")))
+                , "schedules.before-db-commit.crash");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isNotEqualTo(Status.NOT_RUN);
         assertThat(x.outcome().confirmation()).as("the crash at the DB point was confirmed: " + x.outcome().reason()).isNotNull();
         assertThat(x.events()).extracting(e -> e.payload().summary()).anyMatch(t -> t.contains("got its first committed offset without A calling "
@@ -318,10 +315,8 @@ class SchedulesExperimentTest {
     @Test
     void itsCommitFirstTwinFailsTheCrashAtTheDbCommitWithTheEffectLostBehindItsOffset(LocalKafka kafka) throws Exception {
         Gdb.require();
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, "--commit-first")))
-                .targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "schedules.before-db-commit.crash");
+        ExperimentEvidence x = run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, "--commit-first")))
+                .targetQuery(PythonConsumer.TARGET_QUERY), "schedules.before-db-commit.crash");
         failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(Check::name).contains("no missing effect", "no committed offset beyond a missing effect");
     }

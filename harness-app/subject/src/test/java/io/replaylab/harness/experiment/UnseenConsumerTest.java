@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.passed;
@@ -99,9 +100,7 @@ class UnseenConsumerTest {
      */
     @Test
     void aConsumerThatDiesOnEveryRedeliveryIsRestartedThenFailsNamingTheRecordItNeverGetsPast(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("dies-on-redelivery")).experiments(Experiments.replay()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("dies-on-redelivery")).experiments(Experiments.replay()), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().reason()).matches("replay-A2 crashes on every delivery of \\S+ \\(\\S+-[0-9]@0\\).*: it exited 3 times in a row \\(last with "
                 + "code 1\\) while its group's committed offsets stayed at \\{0=0, 1=0, 2=0\\}, restarted each time: the partition is stuck; "
@@ -113,9 +112,7 @@ class UnseenConsumerTest {
     /** One exit, then it recovers: the supervisor's restart is a finding in the evidence, and the verdict is on what it reached. */
     @Test
     void aConsumerThatDiesOnceAndRecoversIsJudgedOnWhatItReached(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("dies-once")).experiments(Experiments.replay()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("dies-once")).experiments(Experiments.replay()), "replay");
         passed(x);
         assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Exited n && n.exit() == 1
                 && n.summary().startsWith("exit 1: the subject replay-A2 (pid ") && n.why().contains("exited on its own with code 1")
@@ -130,9 +127,7 @@ class UnseenConsumerTest {
      */
     @Test
     void aConsumerThatHangsMidwayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("hangs")).experiments(Experiments.replay()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("hangs")).experiments(Experiments.replay()), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().reason()).matches("\\S+ stalled during first pass: [0-9]+ effect\\(s\\) missing \\(.+\\), its committed offsets stood at "
                 + "\\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, session.timeout.ms 6000, "
@@ -146,10 +141,8 @@ class UnseenConsumerTest {
      */
     @Test
     void aConsumerThatStopsReadingTheReplayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(
-                io.replaylab.harness.subject.BrokenSubjectMain.template("stall-on-replay"))).stopGrace(java.time.Duration.ofSeconds(3)).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "replay");
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(
+                io.replaylab.harness.subject.BrokenSubjectMain.template("stall-on-replay"))).stopGrace(java.time.Duration.ofSeconds(3)), "replay");
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
         assertThat(x.outcome().reason()).matches("\\S+ stalled during replay: records left unread past its committed offsets, its committed offsets "
                 + "stood at \\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, "
@@ -259,9 +252,7 @@ class UnseenConsumerTest {
         "locked-map  | (unreadable ",
         "commits-all | (no offsets in the call: commitSync() commits the consumer's own positions)"})
     void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(String mode, String unread, LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template(mode)).experiments(Experiments.rebalance()).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template(mode)).experiments(Experiments.rebalance()), "rebalance");
         passed(x);
         assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits; the subject is a JVM)");
         assertThat(x.events()).extracting(e -> e.payload().summary())
@@ -275,10 +266,8 @@ class UnseenConsumerTest {
 
     @Test
     void aJvmCommitTheDebuggerCannotReadIsNotRunWhenTheDebuggerWasAskedFor(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance())
-                .barrier(BarrierKind.DEBUGGER).build(), null);
-
-        ExperimentEvidence x = experiment(r.evidence(), "rebalance");
+        ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("locked-map")).experiments(Experiments.rebalance())
+                .barrier(BarrierKind.DEBUGGER), "rebalance");
         wasNotRun(x).contains("the debugger could not read the offsets A commits (unreadable").contains("asked for");
     }
 

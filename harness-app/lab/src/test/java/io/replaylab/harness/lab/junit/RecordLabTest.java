@@ -26,7 +26,6 @@ import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,26 +42,14 @@ class RecordLabTest {
     @TempDir
     Path dir;
 
-    private String before;
-
     @BeforeEach
-    void protocolsIntoTempDir(LocalKafka kafka) {
+    void examplesUseTheSharedBroker(LocalKafka kafka) {
         bootstrap = kafka.bootstrapServers();
-        before = System.getProperty(TestResults.DIR_PROPERTY);
-        System.setProperty(TestResults.DIR_PROPERTY, dir.toString());
     }
 
-    @AfterEach
-    void restore() {
-        if (before == null) {
-            System.clearProperty(TestResults.DIR_PROPERTY);
-        } else {
-            System.setProperty(TestResults.DIR_PROPERTY, before);
-        }
-    }
-
-    private static Events run(String method) {
-        return EngineTestKit.engine("junit-jupiter").selectors(selectMethod(Examples.class, method, LabRunner.class.getName())).execute().testEvents();
+    private Events run(String method) {
+        return EngineTestKit.engine("junit-jupiter").configurationParameter(TestResults.DIR_PROPERTY, dir.toString())
+                .selectors(selectMethod(Examples.class, method, LabRunner.class.getName())).execute().testEvents();
     }
 
     /** The one run a test made, read back from its protocol directory. */

@@ -1,0 +1,35 @@
+"""What the serial test consumers share, as a real consumer's own module would: the lab's placeholders as
+arguments, short group timeouts, and the poll loop that ends at SIGTERM. Copied beside each consumer."""
+import argparse
+import signal
+import sys
+
+# the lab's short timeouts, so that a rebalance takes seconds (a consumer with --client-timeouts keeps librdkafka's)
+SHORT_TIMEOUTS = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 1500, "max.poll.interval.ms": 10000}
+
+
+def arguments(*placeholders):
+    """A parser that requires each of the lab's placeholders as a flag: arguments("bootstrap", "topic") takes --bootstrap, --topic."""
+    ap = argparse.ArgumentParser()
+    for name in placeholders:
+        ap.add_argument("--" + name, required=True)
+    return ap
+
+
+def until_sigterm():
+    """A list that SIGTERM makes non-empty: the loops below end then, and the consumer closes."""
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+    return stop
+
+
+def polled(consumer, stop):
+    """Each record the consumer polls until stop; an error a poll returns is printed and passed over (librdkafka retries)."""
+    while not stop:
+        msg = consumer.poll(0.2)
+        if msg is None:
+            continue
+        if msg.error():
+            print("consumer error:", msg.error(), file=sys.stderr, flush=True)
+            continue
+        yield msg
