@@ -265,13 +265,8 @@ final class AdminKafkaOps implements KafkaOps {
             java.util.function.Consumer<OffsetSnapshot> progress) throws InterruptedException {
         Set<PartitionRef> parts = partitionsOf(new ResetScope.Topics(List.of(new ResetScope.TopicSelection(topic, List.of()))));
         // lag 0: committed at the log end, or an empty partition with nothing to commit
-        java.util.function.Predicate<OffsetSnapshot> drained = s -> s.partitions().stream().filter(p -> parts.contains(p.ref())).allMatch(p -> p.lag() == 0);
-        OffsetSnapshot last = Poll.every(Duration.ofMillis(250)).upTo(timeout).until(() -> {
-            OffsetSnapshot s = describe(group, parts);
-            progress.accept(s);
-            return s;
-        }, drained);
-        return java.util.Optional.of(last).filter(drained);
+        return watch(group, parts, Duration.ofMillis(250), timeout, progress,
+                s -> s.partitions().stream().filter(p -> parts.contains(p.ref())).allMatch(p -> p.lag() == 0));
     }
 
     @Override
@@ -280,14 +275,19 @@ final class AdminKafkaOps implements KafkaOps {
         if (partitions.isEmpty()) {
             throw new IllegalArgumentException("no partition to watch in group " + group);
         }
-        java.util.function.Predicate<OffsetSnapshot> moved = s -> s.members().stream()
-                .anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().stream().anyMatch(partitions::contains));
-        OffsetSnapshot last = Poll.every(Duration.ofMillis(200)).upTo(timeout).until(() -> {
-            OffsetSnapshot s = describe(group, partitions);
+        return watch(group, partitions, Duration.ofMillis(200), timeout, eachLook, s -> s.members().stream()
+                .anyMatch(m -> !previousOwners.contains(m.memberId()) && m.assignment().stream().anyMatch(partitions::contains)));
+    }
+
+    /** Describes the group over {@code parts} every {@code every}, each look told, until {@code done} holds (then the last look) or the timeout. */
+    private java.util.Optional<OffsetSnapshot> watch(String group, Set<PartitionRef> parts, Duration every, Duration timeout,
+            java.util.function.Consumer<OffsetSnapshot> eachLook, java.util.function.Predicate<OffsetSnapshot> done) throws InterruptedException {
+        OffsetSnapshot last = Poll.every(every).upTo(timeout).until(() -> {
+            OffsetSnapshot s = describe(group, parts);
             eachLook.accept(s);
             return s;
-        }, moved);
-        return java.util.Optional.of(last).filter(moved);
+        }, done);
+        return java.util.Optional.of(last).filter(done);
     }
 
     @Override

@@ -125,6 +125,15 @@ final class Connection {
         proxy.run("wire-proxy-c" + id + "-responses", this::responseLoop);
     }
 
+    /** A side's read loop ended: its peer closed (EOF), or a socket error that is news only while the connection is open. */
+    private void ended(String side, IOException e) {
+        if (e instanceof EOFException) {
+            log.debug("{}: {} closed: {}", this, side, e.getMessage());
+        } else if (!closed) {
+            log.debug("{}: {} side ended: {}", this, side, e.toString());
+        }
+    }
+
     @Override
     public String toString() {
         return "connection " + id + " (" + (nodeId < 0 ? "bootstrap" : "node " + nodeId) + ", client port " + client.socket().getPort() + ")";
@@ -196,12 +205,8 @@ final class Connection {
                 }
                 forward(f, observer, null);
             }
-        } catch (EOFException e) {
-            log.debug("{}: client closed: {}", this, e.getMessage());
         } catch (IOException e) {
-            if (!closed) {
-                log.debug("{}: client side ended: {}", this, e.toString());
-            }
+            ended("client", e);
         } finally {
             close();
             in.release();
@@ -427,12 +432,8 @@ final class Connection {
                 in.shrink();
                 reading = null;
             }
-        } catch (EOFException e) {
-            log.debug("{}: broker closed: {}", this, e.getMessage());
         } catch (IOException e) {
-            if (!closed) {
-                log.debug("{}: broker side ended: {}", this, e.toString());
-            }
+            ended("broker", e);
         } finally {
             close();
             WireProxy.closeQuietly(upstream);

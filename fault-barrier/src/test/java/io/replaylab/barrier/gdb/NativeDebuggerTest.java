@@ -50,7 +50,7 @@ class NativeDebuggerTest {
     @Test
     void aThreadHeldAtItsCommitKeepsTheRowInvisibleWhileItsOtherThreadRunsAndReleaseCommitsIt() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             assertThat(gdb.library().toString()).contains("libsqlite3");
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
@@ -81,7 +81,7 @@ class NativeDebuggerTest {
     @Test
     void aProgramKilledWhileHeldLosesOnlyItsOpenTransactionAndItsDatabaseStaysIntact() throws Exception {
         Process p = start("transaction");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             assertThat(b.arrival().orElseThrow().context().get("threads")).contains("a thread hold is a freeze");
@@ -103,7 +103,7 @@ class NativeDebuggerTest {
     @Test
     void aFreezeStopsEveryThreadThroughTheDebuggerConfirmedInProcAndAThawLetsThemRun() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             Map<Long, Character> states = gdb.freeze();
@@ -126,7 +126,7 @@ class NativeDebuggerTest {
     @Test
     void aProcessHoldStopsEveryThreadAtTheArrival() throws Exception {
         Process p = start("transaction", "--beat");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.PROCESS, listener, BarrierOptions.ofDefaults());
             b.awaitArrival(Duration.ofSeconds(20));
             assertThat(ProcessTree.threadStates(p.pid())).allSatisfy((tid, s) -> assertThat(s).isEqualTo('t'));
@@ -141,7 +141,7 @@ class NativeDebuggerTest {
     @Test
     void aScriptRunThroughSqliteExecIsHeldAtItsCommit() throws Exception {
         Process p = start("exec");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
             assertThat(a.context().get("function")).isIn("sqlite3_exec", "sqlite3_step");
@@ -157,7 +157,7 @@ class NativeDebuggerTest {
     @Test
     void autocommitWritesNeverReachTheCommitPoint() throws Exception {
         Process p = start("autocommit");
-        try (NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit())) {
+        try (NativeDebugger gdb = attachAtCommit(p)) {
             Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
             long rows = rows();
             assertThat(b.tryAwaitArrival(Duration.ofSeconds(2))).isEmpty();
@@ -238,7 +238,7 @@ class NativeDebuggerTest {
     @Test
     void gdbWhoseInputEndsDetachesAndTheArmedProgramRunsOn() throws Exception {
         Process p = start("autocommit");
-        NativeDebugger gdb = NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit());
+        NativeDebugger gdb = attachAtCommit(p);
         gdb.arm("db-commit", NativePoint.function("sqlite3_step"), HoldMode.THREAD, listener, BarrierOptions.ofDefaults().when(c -> false));
         Thread.sleep(300);
         gdbSession(gdb).close(); // what a controller killed with SIGKILL leaves: gdb's stdin at its end, a breakpoint inserted
@@ -255,6 +255,11 @@ class NativeDebuggerTest {
         var f = NativeDebugger.class.getDeclaredField("gdb");
         f.setAccessible(true);
         return (GdbSession) f.get(d);
+    }
+
+    /** gdb attached to the program, with the SQLite commit point's helper. */
+    private static NativeDebugger attachAtCommit(Process p) throws InterruptedException {
+        return NativeDebugger.to(p.pid()).gdb(Gdb.require()).attach(NativePoint.sqliteCommit());
     }
 
     private Process start(String mode, String... flags) throws IOException, InterruptedException {

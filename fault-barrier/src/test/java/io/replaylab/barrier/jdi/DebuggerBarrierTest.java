@@ -71,6 +71,13 @@ class DebuggerBarrierTest {
         return p;
     }
 
+    /** A on a new one-partition topic of {@code records} records, the classic protocol and long timeouts, launched suspended. */
+    private ChildProcess launchA(LocalKafka kafka, LabNamespace ns, int records, String... options) {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, records);
+        return launch(command(kafka, ns, "classic", "A", 300000, 10000, options), "A");
+    }
+
     private ChildProcess plain(List<String> cmd, String name) {
         ChildProcess p = ChildProcess.of(cmd).name(name).output(dir.resolve(name + ".out"), dir.resolve(name + ".err")).start();
         cleanup.add(p::kill);
@@ -88,9 +95,7 @@ class DebuggerBarrierTest {
     }
 
     private Armed armedOnTwoRecords(LocalKafka kafka, LabNamespace ns, HoldMode mode, Duration holdTimeout) throws InterruptedException {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launchA(kafka, ns, 2);
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add,
                 BarrierOptions.ofDefaults().holdTimeout(holdTimeout));
@@ -100,9 +105,7 @@ class DebuggerBarrierTest {
 
     /** A program A with one record to commit (with {@code options}, see {@link CommitLoopMain}), launched suspended, its barrier armed at commitSync, then let run. */
     private Armed armedOnOneRecord(LocalKafka kafka, LabNamespace ns, HoldMode mode, String... options) throws InterruptedException {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 1);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, options), "A");
+        ChildProcess a = launchA(kafka, ns, 1, options);
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("offset-commit", MethodPoint.kafkaCommitSync(), mode, moves::add, BarrierOptions.ofDefaults());
         debugger.resumeProgram();
@@ -135,9 +138,7 @@ class DebuggerBarrierTest {
 
     @Test
     void aMapWhoseMethodsLoadAClassIsReadWhileAnInterfacePointWatchesEveryClassLoad(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 1);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, "map=own"), "A");
+        ChildProcess a = launchA(kafka, ns, 1, "map=own");
         DebuggerBarrier debugger = attach(a);
         // an interface point watches every class loaded (this method is never called): the read loads the map's entry classes
         // on the held thread, each load an event that stops it until the debugger resumes it
@@ -293,9 +294,7 @@ class DebuggerBarrierTest {
 
     @Test
     void aControllerKilledWhileHoldingLeavesTheProgramRunning(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launchA(kafka, ns, 2);
         ChildProcess controller = plain(ChildProcess.java(ChildProcess.shortLived("-Xmx128m"), HoldingControllerMain.class.getName(),
                 Integer.toString(a.debugPort().orElseThrow())), "controller");
         controller.awaitOutput("held", Duration.ofSeconds(60));
@@ -310,9 +309,7 @@ class DebuggerBarrierTest {
 
     @Test
     void theJdbcCommitPointHoldsTheProgramBeforeItsTransactionCommitsInWhateverDriverItUses(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000, "tx"), "A");
+        ChildProcess a = launchA(kafka, ns, 2, "tx");
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("db-commit", MethodPoint.jdbcCommit(), HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
         debugger.resumeProgram();
@@ -341,9 +338,7 @@ class DebuggerBarrierTest {
     @ParameterizedTest(name = "on return: {0}")
     @ValueSource(booleans = {false, true})
     void anInterfacePointHoldsAMethodItsImplementationInheritsFromASuperclass(boolean onReturn, LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launchA(kafka, ns, 2);
         DebuggerBarrier debugger = attach(a);
         MethodPoint insert = MethodPoint.parse("java.sql.PreparedStatement#executeUpdate");
         Barrier barrier = debugger.arm("db-commit", onReturn ? insert.onReturn() : insert, HoldMode.THREAD, moves::add, BarrierOptions.ofDefaults());
@@ -362,9 +357,7 @@ class DebuggerBarrierTest {
 
     @Test
     void anOnReturnPointHoldsTheProgramAfterItsOffsetCommitWasStoredBeforeItSeesTheAnswer(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
-        ChildProcess a = launch(command(kafka, ns, "classic", "A", 300000, 10000), "A");
+        ChildProcess a = launchA(kafka, ns, 2);
         DebuggerBarrier debugger = attach(a);
         Barrier barrier = debugger.arm("after-offset-commit", MethodPoint.kafkaCommitSync().onReturn(), HoldMode.THREAD, moves::add,
                 BarrierOptions.ofDefaults());

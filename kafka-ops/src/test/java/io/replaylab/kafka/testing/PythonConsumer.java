@@ -60,8 +60,8 @@ public final class PythonConsumer {
     /** The handbook-like consumer's effects ({@code handbook_consumer.py}: configured by its environment, its own shape and tables). */
     public static final String HANDBOOK_TARGET_QUERY = "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger WHERE ns = {namespace}";
 
-    /** What the serial test consumers share (arguments, timeouts, the poll loop), copied beside each. */
-    private static final String POLLING = "polling.py";
+    /** What the serial test consumers share (arguments, timeouts, the poll loop, a retried SQLite transaction), copied beside each. */
+    private static final String KIT = "consumer_kit.py";
 
     /** Copies the consumer script into {@code dir} and returns its path. */
     public static Path script(Path dir) {
@@ -73,8 +73,8 @@ public final class PythonConsumer {
      * {@code handbook_producer.py}) into {@code dir}, executable, and returns its path.
      */
     public static Path copy(Path dir, String name) {
-        if (!name.equals(POLLING)) {
-            copy(dir, POLLING); // the module the serial consumers import
+        if (!name.equals(KIT)) {
+            copy(dir, KIT); // the module the serial consumers import
         }
         Path target = dir.resolve(name);
         try (InputStream in = PythonConsumer.class.getResourceAsStream(name)) {

@@ -9,11 +9,10 @@ Target query: SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}
 """
 import json
 import sqlite3
-import time
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer
 
-from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
+from consumer_kit import SHORT_TIMEOUTS, arguments, polled, retried_while_busy, until_sigterm
 
 
 def main():
@@ -55,21 +54,16 @@ def main():
 def apply(db, args, msg):
     """One transaction: the inbox row, the effect when it is new, and the next offset. Retried while another instance holds the lock."""
     payment = json.loads(msg.value())
-    for _ in range(50):
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            new = db.execute("INSERT OR IGNORE INTO dbo_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
-            if new:
-                db.execute("INSERT INTO dbo_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
-            db.execute("INSERT OR REPLACE INTO db_offsets VALUES (?, ?, ?, ?)", (args.group, msg.topic(), msg.partition(), msg.offset() + 1))
-            db.execute("COMMIT")
-            return new
-        except sqlite3.OperationalError as e:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            print("db busy, retrying:", e, flush=True)
-            time.sleep(0.2)
-    raise RuntimeError("the database stayed locked")
+
+    def transaction():
+        db.execute("BEGIN IMMEDIATE")
+        new = db.execute("INSERT OR IGNORE INTO dbo_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
+        if new:
+            db.execute("INSERT INTO dbo_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
+        db.execute("INSERT OR REPLACE INTO db_offsets VALUES (?, ?, ?, ?)", (args.group, msg.topic(), msg.partition(), msg.offset() + 1))
+        db.execute("COMMIT")
+        return new
+    return retried_while_busy(db, transaction, tries=50)
 
 
 if __name__ == "__main__":

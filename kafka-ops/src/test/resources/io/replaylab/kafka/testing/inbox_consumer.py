@@ -16,11 +16,10 @@ Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
 """
 import json
 import sqlite3
-import time
 
 from confluent_kafka import Consumer, KafkaException
 
-from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
+from consumer_kit import SHORT_TIMEOUTS, arguments, polled, retried_while_busy, until_sigterm
 
 TARGET_QUERY = "SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}"
 
@@ -76,25 +75,20 @@ def main():
 
 def apply(db, args, payment):
     """One transaction: the inbox row and, when it is new, the effect. Retried while another instance holds the write lock."""
-    for attempt in range(30):
-        try:
-            if args.autocommit:
-                new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
-                if new or args.no_inbox:
-                    db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
-                return new
-            db.execute("BEGIN IMMEDIATE")
-            new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
-            if new or args.no_inbox:
-                db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
-            db.execute("COMMIT")
-            return new
-        except sqlite3.OperationalError as e:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            print("db busy, retrying:", e, flush=True)
-            time.sleep(0.2)
-    raise RuntimeError("the database stayed locked")
+    def writes():
+        new = db.execute("INSERT OR IGNORE INTO py_inbox VALUES (?, ?)", (args.namespace, payment["id"])).rowcount == 1
+        if new or args.no_inbox:
+            db.execute("INSERT INTO py_ledger VALUES (?, ?, ?)", (args.namespace, payment["id"], payment["amount"]))
+        return new
+
+    def transaction():
+        if args.autocommit:
+            return writes()
+        db.execute("BEGIN IMMEDIATE")
+        new = writes()
+        db.execute("COMMIT")
+        return new
+    return retried_while_busy(db, transaction)
 
 
 def commit(consumer, msg):

@@ -22,7 +22,7 @@ import time
 import psycopg2
 from confluent_kafka import Consumer, KafkaException
 
-from polling import SHORT_TIMEOUTS, arguments, polled, until_sigterm
+from consumer_kit import SHORT_TIMEOUTS, arguments, polled, until_sigterm
 
 
 def main():

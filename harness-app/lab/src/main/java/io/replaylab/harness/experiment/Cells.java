@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,8 @@ import java.util.function.Function;
 
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
+import io.replaylab.evidence.Payload;
+import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.kafka.LabNamespace;
 
@@ -31,5 +34,19 @@ final class Cells {
             outcomes.put(cells.get(i), done.get(i));
         }
         return outcomes;
+    }
+
+    /**
+     * The fault experiments' matrix: a row per cell, in one {@code column} (where they ran), each linking to its part and
+     * saying what its fault means; recorded, then the worst cell's verdict.
+     */
+    static <C> Outcome faultMatrix(ExperimentRecorder e, Map<C, Outcome> outcomes, Function<C, String> partName, Function<C, String> meaning,
+            String title, String column, String confirmed) {
+        List<Payload.MatrixCell> matrix = new ArrayList<>();
+        outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), column, o.status().name(), partName.apply(cell),
+                meaning.apply(cell), o.reason())));
+        e.record(Source.here("harness"), new Payload.Matrix(title, "fault", outcomes.keySet().stream().map(Object::toString).toList(),
+                List.of(column), matrix));
+        return Verdicts.worstCell(e, outcomes, confirmed);
     }
 }

@@ -56,12 +56,8 @@ final class DbFaultsExperiment {
         }
         Map<DbFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, DbFaultCell::id, DbFaultsExperiment::partName,
                 DbFaultsExperiment::runCell);
-        List<Payload.MatrixCell> matrix = new ArrayList<>();
-        outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), "postgresql", o.status().name(), partName(cell),
-                cell.fault().meaning(), o.reason())));
-        e.record(Source.here("harness"), new Payload.Matrix("Database faults: fault × database", "fault",
-                cells.stream().map(DbFaultCell::toString).toList(), List.of("postgresql"), matrix));
-        return Verdicts.worstCell(e, outcomes, "every cell's fault fired in the PostgreSQL proxy");
+        return Cells.faultMatrix(e, outcomes, DbFaultsExperiment::partName, cell -> cell.fault().meaning(), "Database faults: fault × database",
+                "postgresql", "every cell's fault fired in the PostgreSQL proxy");
     }
 
     static String partName(DbFaultCell cell) {

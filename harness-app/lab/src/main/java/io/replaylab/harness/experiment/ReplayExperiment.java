@@ -14,15 +14,9 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
-import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
-import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
-import io.replaylab.kafka.ResetPlans;
-import io.replaylab.kafka.SavedPlan;
-import io.replaylab.kafka.ResetRefusedException;
-import io.replaylab.kafka.ResetResult;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.oracle.Comparison;
@@ -89,24 +83,12 @@ final class ReplayExperiment {
         ResetPlan plan = ctx.kafka().ops().planReset(group, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(harness, plan.toPayload(true, null));
         ctx.step("executing the reset (group " + before.state().display() + ", plan saved first)");
-        ResetResult reset;
-        try {
-            reset = ctx.kafka().ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.kafka().namespace().prefix()).allowRemote(ctx.settings().allowRemote())
-                    .planDir(ctx.runDir().resolve("plans")).build());
-        } catch (ResetRefusedException refused) {
-            e.record(harness, new OffsetsEvent.ResetRefused(group, refused.failedGuards()));
-            return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
+        GuardedReset.Done reset = GuardedReset.execute(ctx, e, harness, plan, Check.of("reset executed only for an inactive synthetic group", "R3",
+                "state Empty/Dead, group within " + ctx.kafka().namespace().prefix(), before.state().display() + ", " + group,
+                before.state().isInactive() && ctx.kafka().namespace().owns(group)), "offsets");
+        if (reset.refused() != null) {
+            return e.finish(reset.refused());
         }
-        String planFile = ctx.runDir().relativize(reset.saved().file()).toString();
-        e.record(harness, plan.toPayload(false, planFile));
-        e.artifact(planFile, "the executed plan with the previous offsets (restore it with KafkaOps, or replay-lab offsets restore)");
-        e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
-                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status() == SavedPlan.Status.APPLIED));
-        e.check(Check.of("reset executed only for an inactive synthetic group", "R3", "state Empty/Dead, group within " + ctx.kafka().namespace().prefix(),
-                before.state().display() + ", " + group, before.state().isInactive() && ctx.kafka().namespace().owns(group)));
-        e.check(Check.of("reset landed on every partition", "R2", "every partition at its log start", reset.partitions().stream()
-                .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
-                .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
         ctx.step("consumer A2 replays into the same target");
         // the wire's word on redelivery: from where A2 asks to read each partition (a consumer that skips to the end never asks below it)
@@ -136,7 +118,7 @@ final class ReplayExperiment {
         // committed them again; and, when the subject keeps a processing log, that it handled each record again
         // (a subject that jumps to the end commits the offsets without reading a single record).
         Optional<Map<String, Long>> log = ctx.subjects().processingCounts("replay-A2");
-        long recommitted = reset.partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition()) - p.actual()).sum();
+        long recommitted = reset.result().partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         // without a processing log: the records the broker's Fetch answers delivered to A2 again, from each partition's reset offset to
         // where it committed (on the wire), or, with no witness, the offsets committed again (a weaker rule: a consumer that jumps to
         // the end would pass it)
@@ -148,7 +130,7 @@ final class ReplayExperiment {
         }
         // an answer the witness could not read says nothing of what was delivered: then the offsets alone, and the check says so
         FetchWatch wire = fetches != null && fetches.unreadable() == null ? fetches : null;
-        long refetched = reset.partitions().stream()
+        long refetched = reset.result().partitions().stream()
                 .filter(p -> wire != null && wire.deliveredAll(p.partition(), p.actual(), LabKafka.committed(after, p.topic(), p.partition())))
                 .mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition()) - p.actual()).sum();
         long handled = log.map(m -> m.getOrDefault("applied", 0L) + m.getOrDefault("duplicate", 0L) + m.getOrDefault("quarantined", 0L))
@@ -159,7 +141,7 @@ final class ReplayExperiment {
                         counts.getOrDefault("quarantined", 0L)));
         // every offset up to where the replay's drain ended (the records' end): the first pass may have ended short of it (every
         // effect applied, a last commit still pending), which must not lower the bar
-        long total = reset.partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition())).sum();
+        long total = reset.result().partitions().stream().mapToLong(p -> LabKafka.committed(after, p.topic(), p.partition())).sum();
         String seen = recommitted + " offsets committed again" + (log.isPresent() ? ", " + handled + " records handled in the subject's log " + counts
                 : wire != null ? ", " + handled + " records delivered again from the reset offsets on the wire (lowest fetch offsets " + lowest + ")"
                 : fetches != null ? " (the wire witness could not read a Fetch answer, " + fetches.unreadable() + ": offsets only)"

@@ -10,15 +10,9 @@ import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.kafka.ExecuteResetOptions;
 import io.replaylab.kafka.GroupType;
 import io.replaylab.kafka.OffsetSnapshot;
-import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.ResetPlan;
-import io.replaylab.kafka.ResetPlans;
-import io.replaylab.kafka.SavedPlan;
-import io.replaylab.kafka.ResetRefusedException;
-import io.replaylab.kafka.ResetResult;
 import io.replaylab.kafka.ResetScope;
 import io.replaylab.kafka.ResetTargets;
 import io.replaylab.oracle.Comparison;
@@ -69,25 +63,12 @@ final class ShareReplayExperiment {
         ResetPlan plan = ctx.kafka().ops().planReset(s.group(), GroupType.SHARE, ResetScope.allTopics(), ResetTargets.toEarliest());
         e.record(HARNESS, plan.toPayload(true, null));
         plan.caveat().ifPresent(c -> e.limitation("The reset: " + c + "."));
-        ResetResult reset;
-        try {
-            reset = ctx.kafka().ops().executeReset(plan, ExecuteResetOptions.custom().allowPrefix(ctx.kafka().namespace().prefix())
-                    .allowRemote(ctx.settings().allowRemote()).planDir(ctx.runDir().resolve("plans")).build());
-        } catch (ResetRefusedException refused) {
-            e.record(HARNESS, new OffsetsEvent.ResetRefused(s.group(), refused.failedGuards()));
-            return e.finish(Outcome.notRun("the reset was refused: " + String.join("; ", refused.failedGuards())));
+        GuardedReset.Done reset = GuardedReset.execute(ctx, e, HARNESS, plan, Check.of("reset executed only for a share group without members, "
+                + "in the lab's namespace", "R3", "no member, group within " + ctx.kafka().namespace().prefix(), before.members().size()
+                + " member(s), " + s.group(), before.members().isEmpty() && ctx.kafka().namespace().owns(s.group())), "start offsets");
+        if (reset.refused() != null) {
+            return e.finish(reset.refused());
         }
-        String planFile = ctx.runDir().relativize(reset.saved().file()).toString();
-        e.record(HARNESS, plan.toPayload(false, planFile));
-        e.artifact(planFile, "the executed plan with the previous start offsets (restore it with KafkaOps, or replay-lab offsets restore)");
-        e.check(Check.of("plan and previous offsets saved before the reset", "R4", "saved plan file, status APPLIED",
-                planFile + " " + ResetPlans.load(reset.saved().file()).status(), ResetPlans.load(reset.saved().file()).status() == SavedPlan.Status.APPLIED));
-        e.check(Check.of("reset executed only for a share group without members, in the lab's namespace", "R3",
-                "no member, group within " + ctx.kafka().namespace().prefix(), before.members().size() + " member(s), " + s.group(),
-                before.members().isEmpty() && ctx.kafka().namespace().owns(s.group())));
-        e.check(Check.of("reset landed on every partition", "R2", "every partition's start offset at its log start", reset.partitions().stream()
-                .map(p -> "p" + p.partition() + " " + p.planned() + (p.landed() ? "" : " but is " + p.actual()))
-                .collect(java.util.stream.Collectors.joining(", ")), reset.allLanded()));
 
         ctx.step("share consumer A2 gets every record again, into the same target");
         LabContext.Instance a2 = ctx.subjects().start(e, ctx.subjects().shareConsumer(NAME + "-A2", s.topic(), s.group(), s.inbox()));

@@ -59,12 +59,8 @@ final class WireFaultsExperiment {
         Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::partName,
                 WireFaultsExperiment::runCell);
         String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
-        List<Payload.MatrixCell> matrix = new ArrayList<>();
-        outcomes.forEach((cell, o) -> matrix.add(new Payload.MatrixCell(cell.toString(), protocol, o.status().name(), partName(cell),
-                cell.fault().meaning(), o.reason())));
-        e.record(Source.here("harness"), new Payload.Matrix("Wire faults: fault × group protocol", "fault",
-                cells.stream().map(WireFaultCell::toString).toList(), List.of(protocol), matrix));
-        return Verdicts.worstCell(e, outcomes, "every cell's fault fired on the wire");
+        return Cells.faultMatrix(e, outcomes, WireFaultsExperiment::partName, cell -> cell.fault().meaning(), "Wire faults: fault × group protocol",
+                protocol, "every cell's fault fired on the wire");
     }
 
     static String partName(WireFaultCell cell) {

@@ -27,17 +27,11 @@ final class SubjectLogs {
     /** Manual commits, from the earliest offset, read_committed, the lab's poll interval and (classic) session timeout. */
     static Properties consumerProperties(ClientProperties client, String bootstrap, String group, String instanceId, GroupProtocol protocol,
             int maxPollIntervalMs, Integer sessionTimeoutMs, int maxPollRecords) {
-        Properties p = client.properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
+        Properties p = member(client, bootstrap, group, instanceId, maxPollRecords);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, maxPollIntervalMs);
-        p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
-        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, protocol.name);
         if (protocol == GroupProtocol.CLASSIC && sessionTimeoutMs != null) {
             p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, sessionTimeoutMs);
@@ -56,12 +50,18 @@ final class SubjectLogs {
      * whoever runs the group (the lab), not by a member.
      */
     static Properties shareConsumerProperties(ClientProperties client, String bootstrap, String group, String instanceId, int maxPollRecords) {
+        Properties p = member(client, bootstrap, group, instanceId, maxPollRecords);
+        p.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
+        p.put(ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
+        return p;
+    }
+
+    /** What every member of either kind of group is given: the user's client properties, where, who, how many records a poll, strings. */
+    private static Properties member(ClientProperties client, String bootstrap, String group, String instanceId, int maxPollRecords) {
         Properties p = client.properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, instanceId);
-        p.put(ConsumerConfig.SHARE_ACKNOWLEDGEMENT_MODE_CONFIG, "explicit");
-        p.put(ConsumerConfig.SHARE_ACQUIRE_MODE_CONFIG, "record_limit");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, maxPollRecords);
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

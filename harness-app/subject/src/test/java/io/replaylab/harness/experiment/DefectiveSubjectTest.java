@@ -1,5 +1,7 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.faultNotObserved;
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
@@ -14,7 +16,6 @@ import java.util.Set;
 
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
@@ -41,9 +42,7 @@ class DefectiveSubjectTest {
                 + ForeignSubjectMain.template(mode);
         ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(bNeverJoins)).targetQuery(ForeignSubjectMain.TARGET_QUERY)
                 .handoffTimeout(handoffTimeout), "rebalance");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for " + handoffTimeout);
+        faultNotObserved(x).startsWith("no handoff: ").endsWith("stayed with A for " + handoffTimeout);
         return x;
     }
 
@@ -86,9 +85,7 @@ class DefectiveSubjectTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(BrokenSubjectMain.template("skip-replay"))).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).isEqualTo("no redelivery: after the reset to earliest the subject handled 0 of 60 records again "
+        faultNotObserved(x).isEqualTo("no redelivery: after the reset to earliest the subject handled 0 of 60 records again "
                 + "(60 offsets committed again, 0 records handled in the subject's log {})");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("records delivered again")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.FAIL));
@@ -110,7 +107,6 @@ class DefectiveSubjectTest {
     void aSubjectThatCommitsOffsetsBeforeItsDbCommitIsCaughtAtTheBarrier(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(BrokenSubjectMain.template("commit-first"))),
                 "rebalance");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("not confirmed").contains("commit offsets before its DB commit");
+        wasNotRun(x).contains("not confirmed").contains("commit offsets before its DB commit");
     }
 }

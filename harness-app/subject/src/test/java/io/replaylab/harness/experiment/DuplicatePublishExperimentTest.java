@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
@@ -120,7 +121,6 @@ class DuplicatePublishExperimentTest {
         ExperimentEvidence x = run(on(kafka, dir.resolve("runs")).experiments(Experiments.duplicatePublish())
                 .subject(Subject.command(BrokenSubjectMain.template(defect))).drainTimeout(Duration.ofSeconds(25)).stopGrace(Duration.ofSeconds(3)).witness(false)
                 , "duplicate-publish");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo(reason);
+        wasNotRun(x).isEqualTo(reason);
     }
 }

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.faultNotObserved;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -14,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
@@ -82,8 +82,7 @@ class EosExperimentTest {
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("the injection point was never reached: A did not call "
+        wasNotRun(x).isEqualTo("the injection point was never reached: A did not call "
                 + "org.apache.kafka.clients.producer.KafkaProducer#commitTransaction within PT8S (is it a transactional producer?)");
     }
 
@@ -92,8 +91,7 @@ class EosExperimentTest {
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(BrokenTransformMain.template("empty-transaction"))).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the injection point was not confirmed: A is at "
+        wasNotRun(x).startsWith("the injection point was not confirmed: A is at "
                 + "org.apache.kafka.clients.producer.KafkaProducer#commitTransaction but the output topic ").endsWith(
                 "holds no record of an open transaction (does it write its output inside the transaction?)");
     }
@@ -103,8 +101,7 @@ class EosExperimentTest {
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(BrokenTransformMain.template("renamed-output"))).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).startsWith("the injection point was not confirmed: A's open transaction holds ")
+        wasNotRun(x).startsWith("the injection point was not confirmed: A's open transaction holds ")
                 .contains("-copy, which is at [] in ").endsWith(" instead of exactly one input record");
     }
 
@@ -113,9 +110,7 @@ class EosExperimentTest {
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB("sleep 600"))).handoffTimeout(Duration.ofSeconds(10)).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).startsWith("no handoff: ").endsWith("stayed with A for PT10S");
+        faultNotObserved(x).startsWith("no handoff: ").endsWith("stayed with A for PT10S");
     }
 
     @Test
@@ -126,9 +121,7 @@ class EosExperimentTest {
         Lab.LabResult r = Lab.run(eos(kafka).transformSubject(Subject.command(withB(pollsOnly))).handoffTimeout(Duration.ofSeconds(60)).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).startsWith("B never committed past A's input ").endsWith("within PT1M");
+        faultNotObserved(x).startsWith("B never committed past A's input ").endsWith("within PT1M");
     }
 
     @Test
@@ -146,7 +139,6 @@ class EosExperimentTest {
                 .experiments(Experiments.eos()).build(), null);
 
         ExperimentEvidence x = only(r);
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("no consume-transform-produce subject to test").contains("LabSettings.transformSubject");
+        wasNotRun(x).contains("no consume-transform-produce subject to test").contains("LabSettings.transformSubject");
     }
 }

@@ -8,7 +8,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;

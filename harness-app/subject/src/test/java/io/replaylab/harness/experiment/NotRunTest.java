@@ -42,8 +42,7 @@ class NotRunTest {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(r.evidence().experiments()).hasSize(2).allSatisfy(x -> {
-            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-            assertThat(x.outcome().reason()).contains("exited on its own with code 3").contains("boom-on-stderr");
+            wasNotRun(x).contains("exited on its own with code 3").contains("boom-on-stderr");
         });
         assertThat(experiment(r.evidence(), "rebalance").environment().get("barrier")).startsWith("wire").contains("'sh' is not java");
         assertThat(experiment(r.evidence(), "rebalance").events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-expired");
@@ -113,8 +112,7 @@ class NotRunTest {
 
             Lab.LabResult r = run.get(3, java.util.concurrent.TimeUnit.MINUTES);
             ExperimentEvidence x = experiment(r.evidence(), "replay");
-            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-            assertThat(x.outcome().reason()).startsWith("the broker became unreachable: ");
+            wasNotRun(x).startsWith("the broker became unreachable: ");
             assertThat(r.runDir().resolve("evidence.json")).exists();
         }
     }
@@ -128,8 +126,7 @@ class NotRunTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(fails, Experiments.rebuild()).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "fails");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).as("the message first; the class's simple name only to say it was unforeseen")
+        wasNotRun(x).as("the message first; the class's simple name only to say it was unforeseen")
                 .isEqualTo("the experiment could not complete: a step nobody foresaw went wrong (an unforeseen IllegalStateException; the harness logged "
                         + "its stack trace)").doesNotContain("java.lang.");
         assertThat(experiment(r.evidence(), "rebuild").outcome().status()).as("the experiment beside it is not touched").isEqualTo(Status.PASS);
@@ -153,8 +150,7 @@ class NotRunTest {
         Lab.LabResult r = Lab.run(on(kafka, dir).experiments(Experiments.rebalance()).subject(Subject.command(neverCommits)).barrierTimeout(Duration.ofSeconds(8)).build(), null);
 
         ExperimentEvidence x = experiment(r.evidence(), "rebalance");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("never reached");
+        wasNotRun(x).contains("never reached");
         assertThat(x.events()).extracting(e -> e.type()).contains("barrier-armed", "barrier-expired");
     }
 
@@ -169,8 +165,7 @@ class NotRunTest {
 
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
         assertThat(r.evidence().experiments()).allSatisfy(x -> {
-            assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-            assertThat(x.outcome().reason()).contains("the database refused the target query at the first offset commit: cannot read the target (")
+            wasNotRun(x).contains("the database refused the target query at the first offset commit: cannot read the target (")
                     .contains("with query [" + query + "]").contains(databaseSays).doesNotContain("Exception");
             assertThat(x.events()).as("no experiment got as far as its verdict").noneMatch(ev -> ev.payload() instanceof TargetEvent.OracleVerdict);
         });

@@ -60,6 +60,19 @@ final class Runs {
         return assertThat(x.outcome().reason());
     }
 
+    /** Asserts that {@code x} FAILed (for any reason); the reason, to assert what it names. */
+    static AbstractStringAssert<?> failed(ExperimentEvidence x) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        return assertThat(x.outcome().reason());
+    }
+
+    /** Asserts that {@code x} FAILed because its fault was not observed (what the consumer did kept it from happening); the reason. */
+    static AbstractStringAssert<?> faultNotObserved(ExperimentEvidence x) {
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().failKind()).as(x.outcome().reason()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        return assertThat(x.outcome().reason());
+    }
+
     /** Asserts that {@code x} PASSed (its reason shown if not); its fault confirmation, to assert what it says was confirmed. */
     static AbstractStringAssert<?> passed(ExperimentEvidence x) {
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);

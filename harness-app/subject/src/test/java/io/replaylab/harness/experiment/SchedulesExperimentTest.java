@@ -1,5 +1,7 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.faultNotObserved;
+import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -115,8 +117,7 @@ class SchedulesExperimentTest {
     void aProgramOnSqliteIsNotRunAfterItsDbCommitNamingWhatWouldReachIt(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(schedules(kafka, "after-db-commit:crash").subject(Subject.command(PythonConsumer.template(dir, false)))
                 .targetQuery(PythonConsumer.TARGET_QUERY), "schedules.after-db-commit.crash");
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("not reachable for a subject that is not a JVM on a SQLite target: gdb holds the SQLite commit "
+        wasNotRun(x).isEqualTo("not reachable for a subject that is not a JVM on a SQLite target: gdb holds the SQLite commit "
                 + "where it starts (sqlite3_step of a COMMIT), not where it returns; on a PostgreSQL target the PostgreSQL proxy holds the answer to "
                 + "any client's COMMIT");
     }
@@ -172,8 +173,7 @@ class SchedulesExperimentTest {
                 .subject(Subject.command("sh -c 'sleep 60' {bootstrap} {topic} {group} {db} {namespace} {instance}")).build(), null);
 
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
-        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(db.outcome().reason()).startsWith("not reachable for this subject: the native barrier could not attach (no sqlite3_step in pid ")
+        wasNotRun(db).startsWith("not reachable for this subject: the native barrier could not attach (no sqlite3_step in pid ")
                 .contains("or its descendants within PT2S").contains("sleep 60");
         assertThat(db.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
         assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
@@ -187,8 +187,7 @@ class SchedulesExperimentTest {
                 .build(), null);
 
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.crash");
-        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not send an OffsetCommit for group "
+        wasNotRun(db).matches("the injection point before-db-commit was never reached: A did not send an OffsetCommit for group "
                 + "rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.crash\\.group \\(the warm-up: the DB point is armed while it is held\\) within PT3S");
         assertThat(payloads(db)).as("gdb was attached: the program had SQLite").anyMatch(p -> p instanceof LabEvent.DebuggerAttached n && n.library().contains("sqlite"));
     }
@@ -200,8 +199,7 @@ class SchedulesExperimentTest {
                 .subject(Subject.command(PythonConsumer.template(dir, "--autocommit"))).targetQuery(PythonConsumer.TARGET_QUERY).build(), null);
 
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
-        assertThat(db.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(db.outcome().reason()).isEqualTo("the injection point before-db-commit was never reached: A did not reach the SQLite commit "
+        wasNotRun(db).isEqualTo("the injection point before-db-commit was never reached: A did not reach the SQLite commit "
                 + "(sqlite3_step of COMMIT/END, or sqlite3_exec of a script with one) (only a COMMIT or END that ends a BEGIN ... transaction "
                 + "reaches it: autocommit writes (no BEGIN) and a RELEASE of the outermost savepoint do not) within PT5S");
     }
@@ -212,8 +210,7 @@ class SchedulesExperimentTest {
                 .barrierTimeout(Duration.ofSeconds(4)).build(), null);
 
         ExperimentEvidence offsets = experiment(r.evidence(), "schedules.before-offset-commit.hold");
-        assertThat(offsets.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(offsets.outcome().reason()).isEqualTo("the injection point before-offset-commit was never reached: A did not reach "
+        wasNotRun(offsets).isEqualTo("the injection point before-offset-commit was never reached: A did not reach "
                 + "org.apache.kafka.clients.consumer.KafkaConsumer#commitSync within PT4S");
         ExperimentEvidence db = experiment(r.evidence(), "schedules.before-db-commit.hold");
         assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not commit an offset of "
@@ -274,9 +271,7 @@ class SchedulesExperimentTest {
                 .handoffTimeout(Duration.ofSeconds(3)).build(), null);
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.hold");
-        assertThat(cell.outcome().status()).isEqualTo(Status.FAIL);
-        assertThat(cell.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(cell.outcome().reason()).matches("no handoff: \\S+ stayed with A's member for PT3S after A was held");
+        faultNotObserved(cell).matches("no handoff: \\S+ stayed with A's member for PT3S after A was held");
         // the matrix and the whole experiment see the cell's own outcome (A, still held, is stopped after the cell's outcome was sealed)
         assertThat(matrix(r.evidence()).cell("before-offset-commit", "hold").orElseThrow().status()).isEqualTo("FAIL");
         assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:hold FAILED (no handoff: ");
@@ -288,8 +283,7 @@ class SchedulesExperimentTest {
         Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:crash").records(6000).drainTimeout(Duration.ofSeconds(2)).witness(false).build(), null);
 
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.crash");
-        assertThat(cell.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(cell.outcome().reason()).isEqualTo("the group did not drain after the recovery: not done within 2 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts)");
+        wasNotRun(cell).isEqualTo("the group did not drain after the recovery: not done within 2 s (the lab's drain timeout, LabSettings.drainTimeout: the run has no wire witness to show the consumer's own timeouts)");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.faultNotObserved;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.on;
 import static io.replaylab.harness.experiment.Runs.only;
@@ -11,7 +12,6 @@ import java.nio.file.Path;
 
 import io.replaylab.barrier.HoldMode;
 import io.replaylab.evidence.ExperimentEvidence;
-import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.LabSettings;
@@ -63,16 +63,14 @@ class ShareOwnershipExperimentTest {
         ExperimentEvidence x = only(LabSettings.custom().subject(ReferenceSubject.consume()).bootstrap(kafka.bootstrapServers())
                 .workDir(dir.resolve("runs")).records(5).experiments(Experiments.shareOwnership()));
 
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("no share consumer to test").contains("LabSettings.shareSubject");
+        wasNotRun(x).contains("no share consumer to test").contains("LabSettings.shareSubject");
     }
 
     @Test
     void aShareConsumerThatIsNotAJvmNeedsTheWireAndWithoutItsProxyIsNotRun(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command("/usr/bin/python3 -c pass {group}")).witness(false));
 
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("the share consumer is not a JVM (no debugger can hold it), and this run has no wire proxy to hold "
+        wasNotRun(x).isEqualTo("the share consumer is not a JVM (no debugger can hold it), and this run has no wire proxy to hold "
                 + "its acknowledgement (LabSettings.witness(false))");
     }
 
@@ -93,8 +91,7 @@ class ShareOwnershipExperimentTest {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(BrokenSubjectMain.template("stall")))
                 .barrierTimeout(java.time.Duration.ofSeconds(4)));
 
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).isEqualTo("the injection point was never reached: A did not call "
+        wasNotRun(x).isEqualTo("the injection point was never reached: A did not call "
                 + "org.apache.kafka.clients.consumer.KafkaShareConsumer#acknowledge within PT4S (does it acknowledge explicitly: "
                 + "share.acknowledgement.mode=explicit?)");
     }
@@ -103,8 +100,7 @@ class ShareOwnershipExperimentTest {
     void aShareConsumerWithoutAProcessingLogIsNotRunBecauseTheHeldRecordCannotBeNamed(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " no-log=1")));
 
-        assertThat(x.outcome().status()).isEqualTo(Status.NOT_RUN);
-        assertThat(x.outcome().reason()).contains("names no record it applied: the lab cannot tell which record's lock to watch");
+        wasNotRun(x).contains("names no record it applied: the lab cannot tell which record's lock to watch");
     }
 
     @Test
@@ -113,9 +109,7 @@ class ShareOwnershipExperimentTest {
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-b=60000"))
                 .barrierTimeout(java.time.Duration.ofSeconds(12)));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).matches("no redelivery: B did not acknowledge any record within PT12S after A's lock on "
+        faultNotObserved(x).matches("no redelivery: B did not acknowledge any record within PT12S after A's lock on "
                 + "rl-[0-9a-f]+\\.share-ownership-\\d+ had run out");
     }
 
@@ -125,9 +119,7 @@ class ShareOwnershipExperimentTest {
         // (and so may be the one after it, when A's client fetched ahead: B's first is a later one, never the held one)
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " lock-ms=60000")));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).matches("no redelivery: B's first record was rl-[0-9a-f]+\\.share-ownership-\\d+ \\(offset [1-9]\\d*, delivery 1\\), "
+        faultNotObserved(x).matches("no redelivery: B's first record was rl-[0-9a-f]+\\.share-ownership-\\d+ \\(offset [1-9]\\d*, delivery 1\\), "
                 + "not rl-[0-9a-f]+\\.share-ownership-\\d+ again, after A held it unacknowledged past its 4000 ms lock; the group's "
                 + "share.record.lock.duration.ms is now 60000 ms, not the lab's 4000 ms: something else set it");
     }
@@ -137,9 +129,7 @@ class ShareOwnershipExperimentTest {
         // A hangs after acknowledge() of the held record, before the commitSync that would send it
         ExperimentEvidence x = only(settings(kafka).shareSubject(Subject.command(ShareTwinMain.template("share") + " hang-after-ack=1")));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
-        assertThat(x.outcome().reason()).isEqualTo("the stale acknowledgement was not refused: no answer to A's acknowledgement within PT10S "
+        faultNotObserved(x).isEqualTo("the stale acknowledgement was not refused: no answer to A's acknowledgement within PT10S "
                 + "(wire or processing log) (B held the record, delivery 2)");
     }
 

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.failed;
 import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
@@ -81,8 +82,7 @@ class UnseenConsumerTest {
         Lab.LabResult reference = Lab.run(on(kafka, dir).source(aborted).experiments(Experiments.replay()).build(), null);
 
         ExperimentEvidence x = experiment(defaults.evidence(), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).contains("no effect of an aborted record (R12)");
+        failed(x).contains("no effect of an aborted record (R12)");
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
             assertThat(c.status()).isEqualTo(Status.FAIL);
             assertThat(c.actual()).matches("[1-9][0-9]* applied, e\\.g\\. \\[\\S+-aborted-[0-9]+.*\\]: the consumer reads records of transactions their "
@@ -101,8 +101,7 @@ class UnseenConsumerTest {
     @Test
     void aConsumerThatDiesOnEveryRedeliveryIsRestartedThenFailsNamingTheRecordItNeverGetsPast(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("dies-on-redelivery")).experiments(Experiments.replay()), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).matches("replay-A2 crashes on every delivery of \\S+ \\(\\S+-[0-9]@0\\).*: it exited 3 times in a row \\(last with "
+        failed(x).matches("replay-A2 crashes on every delivery of \\S+ \\(\\S+-[0-9]@0\\).*: it exited 3 times in a row \\(last with "
                 + "code 1\\) while its group's committed offsets stayed at \\{0=0, 1=0, 2=0\\}, restarted each time: the partition is stuck; "
                 + "last lines of logs/replay-A2\\.err: .*");
         assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof LabEvent.Restarted n && n.instance().equals("replay-A2"))
@@ -128,8 +127,7 @@ class UnseenConsumerTest {
     @Test
     void aConsumerThatHangsMidwayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template("hangs")).experiments(Experiments.replay()), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).matches("\\S+ stalled during first pass: [0-9]+ effect\\(s\\) missing \\(.+\\), its committed offsets stood at "
+        failed(x).matches("\\S+ stalled during first pass: [0-9]+ effect\\(s\\) missing \\(.+\\), its committed offsets stood at "
                 + "\\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, session.timeout.ms 6000, "
                 + "max.poll.interval.ms 5000 .*\\): 11 s, plus 30 s for a restart and a rejoin allow: a live consumer would have gone on, or been replaced");
         assertThat(x.environment()).doesNotContainKey("exits of replay-A");
@@ -143,8 +141,7 @@ class UnseenConsumerTest {
     void aConsumerThatStopsReadingTheReplayFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.replay()).subject(Subject.command(
                 io.replaylab.harness.subject.BrokenSubjectMain.template("stall-on-replay"))).stopGrace(java.time.Duration.ofSeconds(3)), "replay");
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).matches("\\S+ stalled during replay: records left unread past its committed offsets, its committed offsets "
+        failed(x).matches("\\S+ stalled during replay: records left unread past its committed offsets, its committed offsets "
                 + "stood at \\{.*\\} with no progress for 41 s, longer than its poll interval and session timeout \\(classic protocol, "
                 + "session.timeout.ms 6000, max.poll.interval.ms 5000 .*");
     }

@@ -1,8 +1,11 @@
 """What the serial test consumers share, as a real consumer's own module would: the lab's placeholders as
-arguments, short group timeouts, and the poll loop that ends at SIGTERM. Copied beside each consumer."""
+arguments, short group timeouts, the poll loop that ends at SIGTERM, and a SQLite transaction retried while
+another instance holds the write lock. Copied beside each consumer."""
 import argparse
 import signal
+import sqlite3
 import sys
+import time
 
 # the lab's short timeouts, so that a rebalance takes seconds (a consumer with --client-timeouts keeps librdkafka's)
 SHORT_TIMEOUTS = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 1500, "max.poll.interval.ms": 10000}
@@ -33,3 +36,16 @@ def polled(consumer, stop):
             print("consumer error:", msg.error(), file=sys.stderr, flush=True)
             continue
         yield msg
+
+
+def retried_while_busy(db, transaction, tries=30):
+    """transaction()'s result, run again while another instance holds SQLite's write lock (a failed try rolled back)."""
+    for _ in range(tries):
+        try:
+            return transaction()
+        except sqlite3.OperationalError as e:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            print("db busy, retrying:", e, flush=True)
+            time.sleep(0.2)
+    raise RuntimeError("the database stayed locked")
