@@ -3,7 +3,6 @@ package io.replaylab.harness.experiment;
 import static io.replaylab.harness.experiment.Runs.failed;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
-import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live frontier check on consumers it was not written for: the handbook's Python consumer as it
- * is (commits after its transaction), its twin on librdkafka's auto-commit defaults (the offset is
- * stored when poll returns and a timer commits it, ahead of the transaction), and the JVM reference.
+ * is (commits after its transaction), its twin that commits first, and the JVM reference. Its timer-committing
+ * twins (librdkafka's auto-commit, and a timer over offsets stored after the transaction) are in
+ * {@link HandbookConsumerTest}, beside its other timer cells.
  */
 @LocalKafkaTest
 class CommitAheadExperimentTest {
@@ -43,31 +43,6 @@ class CommitAheadExperimentTest {
 
     private ExperimentEvidence run(LabSettings.Builder b) throws Exception {
         return experiment(Lab.run(b.build(), null).evidence(), CommitAheadExperiment.NAME);
-    }
-
-    /** Its timer's interval (10 s) is longer than the lab's least hold (8 s): A is held past it, as long as its first commit took. */
-    @Test
-    void anAutoCommittingConsumerIsKilledAtItsTimersCommitAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 40)
-                .subject(Handbook.consumer(dir).env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000").env("MAX_POLL_INTERVAL_MS", "60000")));
-
-        failedItsChecks(x).contains("no missing effect").contains("effect lost of");
-        assertThat(x.events().stream().map(ev -> ev.payload().toString()))
-                .anyMatch(p -> p.matches(".*A held at its DB commit for up to 1\\d s while the check watches its commits \\(its first offset commit "
-                        + "came 1\\d[.\\d]* s after its start; at least 8 s\\).*"))
-                .anyMatch(p -> p.contains("commit ahead of the database: commit-ahead-A"))
-                .anyMatch(p -> p.contains("killed at that commit") && p.contains("still have no effect"));
-    }
-
-    /** librdkafka's advice for at-least-once: its timer commits only what the handler stored after the transaction. */
-    @Test
-    void aTimerCommitterThatStoresEachOffsetAfterItsTransactionPassesHeldPastItsInterval(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(handbookSettings(kafka, 40)
-                .subject(Handbook.consumer(dir).env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000").env("MAX_POLL_INTERVAL_MS", "60000")));
-
-        passed(x);
-        assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
-                .anyMatch(p -> p.matches(".*A released after 1\\d s at its DB commit: no commit of A's covered the held record meanwhile.*"));
     }
 
     @Test

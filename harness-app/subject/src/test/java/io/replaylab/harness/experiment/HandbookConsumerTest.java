@@ -247,6 +247,43 @@ class HandbookConsumerTest {
                 + "PT25S; the held step is not on A's polling path .*");
     }
 
+    /** commit-ahead on 40 records of its shape, written by the lab's producer. */
+    private ExperimentEvidence commitAhead(LocalKafka kafka, Subject consumer) throws Exception {
+        return run(settings(kafka).records(40).source(Handbook.shaped()).experiments(Experiments.commitAhead()).subject(consumer),
+                CommitAheadExperiment.NAME);
+    }
+
+    /**
+     * commit-ahead on its auto-committing twin: its timer's interval (10 s) is longer than the lab's least hold (8 s): A is held
+     * past it, as long as its first commit took.
+     */
+    @Test
+    void anAutoCommittingConsumerIsKilledAtItsTimersCommitAndFailsNamingTheLostRecord(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = commitAhead(kafka, Handbook.consumer(dir).env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000")
+                .env("MAX_POLL_INTERVAL_MS", "60000"));
+
+        failedItsChecks(x).contains("no missing effect").contains("effect lost of");
+        assertThat(x.events().stream().map(ev -> ev.payload().toString()))
+                .anyMatch(p -> p.matches(".*A held at its DB commit for up to 1\\d s while the check watches its commits \\(its first offset commit "
+                        + "came 1\\d[.\\d]* s after its start; at least 8 s\\).*"))
+                .anyMatch(p -> p.contains("commit ahead of the database: commit-ahead-A"))
+                .anyMatch(p -> p.contains("killed at that commit") && p.contains("still have no effect"));
+    }
+
+    /**
+     * commit-ahead on its timer twin that follows librdkafka's advice for at-least-once: its timer commits only what the handler
+     * stored after the transaction.
+     */
+    @Test
+    void aTimerCommitterThatStoresEachOffsetAfterItsTransactionPassesHeldPastItsInterval(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = commitAhead(kafka, Handbook.consumer(dir).env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "10000")
+                .env("MAX_POLL_INTERVAL_MS", "60000"));
+
+        passed(x);
+        assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
+                .anyMatch(p -> p.matches(".*A released after 1\\d s at its DB commit: no commit of A's covered the held record meanwhile.*"));
+    }
+
     @Test
     void aProducerThatFailsHangsOrWritesNothingMakesTheExperimentNotRunNamingTheCommandAndItsStderr(LocalKafka kafka) throws Exception {
         String[][] producers = {
