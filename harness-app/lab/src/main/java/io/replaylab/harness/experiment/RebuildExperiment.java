@@ -1,5 +1,7 @@
 package io.replaylab.harness.experiment;
 
+import java.util.stream.Collectors;
+
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
@@ -7,6 +9,7 @@ import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
+import io.replaylab.evidence.Status;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
 import io.replaylab.oracle.Comparison;
@@ -49,7 +52,13 @@ final class RebuildExperiment {
         // The hazard: an inbox that already holds every id. With a global marker it would suppress the rebuild.
         Event marker = e.record(harness, new Payload.Note("generation 1's inbox holds " + g1Before.rows() + " effects of the topic before g2 starts"));
         if (g1Before.rows() != sourceSet) {
-            return e.finish(Outcome.notRun("generation 1 holds " + g1Before.rows() + " effects, not one per message of the source set (" + sourceSet + " ids)"));
+            // generation 1 is the consumer's own first pass, before any fault: an effect applied twice, an aborted record applied or
+            // one skipped is what the consumer did, and the oracle names it
+            Comparison first = ctx.target().judge(e, topic, g1, ns.group("g1"));
+            String failed = e.checks().stream().filter(x -> x.status() == Status.FAIL).map(x -> x.name() + " (" + x.requirement() + ")")
+                    .collect(Collectors.joining(", "));
+            return e.finish(Verdicts.naming(Outcome.checkFailed("generation 1 holds " + g1Before.rows() + " effects for the source set's "
+                    + sourceSet + " ids before the rebuild" + (failed.isEmpty() ? "" : ": check failed: " + failed)), first));
         }
 
         ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");

@@ -16,6 +16,7 @@ import java.util.Set;
 
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.subject.BrokenSubjectMain;
@@ -101,6 +102,20 @@ class DefectiveSubjectTest {
                 "rebuild");
         failedItsChecks(x);
         assertThat(x.checks()).filteredOn(c -> c.status() == Status.FAIL).extracting(c -> c.name()).contains(failedCheck);
+    }
+
+    /**
+     * A subject that loses every tenth record's effect, committing its offset all the same, is caught at rebuild's first
+     * generation, before any fault: what it did there is judged, not taken for a prerequisite the lab lacked.
+     */
+    @Test
+    void aSubjectThatLosesEffectsFailsRebuildAtItsFirstGenerationNamingThem(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(on(kafka, dir).experiments(Experiments.rebuild()).subject(Subject.command(BrokenSubjectMain.template("lossy"))),
+                "rebuild");
+        failedItsChecks(x).matches("generation 1 holds \\d+ effects for the source set's 60 ids before the rebuild: check failed: no missing "
+                + "effect \\(R12\\).*").contains("effect lost of");
+        assertThat(x.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof Payload.ProcessStarted).extracting(p ->
+                ((Payload.ProcessStarted) p).instance()).as("generation 2 never started").containsOnly("rebuild-g1");
     }
 
     @Test

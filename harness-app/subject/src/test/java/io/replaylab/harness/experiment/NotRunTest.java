@@ -55,7 +55,6 @@ class NotRunTest {
         "stall-on-replay | replay  | the subject did not consume the replay to the end: not done within 25 s (the lab's drain timeout",
         "occupy-plans    | replay  | the reset was refused: cannot save the plan into ",
         "ignore-sigterm  | replay  | did not become inactive within PT2S after its consumer stopped",
-        "lossy           | rebuild | effects, not one per message of the source set (60 ids)",
         "stall-in-g2     | rebuild | generation 2 did not consume the topic: not done within 25 s (the lab's drain timeout"})
     void aMissingPrerequisiteIsNotRunWithItsReason(String defect, String experiment, String reason, LocalKafka kafka) throws Exception {
         // a 3 s stop grace: the subject that ignores SIGTERM is killed after 3 s, not the default 20
