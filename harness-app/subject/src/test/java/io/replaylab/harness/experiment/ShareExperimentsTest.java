@@ -38,6 +38,12 @@ class ShareExperimentsTest {
         return on(kafka, dir.resolve("runs")).records(records).experiments(experiment);
     }
 
+    /** The experiment with a share consumer that stalls after its first record's transaction, acknowledging nothing; a 3 s drain timeout. */
+    private ExperimentEvidence withAConsumerThatAcknowledgesNothing(LocalKafka kafka, Experiment experiment, int records) throws Exception {
+        return only(share(kafka, experiment, records).shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
+                .drainTimeout(java.time.Duration.ofSeconds(3)));
+    }
+
     // ---- share-ack-ahead: every ACCEPT checked against the target on the wire, A killed at its first one ahead
 
     @Test
@@ -205,10 +211,7 @@ class ShareExperimentsTest {
 
     @Test
     void aConsumerThatNeverGetsPastThePoisonIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
-        // a share consumer that stalls: it takes records and acknowledges none of them
-        ExperimentEvidence x = only(share(kafka, Experiments.sharePoison(), 10)
-                .shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
-                .drainTimeout(java.time.Duration.ofSeconds(3)));
+        ExperimentEvidence x = withAConsumerThatAcknowledgesNothing(kafka, Experiments.sharePoison(), 10);
 
         wasNotRun(x).contains("the share group did not get past every record").contains("within PT3S");
     }
@@ -252,10 +255,7 @@ class ShareExperimentsTest {
 
     @Test
     void aConsumerThatAcknowledgesNothingIsNotRunAfterTheDrainTimeout(LocalKafka kafka) throws Exception {
-        // a share consumer that stalls after its first record's transaction: it acknowledges nothing
-        ExperimentEvidence x = only(share(kafka, Experiments.shareReplay(), 20)
-                .shareSubject(Subject.command(ShareTwinMain.template("share") + " stall-first=60000"))
-                .drainTimeout(java.time.Duration.ofSeconds(3)));
+        ExperimentEvidence x = withAConsumerThatAcknowledgesNothing(kafka, Experiments.shareReplay(), 20);
 
         wasNotRun(x).contains("the share consumer did not acknowledge every record of").contains("within PT3S");
     }
