@@ -3,7 +3,9 @@ package io.replaylab.harness.experiment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
+import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 
@@ -33,8 +35,24 @@ public record WireFaultCell(WireFault fault) {
                 "offset-fetch:error=COORDINATOR_LOAD_IN_PROGRESS", "offset-fetch:rewind=5@every",
                 // expired offsets: the reset policy decides; a reset to the end skips what A had not applied (a FAIL, named)
                 "offset-fetch:forget@every"));
-        specs.add(protocol == GroupProtocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS" : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");
-        return specs.stream().map(WireFaultCell::parse).toList();
+        List<WireFaultCell> cells = new ArrayList<>(specs.stream().map(WireFaultCell::parse).toList());
+        cells.add(heartbeat(protocol == GroupProtocol.CLASSIC ? MemberTimeouts.Protocol.CLASSIC : MemberTimeouts.Protocol.CONSUMER));
+        return List.copyOf(cells);
+    }
+
+    /** The default cell at a protocol's heartbeat: the coordinator tells A to join again (classic) or fences its member epoch (consumer). */
+    static WireFaultCell heartbeat(MemberTimeouts.Protocol protocol) {
+        return parse(protocol == MemberTimeouts.Protocol.CLASSIC ? "heartbeat:error=REBALANCE_IN_PROGRESS"
+                : "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3");
+    }
+
+    /** The group protocol whose members alone send the request this cell's fault aims at (a heartbeat, a join), or empty. */
+    Optional<MemberTimeouts.Protocol> protocol() {
+        return switch (fault.target().api()) {
+            case HEARTBEAT, JOIN_GROUP, SYNC_GROUP -> Optional.of(MemberTimeouts.Protocol.CLASSIC);
+            case CONSUMER_GROUP_HEARTBEAT -> Optional.of(MemberTimeouts.Protocol.CONSUMER);
+            case OFFSET_COMMIT, OFFSET_FETCH, FIND_COORDINATOR, FETCH, PRODUCE -> Optional.empty();
+        };
     }
 
     /** An OffsetFetch rewind hits A's restart, after it committed offsets to rewind. */

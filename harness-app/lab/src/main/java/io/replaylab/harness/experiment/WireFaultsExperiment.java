@@ -11,6 +11,7 @@ import io.replaylab.barrier.wire.ArmedFault;
 import io.replaylab.barrier.wire.FaultFiring.Step;
 import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FetchWatch;
+import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
@@ -56,11 +57,21 @@ final class WireFaultsExperiment {
             return e.finish(Outcome.notRun("wire faults need the wire proxy between the subjects and the broker, and this run has none "
                     + "(the witness was turned off and the barrier is not the wire barrier)"));
         }
+        // a default heartbeat cell follows the protocol A joins with; a cell asked for is A's to meet
         Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::partName,
-                WireFaultsExperiment::runCell);
+                (c, cellNs, x, cell) -> runCell(c, cellNs, x, cell, asked == null));
         String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         return Cells.faultMatrix(e, outcomes, WireFaultsExperiment::partName, cell -> cell.fault().meaning(), "Wire faults: fault × group protocol",
                 protocol, "every cell's fault fired on the wire");
+    }
+
+    /** The protocol A joined {@code group} with, as the wire saw its first group request; empty when it did not join within the barrier timeout. */
+    private static Optional<MemberTimeouts.Protocol> protocolOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a)
+            throws InterruptedException {
+        return Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+            ctx.subjects().checkpoint(a);
+            return proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst();
+        }, Optional::isPresent);
     }
 
     static String partName(WireFaultCell cell) {
@@ -68,10 +79,9 @@ final class WireFaultsExperiment {
     }
 
     /** One cell: the fault armed at A's requests, A drains (after a first drain and a restart for a rewind), the oracle judges. */
-    static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, WireFaultCell cell) throws Exception {
+    static Outcome runCell(LabContext ctx, LabNamespace ns, ExperimentRecorder e, WireFaultCell cell, boolean followsA) throws Exception {
         Experiments.onTheRunsBroker(ctx, e, ns);
-        WireFault fault = cell.fault();
-        e.environment("fault", fault.spec() + ": " + fault.meaning());
+        e.environment("fault", cell.fault().spec() + ": " + cell.fault().meaning());
         LabWire proxy = ctx.kafka().wire().orElseThrow();
         String topic = ns.topic();
         String group = ns.group();
@@ -117,6 +127,28 @@ final class WireFaultsExperiment {
                 staged.publishRest();
             }
         }
+        // a fault at one protocol's heartbeat waits until A joined: a member of the other protocol never sends that request
+        LabContext.Instance joined = null;
+        WireFault fault = cell.fault();
+        if (cell.protocol().isPresent()) {
+            joined = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+            Optional<MemberTimeouts.Protocol> its = protocolOf(ctx, proxy, group, joined);
+            if (its.isEmpty()) {
+                return e.finish(Outcome.notRun("the fault never fired: A did not join group " + group + " within " + ctx.settings().timeouts().barrier()
+                        + " (no JoinGroup or ConsumerGroupHeartbeat of its on the wire)"));
+            }
+            if (its.get() != cell.protocol().get()) {
+                String sends = "A joined " + group + " with the " + its.get().display() + " protocol, which sends no " + fault.target().api().display();
+                if (!followsA) {
+                    return e.finish(Outcome.notRun("the fault cannot fire: " + sends + " (" + WireFaultCell.heartbeat(its.get()).fault().spec()
+                            + " is that protocol's cell)"));
+                }
+                fault = WireFaultCell.heartbeat(its.get()).fault();
+                e.environment("fault", fault.spec() + ": " + fault.meaning() + " (the default heartbeat cell, on A's protocol: " + sends + ")");
+                e.record(harness, new Payload.Note(sends + ": the default heartbeat cell aims at its " + fault.target().api().display()
+                        + " instead, " + fault.spec()));
+            }
+        }
         // aimed at the group (only A is in it); a request that names no group (Fetch, Produce) at A's client id
         WireFault aimed = fault.at(group, fault.target().api().namesGroup() ? null : aName);
         ArmedFault armed = proxy.inject(aimed);
@@ -129,7 +161,7 @@ final class WireFaultsExperiment {
             if (fetches != null) {
                 ctx.closeAtEnd(fetches);
             }
-            LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+            LabContext.Instance a = joined != null ? joined : ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
             // a fault on an OffsetCommit waits for one: a consumer that applies every effect and never commits says so soon
             java.util.function.Supplier<Optional<String>> looks = fault.target().api() == WireFault.Api.OFFSET_COMMIT
                     ? Held.neverCommits(ctx, group, topic, inbox) : null;

@@ -41,7 +41,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
  * (a file beside its database remembers), then ignores the duplicate as an inbox would. With {@code commits-all} it polls one
  * record at a time and commits with {@code commitSync()}: every assigned partition's position, also those that did not move. With {@code hangs} its fifth record's
- * database call never returns (until it is stopped): alive, its poll loop stalled.
+ * database call never returns (until it is stopped): alive, its poll loop stalled. {@code auto-commit} leaves its commits to the
+ * Java client's auto-commit (each poll commits what the one before returned, applied by then). {@code GROUP_PROTOCOL=consumer} in
+ * its environment joins with KIP-848's protocol.
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -61,10 +63,17 @@ public final class ForeignSubjectMain {
         boolean clientDefaults = asyncBatch || a.length > 6 && a[6].equals("client-defaults");
         boolean diesOnRedelivery = a.length > 6 && a[6].equals("dies-on-redelivery");
         Path diedOnce = a.length > 6 && a[6].equals("dies-once") ? Path.of(a[3] + "." + a[5] + ".died") : null;
+        // GROUP_PROTOCOL=consumer in its environment: KIP-848's protocol, whose session timeout is the group's, not the client's
+        boolean consumerProtocol = "consumer".equals(System.getenv("GROUP_PROTOCOL"));
+        if (consumerProtocol) {
+            p.put("group.protocol", "consumer");
+        }
         if (!clientDefaults) {
             p.put("max.poll.interval.ms", "5000");
-            p.put("session.timeout.ms", "6000");
-            p.put("heartbeat.interval.ms", "1500");
+            if (!consumerProtocol) {
+                p.put("session.timeout.ms", "6000");
+                p.put("heartbeat.interval.ms", "1500");
+            }
         }
         boolean givesUp = a.length > 6 && a[6].equals("gives-up");
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");

@@ -1,5 +1,6 @@
 package io.replaylab.harness.experiment;
 
+import static io.replaylab.harness.experiment.Runs.run;
 import static io.replaylab.harness.experiment.Runs.failed;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -30,6 +31,8 @@ import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.OffsetsEvent;
 import io.replaylab.kafka.testing.PythonConsumer;
 import org.apache.kafka.clients.consumer.GroupProtocol;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,22 +110,52 @@ class WireFaultsExperimentTest {
     /**
      * A Java consumer with its client's defaults that commits each batch with commitAsync() (which never retries), through
      * every default cell: a commit answered with an error, at-least-once with an inbox allows it (every effect is applied),
-     * so a cell is judged once the effects are in and the committed offsets stand still, not when they reach the log end.
+     * so a cell is judged once the effects are in and the committed offsets stand still, not when they reach the log end. On
+     * KIP-848's protocol it sends no Heartbeat: the default heartbeat cell follows it to its ConsumerGroupHeartbeat.
      */
-    @Test
-    void anAsynchronousCommitterThatNeverRetriesAFailedCommitPassesEveryDefaultCellOnceEveryEffectIsApplied(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(wireFaults(kafka).subject(ForeignSubjectMain.subject("async-batch")).targetQuery(ForeignSubjectMain.TARGET_QUERY)
-                .build(), null);
+    @ParameterizedTest(name = "{0} group protocol")
+    @ValueSource(strings = {"classic", "consumer"})
+    void anAsynchronousCommitterThatNeverRetriesAFailedCommitPassesEveryDefaultCellOnceEveryEffectIsApplied(String protocol, LocalKafka kafka)
+            throws Exception {
+        Lab.LabResult r = Lab.run(wireFaults(kafka).subject(ForeignSubjectMain.subject("async-batch").env("GROUP_PROTOCOL", protocol))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build(), null);
 
         assertThat(r.evidence().experiments()).filteredOn(x -> x.name().startsWith("wire-faults.")).hasSize(9)
                 .allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason()).isEqualTo(Status.PASS));
-
+        ExperimentEvidence heartbeat = cell(r.evidence(), "heartbeat:error=REBALANCE_IN_PROGRESS");
+        if (protocol.equals("consumer")) {
+            assertThat(payloads(heartbeat)).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("A joined \\S+ with the consumer protocol, "
+                    + "which sends no Heartbeat: the default heartbeat cell aims at its ConsumerGroupHeartbeat instead, "
+                    + "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3"));
+            passed(heartbeat).startsWith("consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3 fired on the wire");
+            return;
+        }
+        passed(heartbeat).startsWith("heartbeat:error=REBALANCE_IN_PROGRESS fired on the wire");
         ExperimentEvidence x = cell(r.evidence(), "offset-commit:error=COORDINATOR_LOAD_IN_PROGRESS");
         passed(x);
         assertThat(payloads(x)).as("the group's committed offsets stood short of the log end").anyMatch(p -> p instanceof OffsetsEvent.OffsetsSnapshot s
                 && s.label().equals("after the fault") && s.partitions().stream().anyMatch(row -> row.lag() > 0));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement()
                 .satisfies(c -> assertThat(c.status()).isEqualTo(Status.PASS));
+    }
+
+    /**
+     * A heartbeat cell asked for by name is A's to meet: on the other protocol it says at once that it cannot fire, and with a
+     * consumer that never joins it says that, after the barrier timeout.
+     */
+    @Test
+    void aHeartbeatCellOfTheOtherProtocolOrOfAConsumerThatNeverJoinsIsNotRunSayingWhich(LocalKafka kafka) throws Exception {
+        ExperimentEvidence other = run(wireFaults(kafka, "heartbeat:error=REBALANCE_IN_PROGRESS")
+                .subject(ForeignSubjectMain.subject("async-batch").env("GROUP_PROTOCOL", "consumer")).targetQuery(ForeignSubjectMain.TARGET_QUERY),
+                "wire-faults.heartbeat.error-REBALANCE_IN_PROGRESS");
+        wasNotRun(other).matches("the fault cannot fire: A joined \\S+ with the consumer protocol, which sends no Heartbeat "
+                + "\\(consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3 is that protocol's cell\\)");
+
+        ExperimentEvidence never = run(wireFaults(kafka, "consumer-group-heartbeat:error=FENCED_MEMBER_EPOCH@3")
+                .subject(Subject.command("sh -c 'exec sleep 600' {group}")).barrierTimeout(Duration.ofSeconds(3)),
+                "wire-faults.consumer-group-heartbeat.error-FENCED_MEMBER_EPOCH-3");
+        wasNotRun(never).matches("the fault never fired: A did not join group \\S+ within PT3S \\(no JoinGroup or ConsumerGroupHeartbeat of its "
+                + "on the wire\\)");
     }
 
     /**
