@@ -28,12 +28,17 @@ final class Cells {
             Function<C, String> partName, Body<C> body) {
         ctx.step(cells.size() + " cell(s), up to " + ctx.settings().parallel() + " at a time");
         List<Outcome> done = ctx.parts(cells.stream().map(cell -> new LabContext.Part(partName.apply(cell), List.of(requirements),
-                LabNamespace.of(ns.prefix() + "." + id.apply(cell)), (c, cellNs, x) -> body.run(c, cellNs, x, cell))).toList());
+                namespace(ns, id.apply(cell)), (c, cellNs, x) -> body.run(c, cellNs, x, cell))).toList());
         Map<C, Outcome> outcomes = new LinkedHashMap<>();
         for (int i = 0; i < cells.size(); i++) {
             outcomes.put(cells.get(i), done.get(i));
         }
         return outcomes;
+    }
+
+    /** The namespace of the cell {@code id} of the experiment in {@code ns}. */
+    static LabNamespace namespace(LabNamespace ns, String id) {
+        return LabNamespace.of(ns.prefix() + "." + id);
     }
 
     /**

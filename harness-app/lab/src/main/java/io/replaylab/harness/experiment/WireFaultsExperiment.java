@@ -60,7 +60,10 @@ final class WireFaultsExperiment {
         // a default heartbeat cell follows the protocol A joins with; a cell asked for is A's to meet
         Map<WireFaultCell, Outcome> outcomes = Cells.run(ctx, ns, REQUIREMENTS, cells, WireFaultCell::id, WireFaultsExperiment::partName,
                 (c, cellNs, x, cell) -> runCell(c, cellNs, x, cell, asked == null));
-        String protocol = ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
+        // the column: the protocol A joined with, as the wire saw it (a consumer of the user's own need not use the run's setting)
+        List<String> seen = cells.stream().flatMap(c -> ctx.kafka().wire().orElseThrow().witness().timeouts(Cells.namespace(ns, c.id()).group())
+                .stream()).map(t -> t.protocol().display()).distinct().toList();
+        String protocol = seen.size() == 1 ? seen.get(0) : ctx.settings().broker().groupProtocol().name.toLowerCase(java.util.Locale.ROOT);
         return Cells.faultMatrix(e, outcomes, WireFaultsExperiment::partName, cell -> cell.fault().meaning(), "Wire faults: fault × group protocol",
                 protocol, "every cell's fault fired on the wire");
     }

@@ -122,6 +122,7 @@ class WireFaultsExperimentTest {
 
         assertThat(r.evidence().experiments()).filteredOn(x -> x.name().startsWith("wire-faults.")).hasSize(9)
                 .allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason()).isEqualTo(Status.PASS));
+        assertThat(matrix(r.evidence()).columns()).as("the protocol A joined with, as the wire saw it").containsExactly(protocol);
         ExperimentEvidence heartbeat = cell(r.evidence(), "heartbeat:error=REBALANCE_IN_PROGRESS");
         if (protocol.equals("consumer")) {
             assertThat(payloads(heartbeat)).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("A joined \\S+ with the consumer protocol, "
