@@ -40,8 +40,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * {@code OR IGNORE}: a redelivered message's primary key raises, and the program dies of it (exit code 1), as a consumer
  * without an inbox's "already seen" branch does; with {@code dies-once} it dies so at the first redelivered message only
  * (a file beside its database remembers), then ignores the duplicate as an inbox would. With {@code commits-all} it polls one
- * record at a time and commits with {@code commitSync()}: every assigned partition's position, also those that did not move. With {@code hangs} its fifth record's
- * database call never returns (until it is stopped): alive, its poll loop stalled. {@code auto-commit} leaves its commits to the
+ * record at a time and commits with {@code commitSync()}: every assigned partition's position, also those that did not move.
+ * With {@code hangs} its fifth record's (or, with {@code HANGS_AT=n} in its environment, its n-th's) database call never
+ * returns (until it is stopped): alive, its poll loop stalled. {@code auto-commit} leaves its commits to the
  * Java client's auto-commit (each poll commits what the one before returned, applied by then). {@code GROUP_PROTOCOL=consumer} in
  * its environment joins with KIP-848's protocol.
  */
@@ -79,6 +80,7 @@ public final class ForeignSubjectMain {
         boolean rejoins = a.length > 6 && a[6].equals("rejoins");
         boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
         boolean hangs = a.length > 6 && a[6].equals("hangs");
+        int hangsAt = Integer.parseInt(System.getenv().getOrDefault("HANGS_AT", "5"));
         boolean commitsAll = a.length > 6 && a[6].equals("commits-all");
         if (commitsAll) {
             p.put("max.poll.records", "1"); // a position moves only past what poll returned: commitSync() then covers only handled records
@@ -118,7 +120,7 @@ public final class ForeignSubjectMain {
                     org.apache.kafka.clients.consumer.ConsumerRecords<String, String> batch = c.poll(Duration.ofMillis(200));
                     for (ConsumerRecord<String, String> r : batch) {
                         JsonNode n = json.readTree(r.value());
-                        if (hangs && ++handled == 5) {
+                        if (hangs && ++handled == hangsAt) {
                             System.err.println("hanging in the database call for " + n.get("id").asText());
                             while (!stop.get()) {
                                 Thread.sleep(100); // a call that never returns: the poll loop stops, the heartbeat thread goes on

@@ -23,12 +23,16 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.apache.kafka.clients.consumer.GroupProtocol;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The eos experiment on real processes: the reference transform subject PASSes, and every way it can end otherwise is reached. */
 @LocalKafkaTest
+// two at a time (the module's surefire settings): mostly waits on a transform that never commits and on handoffs
+@Execution(ExecutionMode.CONCURRENT)
 class EosExperimentTest {
     @TempDir
     Path dir;

@@ -29,6 +29,8 @@ import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.PythonConsumer;
 import io.replaylab.oracle.SourceMapping;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * tables, fed by its own producer (both Python on librdkafka, in kafka-ops' test resources).
  */
 @LocalKafkaTest
+// two at a time (the module's surefire settings): Python consumers (little CPU) and their commit timers: mostly waits
+@Execution(ExecutionMode.CONCURRENT)
 class HandbookConsumerTest {
     /** The handbook's shape: identity in the key, amount at /amountCents, in cents. */
     private static final SourceMapping SHAPE = Handbook.SHAPE;

@@ -22,10 +22,14 @@ import io.replaylab.harness.subject.ShareTwinMain;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /** share-ownership on the real broker: the reference share consumer and its defective twins. */
 @LocalKafkaTest
+// two at a time (the module's surefire settings): mostly waits out share sessions and acquisition locks
+@Execution(ExecutionMode.CONCURRENT)
 class ShareOwnershipExperimentTest {
     @TempDir
     Path dir;

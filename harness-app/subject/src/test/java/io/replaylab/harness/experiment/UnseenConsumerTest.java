@@ -24,6 +24,8 @@ import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -34,6 +36,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * does. Apart from {@link LabTest} so that these mostly waiting runs start early in the suite's reverse alphabetical order.
  */
 @LocalKafkaTest
+// two at a time (the module's surefire settings): mostly waits out its consumers' own timeouts (a stall, a give-up, a session)
+@Execution(ExecutionMode.CONCURRENT)
 class UnseenConsumerTest {
     @TempDir
     Path dir;

@@ -47,6 +47,15 @@ class ReferenceSubjectTest {
         return Launch.subject(dir, instance, args.toArray(String[]::new));
     }
 
+    /** The rows in the ledger of {@code inbox} so far; 0 while a writer keeps the file busy. */
+    private long applied(String inbox) {
+        try {
+            return Db.count(dir.resolve("target.db"), "SELECT count(*) FROM ledger WHERE namespace = ?", inbox);
+        } catch (java.sql.SQLException busy) {
+            return 0;
+        }
+    }
+
     private long lines(String instance, String result) throws Exception {
         return Files.readAllLines(dir.resolve(instance + ".processing.jsonl")).stream()
                 .filter(l -> l.contains("\"result\":\"" + result + "\"")).count();
@@ -143,20 +152,22 @@ class ReferenceSubjectTest {
 
     @Test
     void twoProcessesShareOneGroupAndOneDbAndApplyEveryRecordExactlyOnce(LocalKafka kafka, LabNamespace ns) throws Exception {
-        // idle exit 20 s, not 8: on a loaded clean-machine run both once exited 0 with nothing applied, most likely idle
-        // before the producer process (a JVM start under load) had published
         // the topic first and the records once both share it: with the records there from the start, A once drained all
         // 600 records of then before B's JVM had joined (a fresh-clone run), and B applied none
         try (KafkaOps ops = KafkaOps.connect(kafka.bootstrapServers())) {
             ops.createTopic(ns, ns.topic(), 4);
         }
         String inbox = ns.inbox(1);
-        Process a = consume(kafka, ns, "A", ns.group(), inbox, "PT20S");
-        Process b = consume(kafka, ns, "B", ns.group(), inbox, "PT20S");
+        Process a = consume(kafka, ns, "A", ns.group(), inbox, null);
+        Process b = consume(kafka, ns, "B", ns.group(), inbox, null);
         // both in one generation, each with partitions: B alone at first had all four, and once drained them all before A joined
         Launch.until("A and B share the partitions in one generation", () -> sharing(dir.resolve("A.assignments.jsonl")).isPresent()
                 && sharing(dir.resolve("A.assignments.jsonl")).equals(sharing(dir.resolve("B.assignments.jsonl"))), a, b);
         produce(kafka, ns, 240, 4, 0);
+        // stopped once every record is applied (SIGTERM, as the lab stops them): no idle time to wait out
+        Launch.until("every record applied", () -> applied(inbox) >= 240, a, b);
+        a.destroy();
+        b.destroy();
 
         Launch.exitsZero(dir, "A", a);
         Launch.exitsZero(dir, "B", b);
