@@ -17,6 +17,7 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
 
 /**
  * A JDWP breakpoint in A's JVM at {@code at}. Some points are armed after a warm-up hold: the
@@ -155,8 +156,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
     private static boolean awaitWarmUpOrCommit(LabContext ctx, Barrier warmUp, LabContext.Instance a, String group, Uncommitted uncommitted)
             throws InterruptedException {
         boolean[] committed = {false};
+        boolean[] over = {false};
         Uncommitted.Looks looks = uncommitted.looks(ctx);
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+        Stall stall = new Stall(ctx, uncommitted, a, "its first offset commit (the warm-up)");
+        long timeout = System.nanoTime() + ctx.settings().timeouts().barrier().toNanos();
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(LabKafka.LONGEST_PATIENCE.plus(ctx.settings().timeouts().barrier())).until(() -> {
             Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isPresent()) {
                 return got;
@@ -180,8 +184,10 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                     return warmUp.tryAwaitArrival(Duration.ZERO);
                 }
             }
-            return got;
-        }, got -> got.isPresent() || committed[0]);
+            Held.stallAt(warmUp, stall);
+            over[0] = System.nanoTime() - timeout >= 0 && !stall.waitingOutAStall();
+            return warmUp.tryAwaitArrival(Duration.ZERO);
+        }, got -> got.isPresent() || committed[0] || over[0]);
         if (committed[0]) {
             return false;
         }

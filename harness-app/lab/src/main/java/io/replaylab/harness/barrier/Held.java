@@ -17,6 +17,7 @@ import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabEvent;
+import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.LabStoppedException;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.SubjectFailedException;
@@ -168,7 +169,11 @@ public final class Held implements AutoCloseable {
             seen.add(watch.armedAt());
         }
         long[] movedAt = {0};
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+        // past the barrier timeout only while A, its own timeouts known, makes no progress: its stall is judged at their end
+        Stall stall = uncommitted == null ? null : new Stall(ctx, uncommitted, a, barrier.point());
+        long timeout = System.nanoTime() + ctx.settings().timeouts().barrier().toNanos();
+        boolean[] over = {false};
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(LabKafka.LONGEST_PATIENCE.plus(ctx.settings().timeouts().barrier())).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty() && watch != null) {
                 Optional<String> committed;
@@ -216,8 +221,13 @@ public final class Held implements AutoCloseable {
                     throw ended;
                 }
             }
+            if (got.isEmpty() && stall != null) {
+                stallAt(barrier, stall);
+                got = barrier.tryAwaitArrival(Duration.ZERO);
+            }
+            over[0] = System.nanoTime() - timeout >= 0 && (stall == null || !stall.waitingOutAStall());
             return got;
-        }, Optional::isPresent);
+        }, got -> got.isPresent() || over[0]);
         if (arrived.isPresent()) {
             return arrived.get();
         }
@@ -237,6 +247,17 @@ public final class Held implements AutoCloseable {
         String offsets = ctx.kafka().ops().describe(group).partitions().stream().filter(p -> p.committed() >= 0)
                 .map(p -> p.ref() + "=" + p.committed()).collect(java.util.stream.Collectors.joining(", "));
         return offsets.isEmpty() ? Optional.empty() : Optional.of(offsets);
+    }
+
+    /** One look at A's progress; once A stalled, the barrier expires (the evidence shows the point was never reached) and the stall is thrown. */
+    static void stallAt(Barrier barrier, Stall stall) {
+        try {
+            stall.look();
+        } catch (SubjectFailedException stalled) {
+            if (expired(barrier)) {
+                throw stalled;
+            }
+        }
     }
 
     /** Expires a barrier not reached yet: false when A arrived at the last moment (then it holds A). */

@@ -43,7 +43,7 @@ final class RebuildExperiment {
         ctx.step("generation 1 (" + g1 + ")");
         long sourceSet = Experiments.produce(ctx, e, ns).distinctIds(); // one effect per message: a payment sent twice is one
         OffsetSnapshot d1 = ctx.subjects().runWhile(e, ctx.subjects().consumer("rebuild-g1", topic, ns.group("g1"), g1),
-                one -> ctx.kafka().awaitDrained(ns.group("g1"), topic, "generation 1", one));
+                one -> ctx.kafka().awaitApplied(ns.group("g1"), topic, g1, "generation 1", one));
         if (d1 == null) {
             return e.finish(Outcome.notRun("generation 1 did not consume the topic: " + ctx.kafka().notDone(ns.group("g1"))));
         }
@@ -63,7 +63,7 @@ final class RebuildExperiment {
 
         ctx.step("generation 2 (" + g2 + ") on the same DB, new group, from the beginning");
         OffsetSnapshot d2 = ctx.subjects().runWhile(e, ctx.subjects().consumer("rebuild-g2", topic, ns.group("g2"), g2),
-                two -> ctx.kafka().awaitDrained(ns.group("g2"), topic, "generation 2", two));
+                two -> ctx.kafka().awaitApplied(ns.group("g2"), topic, g2, "generation 2", two));
         if (d2 == null) {
             return e.finish(Outcome.notRun("generation 2 did not consume the topic: " + ctx.kafka().notDone(ns.group("g2"))));
         }

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.MemberTimeouts;
-import io.replaylab.barrier.wire.WitnessedReset;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
@@ -80,7 +79,7 @@ final class GroupDrain {
         if (s == null) {
             s = kafka.ops().describe(group);
         }
-        long committed = committedSum(s, topic);
+        long committed = LabKafka.committedSum(s, topic);
         if (committed > 0 && ctx.subjects().firstInbox() != null) {
             ctx.target().checkTargetQuery(ctx.subjects().firstInbox());
         }
@@ -165,12 +164,12 @@ final class GroupDrain {
         // a stage with no inbox (a replay, a re-send, a generation) needs the records read to the end: a live consumer that
         // stopped short of it past its own timeouts hung, and that is judged
         Optional<String> missing = !judged ? Optional.empty() : inbox == null ? Optional.of("records left unread past its committed offsets")
-                : missingEffects(s);
+                : kafka.missingEffects(topic, inbox, s);
         if (missing.isPresent()) {
-            throw new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgressAt, stalled(s, p, missing.get()));
+            throw kafka.stalled(group, topic, "during " + stage, missing.get(), s, p, lastProgressAt);
         }
         // nothing missing (every effect applied: at-least-once allows offsets short of the end), or no timeouts of its own
-        kafka.notDone.put(group, judged ? "its committed offsets stood at " + where(s) + " with no progress for " + Timeouts.seconds(p.window()) + " ("
+        kafka.notDone.put(group, judged ? "its committed offsets stood at " + kafka.where(s, topic) + " with no progress for " + Timeouts.seconds(p.window()) + " ("
                 + p.basis() + "), every effect applied" : "not done within " + Timeouts.seconds(ctx.settings().timeouts().drain())
                 + " (" + (p.judged() ? "the lab's drain timeout, LabSettings.drainTimeout: no process of this drain joined through the wire proxy yet"
                         : p.basis()) + ")");
@@ -189,26 +188,6 @@ final class GroupDrain {
         } catch (IllegalArgumentException | io.replaylab.oracle.OracleReadException notYet) {
             return -1;
         }
-    }
-
-    /** {@code 12 effect(s) missing (…)}, or empty when none is, or the target cannot be read yet. */
-    private Optional<String> missingEffects(OffsetSnapshot s) {
-        try {
-            if (!ctx.target().targetReadable(inbox)) {
-                return Optional.of("no effect in the target yet (its tables are not there)");
-            }
-            var m = ctx.target().compare(topic, inbox, s).missing();
-            return m.count() == 0 ? Optional.empty()
-                    : Optional.of(m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")"));
-        } catch (io.replaylab.oracle.OracleReadException unreadable) {
-            return Optional.of("no effect readable in the target (" + unreadable.getMessage() + ")");
-        }
-    }
-
-    private String where(OffsetSnapshot s) {
-        return s.partitions().stream().filter(x -> x.topic().equals(topic))
-                .map(x -> x.partition() + "=" + (x.hasCommitted() ? Long.toString(x.committed()) : "none") + " of " + x.logEnd())
-                .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
     }
 
     /** Said once the consumer's timeouts are known: how long the lab will wait for it and why (the start of its wait as judged). */
@@ -234,15 +213,6 @@ final class GroupDrain {
         return recordEnds.entrySet().stream().allMatch(e -> LabKafka.committed(s, topic, e.getKey()) >= e.getValue()) ? s : null;
     }
 
-    /** What a stalled group left undone, and why the lab stopped waiting. */
-    private String stalled(OffsetSnapshot s, LabKafka.Patience p, String missing) {
-        String resets = kafka.witness().map(w -> w.resetsToEnd(topic)).filter(x -> !x.isEmpty())
-                .map(x -> "; on the wire it reset to the log end: " + x.stream().map(WitnessedReset::summary).collect(java.util.stream.Collectors.joining("; ")))
-                .orElse("");
-        return group + " stalled during " + stage + ": " + missing + ", its committed offsets stood at " + where(s) + " with no progress for "
-                + Timeouts.seconds(p.window()) + ", longer than " + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets;
-    }
-
     /** Metered as {@code replaylab.drain} and {@code replaylab.drain.records}. */
     private OffsetSnapshot metered(OffsetSnapshot done, long committed) {
         started.stop(ctx.meters().timer("replaylab.drain", "stage", stage));
@@ -256,9 +226,5 @@ final class GroupDrain {
      */
     private Map<Integer, Long> recordEnds(String topic) {
         return ctx.settings().source().mayHoldTransactions() ? TopicOracle.of(kafka.source(topic)).recordEnds() : null;
-    }
-
-    private static long committedSum(OffsetSnapshot s, String topic) {
-        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
     }
 }

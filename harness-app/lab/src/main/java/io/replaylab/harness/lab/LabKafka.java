@@ -275,7 +275,7 @@ public final class LabKafka {
     }
 
     /** The longest patience whatever a consumer's timeouts ask for: every wait taken from them stays bounded. */
-    static final Duration LONGEST_PATIENCE = Duration.ofMinutes(20);
+    public static final Duration LONGEST_PATIENCE = Duration.ofMinutes(20);
 
     /**
      * The patience for {@code group}: once a member joined through the wire proxy, the longest of its members' poll interval
@@ -310,6 +310,47 @@ public final class LabKafka {
         }
         return new Patience(window, true, "its poll interval and session timeout (" + which + "): " + Timeouts.seconds(need) + ", plus " + Timeouts.seconds(margin)
                 + " for a restart and a rejoin");
+    }
+
+    /**
+     * A stall of {@code group} judged by its patience {@code p}: what it left undone ({@code missing}), where its committed
+     * offsets stood, and why the lab stopped waiting; {@code when} is, e.g., "during replay" or "before reaching before-db-commit".
+     */
+    public SubjectFailedException stalled(String group, String topic, String when, String missing, OffsetSnapshot s, Patience p,
+            java.time.Instant lastProgress) {
+        String resets = witness().map(w -> w.resetsToEnd(topic)).filter(x -> !x.isEmpty())
+                .map(x -> "; on the wire it reset to the log end: " + x.stream().map(io.replaylab.barrier.wire.WitnessedReset::summary)
+                        .collect(java.util.stream.Collectors.joining("; ")))
+                .orElse("");
+        return new SubjectFailedException(SubjectFailedException.Kind.STALL, lastProgress, group + " stalled " + when + ": " + missing
+                + ", its committed offsets stood at " + where(s, topic) + " with no progress for " + Timeouts.seconds(p.window()) + ", longer than "
+                + p.basis() + " allow: a live consumer would have gone on, or been replaced" + resets);
+    }
+
+    /** {@code 12 effect(s) missing (…)} in {@code inbox} for the records of {@code topic}, or empty when none is. */
+    public Optional<String> missingEffects(String topic, String inbox, OffsetSnapshot s) {
+        try {
+            if (!ctx.target().targetReadable(inbox)) {
+                return Optional.of("no effect in the target yet (its tables are not there)");
+            }
+            var m = ctx.target().compare(topic, inbox, s).missing();
+            return m.count() == 0 ? Optional.empty()
+                    : Optional.of(m.count() + " effect(s) missing" + (m.examples().isEmpty() ? "" : " (" + String.join("; ", m.examples()) + ")"));
+        } catch (IllegalArgumentException | io.replaylab.oracle.OracleReadException unreadable) { // e.g. a database file it never made
+            return Optional.of("no effect readable in the target (" + unreadable.getMessage() + ")");
+        }
+    }
+
+    /** Where the group's offsets on {@code topic} stand: {@code {0=5 of 9, 1=none of 4}}. */
+    String where(OffsetSnapshot s, String topic) {
+        return s.partitions().stream().filter(x -> x.topic().equals(topic))
+                .map(x -> x.partition() + "=" + (x.hasCommitted() ? Long.toString(x.committed()) : "none") + " of " + x.logEnd())
+                .collect(java.util.stream.Collectors.joining(", ", "{", "}"));
+    }
+
+    /** The sum of the group's committed offsets on {@code topic} (0 with none): it grows as the group commits. */
+    public static long committedSum(OffsetSnapshot s, String topic) {
+        return s.partitions().stream().filter(p -> p.topic().equals(topic) && p.hasCommitted()).mapToLong(PartitionOffsets::committed).sum();
     }
 
     /** Why the last drain of a group ended with nothing drained, by group (a {@link GroupDrain} says). */

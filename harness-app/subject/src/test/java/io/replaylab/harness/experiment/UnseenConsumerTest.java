@@ -138,6 +138,29 @@ class UnseenConsumerTest {
     }
 
     /**
+     * Stuck in its first record's database call, it never reaches a point or a warm-up: each was NOT_RUN at the barrier timeout
+     * ("A did not reach KafkaConsumer#commitSync within PT1M"), and rebuild's generation 1 NOT_RUN for want of an offset commit.
+     * Its progress is watched while the lab waits for it, and once its own timeouts say it had its chance, each FAILs naming what
+     * it left undone.
+     */
+    @Test
+    void aConsumerThatHangsAtItsFirstRecordFailsAtEveryPointOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template("hangs")).env("HANGS_AT", "1"))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.rebalance(), Experiments.rebuild(), Experiments.schedules(
+                        List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("before-offset-commit:crash")))).build(), null);
+
+        String judged = " with no progress for 41 s, longer than its poll interval and session timeout (classic protocol, session.timeout.ms "
+                + "6000, max.poll.interval.ms 5000 ";
+        failed(experiment(r.evidence(), "rebalance")).matches("\\S+ stalled before reaching offset-commit: 60 effect\\(s\\) missing .*")
+                .contains("its committed offsets stood at {").contains(judged);
+        failed(experiment(r.evidence(), "rebuild")).matches("\\S+\\.g1 stalled during generation 1: 60 effect\\(s\\) missing .*").contains(judged);
+        failed(experiment(r.evidence(), "schedules.before-db-commit.hold")).contains(" stalled before reaching its first offset commit (the warm-up): ")
+                .contains(judged);
+        failed(experiment(r.evidence(), "schedules.before-offset-commit.crash")).contains(" stalled before reaching before-offset-commit: ")
+                .contains(judged);
+    }
+
+    /**
      * Its effects all in the target from the first pass, a consumer that stops reading the replay hangs: once its own
      * timeouts (read on the wire) say it had its chance, the replay FAILs, saying where its offsets stood.
      */

@@ -1,0 +1,100 @@
+package io.replaylab.harness.barrier;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+
+import io.replaylab.barrier.wire.MemberTimeouts;
+import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabKafka;
+import io.replaylab.kafka.OffsetSnapshot;
+
+/**
+ * A's progress while the lab waits for it at a point: its group's committed offsets, its effects in the target, a member that
+ * joins. Judged by A's own timeouts once it joined through the wire proxy: a consumer that hangs before the point (its poll loop
+ * stuck on its first record, say) made no progress for longer than its poll interval and session timeout allow, with effects
+ * missing, and that is what it did (FAIL), not a point the lab could not reach. One that goes on working without reaching the
+ * point is still NOT_RUN at the barrier timeout. One wait's state: each wait makes its own.
+ */
+final class Stall {
+    private static final Duration LOOK_EVERY = Duration.ofSeconds(2);
+
+    private final LabContext ctx;
+    private final Uncommitted where;
+    private final LabContext.Instance a;
+    private final String point;
+    private final Set<String> members = new HashSet<>();
+    private long lastLook;
+    private long committed = -1;
+    private long missing = Long.MAX_VALUE;
+    private long lastProgress = System.nanoTime();
+    private Instant lastProgressAt = Instant.now();
+    private boolean joined;
+    private boolean judged;
+
+    Stall(LabContext ctx, Uncommitted where, LabContext.Instance a, String point) {
+        this.ctx = ctx;
+        this.where = where;
+        this.a = a;
+        this.point = point;
+    }
+
+    /**
+     * One look, at most every 2 s.
+     *
+     * @throws io.replaylab.harness.lab.SubjectFailedException A made no progress, effects missing, for longer than its timeouts allow
+     */
+    void look() {
+        long now = System.nanoTime();
+        if (now - lastLook < LOOK_EVERY.toNanos()) {
+            return;
+        }
+        lastLook = now;
+        OffsetSnapshot s;
+        try {
+            s = ctx.kafka().ops().describe(where.group());
+        } catch (RuntimeException unreadable) { // a describe that failed says nothing of A: look again next time
+            return;
+        }
+        long c = LabKafka.committedSum(s, where.topic());
+        if (c > committed) {
+            committed = c;
+            progressed();
+        }
+        boolean newMember = false;
+        for (MemberTimeouts t : ctx.kafka().witness().map(w -> w.timeouts(where.group())).orElse(java.util.List.of())) {
+            newMember |= members.add(t.memberId());
+            joined |= !t.seen().isBefore(a.started()); // a member of the process now running: its own timeouts
+        }
+        if (newMember) {
+            progressed(); // its chance starts when it joins
+        }
+        long m;
+        try {
+            m = ctx.target().targetReadable(where.inbox()) ? ctx.target().compare(where.topic(), where.inbox(), s).missing().count() : Long.MAX_VALUE;
+        } catch (RuntimeException unreadable) { // its tables not made yet, say: nothing applied
+            m = Long.MAX_VALUE;
+        }
+        if (m < missing) {
+            missing = m;
+            progressed();
+        }
+        LabKafka.Patience p = ctx.kafka().patience(where.group());
+        judged = joined && p.judged();
+        if (judged && m > 0 && now - lastProgress >= p.window().toNanos()) {
+            String left = ctx.kafka().missingEffects(where.topic(), where.inbox(), s).orElse("effects missing");
+            throw ctx.kafka().stalled(where.group(), where.topic(), "before reaching " + point, left, s, p, lastProgressAt);
+        }
+    }
+
+    /** Whether the wait goes on past the barrier timeout: A's timeouts are known, and it made no progress at the last looks. */
+    boolean waitingOutAStall() {
+        return judged && System.nanoTime() - lastProgress >= LOOK_EVERY.multipliedBy(2).toNanos();
+    }
+
+    private void progressed() {
+        lastProgress = System.nanoTime();
+        lastProgressAt = Instant.now();
+    }
+}
