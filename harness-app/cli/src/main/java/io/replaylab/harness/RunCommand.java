@@ -218,7 +218,8 @@ final class RunCommand implements Callable<Integer> {
             + "session and poll timeouts, read on the wire, say it takes, plus a margin; 2m when they were not seen; " + Durations.FORMS + ")")
     Duration handoffTimeout;
 
-    @Option(names = "--barrier-timeout", defaultValue = "60s", description = "how long a barrier waits for A to reach its point (default ${DEFAULT-VALUE})")
+    @Option(names = "--barrier-timeout", defaultValue = "60s", description = "how long a barrier waits for A, working, to reach its point "
+            + "(default ${DEFAULT-VALUE}); an A that makes no progress is waited for to the end of its own timeouts, then judged a stall")
     Duration barrierTimeout;
 
     @Option(names = "--drain-timeout", defaultValue = "3m", description = "how long a group may take to drain before "

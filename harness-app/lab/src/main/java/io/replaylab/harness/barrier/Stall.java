@@ -29,6 +29,7 @@ final class Stall {
     private long committed = -1;
     private long missing = Long.MAX_VALUE;
     private long lastProgress = System.nanoTime();
+    private long lastWork = lastProgress;
     private Instant lastProgressAt = Instant.now();
     private boolean joined;
     private boolean judged;
@@ -60,7 +61,7 @@ final class Stall {
         long c = LabKafka.committedSum(s, where.topic());
         if (c > committed) {
             committed = c;
-            progressed();
+            worked();
         }
         boolean newMember = false;
         for (MemberTimeouts t : ctx.kafka().witness().map(w -> w.timeouts(where.group())).orElse(java.util.List.of())) {
@@ -78,7 +79,7 @@ final class Stall {
         }
         if (m < missing) {
             missing = m;
-            progressed();
+            worked();
         }
         LabKafka.Patience p = ctx.kafka().patience(where.group());
         judged = joined && p.judged();
@@ -88,9 +89,18 @@ final class Stall {
         }
     }
 
-    /** Whether the wait goes on past the barrier timeout: A's timeouts are known, and it made no progress at the last looks. */
+    /**
+     * Whether the wait goes on past the barrier timeout: A's timeouts are known, effects are missing, and it applied and committed
+     * nothing at the last looks (an A with every effect applied has nothing left to stall on: the barrier timeout ends its wait).
+     */
     boolean waitingOutAStall() {
-        return judged && System.nanoTime() - lastProgress >= LOOK_EVERY.multipliedBy(2).toNanos();
+        return judged && missing > 0 && System.nanoTime() - lastWork >= LOOK_EVERY.multipliedBy(2).toNanos();
+    }
+
+    /** A new effect or commit: work done, and progress. */
+    private void worked() {
+        lastWork = System.nanoTime();
+        progressed();
     }
 
     private void progressed() {

@@ -9,7 +9,7 @@ import java.util.Optional;
  *
  * @param handoff   how long a partition may take to move, when asked for; empty (the default): as long as the consumer's own
  *                  timeouts, read on the wire, say it takes, and {@link #DEFAULT_HANDOFF} when the wire did not show them
- * @param barrier   how long a barrier waits for its point
+ * @param barrier   how long a barrier waits for A, working, to reach its point (one that makes no progress is judged by its own timeouts)
  * @param drain     how long a group may go without progress while draining when its members' timeouts were not seen on the wire
  *                  (seen, they decide: {@link LabKafka#patience}); also how long the user's producer may take
  * @param stopGrace how long a subject may take to leave after SIGTERM, before SIGKILL (a stopped run gives 3 s whatever this says)

@@ -206,8 +206,10 @@ class SchedulesExperimentTest {
 
     @Test
     void aPointTheSubjectNeverReachesIsNotRunNamingThePoint(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "before-db-commit:hold").subject(Subject.command(BrokenSubjectMain.template("stall")))
-                .barrierTimeout(Duration.ofSeconds(4)).build(), null);
+        // a consumer at work that commits no offset (it keeps its positions in its database): within 4 s, before its commit timer
+        // could show it never will, it is not at the point; one that reads nothing is judged a stall (UnseenConsumerTest)
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "before-db-commit:hold").subject(DbOffsetsMain.subject())
+                .targetQuery(DbOffsetsMain.TARGET_QUERY).barrierTimeout(Duration.ofSeconds(4)).build(), null);
 
         ExperimentEvidence offsets = experiment(r.evidence(), "schedules.before-offset-commit.hold");
         wasNotRun(offsets).isEqualTo("the injection point before-offset-commit was never reached: A did not reach "
@@ -231,8 +233,8 @@ class SchedulesExperimentTest {
 
     @Test
     void theWireBarriersPointsNeverReachedAreNotRunNamingWhatTheSubjectDidNotDo(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "after-offset-commit:hold").subject(Subject.command(BrokenSubjectMain.template("stall")))
-                .barrier(BarrierKind.WIRE).barrierTimeout(Duration.ofSeconds(4)).build(), null);
+        Lab.LabResult r = Lab.run(schedules(kafka, "before-offset-commit:hold", "after-offset-commit:hold").subject(DbOffsetsMain.subject())
+                .targetQuery(DbOffsetsMain.TARGET_QUERY).barrier(BarrierKind.WIRE).barrierTimeout(Duration.ofSeconds(4)).build(), null);
 
         String group = "rl-[0-9a-f]+\\.schedules\\.%s\\.hold\\.group";
         assertThat(experiment(r.evidence(), "schedules.before-offset-commit.hold").outcome().reason()).matches("the injection point "

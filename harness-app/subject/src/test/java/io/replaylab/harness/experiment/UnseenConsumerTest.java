@@ -141,13 +141,14 @@ class UnseenConsumerTest {
      * Stuck in its first record's database call, it never reaches a point or a warm-up: each was NOT_RUN at the barrier timeout
      * ("A did not reach KafkaConsumer#commitSync within PT1M"), and rebuild's generation 1 NOT_RUN for want of an offset commit.
      * Its progress is watched while the lab waits for it, and once its own timeouts say it had its chance, each FAILs naming what
-     * it left undone.
+     * it left undone: past the barrier timeout (20 s here), which ends the wait only for a consumer that goes on working.
      */
     @Test
     void aConsumerThatHangsAtItsFirstRecordFailsAtEveryPointOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template("hangs")).env("HANGS_AT", "1"))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.rebalance(), Experiments.rebuild(), Experiments.schedules(
-                        List.of(ScheduleCell.parse("before-db-commit:hold"), ScheduleCell.parse("before-offset-commit:crash")))).build(), null);
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).barrierTimeout(java.time.Duration.ofSeconds(20)).experiments(Experiments.rebalance(),
+                        Experiments.rebuild(), Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold"),
+                                ScheduleCell.parse("before-offset-commit:crash")))).build(), null);
 
         String judged = " with no progress for 41 s, longer than its poll interval and session timeout (classic protocol, session.timeout.ms "
                 + "6000, max.poll.interval.ms 5000 ";
