@@ -137,9 +137,11 @@ public final class Held implements AutoCloseable {
     /**
      * Waits for A at the point, up to the run's barrier timeout, checking A on the way: an A that
      * exited, or a run stopped, ends the wait (the barrier expires, so the evidence shows the point
-     * was never reached).
+     * was never reached). An A whose timeouts were read on the wire and that applies and commits
+     * nothing is waited for past the barrier timeout, until its own timeouts judge it ({@link Stall}).
      *
      * @throws io.replaylab.barrier.BarrierTimeoutException A did not arrive in time
+     * @throws SubjectFailedException A stalled on its way to the point, effects missing, longer than its timeouts allow
      * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point, or its
      *     offsets moved on while A did not reach the JDBC commit ({@link CommitsAnotherWay#why()} says which)
      * @throws PointUnreachable the point waits for an offset commit, and A applied every record's effect without one

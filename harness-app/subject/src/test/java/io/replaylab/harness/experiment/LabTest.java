@@ -85,7 +85,8 @@ class LabTest {
         assertThat(metric(r.evidence(), "replay", "replaylab.kafka.admin.requests", null, null).values().get("count")).isPositive();
         assertThat(metric(r.evidence(), "rebalance", "replaylab.barrier.hold", null, null).values().get("total")).isPositive();
         assertThat(metric(r.evidence(), "rebalance", "replaylab.handoff", null, null).values()).containsEntry("count", 1.0);
-        assertThat(metric(r.evidence(), "rebuild", "replaylab.oracle.compare", null, null).values()).containsEntry("count", 1.0);
+        // the verdict's compare, and those of each generation's drain while it follows the generation by its effects
+        assertThat(metric(r.evidence(), "rebuild", "replaylab.oracle.compare", null, null).values().get("count")).isGreaterThanOrEqualTo(1.0);
         assertThat(Files.readString(r.report())).contains("### Metrics").contains("replaylab.barrier.hold");
         assertThat(r.runDir().resolve("report.html")).exists();
         assertThat(r.runDir().resolve("targets")).as("each experiment projects into a SQLite file of its own")
