@@ -81,6 +81,7 @@ public final class ForeignSubjectMain {
         boolean lockedMap = a.length > 6 && a[6].equals("locked-map");
         boolean hangs = a.length > 6 && a[6].equals("hangs");
         int hangsAt = Integer.parseInt(System.getenv().getOrDefault("HANGS_AT", "5"));
+        boolean ownOffset = "1".equals(System.getenv("OWN_OFFSET"));
         boolean commitsAll = a.length > 6 && a[6].equals("commits-all");
         if (commitsAll) {
             p.put("max.poll.records", "1"); // a position moves only past what poll returned: commitSync() then covers only handled records
@@ -141,7 +142,9 @@ public final class ForeignSubjectMain {
                         if (asyncBatch || autoCommit) {
                             continue;
                         }
-                        Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1));
+                        // OWN_OFFSET=1: the common slip of committing the record's own offset, not the next one to read
+                        long commit = ownOffset ? r.offset() : r.offset() + 1;
+                        Map<TopicPartition, OffsetAndMetadata> next = Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(commit));
                         // only under a debugger: the map is the debugger's problem, and a 15 s wait in the program's own commit would
                         // also outlast its poll interval (the wire barrier that takes over starts it without one)
                         if (lockedMap && firstCommit.getAndSet(false) && String.valueOf(System.getenv("JAVA_TOOL_OPTIONS")).contains("jdwp")) {

@@ -24,12 +24,16 @@ import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.oracle.TargetEvent;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /** Every NOT_RUN a run of the reference experiments can end with for want of a prerequisite, each reached for real: never a PASS without its fault. */
 @LocalKafkaTest
+// two at a time (the module's surefire settings): mostly waits out drain, barrier and stop timeouts
+@Execution(ExecutionMode.CONCURRENT)
 class NotRunTest {
     @TempDir
     Path dir;

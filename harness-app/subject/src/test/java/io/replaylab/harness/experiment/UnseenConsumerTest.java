@@ -279,7 +279,8 @@ class UnseenConsumerTest {
     void aJvmCommitTheDebuggerCannotReadFallsBackToTheWireBarrierAndIsJudgedThere(String mode, String unread, LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(foreign(kafka, ForeignSubjectMain.template(mode)).experiments(Experiments.rebalance()), "rebalance");
         passed(x);
-        assertThat(x.environment().get("barrier")).startsWith("wire (fallback: the debugger could not read the offsets A commits; the subject is a JVM)");
+        // contains: on a loaded machine B's start can outlast A's request timeout (30 s), and A is then held again frozen
+        assertThat(x.environment().get("barrier")).contains("wire (fallback: the debugger could not read the offsets A commits; the subject is a JVM)");
         assertThat(x.events()).extracting(e -> e.payload().summary())
                 .anyMatch(p -> p.contains("could not read the offsets it commits: " + unread) && p.endsWith("the wire barrier takes over"));
         if (mode.equals("commits-all")) {
