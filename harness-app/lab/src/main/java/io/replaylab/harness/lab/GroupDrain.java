@@ -161,7 +161,7 @@ final class GroupDrain {
         if (System.nanoTime() - (judged ? lastProgress : startedAt) < (judged ? p.window() : ctx.settings().timeouts().drain()).toNanos()) {
             return false;
         }
-        // a stage with no inbox (a replay, a re-send, a generation) needs the records read to the end: a live consumer that
+        // a stage with no inbox (a replay, a re-send, a wire fault's first drain) needs the records read to the end: a live consumer that
         // stopped short of it past its own timeouts hung, and that is judged
         Optional<String> missing = !judged ? Optional.empty() : inbox == null ? Optional.of("records left unread past its committed offsets")
                 : kafka.missingEffects(topic, inbox, s);
