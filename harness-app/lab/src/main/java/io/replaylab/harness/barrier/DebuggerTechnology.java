@@ -17,7 +17,6 @@ import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
-import io.replaylab.harness.lab.LabKafka;
 
 /**
  * A JDWP breakpoint in A's JVM at {@code at}. Some points are armed after a warm-up hold: the
@@ -159,8 +158,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
         boolean[] over = {false};
         Uncommitted.Looks looks = uncommitted.looks(ctx);
         Stall stall = new Stall(ctx, uncommitted, a, "its first offset commit (the warm-up)");
-        long timeout = System.nanoTime() + ctx.settings().timeouts().barrier().toNanos();
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(LabKafka.LONGEST_PATIENCE.plus(ctx.settings().timeouts().barrier())).until(() -> {
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(Stall.longest(ctx)).until(() -> {
             Optional<Arrival> got = warmUp.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isPresent()) {
                 return got;
@@ -185,7 +183,7 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                 }
             }
             Held.stallAt(warmUp, stall);
-            over[0] = System.nanoTime() - timeout >= 0 && !stall.waitingOutAStall();
+            over[0] = stall.over();
             return warmUp.tryAwaitArrival(Duration.ZERO);
         }, got -> got.isPresent() || committed[0] || over[0]);
         if (committed[0]) {

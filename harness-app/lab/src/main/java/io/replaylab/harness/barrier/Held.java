@@ -17,7 +17,6 @@ import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabEvent;
-import io.replaylab.harness.lab.LabKafka;
 import io.replaylab.harness.lab.LabStoppedException;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.SubjectFailedException;
@@ -173,9 +172,8 @@ public final class Held implements AutoCloseable {
         long[] movedAt = {0};
         // past the barrier timeout only while A, its own timeouts known, makes no progress: its stall is judged at their end
         Stall stall = uncommitted == null ? null : new Stall(ctx, uncommitted, a, barrier.point());
-        long timeout = System.nanoTime() + ctx.settings().timeouts().barrier().toNanos();
         boolean[] over = {false};
-        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(LabKafka.LONGEST_PATIENCE.plus(ctx.settings().timeouts().barrier())).until(() -> {
+        Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(stall == null ? ctx.settings().timeouts().barrier() : Stall.longest(ctx)).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty() && watch != null) {
                 Optional<String> committed;
@@ -227,7 +225,7 @@ public final class Held implements AutoCloseable {
                 stallAt(barrier, stall);
                 got = barrier.tryAwaitArrival(Duration.ZERO);
             }
-            over[0] = System.nanoTime() - timeout >= 0 && (stall == null || !stall.waitingOutAStall());
+            over[0] = stall != null && stall.over();
             return got;
         }, got -> got.isPresent() || over[0]);
         if (arrived.isPresent()) {

@@ -25,11 +25,12 @@ final class Stall {
     private final LabContext.Instance a;
     private final String point;
     private final Set<String> members = new HashSet<>();
+    private final long started = System.nanoTime();
     private long lastLook;
     private long committed = -1;
     private long missing = Long.MAX_VALUE;
-    private long lastProgress = System.nanoTime();
-    private long lastWork = lastProgress;
+    private long lastProgress = started;
+    private long lastWork = started;
     private Instant lastProgressAt = Instant.now();
     private boolean joined;
     private boolean judged;
@@ -89,12 +90,19 @@ final class Stall {
         }
     }
 
+    /** The longest a wait with a stall watch may take: the barrier timeout, and then at most the longest patience. */
+    static Duration longest(LabContext ctx) {
+        return LabKafka.LONGEST_PATIENCE.plus(ctx.settings().timeouts().barrier());
+    }
+
     /**
-     * Whether the wait goes on past the barrier timeout: A's timeouts are known, effects are missing, and it applied and committed
-     * nothing at the last looks (an A with every effect applied has nothing left to stall on: the barrier timeout ends its wait).
+     * Whether the wait is over: the barrier timeout passed, and A is not being waited out (its timeouts known, effects missing,
+     * it applied and committed nothing at the last looks); an A with every effect applied has nothing left to stall on.
      */
-    boolean waitingOutAStall() {
-        return judged && missing > 0 && System.nanoTime() - lastWork >= LOOK_EVERY.multipliedBy(2).toNanos();
+    boolean over() {
+        long now = System.nanoTime();
+        boolean waitingOut = judged && missing > 0 && now - lastWork >= LOOK_EVERY.multipliedBy(2).toNanos();
+        return now - started >= ctx.settings().timeouts().barrier().toNanos() && !waitingOut;
     }
 
     /** A new effect or commit: work done, and progress. */
