@@ -18,7 +18,7 @@ class BarrierApiTest {
         assertThat(PublicTypes.simpleNames("io.replaylab.barrier"))
                 .containsExactlyInAnyOrder(
                 "Arrival", "Barrier", "BarrierEvent", "BarrierEvidence", "BarrierReportSection", "BarrierListener", "BarrierOptions", "BarrierState",
-                "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "Injector", "IllegalBarrierMoveException",
+                "BarrierTimeoutException", "BarrierTransition", "CallOutcome", "CommitOffset", "CommitFrontier", "Injector", "IllegalBarrierMoveException",
                 "BarrierDataSource", "DebuggerBarrier", "HoldMode", "MethodPoint", "BarrierConsumer",
                 "WireProxy", "WireWitness", "WitnessedCommit", "WitnessedReset", "MemberTimeouts", "FetchWatch", "ShareWitness", "WireFault", "ArmedFault", "FaultFiring",
                 "NativeDebugger", "NativePoint", "NativeAttachException", "Point", "WirePoint", "BarrierSource", "CommitCheck", "PgPoint", "PgProxy",

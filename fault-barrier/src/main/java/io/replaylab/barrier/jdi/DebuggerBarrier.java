@@ -62,6 +62,7 @@ import io.replaylab.barrier.BarrierSource;
 import io.replaylab.barrier.MethodPoint;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
+import io.replaylab.barrier.CommitFrontier;
 import io.replaylab.barrier.CommitOffset;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -136,7 +137,8 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
      * Arms a one-shot barrier at {@code target}: the entry (or the normal return) of every overload
      * of the method, in the class or, for an interface, in every class that implements it
      * (deferred until such a class is loaded if none is yet). A call whose first argument is a
-     * {@code Map} read as empty (a commit of no offsets) passes, and the barrier stays armed.
+     * {@code Map} read as empty (a commit of no offsets), or carrying no partition past what the calls before it carried
+     * ({@link CommitFrontier}), passes, and the barrier stays armed.
      */
     @Override
     public synchronized Barrier arm(String point, MethodPoint target, HoldMode mode, BarrierListener listener, BarrierOptions options) {
@@ -358,6 +360,11 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         if (commitsNothing) {
             // e.g. commitSync(Map.of()) of a poll that returned nothing: holding it would hold no commit; the next call may carry one
             log.debug("{}: {} commits no offsets; it passes, the barrier stays armed", a.barrier.point(), thread.name());
+            return false;
+        }
+        if (!offsets.isEmpty() && !a.frontier.advances(offsets)) {
+            log.debug("{}: {} commits {}, no partition past the commits before it; it passes, the barrier stays armed", a.barrier.point(),
+                    thread.name(), CommitOffset.text(offsets));
             return false;
         }
         Arrival arrival = new Arrival(a.barrier.point(), thread.name(), Arrival.withOffsets(context, offsets), offsets, stack, Instant.now(),
@@ -608,6 +615,8 @@ public final class DebuggerBarrier implements BarrierSource<MethodPoint> {
         final List<EventRequest> observers = new ArrayList<>();
         volatile ThreadReference thread;
         volatile int depth;
+        /** How far the calls' offsets carried each partition so far: a call that carries none past it has no record in flight. */
+        final CommitFrontier frontier = new CommitFrontier();
 
         Armed(Barrier barrier, MethodPoint target, HoldMode mode, BarrierOptions options) {
             this.barrier = barrier;

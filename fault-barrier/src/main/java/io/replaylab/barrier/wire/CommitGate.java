@@ -3,7 +3,6 @@ package io.replaylab.barrier.wire;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,7 +20,7 @@ import io.replaylab.barrier.BarrierListener;
 import io.replaylab.barrier.BarrierOptions;
 import io.replaylab.barrier.BarrierState;
 import io.replaylab.barrier.CallOutcome;
-import io.replaylab.barrier.CommitOffset;
+import io.replaylab.barrier.CommitFrontier;
 import io.replaylab.barrier.WirePoint;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
 import org.apache.kafka.common.message.ShareAcknowledgeResponseData;
@@ -67,8 +66,8 @@ final class CommitGate {
     private int framesForwarded;
     /** How far into the hold (from the arrival) the client first closed a held connection; null: it did not. */
     private Duration droppedAfter;
-    /** The highest offset per partition ({@code topic-p}) the group's OffsetCommits have carried so far, before the hold. */
-    private final Map<String, Long> committedSoFar = new HashMap<>();
+    /** How far the group's OffsetCommits have carried each partition so far, before the hold. */
+    private final CommitFrontier frontier = new CommitFrontier();
 
     CommitGate(String point, WirePoint at, BarrierListener listener, BarrierOptions options, WireProxy proxy) {
         this.group = at.group();
@@ -111,7 +110,7 @@ final class CommitGate {
         if (!group.equals(r.group()) || r.isOffsetCommit() != (request == WirePoint.Request.OFFSET_COMMIT)) {
             return Decision.PASS;
         }
-        if (request == WirePoint.Request.OFFSET_COMMIT && barrier.state() == BarrierState.ARMED && !advances(r)) {
+        if (request == WirePoint.Request.OFFSET_COMMIT && barrier.state() == BarrierState.ARMED && !frontier.advances(r.offsets())) {
             note(c, f, "passed: it moves no partition past what the group's commits carried so far, so no record is in flight");
             return Decision.PASS;
         }
@@ -149,20 +148,6 @@ final class CommitGate {
                 }
             }
         }
-    }
-
-    /**
-     * Whether {@code r} carries some partition past the offsets the group's earlier commits carried (past 0 for the first): a
-     * commit of positions that did not move (a timer's on an idle consumer, a parallel consumer's while its lowest record is in
-     * flight) has no record in flight, and holding it would show nothing. Remembers what {@code r} carries.
-     */
-    private synchronized boolean advances(CommitRequest r) {
-        boolean advances = false;
-        for (CommitOffset o : r.offsets()) {
-            advances |= o.offset() > committedSoFar.getOrDefault(o.partitionName(), 0L);
-            committedSoFar.merge(o.partitionName(), o.offset(), Math::max);
-        }
-        return advances;
     }
 
     private void hold(Connection c, Connection.Frame f, String what) {

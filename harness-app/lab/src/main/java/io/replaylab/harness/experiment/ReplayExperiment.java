@@ -97,8 +97,9 @@ final class ReplayExperiment {
         OffsetSnapshot after;
         try {
             fetches = ctx.kafka().witness().map(w -> w.watchFetches(topic)).orElse(null);
+            OffsetSnapshot atReset = ctx.kafka().ops().describe(group);
             a2 = ctx.subjects().start(e, ctx.subjects().consumer("replay-A2", topic, group, inbox));
-            after = ctx.kafka().awaitDrained(group, topic, "replay", a2);
+            after = ctx.kafka().awaitDrained(group, topic, "replay", fetches, atReset, a2);
         } finally {
             if (a2 != null) {
                 ctx.subjects().stop(e, a2);

@@ -100,22 +100,27 @@ final class WireFaultsExperiment {
         OffsetSnapshot beforeRewind = null;
         if (cell.afterARestart()) {
             ctx.step("A drains once, so that it has offsets to rewind, and stops");
-            LabContext.Instance first = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
-            if (staged != null) {
-                int partitions = ctx.settings().broker().partitions();
-                try (FetchWatch fetching = proxy.witness().watchFetches(topic)) {
-                    boolean all = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
-                        ctx.subjects().checkpoint(first);
-                        return fetching.lowestOffsets().size() >= partitions;
-                    }, Boolean::booleanValue);
-                    if (!all) {
-                        e.record(harness, new Payload.Note("A's first instance fetched " + fetching.lowestOffsets().keySet() + " of " + partitions
-                                + " partitions within " + ctx.settings().timeouts().barrier() + "; the first half goes in now anyway"));
+            // the Fetch answers from before A starts: a drain that opened its watch later would miss A's first fetches
+            OffsetSnapshot fresh = ctx.kafka().ops().describe(group);
+            LabContext.Instance first;
+            try (FetchWatch delivered = proxy.witness().watchFetches(topic)) {
+                first = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+                if (staged != null) {
+                    int partitions = ctx.settings().broker().partitions();
+                    try (FetchWatch fetching = proxy.witness().watchFetches(topic)) {
+                        boolean all = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
+                            ctx.subjects().checkpoint(first);
+                            return fetching.lowestOffsets().size() >= partitions;
+                        }, Boolean::booleanValue);
+                        if (!all) {
+                            e.record(harness, new Payload.Note("A's first instance fetched " + fetching.lowestOffsets().keySet() + " of " + partitions
+                                    + " partitions within " + ctx.settings().timeouts().barrier() + "; the first half goes in now anyway"));
+                        }
                     }
+                    staged.publishHalf();
                 }
-                staged.publishHalf();
+                beforeRewind = ctx.kafka().awaitDrained(group, topic, "before the fault", delivered, fresh, first);
             }
-            beforeRewind = ctx.kafka().awaitDrained(group, topic, "before the fault", first);
             if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault: " + ctx.kafka().notDone(group)));
             }

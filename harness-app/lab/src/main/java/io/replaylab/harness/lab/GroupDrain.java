@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
@@ -33,6 +34,16 @@ final class GroupDrain {
     private final LabContext.Instance[] needed;
     /** Null: the log end. */
     private final Map<Integer, Long> recordEnds;
+    /**
+     * A stage followed by offsets alone: the broker's Fetch answers to the group since the drain began (or since the caller's watch
+     * opened; null: no witness), and the group's offsets where the stage began: each partition's reading starts at its committed
+     * offset then, else at its log start.
+     */
+    private final FetchWatch fetches;
+    private final boolean ownWatch;
+    private final OffsetSnapshot from;
+    private long committedSeen = Long.MIN_VALUE;
+    private long committedMovedAt = System.nanoTime();
     private final Timer.Sample started;
     private long firstCommitted = -1;
     private long mostCommitted = -1;
@@ -50,7 +61,8 @@ final class GroupDrain {
     private boolean said;
     private String processes = "";
 
-    GroupDrain(LabKafka kafka, LabContext ctx, String group, String topic, String inbox, String stage, LabContext.Instance[] needed) {
+    GroupDrain(LabKafka kafka, LabContext ctx, String group, String topic, String inbox, String stage, FetchWatch fetches,
+            OffsetSnapshot from, LabContext.Instance[] needed) {
         this.kafka = kafka;
         this.ctx = ctx;
         this.started = Timer.start(ctx.meters());
@@ -60,11 +72,21 @@ final class GroupDrain {
         this.stage = stage;
         this.needed = needed;
         this.recordEnds = recordEnds(topic);
+        this.ownWatch = inbox == null && fetches == null && kafka.witness().isPresent();
+        this.fetches = inbox != null ? null : ownWatch ? kafka.witness().get().watchFetches(topic) : fetches;
+        this.from = this.fetches == null ? null : from != null ? from : kafka.ops().describe(group);
     }
 
     OffsetSnapshot await() throws InterruptedException {
         OffsetSnapshot[] done = {null};
-        boolean ended = Poll.every(Duration.ofMillis(250)).upTo(LONGEST_DRAIN).until(() -> look(done), Boolean::booleanValue);
+        boolean ended;
+        try {
+            ended = Poll.every(Duration.ofMillis(250)).upTo(LONGEST_DRAIN).until(() -> look(done), Boolean::booleanValue);
+        } finally {
+            if (ownWatch) {
+                fetches.close();
+            }
+        }
         if (!ended) {
             kafka.notDone.put(group, "still not done after " + Timeouts.seconds(LONGEST_DRAIN) + ", though it progressed all along");
         }
@@ -98,6 +120,16 @@ final class GroupDrain {
         if (committed > mostCommitted) {
             mostCommitted = committed;
             progressed();
+        }
+        if (committed != committedSeen) {
+            committedSeen = committed;
+            committedMovedAt = System.nanoTime();
+        }
+        if (deliveredAndStill(s)) {
+            note(group + ": every record delivered to it from where the " + stage + " began (the broker's Fetch answers on the wire), its "
+                    + "committed offsets then still at " + kafka.where(s, topic) + " for " + Timeouts.seconds(still()) + ": done short of the end");
+            done[0] = metered(s, committed);
+            return true;
         }
         // a new member, or a process the supervisor restarted: its chance starts now (a member joining again, as in a rebalance
         // storm, is no progress: it would keep the wait alive for ever)
@@ -176,6 +208,28 @@ final class GroupDrain {
         return true;
     }
 
+    /**
+     * A stage followed by offsets alone is done short of the end when the wire shows every record to the end delivered to the group
+     * from where it had to start reading, and its committed offsets moved since the stage began and then stood still for a commit interval:
+     * a consumer that commits each record's own offset (not the next one to read, as Kafka's consumers do) stops one short of the
+     * end on every partition, and so does one whose last commit went missing. What it applied is the oracle's to judge.
+     */
+    private boolean deliveredAndStill(OffsetSnapshot s) {
+        if (fetches == null || fetches.unreadable() != null || committedSeen == LabKafka.committedSum(from, topic)
+                || System.nanoTime() - committedMovedAt < still().toNanos()) {
+            return false;
+        }
+        return s.partitions().stream().filter(p -> p.topic().equals(topic)).allMatch(p -> fetches.deliveredAll(p.partition(),
+                Math.max(p.logStart(), LabKafka.committed(from, topic, p.partition())),
+                recordEnds == null ? p.logEnd() : recordEnds.getOrDefault(p.partition(), p.logEnd())));
+    }
+
+    /** How long committed offsets must stand still for a drain to end short of the end: a commit interval, 2 s at least. */
+    private Duration still() {
+        Duration interval = ctx.settings().timeouts().commitInterval();
+        return interval.compareTo(LabKafka.STILL) > 0 ? interval : LabKafka.STILL;
+    }
+
     /** Whether the group has sent no OffsetCommit on the wire; empty without a wire witness. */
     private Optional<Boolean> noCommitOnTheWire() {
         return kafka.witness().map(w -> w.commits(group).isEmpty());
@@ -194,6 +248,11 @@ final class GroupDrain {
     private void say(LabKafka.Patience p) {
         String text = "the " + stage + " of " + group + " waits while it progresses; " + Timeouts.seconds(p.window()) + " without progress (no new commit, "
                 + "effect, join or restart) is a stall, FAIL: " + p.basis();
+        note(text);
+    }
+
+    /** On the console, and in the evidence of the experiment the drain's processes run in. */
+    private void note(String text) {
         ctx.step("  … " + text);
         java.util.Arrays.stream(needed).map(LabContext.Instance::recorder).filter(r -> r != null && !r.finished()).findFirst()
                 .ifPresent(r -> r.record(Source.here("harness"), new Payload.Note(text)));

@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.Future;
 
 import io.micrometer.core.instrument.Timer;
+import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireWitness;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -385,7 +386,18 @@ public final class LabKafka {
      * ends the wait ({@link LabSubjects#checkpoint}).
      */
     public OffsetSnapshot awaitDrained(String group, String topic, String stage, LabContext.Instance... needed) throws InterruptedException {
-        return new GroupDrain(this, ctx, group, topic, null, stage, needed).await();
+        return awaitDrained(group, topic, stage, null, null, needed);
+    }
+
+    /**
+     * As {@link #awaitDrained(String, String, String, LabContext.Instance...)}, with the broker's Fetch answers read by {@code fetches}
+     * (opened before the stage's records were there to fetch) and the group's offsets {@code from} where the stage began (null, null:
+     * the drain opens its own watch when the run has a witness, and reads the offsets then). Done also short of the end once every
+     * record from those offsets was delivered and the committed offsets moved and then stood still ({@link GroupDrain}).
+     */
+    public OffsetSnapshot awaitDrained(String group, String topic, String stage, FetchWatch fetches, OffsetSnapshot from,
+            LabContext.Instance... needed) throws InterruptedException {
+        return new GroupDrain(this, ctx, group, topic, null, stage, fetches, from, needed).await();
     }
 
     /** How long the committed offsets must stand still, once every effect is applied, for a group to count as done short of the log end. */
@@ -400,7 +412,7 @@ public final class LabKafka {
      */
     public OffsetSnapshot awaitApplied(String group, String topic, String inbox, String stage, LabContext.Instance... needed)
             throws InterruptedException {
-        return new GroupDrain(this, ctx, group, topic, inbox, stage, needed).await();
+        return new GroupDrain(this, ctx, group, topic, inbox, stage, null, null, needed).await();
     }
 
 

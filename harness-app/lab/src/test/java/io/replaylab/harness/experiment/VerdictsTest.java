@@ -241,8 +241,9 @@ class VerdictsTest {
         assertThat(skipped.failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
         assertThat(skipped.reason()).isEqualTo("the re-sent records were not delivered: the subject handled 3 of 15 record(s) published again at "
                 + "new offsets (3 of them delivered)");
-        assertThat(on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 14, 15, false, "14 of 15")).orElseThrow().failKind())
-                .as("one re-sent offset not committed").isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        Optional<Outcome> offByOne = on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 14, 15, false, "14 of 15"));
+        assertThat(offByOne).as("every one delivered, one re-sent offset not committed past (a consumer that commits each record's own offset)")
+                .isEmpty();
         assertThat(on("duplicate-publish", e -> Verdicts.republishDelivered(e, "t", 15, 0, 0, true, "none")).orElseThrow().failKind())
                 .as("off the wire, but nothing committed past them either: not delivered, the consumer's").isEqualTo(FailKind.FAULT_NOT_OBSERVED);
     }

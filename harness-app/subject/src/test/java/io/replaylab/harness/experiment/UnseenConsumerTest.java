@@ -187,6 +187,29 @@ class UnseenConsumerTest {
     }
 
     /**
+     * A consumer that commits each record's own offset, not the next one to read (a common slip): its effects are right, and each
+     * restart redelivers its last record, which its inbox takes once. Its replay and re-send are read on the wire, every record
+     * delivered and its offsets then still, one short of the end (each was a stall, FAIL); rebalance holds its second commit, as
+     * its first, of offset 0, covers no record (NOT_RUN on it before).
+     */
+    @Test
+    void aConsumerThatCommitsEachRecordsOwnOffsetIsJudgedByWhatItReadAndApplied(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template()).env("OWN_OFFSET", "1"))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.replay(), Experiments.rebalance(),
+                        Experiments.duplicatePublish()).build(), null);
+
+        assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason())
+                .isEqualTo(Status.PASS));
+        for (String drained : List.of("replay", "duplicate-publish")) {
+            assertThat(experiment(r.evidence(), drained).events()).extracting(e -> e.payload().summary()).as(drained)
+                    .anyMatch(t -> t.matches(".*: every record delivered to it from where the (replay|re-sent) began \\(the broker's Fetch answers "
+                            + "on the wire\\), its committed offsets then still at \\{0=\\d+ of \\d+.*: done short of the end"));
+        }
+        assertThat(Runs.check(experiment(r.evidence(), "rebalance"), "held after the DB commit, before the offset commit").actual())
+                .as("the held commit covers a record").matches(".* committed \\d+ < [1-9]\\d*");
+    }
+
+    /**
      * A correct Java consumer with the client's default timeouts that commits each batch with commitAsync never reaches
      * KafkaConsumer#commitSync, where the debugger holds a JVM's offset commit: its group's first committed offset says so, and
      * the wire, which holds every OffsetCommit, takes over on a new group (each was NOT_RUN after the barrier timeout). The
