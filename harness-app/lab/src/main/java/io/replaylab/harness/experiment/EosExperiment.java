@@ -119,6 +119,11 @@ final class EosExperiment {
                     inFlightId + " visible to read_uncommitted only"));
             OffsetSnapshot atHold = ctx.kafka().ops().describe(group);
             e.record(harness, atHold.toPayload("while A is held"));
+            Optional<Outcome> standalone = Handoff.standalone(ctx, group, atHold);
+            if (standalone.isPresent()) {
+                barrier.release();
+                return e.finish(standalone.get());
+            }
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             List<PartitionRef> aOwns = atHold.members().stream().flatMap(m -> m.assignment().stream()).filter(p -> p.topic().equals(topic)).toList();
 

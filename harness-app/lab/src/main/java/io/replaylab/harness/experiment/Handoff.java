@@ -116,6 +116,21 @@ final class Handoff implements AutoCloseable {
         return h;
     }
 
+    /**
+     * NOT_RUN when A, at its point, is no member of its group and never joined it through the proxy: it assigns its partitions
+     * itself (KafkaConsumer#assign, Kafka's standalone consumer), so no rebalance can move one to B. Empty when A is a member, or
+     * when that cannot be told (no wire witness: a group without members may be one A was dropped from).
+     */
+    static Optional<Outcome> standalone(LabContext ctx, String group, io.replaylab.kafka.OffsetSnapshot atPoint) {
+        if (!atPoint.members().isEmpty() || !ctx.kafka().witness().map(w -> w.timeouts(group).isEmpty()).orElse(false)) {
+            return Optional.empty();
+        }
+        return Optional.of(Outcome.notRun("A never joined group " + group + " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no "
+                + "member in its description) though it consumes and commits under it: it assigns its partitions itself (KafkaConsumer#assign, "
+                + "Kafka's standalone consumer), so no rebalance can move a partition of A's to B; this experiment needs a consumer that "
+                + "subscribes"));
+    }
+
     /** A wait decided already, with nothing withheld: the verdict on values ({@link #none}). */
     static Handoff of(Duration wait, String why, Duration needed, boolean capped, ExperimentRecorder e) {
         return new Handoff(wait, why, needed, capped, new ArrayList<>(), e);

@@ -189,6 +189,11 @@ final class RebalanceExperiment {
             e.check(Check.pass("held after the DB commit, before the offset commit", "R8", "effect in the DB, offset not committed",
                     inFlightId + " in " + inbox + "; " + inFlight + " committed " + show(LabKafka.committed(atHold, topic, inFlight.partition()))
                             + " < " + committing.get(inFlight)));
+            Optional<Outcome> standalone = Handoff.standalone(ctx, group, atHold);
+            if (standalone.isPresent()) {
+                barrier.release();
+                return e.finish(standalone.get());
+            }
             Set<String> aMembers = atHold.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             // the wire's arrival names the held request's member and generation; a debugger's does not
             Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.facts().requester());

@@ -164,6 +164,10 @@ final class SchedulesExperiment {
                     : ctx.kafka().ops().describe(group);
             e.record(Source.here("harness"), atPoint.toPayload("A at " + cell.point().id()));
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
+            Optional<Outcome> standalone = Handoff.standalone(ctx, group, atPoint);
+            if (standalone.isPresent()) {
+                return e.finish(standalone.get());
+            }
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             // every partition A's held commit carries: the hazard is any of them moving to B, and a commit that carries several
             // (a timer's, a batch's) may keep the first with A while another moves; a point before any offset watches A's first

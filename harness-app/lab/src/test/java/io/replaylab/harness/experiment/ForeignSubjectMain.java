@@ -44,7 +44,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * With {@code hangs} its fifth record's (or, with {@code HANGS_AT=n} in its environment, its n-th's) database call never
  * returns (until it is stopped): alive, its poll loop stalled. {@code auto-commit} leaves its commits to the
  * Java client's auto-commit (each poll commits what the one before returned, applied by then). {@code GROUP_PROTOCOL=consumer} in
- * its environment joins with KIP-848's protocol.
+ * its environment joins with KIP-848's protocol; {@code ASSIGNS=1} assigns itself every partition of the topic and never joins
+ * the group (Kafka's standalone consumer; its group id only names its commits).
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -115,7 +116,12 @@ public final class ForeignSubjectMain {
                 s.execute("PRAGMA busy_timeout=10000");
                 s.execute("CREATE TABLE IF NOT EXISTS payments (ns TEXT, msg TEXT, cents INTEGER, PRIMARY KEY (ns, msg))");
             }
-            c.subscribe(List.of(a[1]));
+            if ("1".equals(System.getenv("ASSIGNS"))) {
+                // ASSIGNS=1: Kafka's "standalone" consumer, assigning itself every partition (group.id only for its commits): it never joins
+                c.assign(c.partitionsFor(a[1]).stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList());
+            } else {
+                c.subscribe(List.of(a[1]));
+            }
             while (!stop.get()) {
                 try {
                     org.apache.kafka.clients.consumer.ConsumerRecords<String, String> batch = c.poll(Duration.ofMillis(200));
