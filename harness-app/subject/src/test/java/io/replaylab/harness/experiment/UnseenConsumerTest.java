@@ -210,6 +210,25 @@ class UnseenConsumerTest {
     }
 
     /**
+     * Kafka's standalone consumer assigns itself every partition and never joins its group: no rebalance can move a partition of
+     * its to B, so rebalance and a schedule cell are NOT_RUN saying so (rebalance FAILed "no handoff: … stayed with A for PT2M",
+     * a partition A never owned through the group); its replay, which needs no group membership, is judged and PASSes.
+     */
+    @Test
+    void aConsumerThatAssignsItsOwnPartitionsIsNotRunWhereARebalanceMustMoveOneAndJudgedWhereNot(LocalKafka kafka) throws Exception {
+        Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template()).env("ASSIGNS", "1"))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.replay(), Experiments.rebalance(),
+                        Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold")))).build(), null);
+
+        passed(experiment(r.evidence(), "replay"));
+        String standalone = " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no member in its description) though it consumes and "
+                + "commits under it: it assigns its partitions itself (KafkaConsumer#assign, Kafka's standalone consumer), so no rebalance can "
+                + "move a partition of A's to B; this experiment needs a consumer that subscribes";
+        wasNotRun(experiment(r.evidence(), "rebalance")).startsWith("A never joined group ").endsWith(standalone);
+        wasNotRun(experiment(r.evidence(), "schedules.before-offset-commit.hold")).startsWith("A never joined group ").endsWith(standalone);
+    }
+
+    /**
      * A correct Java consumer with the client's default timeouts that commits each batch with commitAsync never reaches
      * KafkaConsumer#commitSync, where the debugger holds a JVM's offset commit: its group's first committed offset says so, and
      * the wire, which holds every OffsetCommit, takes over on a new group (each was NOT_RUN after the barrier timeout). The
