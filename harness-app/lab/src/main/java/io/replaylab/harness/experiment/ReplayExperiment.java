@@ -148,7 +148,8 @@ final class ReplayExperiment {
                 : fetches != null ? " (the wire witness could not read a Fetch answer, " + fetches.unreadable() + ": offsets only)"
                 : " (no processing log and no wire witness: offsets only; a consumer that jumps to the log end would pass this check)");
         // a processing log counts records; offsets also count what transactions leave between them (markers, aborted records)
-        long records = log.isPresent() ? Math.min(total, produced.records()) : total;
+        // (nothing committed again at all, e.g. a consumer that positions itself past the reset: every record is one it did not read)
+        long records = total == 0 ? produced.records() : log.isPresent() ? Math.min(total, produced.records()) : total;
         // read from offsets alone the check claims only that: it must not rule out a consumer that jumps to the end (Defect)
         String check = log.isEmpty() && wire == null ? Verdicts.RECOMMITTED : Verdicts.REDELIVERED;
         Optional<Outcome> none = Verdicts.redelivery(e, check, total, records, recommitted, handled, seen);

@@ -125,9 +125,10 @@ final class GroupDrain {
             committedSeen = committed;
             committedMovedAt = System.nanoTime();
         }
-        if (deliveredAndStill(s)) {
-            note(group + ": every record delivered to it from where the " + stage + " began (the broker's Fetch answers on the wire), its "
-                    + "committed offsets then still at " + kafka.where(s, topic) + " for " + Timeouts.seconds(still()) + ": done short of the end");
+        Optional<String> shortOfTheEnd = doneShort(s);
+        if (shortOfTheEnd.isPresent()) {
+            note(group + ": " + shortOfTheEnd.get() + ", its committed offsets then still at " + kafka.where(s, topic) + " for "
+                    + Timeouts.seconds(still()) + ": done short of the end");
             done[0] = metered(s, committed);
             return true;
         }
@@ -209,19 +210,41 @@ final class GroupDrain {
     }
 
     /**
-     * A stage followed by offsets alone is done short of the end when the wire shows every record to the end delivered to the group
-     * from where it had to start reading, and its committed offsets moved since the stage began and then stood still for a commit interval:
-     * a consumer that commits each record's own offset (not the next one to read, as Kafka's consumers do) stops one short of the
-     * end on every partition, and so does one whose last commit went missing. What it applied is the oracle's to judge.
+     * Why a stage followed by offsets alone is done short of the end, read on the wire once its committed offsets stood still for a
+     * commit interval; empty while it is not. Either every record to the end was delivered to the group from where the stage began,
+     * and its committed offsets moved since: a consumer that commits each record's own offset (not the next one to read, as Kafka's
+     * consumers do) stops one short of the end on every partition, and so does one whose last commit went missing; what it applied
+     * is the oracle's to judge. Or every partition with records to read was fetched, and only above where the stage began: the
+     * consumer takes its positions from elsewhere than the group's offsets (its own database, a seek), and will read nothing below
+     * them; what it skipped is the stage's verdict to judge.
      */
-    private boolean deliveredAndStill(OffsetSnapshot s) {
-        if (fetches == null || fetches.unreadable() != null || committedSeen == LabKafka.committedSum(from, topic)
-                || System.nanoTime() - committedMovedAt < still().toNanos()) {
-            return false;
+    private Optional<String> doneShort(OffsetSnapshot s) {
+        if (fetches == null || fetches.unreadable() != null || System.nanoTime() - committedMovedAt < still().toNanos()) {
+            return Optional.empty();
         }
-        return s.partitions().stream().filter(p -> p.topic().equals(topic)).allMatch(p -> fetches.deliveredAll(p.partition(),
-                Math.max(p.logStart(), LabKafka.committed(from, topic, p.partition())),
-                recordEnds == null ? p.logEnd() : recordEnds.getOrDefault(p.partition(), p.logEnd())));
+        List<PartitionOffsets> mine = s.partitions().stream().filter(p -> p.topic().equals(topic)).toList();
+        if (committedSeen != LabKafka.committedSum(from, topic)
+                && mine.stream().allMatch(p -> fetches.deliveredAll(p.partition(), start(p), end(p)))) {
+            return Optional.of("every record delivered to it from where the " + stage + " began (the broker's Fetch answers on the wire)");
+        }
+        Map<Integer, Long> lowest = fetches.lowestOffsets();
+        List<PartitionOffsets> toRead = mine.stream().filter(p -> start(p) < end(p)).toList();
+        if (!toRead.isEmpty() && toRead.stream().allMatch(p -> lowest.containsKey(p.partition()) && lowest.get(p.partition()) > start(p))) {
+            return Optional.of("it fetched " + topic + " only from " + lowest + ", above where the " + stage + " began ("
+                    + toRead.stream().map(p -> p.partition() + "=" + start(p)).collect(java.util.stream.Collectors.joining(", ", "{", "}"))
+                    + "): it takes its positions from elsewhere than the group's offsets");
+        }
+        return Optional.empty();
+    }
+
+    /** Where a partition's reading starts in this stage: its committed offset when the stage began, else its log start. */
+    private long start(PartitionOffsets p) {
+        return Math.max(p.logStart(), LabKafka.committed(from, topic, p.partition()));
+    }
+
+    /** Where a partition's records end: its log end, or its records' end before transaction markers. */
+    private long end(PartitionOffsets p) {
+        return recordEnds == null ? p.logEnd() : recordEnds.getOrDefault(p.partition(), p.logEnd());
     }
 
     /** How long committed offsets must stand still for a drain to end short of the end: a commit interval, 2 s at least. */

@@ -25,6 +25,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * A Java consumer that keeps its positions in its own database (Kafka's "storing offsets outside Kafka") and never commits an
  * offset to Kafka: per record ONE JDBC transaction writes the message id (the primary key keeps it once), and the partition's
  * next offset; on an assignment it seeks each partition to its stored offset. Args: bootstrap topic group db namespace instance.
+ * With {@code ALSO_COMMITS=1} in its environment it also commits each record's next offset to Kafka after its transaction (for
+ * its lag to show), and still reads from its database's positions.
  */
 public final class DbOffsetsMain {
     private DbOffsetsMain() {
@@ -45,6 +47,7 @@ public final class DbOffsetsMain {
         p.put("key.deserializer", StringDeserializer.class.getName());
         p.put("value.deserializer", StringDeserializer.class.getName());
         ObjectMapper json = new ObjectMapper();
+        boolean alsoCommits = "1".equals(System.getenv("ALSO_COMMITS"));
         try (Connection db = DriverManager.getConnection("jdbc:sqlite:" + Path.of(a[3])); KafkaConsumer<String, String> c = new KafkaConsumer<>(p)) {
             try (Statement s = db.createStatement()) {
                 s.execute("PRAGMA journal_mode=WAL");
@@ -105,6 +108,10 @@ public final class DbOffsetsMain {
                         pos.executeUpdate();
                     }
                     db.commit();
+                    if (alsoCommits) { // the offset in Kafka too, for its lag to show: the positions it reads from stay its database's
+                        c.commitSync(java.util.Map.of(new TopicPartition(r.topic(), r.partition()),
+                                new org.apache.kafka.clients.consumer.OffsetAndMetadata(r.offset() + 1)));
+                    }
                 }
             }
         } catch (WakeupException stopping) {

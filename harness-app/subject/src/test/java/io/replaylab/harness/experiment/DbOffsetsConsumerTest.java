@@ -81,6 +81,25 @@ class DbOffsetsConsumerTest {
         wasNotRun(experiment(r.evidence(), "schedules.after-offset-commit.hold")).startsWith("A applied the effect of every record").endsWith(NOTHING_TO_HOLD);
     }
 
+    /**
+     * The same consumer committing each next offset to Kafka too (for its lag to show), still reading from its database's
+     * positions: after the reset it fetches only from them, above the reset offsets, and commits nothing again. Its replay FAILs
+     * "no redelivery" (a reset of the group's offsets does not replay it) once its offsets stood still for a commit interval,
+     * not after its timeouts as a stall ("records left unread past its committed offsets").
+     */
+    @Test
+    void aConsumerThatAlsoCommitsButReadsFromItsDatabasesPositionsSkipsTheReplay(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = Runs.run(on(kafka, dir.resolve("hybrid")).records(30).subject(DbOffsetsMain.subject().env("ALSO_COMMITS", "1"))
+                .commitInterval(ONE_TICK).targetQuery(DbOffsetsMain.TARGET_QUERY).experiments(Experiments.replay()), "replay");
+
+        Runs.failed(x).startsWith("no redelivery: after the reset to earliest the subject handled 0 of 30 records again (0 offsets committed "
+                + "again, 0 records delivered again from the reset offsets on the wire (lowest fetch offsets {");
+        assertThat(x.outcome().failKind()).isEqualTo(io.replaylab.evidence.FailKind.FAULT_NOT_OBSERVED);
+        assertThat(x.events()).extracting(ev -> ev.payload().summary()).anyMatch(t -> t.matches(".*: it fetched \\S+ only from \\{.*\\}, above "
+                + "where the replay began \\(\\{0=0, 1=0, 2=0\\}\\): it takes its positions from elsewhere than the group's offsets, its "
+                + "committed offsets then still at \\{0=0 of \\d+, 1=0 of \\d+, 2=0 of \\d+\\} for 2 s: done short of the end"));
+    }
+
     /** The DB cell ran: its warm-up ended on A's applied effects, not on an offset commit that never comes. */
     private static void passedAfterAWarmUpWithoutACommit(ExperimentEvidence cell) {
         passed(cell);
