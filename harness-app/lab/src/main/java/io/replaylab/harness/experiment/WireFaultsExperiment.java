@@ -13,6 +13,7 @@ import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
+import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -68,13 +69,20 @@ final class WireFaultsExperiment {
                 protocol, "every cell's fault fired on the wire");
     }
 
-    /** The protocol A joined {@code group} with, as the wire saw its first group request; empty when it did not join within the barrier timeout. */
-    private static Optional<MemberTimeouts.Protocol> protocolOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a)
-            throws InterruptedException {
+    /**
+     * What A shows of its membership within the barrier timeout: the protocol it joined {@code group} with, read on the wire, or an
+     * offset commit of the group it sent as no member (no member id, generation -1); neither when it did neither.
+     */
+    private static Membership membershipOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a) throws InterruptedException {
         return Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             ctx.subjects().checkpoint(a);
-            return proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst();
-        }, Optional::isPresent);
+            return new Membership(proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst(),
+                    proxy.witness().commits(group).stream().filter(c -> c.memberId().isEmpty() && c.generation() < 0).findFirst());
+        }, m -> m.protocol().isPresent() || m.standalone().isPresent());
+    }
+
+    /** A's protocol, or a commit it sent without joining (a consumer that assigns its partitions itself); empty both: neither seen. */
+    private record Membership(Optional<MemberTimeouts.Protocol> protocol, Optional<WitnessedCommit> standalone) {
     }
 
     static String partName(WireFaultCell cell) {
@@ -140,7 +148,14 @@ final class WireFaultsExperiment {
         WireFault fault = cell.fault();
         if (cell.protocol().isPresent()) {
             joined = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
-            Optional<MemberTimeouts.Protocol> its = protocolOf(ctx, proxy, group, joined);
+            Membership membership = membershipOf(ctx, proxy, group, joined);
+            Optional<MemberTimeouts.Protocol> its = membership.protocol();
+            if (its.isEmpty() && membership.standalone().isPresent()) {
+                WitnessedCommit c = membership.standalone().get();
+                return e.finish(Outcome.notRun("the fault cannot fire: A committed offsets of group " + group + " without joining it (an "
+                        + "OffsetCommit of " + c.offsets().size() + " partition(s) with no member id, generation " + c.generation() + "): it assigns "
+                        + "its partitions itself (KafkaConsumer#assign, Kafka's standalone consumer), and sends no " + fault.target().api().display()));
+            }
             if (its.isEmpty()) {
                 return e.finish(Outcome.notRun("the fault never fired: A did not join group " + group + " within " + ctx.settings().timeouts().barrier()
                         + " (no JoinGroup or ConsumerGroupHeartbeat of its on the wire)"));

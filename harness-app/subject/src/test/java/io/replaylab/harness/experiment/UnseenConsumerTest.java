@@ -212,15 +212,21 @@ class UnseenConsumerTest {
     /**
      * Kafka's standalone consumer assigns itself every partition and never joins its group: no rebalance can move a partition of
      * its to B, so rebalance and a schedule cell are NOT_RUN saying so (rebalance FAILed "no handoff: … stayed with A for PT2M",
-     * a partition A never owned through the group); its replay, which needs no group membership, is judged and PASSes.
+     * a partition A never owned through the group), and the heartbeat cell at its first commit; its replay, which needs no group
+     * membership, is judged and PASSes.
      */
     @Test
     void aConsumerThatAssignsItsOwnPartitionsIsNotRunWhereARebalanceMustMoveOneAndJudgedWhereNot(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template()).env("ASSIGNS", "1"))
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.replay(), Experiments.rebalance(),
-                        Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold")))).build(), null);
+                        Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold"))),
+                        Experiments.wireFaults(List.of(WireFaultCell.parse("heartbeat:error=REBALANCE_IN_PROGRESS")))).build(), null);
 
         passed(experiment(r.evidence(), "replay"));
+        // at once, not after the barrier timeout ("A did not join group … within PT1M")
+        wasNotRun(experiment(r.evidence(), "wire-faults.heartbeat.error-REBALANCE_IN_PROGRESS")).matches("the fault cannot fire: A committed offsets "
+                + "of group \\S+ without joining it \\(an OffsetCommit of 1 partition\\(s\\) with no member id, generation -1\\): it assigns its "
+                + "partitions itself \\(KafkaConsumer#assign, Kafka's standalone consumer\\), and sends no Heartbeat");
         String standalone = " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no member in its description) though it consumes and "
                 + "commits under it: it assigns its partitions itself (KafkaConsumer#assign, Kafka's standalone consumer), so no rebalance can "
                 + "move a partition of A's to B; this experiment needs a consumer that subscribes";
