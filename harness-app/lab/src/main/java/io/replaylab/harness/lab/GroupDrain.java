@@ -214,9 +214,9 @@ final class GroupDrain {
      * commit interval; empty while it is not. Either every record to the end was delivered to the group from where the stage began,
      * and its committed offsets moved since: a consumer that commits each record's own offset (not the next one to read, as Kafka's
      * consumers do) stops one short of the end on every partition, and so does one whose last commit went missing; what it applied
-     * is the oracle's to judge. Or every partition with records to read was fetched, and only above where the stage began: the
-     * consumer takes its positions from elsewhere than the group's offsets (its own database, a seek), and will read nothing below
-     * them; what it skipped is the stage's verdict to judge.
+     * is the oracle's to judge. Or every partition with records to read was fetched, and only above the group's committed offset
+     * where the stage began: the consumer takes its positions from elsewhere than the group's offsets (its own database, a seek),
+     * and will read nothing below them; what it skipped is the stage's verdict to judge.
      */
     private Optional<String> doneShort(OffsetSnapshot s) {
         if (fetches == null || fetches.unreadable() != null || System.nanoTime() - committedMovedAt < still().toNanos()) {
@@ -228,8 +228,11 @@ final class GroupDrain {
             return Optional.of("every record delivered to it from where the " + stage + " began (the broker's Fetch answers on the wire)");
         }
         Map<Integer, Long> lowest = fetches.lowestOffsets();
+        // only above the group's committed offsets: a partition with none starts where auto.offset.reset says (latest: a skip the
+        // subject checks judge as such, with the reset seen on the wire)
         List<PartitionOffsets> toRead = mine.stream().filter(p -> start(p) < end(p)).toList();
-        if (!toRead.isEmpty() && toRead.stream().allMatch(p -> lowest.containsKey(p.partition()) && lowest.get(p.partition()) > start(p))) {
+        if (!toRead.isEmpty() && toRead.stream().allMatch(p -> LabKafka.committed(from, topic, p.partition()) >= 0
+                && lowest.containsKey(p.partition()) && lowest.get(p.partition()) > start(p))) {
             return Optional.of("it fetched " + topic + " only from " + lowest + ", above where the " + stage + " began ("
                     + toRead.stream().map(p -> p.partition() + "=" + start(p)).collect(java.util.stream.Collectors.joining(", ", "{", "}"))
                     + "): it takes its positions from elsewhere than the group's offsets");
