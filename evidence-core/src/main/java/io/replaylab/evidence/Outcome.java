@@ -73,7 +73,8 @@ public record Outcome(Status status, String reason, FailKind failKind, FaultConf
         return outcomes.stream().reduce(Outcome::and).orElse(notRun("no experiment ran"));
     }
 
-    private static String names(List<Check> checks, Status s) {
+    /** The checks of status {@code s}, as {@code name (requirement)}, comma-separated: how a verdict names them. */
+    public static String names(List<Check> checks, Status s) {
         return checks.stream().filter(c -> c.status() == s).map(c -> c.name() + " (" + c.requirement() + ")")
                 .collect(Collectors.joining(", "));
     }

@@ -33,6 +33,15 @@ class OutcomeTest {
     }
 
     @Test
+    void aVerdictNamesItsChecksOfOneStatusByNameAndRequirement() {
+        List<Check> checks = List.of(Check.pass("a", "R6", "x", "x"), Check.fail("b", "R11", "x", "y"), Check.fail("c", "R12", "x", "y"));
+
+        assertThat(Outcome.names(checks, Status.FAIL)).isEqualTo("b (R11), c (R12)");
+        assertThat(Outcome.names(checks, Status.NOT_RUN)).isEmpty();
+        assertThat(Outcome.judge(confirmation(), checks).reason()).isEqualTo("check failed: " + Outcome.names(checks, Status.FAIL));
+    }
+
+    @Test
     void passCannotBeBuiltWithoutAConfirmedFault() {
         assertThatThrownBy(() -> new Outcome(Status.PASS, "trust me", null, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confirmed fault");

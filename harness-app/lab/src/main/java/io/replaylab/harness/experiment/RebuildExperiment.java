@@ -1,6 +1,5 @@
 package io.replaylab.harness.experiment;
 
-import java.util.stream.Collectors;
 
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.evidence.Check;
@@ -55,8 +54,7 @@ final class RebuildExperiment {
             // generation 1 is the consumer's own first pass, before any fault: an effect applied twice, an aborted record applied or
             // one skipped is what the consumer did, and the oracle names it
             Comparison first = ctx.target().judge(e, topic, g1, ns.group("g1"));
-            String failed = e.checks().stream().filter(x -> x.status() == Status.FAIL).map(x -> x.name() + " (" + x.requirement() + ")")
-                    .collect(Collectors.joining(", "));
+            String failed = Outcome.names(e.checks(), Status.FAIL);
             return e.finish(Verdicts.naming(Outcome.checkFailed("generation 1 holds " + g1Before.rows() + " effects for the source set's "
                     + sourceSet + " ids before the rebuild" + (failed.isEmpty() ? "" : ": check failed: " + failed)), first));
         }
