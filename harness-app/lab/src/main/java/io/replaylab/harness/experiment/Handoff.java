@@ -118,7 +118,7 @@ final class Handoff implements AutoCloseable {
 
     /**
      * NOT_RUN when A, at its point, is no member of its group and never joined it through the proxy: it assigns its partitions
-     * itself (KafkaConsumer#assign, Kafka's standalone consumer), so no rebalance can move one to B. Empty when A is a member, or
+     * itself (assign, not subscribe: Kafka's standalone consumer), so no rebalance can move one to B. Empty when A is a member, or
      * when that cannot be told (no wire witness: a group without members may be one A was dropped from).
      */
     static Optional<Outcome> standalone(LabContext ctx, String group, io.replaylab.kafka.OffsetSnapshot atPoint) {
@@ -126,7 +126,7 @@ final class Handoff implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(Outcome.notRun("A never joined group " + group + " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no "
-                + "member in its description) though it consumes and commits under it: it assigns its partitions itself (KafkaConsumer#assign, "
+                + "member in its description) though it consumes and commits under it: it assigns its partitions itself (assign, not subscribe: "
                 + "Kafka's standalone consumer), so no rebalance can move a partition of A's to B; this experiment needs a consumer that "
                 + "subscribes"));
     }

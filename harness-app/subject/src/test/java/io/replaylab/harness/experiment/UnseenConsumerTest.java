@@ -226,9 +226,9 @@ class UnseenConsumerTest {
         // at once, not after the barrier timeout ("A did not join group … within PT1M")
         wasNotRun(experiment(r.evidence(), "wire-faults.heartbeat.error-REBALANCE_IN_PROGRESS")).matches("the fault cannot fire: A committed offsets "
                 + "of group \\S+ without joining it \\(an OffsetCommit of 1 partition\\(s\\) with no member id, generation -1\\): it assigns its "
-                + "partitions itself \\(KafkaConsumer#assign, Kafka's standalone consumer\\), and sends no Heartbeat");
+                + "partitions itself \\(assign, not subscribe: Kafka's standalone consumer\\), and sends no Heartbeat");
         String standalone = " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no member in its description) though it consumes and "
-                + "commits under it: it assigns its partitions itself (KafkaConsumer#assign, Kafka's standalone consumer), so no rebalance can "
+                + "commits under it: it assigns its partitions itself (assign, not subscribe: Kafka's standalone consumer), so no rebalance can "
                 + "move a partition of A's to B; this experiment needs a consumer that subscribes";
         wasNotRun(experiment(r.evidence(), "rebalance")).startsWith("A never joined group ").endsWith(standalone);
         wasNotRun(experiment(r.evidence(), "schedules.before-offset-commit.hold")).startsWith("A never joined group ").endsWith(standalone);
