@@ -73,8 +73,9 @@ final class GroupDrain {
         this.needed = needed;
         this.recordEnds = recordEnds(topic);
         this.ownWatch = inbox == null && fetches == null && kafka.witness().isPresent();
-        this.fetches = inbox != null ? null : ownWatch ? kafka.witness().get().watchFetches(topic) : fetches;
-        this.from = this.fetches == null ? null : from != null ? from : kafka.ops().describe(group);
+        boolean watched = inbox == null && (fetches != null || ownWatch);
+        this.from = !watched ? null : from != null ? from : kafka.ops().describe(group); // read first: a describe that fails leaves no watch open
+        this.fetches = !watched ? null : ownWatch ? kafka.witness().get().watchFetches(topic) : fetches;
     }
 
     OffsetSnapshot await() throws InterruptedException {

@@ -392,8 +392,9 @@ public final class LabKafka {
     /**
      * As {@link #awaitDrained(String, String, String, LabContext.Instance...)}, with the broker's Fetch answers read by {@code fetches}
      * (opened before the stage's records were there to fetch) and the group's offsets {@code from} where the stage began (null, null:
-     * the drain opens its own watch when the run has a witness, and reads the offsets then). Done also short of the end once every
-     * record from those offsets was delivered and the committed offsets moved and then stood still ({@link GroupDrain}).
+     * the drain opens its own watch when the run has a witness, and reads the offsets then). Done also short of the end once the
+     * committed offsets stood still for a commit interval after every record from those offsets was delivered (and they moved), or
+     * after every partition was fetched only above its committed offset there (a consumer that positions itself; {@link GroupDrain}).
      */
     public OffsetSnapshot awaitDrained(String group, String topic, String stage, FetchWatch fetches, OffsetSnapshot from,
             LabContext.Instance... needed) throws InterruptedException {

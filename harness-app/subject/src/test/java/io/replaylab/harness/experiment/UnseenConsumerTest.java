@@ -205,8 +205,9 @@ class UnseenConsumerTest {
                     .anyMatch(t -> t.matches(".*: every record delivered to it from where the (replay|re-sent) began \\(the broker's Fetch answers "
                             + "on the wire\\), its committed offsets then still at \\{0=\\d+ of \\d+.*: done short of the end"));
         }
+        assertThat(experiment(r.evidence(), "rebalance").environment().get("barrier")).isEqualTo("debugger (the subject is a JVM)");
         assertThat(Runs.check(experiment(r.evidence(), "rebalance"), "held after the DB commit, before the offset commit").actual())
-                .as("the held commit covers a record").matches(".* committed \\d+ < [1-9]\\d*");
+                .as("the debugger let the commit of offset 0 pass: the held one covers a record").matches(".* committed \\d+ < [1-9]\\d*");
     }
 
     /**
