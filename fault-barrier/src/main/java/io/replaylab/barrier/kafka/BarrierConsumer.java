@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 import io.replaylab.barrier.Barrier;
+import io.replaylab.barrier.CommitFrontier;
 import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.Injector;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -18,6 +19,8 @@ import org.apache.kafka.common.TopicPartition;
  * A {@link Consumer} decorator for tests that build their own clients: {@code commitSync} and
  * {@code commitAsync} stop at the barrier before the request leaves (the context's {@code offsets}
  * are the ones about to be committed), and the barrier records whether the commit returned or threw.
+ * A commit that carries no partition past the commits before it ({@link CommitFrontier}: a first
+ * commit of offset 0, the same positions again) passes, and the barrier stays armed.
  */
 public final class BarrierConsumer {
     private BarrierConsumer() {
@@ -25,9 +28,12 @@ public final class BarrierConsumer {
 
     @SuppressWarnings("unchecked")
     public static <K, V> Consumer<K, V> wrap(Consumer<K, V> delegate, Barrier beforeCommit) {
+        CommitFrontier frontier = new CommitFrontier();
         InvocationHandler h = (proxy, method, args) -> {
             String name = method.getName();
-            if (!name.equals("commitSync") && !name.equals("commitAsync")) {
+            List<CommitOffset> offsets = args != null && args.length > 0 && args[0] instanceof Map<?, ?> m ? offsets(m) : List.of();
+            // a commit that carries no partition past the ones before it has no record in flight: it passes, as on the wire
+            if (!name.equals("commitSync") && !name.equals("commitAsync") || !offsets.isEmpty() && !frontier.advances(offsets)) {
                 try {
                     return method.invoke(delegate, args);
                 } catch (java.lang.reflect.InvocationTargetException e) {
@@ -36,7 +42,6 @@ public final class BarrierConsumer {
             }
             Map<String, String> ctx = new TreeMap<>();
             ctx.put("method", name);
-            List<CommitOffset> offsets = args != null && args.length > 0 && args[0] instanceof Map<?, ?> m ? offsets(m) : List.of();
             if (offsets.isEmpty()) {
                 ctx.put("offsets", "(all consumed)");
             }
