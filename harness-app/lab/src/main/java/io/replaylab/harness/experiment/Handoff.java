@@ -126,10 +126,12 @@ final class Handoff implements AutoCloseable {
             return Optional.empty();
         }
         return Optional.of(Outcome.notRun("A never joined group " + group + " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no "
-                + "member in its description) though it consumes and commits under it: it assigns its partitions itself (assign, not subscribe: "
-                + "Kafka's standalone consumer), so no rebalance can move a partition of A's to B; this experiment needs a consumer that "
-                + "subscribes"));
+                + "member in its description) though it consumes and commits under it: " + ASSIGNS_ITSELF + ", so no rebalance can move a "
+                + "partition of A's to B; this experiment needs a consumer that subscribes"));
     }
+
+    /** What a consumer that never joins its group does, as every NOT_RUN that needs a member says it. */
+    static final String ASSIGNS_ITSELF = "it assigns its partitions itself (assign, not subscribe: Kafka's standalone consumer)";
 
     /** A wait decided already, with nothing withheld: the verdict on values ({@link #none}). */
     static Handoff of(Duration wait, String why, Duration needed, boolean capped, ExperimentRecorder e) {

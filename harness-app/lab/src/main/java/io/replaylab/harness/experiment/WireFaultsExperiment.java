@@ -153,8 +153,8 @@ final class WireFaultsExperiment {
             if (its.isEmpty() && membership.standalone().isPresent()) {
                 WitnessedCommit c = membership.standalone().get();
                 return e.finish(Outcome.notRun("the fault cannot fire: A committed offsets of group " + group + " without joining it (an "
-                        + "OffsetCommit of " + c.offsets().size() + " partition(s) with no member id, generation " + c.generation() + "): it assigns "
-                        + "its partitions itself (assign, not subscribe: Kafka's standalone consumer), and sends no " + fault.target().api().display()));
+                        + "OffsetCommit of " + c.offsets().size() + " partition(s) with no member id, generation " + c.generation() + "): "
+                        + Handoff.ASSIGNS_ITSELF + ", and sends no " + fault.target().api().display()));
             }
             if (its.isEmpty()) {
                 return e.finish(Outcome.notRun("the fault never fired: A did not join group " + group + " within " + ctx.settings().timeouts().barrier()
