@@ -27,6 +27,7 @@ import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
 import io.replaylab.harness.lab.LabWire;
+import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.Timeouts;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -35,9 +36,9 @@ import io.replaylab.oracle.Comparison;
 /**
  * Commit-ahead (R11 as it happens, R12): every OffsetCommit of the group is checked on the wire
  * the moment it is sent against the target ({@link FrontierCheck}); instance A is killed at its
- * first commit that covers a record with no effect yet, and the group then drains as usual: a
- * record whose offset was stored before its effect is lost (missing effect, a hole in the
- * frontier). To give a commit timer (librdkafka's and Kafka's auto-commit, every 5 s by default)
+ * first commit that covers a record with no effect yet, any time before its group drained, and the
+ * group then drains as usual: a record whose offset was stored before its effect is lost (missing
+ * effect, a hole in the frontier). To give a commit timer (librdkafka's and Kafka's auto-commit, every 5 s by default)
  * its chance, A is held at its DB commit while the check watches ({@link #window}: longer than A took
  * from its start to its first offset commit, at least {@link #WINDOW}): a consumer that stored the
  * offset when poll returned commits it then, ahead of its transaction.
@@ -84,11 +85,14 @@ final class CommitAheadExperiment {
             if (held[0] != null) {
                 watchWhileHeld(ctx, e, held[0], check, group);
             }
+            OffsetSnapshot drained = runArmed(ctx, check, a, group, topic, inbox);
             if (check.disarm().isPresent()) { // no kill after this look: a restart is decided here, and only here
                 LabContext.Instance again = ctx.subjects().start(e, spec); // the same name, a new process
                 running.add(again);
             }
-            OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, running, running.get(running.size() - 1));
+            OffsetSnapshot settled = drained != null || (check.killedAt().isEmpty() && a.process().isAlive())
+                    ? Experiments.settled(ctx, e, group, running, drained) // drained, or stalled (its reason given): not waited for twice
+                    : Experiments.settle(ctx, e, group, topic, inbox, running, running.get(running.size() - 1)); // the restarted A, or A exited
             if (settled == null) {
                 return Experiments.notDrained(ctx, e);
             }
@@ -130,6 +134,20 @@ final class CommitAheadExperiment {
     }
 
     /**
+     * A goes on with the kill armed until its group drained: a commit ahead may come only once A is released, when records that
+     * waited behind the held one finish (a parallel consumer's workers wait for the held transaction's write lock). Null when A
+     * was killed or exited first, or the group stalled (its reason given).
+     */
+    private static OffsetSnapshot runArmed(LabContext ctx, FrontierCheck check, LabContext.Instance a, String group, String topic,
+            String inbox) throws InterruptedException {
+        if (check.killedAt().isPresent()) {
+            return null;
+        }
+        ctx.step("A goes on until its group drained, killed at its first commit ahead of the database if one comes");
+        return ctx.kafka().awaitApplied(group, topic, inbox, "the checked run", () -> check.killedAt().isPresent() || !a.process().isAlive());
+    }
+
+    /**
      * How long A stays held at its DB commit for a commit of A's to come: longer than A took from its start to its first offset
      * commit (a timer commits first one interval or more after its client started; a consumer that commits per record, once it
      * read its first), at least {@link #WINDOW}, at most {@link Handoff#LONGEST}. A's first commit is the warm-up's: every barrier
@@ -154,6 +172,11 @@ final class CommitAheadExperiment {
             e.record(Source.here("harness"), new Payload.Note(x.getMessage() + ": no hold; the check still sees every commit"));
             at.untrace();
             return;
+        } catch (SubjectExitedException gone) {
+            if (check.killedAt().isEmpty()) { // waits for a kill under way: its process may be gone a moment before it is recorded
+                throw gone;
+            }
+            return; // killed at a commit ahead before it reached its DB commit: the kill is the finding, not an exit of its own
         }
         check.killIfStillAhead(); // its commit ahead may have gone out just before the kill was armed
         // the first the client sent (a commit is listed once its fate is known); one sent before this process started is not A's now
@@ -169,7 +192,7 @@ final class CommitAheadExperiment {
         if (!killed) {
             at.barrier().release();
             e.record(Source.here("harness"), new Payload.Note("A released after " + Timeouts.seconds(window) + " at its DB commit: no commit of "
-                    + "A's covered the held record meanwhile"));
+                    + "A's covered the held record meanwhile; it goes on, its commits still checked and killed at if ahead, until its group drained"));
         }
         at.untrace();
     }

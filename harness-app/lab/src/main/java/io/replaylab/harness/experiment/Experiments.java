@@ -380,7 +380,8 @@ public final class Experiments {
         return settled(ctx, e, group, running, ctx.kafka().awaitDrained(group, topic, "recovery", needed));
     }
 
-    private static OffsetSnapshot settled(LabContext ctx, ExperimentRecorder e, String group, List<LabContext.Instance> running, OffsetSnapshot settled)
+    /** The instances stopped and their assignment logs recorded after a drain that returned {@code settled} (null: not drained, said why). */
+    static OffsetSnapshot settled(LabContext ctx, ExperimentRecorder e, String group, List<LabContext.Instance> running, OffsetSnapshot settled)
             throws InterruptedException {
         for (LabContext.Instance i : running) {
             ctx.subjects().stop(e, i);

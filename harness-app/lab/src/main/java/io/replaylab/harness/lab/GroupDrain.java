@@ -60,6 +60,8 @@ final class GroupDrain {
     private final java.util.Set<String> members = new java.util.HashSet<>();
     private boolean said;
     private String processes = "";
+    /** Ends the wait early (no drain, nothing said), checked before each look; null: never. */
+    private java.util.function.BooleanSupplier over;
 
     GroupDrain(LabKafka kafka, LabContext ctx, String group, String topic, String inbox, String stage, FetchWatch fetches,
             OffsetSnapshot from, LabContext.Instance[] needed) {
@@ -76,6 +78,12 @@ final class GroupDrain {
         boolean watched = inbox == null && (fetches != null || ownWatch);
         this.from = !watched ? null : from != null ? from : kafka.ops().describe(group); // read first: a describe that fails leaves no watch open
         this.fetches = !watched ? null : ownWatch ? kafka.witness().get().watchFetches(topic) : fetches;
+    }
+
+    /** Ends the wait early, with null and no reason given, once {@code over} holds: an experiment's own end, a kill it armed. */
+    GroupDrain endingWhen(java.util.function.BooleanSupplier over) {
+        this.over = over;
+        return this;
     }
 
     OffsetSnapshot await() throws InterruptedException {
@@ -96,6 +104,9 @@ final class GroupDrain {
 
     /** One look; true when the wait is over, with {@code done[0]} the drained offsets (null: stalled, NOT_RUN). */
     private boolean look(OffsetSnapshot[] done) throws InterruptedException {
+        if (over != null && over.getAsBoolean()) {
+            return true;
+        }
         ctx.subjects().checkpoint(needed);
         OffsetSnapshot s = atEnd();
         boolean drained = s != null;

@@ -416,6 +416,15 @@ public final class LabKafka {
         return new GroupDrain(this, ctx, group, topic, inbox, stage, null, null, needed).await();
     }
 
+    /**
+     * As {@link #awaitApplied}, ended early with null once {@code over} holds (checked before each look): an experiment's own
+     * end, such as a kill it armed. Needs no instance: the caller's {@code over} says when one of them is gone.
+     */
+    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, String stage, java.util.function.BooleanSupplier over)
+            throws InterruptedException {
+        return new GroupDrain(this, ctx, group, topic, inbox, stage, null, null, new LabContext.Instance[0]).endingWhen(over).await();
+    }
+
 
     /**
      * Waits until a share group has acknowledged (or archived) every record of {@code topic}: a start

@@ -45,7 +45,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * returns (until it is stopped): alive, its poll loop stalled. {@code auto-commit} leaves its commits to the
  * Java client's auto-commit (each poll commits what the one before returned, applied by then). {@code GROUP_PROTOCOL=consumer} in
  * its environment joins with KIP-848's protocol; {@code ASSIGNS=1} assigns itself every partition of the topic and never joins
- * the group (Kafka's standalone consumer; its group id only names its commits).
+ * the group (Kafka's standalone consumer; its group id only names its commits); {@code COMMIT_FIRST=1} commits each record's
+ * offset before its insert (which commits itself: no transaction, so no DB-commit point to hold it at).
  */
 public final class ForeignSubjectMain {
     private ForeignSubjectMain() {
@@ -83,6 +84,7 @@ public final class ForeignSubjectMain {
         boolean hangs = a.length > 6 && a[6].equals("hangs");
         int hangsAt = Integer.parseInt(System.getenv().getOrDefault("HANGS_AT", "5"));
         boolean ownOffset = "1".equals(System.getenv("OWN_OFFSET"));
+        boolean commitFirst = "1".equals(System.getenv("COMMIT_FIRST"));
         boolean commitsAll = a.length > 6 && a[6].equals("commits-all");
         if (commitsAll) {
             p.put("max.poll.records", "1"); // a position moves only past what poll returned: commitSync() then covers only handled records
@@ -134,6 +136,9 @@ public final class ForeignSubjectMain {
                             }
                             break;
                         }
+                        if (commitFirst) { // COMMIT_FIRST=1: the offset before the effect, a crash between the two loses it
+                            c.commitSync(Map.of(new TopicPartition(r.topic(), r.partition()), new OffsetAndMetadata(r.offset() + 1)));
+                        }
                         try (PreparedStatement ins = db.prepareStatement(diesOnRedelivery ? "INSERT INTO payments VALUES (?,?,?)"
                                 : "INSERT OR IGNORE INTO payments VALUES (?,?,?)")) {
                             ins.setString(1, a[4]);
@@ -145,7 +150,7 @@ public final class ForeignSubjectMain {
                                 Runtime.getRuntime().halt(1);
                             }
                         }
-                        if (asyncBatch || autoCommit) {
+                        if (asyncBatch || autoCommit || commitFirst) {
                             continue;
                         }
                         // OWN_OFFSET=1: the common slip of committing the record's own offset, not the next one to read

@@ -12,6 +12,7 @@ import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
+import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
@@ -51,6 +52,20 @@ class CommitAheadExperimentTest {
 
         failed(x).contains("no missing effect").contains("effect lost of");
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("killed at that commit"));
+    }
+
+    /**
+     * A consumer whose statements commit themselves never reaches a DB commit to be held at; it is killed at its first commit ahead
+     * while the lab still waits for that point, and the kill is the finding (NOT_RUN before: "exited on its own with code 137").
+     */
+    @Test
+    void aConsumerKilledAtACommitAheadBeforeItsDbCommitPointFails(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(settings(kafka, 40).subject(Subject.command(ForeignSubjectMain.template()).env("COMMIT_FIRST", "1"))
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY));
+
+        failed(x).contains("effect lost of");
+        assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("killed at that commit"))
+                .noneMatch(p -> p.contains("exited on its own"));
     }
 
     @Test
