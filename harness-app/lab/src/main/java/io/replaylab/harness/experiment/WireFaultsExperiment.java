@@ -13,7 +13,6 @@ import io.replaylab.barrier.wire.FaultFiring;
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.MemberTimeouts;
 import io.replaylab.barrier.wire.WireFault;
-import io.replaylab.barrier.wire.WitnessedCommit;
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
@@ -70,19 +69,21 @@ final class WireFaultsExperiment {
     }
 
     /**
-     * What A shows of its membership within the barrier timeout: the protocol it joined {@code group} with, read on the wire, or an
-     * offset commit of the group it sent as no member (no member id, generation -1); neither when it did neither.
+     * What A shows of its membership within the barrier timeout: the protocol it joined {@code group} with, read on the wire, or,
+     * with no join, the lowest offset it fetched of each partition of {@code fetched}'s topic (a subscribing consumer fetches only
+     * once it joined: one that fetches without joining assigns its partitions itself); neither when it did neither.
      */
-    private static Membership membershipOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a) throws InterruptedException {
+    private static Membership membershipOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a, FetchWatch fetched)
+            throws InterruptedException {
         return Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             ctx.subjects().checkpoint(a);
-            return new Membership(proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst(),
-                    proxy.witness().commits(group).stream().filter(c -> c.memberId().isEmpty() && c.generation() < 0).findFirst());
-        }, m -> m.protocol().isPresent() || m.standalone().isPresent());
+            Map<Integer, Long> fetches = fetched.lowestOffsets(); // before the join is looked for: a join before the fetch is not missed
+            return new Membership(proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst(), fetches);
+        }, m -> m.protocol().isPresent() || !m.fetchedUnjoined().isEmpty());
     }
 
-    /** A's protocol, or a commit it sent without joining (a consumer that assigns its partitions itself); empty both: neither seen. */
-    private record Membership(Optional<MemberTimeouts.Protocol> protocol, Optional<WitnessedCommit> standalone) {
+    /** A's protocol, or what it fetched without joining (partition to lowest offset); both empty: neither seen. */
+    private record Membership(Optional<MemberTimeouts.Protocol> protocol, Map<Integer, Long> fetchedUnjoined) {
     }
 
     static String partName(WireFaultCell cell) {
@@ -147,14 +148,16 @@ final class WireFaultsExperiment {
         LabContext.Instance joined = null;
         WireFault fault = cell.fault();
         if (cell.protocol().isPresent()) {
-            joined = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
-            Membership membership = membershipOf(ctx, proxy, group, joined);
+            Membership membership;
+            try (FetchWatch fetched = proxy.witness().watchFetches(topic)) {
+                joined = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+                membership = membershipOf(ctx, proxy, group, joined, fetched);
+            }
             Optional<MemberTimeouts.Protocol> its = membership.protocol();
-            if (its.isEmpty() && membership.standalone().isPresent()) {
-                WitnessedCommit c = membership.standalone().get();
-                return e.finish(Outcome.notRun("the fault cannot fire: A committed offsets of group " + group + " without joining it (an "
-                        + "OffsetCommit of " + c.offsets().size() + " partition(s) with no member id, generation " + c.generation() + "): "
-                        + Handoff.ASSIGNS_ITSELF + ", and sends no " + fault.target().api().display()));
+            if (its.isEmpty() && !membership.fetchedUnjoined().isEmpty()) {
+                return e.finish(Outcome.notRun("the fault cannot fire: A fetched " + topic + " from " + new java.util.TreeMap<>(membership
+                        .fetchedUnjoined()) + " without joining group " + group + ": " + Handoff.ASSIGNS_ITSELF + ", and sends no "
+                        + fault.target().api().display()));
             }
             if (its.isEmpty()) {
                 return e.finish(Outcome.notRun("the fault never fired: A did not join group " + group + " within " + ctx.settings().timeouts().barrier()

@@ -26,7 +26,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * offset to Kafka: per record ONE JDBC transaction writes the message id (the primary key keeps it once), and the partition's
  * next offset; on an assignment it seeks each partition to its stored offset. Args: bootstrap topic group db namespace instance.
  * With {@code ALSO_COMMITS=1} in its environment it also commits each record's next offset to Kafka after its transaction (for
- * its lag to show), and still reads from its database's positions.
+ * its lag to show), and still reads from its database's positions. With {@code ASSIGNS=1} it assigns itself every partition of
+ * the topic (Kafka's standalone consumer: it never joins its group) and seeks each to its stored offset.
  */
 public final class DbOffsetsMain {
     private DbOffsetsMain() {
@@ -65,7 +66,7 @@ public final class DbOffsetsMain {
                 }
             }));
             db.setAutoCommit(false);
-            c.subscribe(List.of(a[1]), new ConsumerRebalanceListener() {
+            ConsumerRebalanceListener seeks = new ConsumerRebalanceListener() {
                 @Override
                 public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
                     // nothing to commit: the positions are written with the effects
@@ -91,7 +92,14 @@ public final class DbOffsetsMain {
                         }
                     }
                 }
-            });
+            };
+            if ("1".equals(System.getenv("ASSIGNS"))) { // ASSIGNS=1: no group membership, its positions its database's alone
+                List<TopicPartition> all = c.partitionsFor(a[1]).stream().map(i -> new TopicPartition(i.topic(), i.partition())).toList();
+                c.assign(all);
+                seeks.onPartitionsAssigned(all);
+            } else {
+                c.subscribe(List.of(a[1]), seeks);
+            }
             while (true) {
                 for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(200))) {
                     JsonNode n = json.readTree(r.value());

@@ -100,6 +100,21 @@ class DbOffsetsConsumerTest {
                 + "committed offsets then still at \\{0=0 of \\d+, 1=0 of \\d+, 2=0 of \\d+\\} for 2 s: done short of the end"));
     }
 
+    /**
+     * The same consumer as Kafka's standalone consumer (assign and seek to its database's positions; it never joins and never
+     * commits): a heartbeat cell says at its first fetch that the fault cannot fire (it waited the 60 s barrier timeout for a join).
+     */
+    @Test
+    void aStandaloneConsumerWithItsOffsetsInItsDatabaseIsNotRunAtAHeartbeatCellOnceItFetchesWithoutJoining(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = Runs.run(on(kafka, dir.resolve("standalone")).records(30).subject(DbOffsetsMain.subject().env("ASSIGNS", "1"))
+                .commitInterval(ONE_TICK).targetQuery(DbOffsetsMain.TARGET_QUERY)
+                .experiments(Experiments.wireFaults(List.of(WireFaultCell.parse("heartbeat:error=REBALANCE_IN_PROGRESS")))),
+                "wire-faults.heartbeat.error-REBALANCE_IN_PROGRESS");
+
+        wasNotRun(x).matches("the fault cannot fire: A fetched \\S+ from \\{[0-9=, ]+\\} without joining group \\S+: it assigns its "
+                + "partitions itself \\(assign, not subscribe: Kafka's standalone consumer\\), and sends no Heartbeat");
+    }
+
     /** The DB cell ran: its warm-up ended on A's applied effects, not on an offset commit that never comes. */
     private static void passedAfterAWarmUpWithoutACommit(ExperimentEvidence cell) {
         passed(cell);
