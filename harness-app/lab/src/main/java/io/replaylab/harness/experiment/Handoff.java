@@ -117,17 +117,25 @@ final class Handoff implements AutoCloseable {
     }
 
     /**
-     * NOT_RUN when A, at its point, is no member of its group and never joined it through the proxy: it assigns its partitions
-     * itself (assign, not subscribe: Kafka's standalone consumer), so no rebalance can move one to B. Empty when A is a member, or
-     * when that cannot be told (no wire witness: a group without members may be one A was dropped from).
+     * NOT_RUN when A, at its point, is no member of its group: with the wire witness, when it never joined it through the proxy
+     * (it assigns its partitions itself, assign, not subscribe: Kafka's standalone consumer); without one, either that or a
+     * group that dropped A before its point. Either way no partition of A's can move to B. Empty when A is a member, or was one.
      */
     static Optional<Outcome> standalone(LabContext ctx, String group, io.replaylab.kafka.OffsetSnapshot atPoint) {
-        if (!atPoint.members().isEmpty() || !ctx.kafka().witness().map(w -> w.timeouts(group).isEmpty()).orElse(false)) {
+        if (!atPoint.members().isEmpty()) {
             return Optional.empty();
         }
-        return Optional.of(Outcome.notRun("A never joined group " + group + " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no "
-                + "member in its description) though it consumes and commits under it: " + ASSIGNS_ITSELF + ", so no rebalance can move a "
-                + "partition of A's to B; this experiment needs a consumer that subscribes"));
+        Optional<Boolean> joined = ctx.kafka().witness().map(w -> !w.timeouts(group).isEmpty());
+        if (joined.orElse(false)) {
+            return Optional.empty(); // a member once, dropped before its point: the handoff wait judges what follows
+        }
+        return Optional.of(Outcome.notRun(joined.isPresent()
+                ? "A never joined group " + group + " (no JoinGroup or ConsumerGroupHeartbeat of it on the wire, no member in its description) "
+                        + "though it consumes and commits under it: " + ASSIGNS_ITSELF + ", so no rebalance can move a partition of A's to B; "
+                        + "this experiment needs a consumer that subscribes"
+                : "A is no member of group " + group + " at its point (no member in its description) though it consumes and commits under it: "
+                        + "either " + ASSIGNS_ITSELF + " or the group dropped it before its point, and this run has no wire witness to tell "
+                        + "which (LabSettings.witness); either way no rebalance can move a partition of A's to B"));
     }
 
     /** What a consumer that never joins its group does, as every NOT_RUN that needs a member says it. */

@@ -236,6 +236,19 @@ class UnseenConsumerTest {
     }
 
     /**
+     * The same consumer in a run without the wire witness: no member at A's point, and nothing to say whether A never joined or
+     * was dropped; rebalance is NOT_RUN at the point saying both (it FAILed "no handoff" after two minutes).
+     */
+    @Test
+    void withoutTheWitnessAConsumerThatIsNoMemberAtItsPointIsNotRunNamingBothCauses(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template()).env("ASSIGNS", "1")).witness(false)
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.rebalance()), "rebalance");
+
+        wasNotRun(x).startsWith("A is no member of group ").contains("either it assigns its partitions itself (assign, not subscribe: Kafka's "
+                + "standalone consumer) or the group dropped it before its point, and this run has no wire witness to tell which");
+    }
+
+    /**
      * A correct Java consumer with the client's default timeouts that commits each batch with commitAsync never reaches
      * KafkaConsumer#commitSync, where the debugger holds a JVM's offset commit: its group's first committed offset says so, and
      * the wire, which holds every OffsetCommit, takes over on a new group (each was NOT_RUN after the barrier timeout). The
