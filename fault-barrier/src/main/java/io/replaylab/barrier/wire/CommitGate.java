@@ -66,6 +66,8 @@ final class CommitGate {
     private int framesForwarded;
     /** How far into the hold (from the arrival) the client first closed a held connection; null: it did not. */
     private Duration droppedAfter;
+    /** When (nanoTime) the client last closed a connection that held a frame of the held member's; null: never. */
+    private Long lastDropped;
     /** How far the group's OffsetCommits have carried each partition so far, before the hold. */
     private final CommitFrontier frontier = new CommitFrontier();
 
@@ -194,6 +196,7 @@ final class CommitGate {
                         droppedAfter = barrier.arrival().map(a -> Duration.ofNanos(System.nanoTime() - a.monoNanos())).orElse(null);
                     }
                     framesDropped++;
+                    lastDropped = System.nanoTime();
                     note(c, f, "dropped: the client closed the connection while it was held");
                 }
             }
@@ -288,9 +291,16 @@ final class CommitGate {
             any |= c.releaseHeld(this);
         }
         if (!any) {
-            listener.onObservation(barrier.point(), "released with no held frame left on a live connection; waiting up to "
-                    + proxy.retryGrace().toSeconds() + " s for the client to send the commit again");
-            timer.schedule(this::notDeliveredUnlessAnswered, proxy.retryGrace().toMillis(), TimeUnit.MILLISECONDS);
+            // a client's retry follows its close by its reconnect back-off, not the release it knows nothing of: the grace runs from the close
+            Long closed;
+            synchronized (this) {
+                closed = lastDropped;
+            }
+            long since = closed == null ? 0 : TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closed);
+            long left = Math.max(0, proxy.retryGrace().toMillis() - since);
+            listener.onObservation(barrier.point(), "released with no held frame left on a live connection; waiting up to " + left / 1000.0
+                    + " s more for the client to send the commit again (" + proxy.retryGrace().toSeconds() + " s from its last close of one)");
+            timer.schedule(this::notDeliveredUnlessAnswered, left, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -309,7 +319,8 @@ final class CommitGate {
                     + "client gives a request up after its request.timeout.ms, 30 s by default for Java clients: a longer hold ends this way)";
             injector.recordOutcome(CallOutcome.notDelivered(barrier.point(), "the client closed the connection(s) carrying its held "
                     + held() + " ("
-                    + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of the release" + when));
+                    + dropped + " frame(s) dropped) and sent no retry within " + proxy.retryGrace().toSeconds() + " s of its last close of one, "
+                    + "nor by the release" + when));
         }
     }
 

@@ -116,7 +116,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         this.bootstrap = new Listener(-1, upstreamBootstrap);
     }
 
-    /** How long after a release with every held frame dropped a retry may still come before the commit counts as NOT_DELIVERED. */
+    /** How long after the client's last close of a connection with a held frame its retry may still come before the commit counts as NOT_DELIVERED. */
     public static final Duration DEFAULT_RETRY_GRACE = Duration.ofSeconds(15);
 
     /** Starts a proxy for the broker(s) at {@code upstreamBootstrap} ({@code host:port[,host:port...]}; the first is used). */
@@ -135,7 +135,7 @@ public final class WireProxy implements BarrierSource<WirePoint> {
 
     /**
      * As {@link #start(String)}, closing any connection whose frame is larger than {@code maxFrameBytes}, and
-     * waiting {@code retryGrace} after a release for a commit whose held connections the client closed.
+     * waiting up to {@code retryGrace} from the client's last close of a connection that held a commit for its retry.
      */
     public static WireProxy start(String upstreamBootstrap, int maxFrameBytes, Duration retryGrace) {
         return start(upstreamBootstrap, maxFrameBytes, retryGrace, Map.of());
