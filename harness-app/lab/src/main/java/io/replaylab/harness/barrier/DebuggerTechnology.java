@@ -164,7 +164,8 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                 return got;
             }
             ctx.subjects().checkpointHeld(a);
-            Optional<String> never = looks.look();
+            Uncommitted.Seen seen = Held.stallAt(warmUp, stall); // one reading for both: the stall's
+            Optional<String> never = looks.look(seen);
             if (never.isPresent()) {
                 try {
                     warmUp.expire();
@@ -182,7 +183,6 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                     return warmUp.tryAwaitArrival(Duration.ZERO);
                 }
             }
-            Held.stallAt(warmUp, stall);
             over[0] = stall.over();
             return warmUp.tryAwaitArrival(Duration.ZERO);
         }, got -> got.isPresent() || committed[0] || over[0]);

@@ -202,13 +202,6 @@ public final class Held implements AutoCloseable {
                 }
                 got = barrier.tryAwaitArrival(Duration.ZERO);
             }
-            if (got.isEmpty() && looks != null) {
-                Optional<String> never = looks.look();
-                if (never.isPresent() && expired(barrier)) {
-                    throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
-                }
-                got = barrier.tryAwaitArrival(Duration.ZERO);
-            }
             if (got.isEmpty()) {
                 try {
                     ctx.subjects().checkpointHeld(a);
@@ -222,7 +215,10 @@ public final class Held implements AutoCloseable {
                 }
             }
             if (got.isEmpty() && stall != null) {
-                stallAt(barrier, stall);
+                Optional<String> never = looks.look(stallAt(barrier, stall)); // one reading for both: the stall's
+                if (never.isPresent() && expired(barrier)) {
+                    throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
+                }
                 got = barrier.tryAwaitArrival(Duration.ZERO);
             }
             over[0] = stall != null && stall.over();
@@ -249,14 +245,15 @@ public final class Held implements AutoCloseable {
         return offsets.isEmpty() ? Optional.empty() : Optional.of(offsets);
     }
 
-    /** One look at A's progress; once A stalled, the barrier expires (the evidence shows the point was never reached) and the stall is thrown. */
-    static void stallAt(Barrier barrier, Stall stall) {
+    /** One look at A's progress (its reading, or null); once A stalled, the barrier expires (the evidence shows the point was never reached) and the stall is thrown. */
+    static Uncommitted.Seen stallAt(Barrier barrier, Stall stall) {
         try {
-            stall.look();
+            return stall.look();
         } catch (SubjectFailedException stalled) {
             if (expired(barrier)) {
                 throw stalled;
             }
+            return null;
         }
     }
 

@@ -43,22 +43,21 @@ final class Stall {
     }
 
     /**
-     * One look, at most every 2 s.
+     * One look, at most every 2 s: the reading it made (for the same wait's {@link Uncommitted.Looks}), or null when it made none.
      *
      * @throws io.replaylab.harness.lab.SubjectFailedException A made no progress, effects missing, for longer than its timeouts allow
      */
-    void look() {
+    Uncommitted.Seen look() {
         long now = System.nanoTime();
         if (now - lastLook < LOOK_EVERY.toNanos()) {
-            return;
+            return null;
         }
         lastLook = now;
-        OffsetSnapshot s;
-        try {
-            s = ctx.kafka().ops().describe(where.group());
-        } catch (RuntimeException unreadable) { // a describe that failed says nothing of A: look again next time
-            return;
+        Uncommitted.Seen seen = where.read(ctx);
+        if (seen == null) {
+            return null;
         }
+        OffsetSnapshot s = seen.offsets();
         long c = LabKafka.committedSum(s, where.topic());
         if (c > committed) {
             committed = c;
@@ -72,12 +71,7 @@ final class Stall {
         if (newMember) {
             progressed(); // its chance starts when it joins
         }
-        long m;
-        try {
-            m = ctx.target().targetReadable(where.inbox()) ? ctx.target().compare(where.topic(), where.inbox(), s).missing().count() : Long.MAX_VALUE;
-        } catch (RuntimeException unreadable) { // its tables not made yet, say: nothing applied
-            m = Long.MAX_VALUE;
-        }
+        long m = seen.compared() == null ? Long.MAX_VALUE : seen.compared().missing().count();
         if (m < missing) {
             missing = m;
             worked();
@@ -88,6 +82,7 @@ final class Stall {
             String left = ctx.kafka().missingEffects(where.topic(), where.inbox(), s).orElse("effects missing");
             throw ctx.kafka().stalled(where.group(), where.topic(), "before reaching " + point, left, s, p, lastProgressAt);
         }
+        return seen;
     }
 
     /** The longest a wait with a stall watch may take: the barrier timeout, and then at most the longest patience. */

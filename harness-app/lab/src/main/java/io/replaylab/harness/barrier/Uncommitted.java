@@ -30,6 +30,29 @@ record Uncommitted(String group, String topic, String inbox) {
         return new Looks(ctx);
     }
 
+    /**
+     * One reading of A's group and target: the group's offsets, and the topic compared with the target (null: the target could not
+     * be read yet). A wait that reads them for its stall watch ({@link Stall}) hands its reading to its looks, which then read
+     * nothing of their own.
+     */
+    record Seen(OffsetSnapshot offsets, Comparison compared) {
+    }
+
+    /** A reading now: null when the group could not be described (a describe that failed says nothing of A). */
+    Seen read(LabContext ctx) {
+        OffsetSnapshot s;
+        try {
+            s = ctx.kafka().ops().describe(group);
+        } catch (RuntimeException unreadable) {
+            return null;
+        }
+        try {
+            return new Seen(s, ctx.target().targetReadable(inbox) ? ctx.target().compare(topic, inbox, s) : null);
+        } catch (RuntimeException unreadable) { // its tables not made yet, say: nothing applied
+            return new Seen(s, null);
+        }
+    }
+
     /** The state of one wait (not shared: each wait makes its own). */
     final class Looks {
         private final LabContext ctx;
@@ -55,7 +78,16 @@ record Uncommitted(String group, String topic, String inbox) {
                 return Optional.empty();
             }
             lastLook = now;
-            if (!appliedWithoutCommit()) {
+            return look(committedOnTheWire() ? null : read(ctx));
+        }
+
+        /** As {@link #look()}, judging a reading another watcher of the same wait made ({@code seen}; null: none this time). */
+        Optional<String> look(Seen seen) {
+            if (seen == null) {
+                return Optional.empty();
+            }
+            long now = System.nanoTime();
+            if (!appliedWithoutCommit(seen)) {
                 appliedSince = -1;
                 return Optional.empty();
             }
@@ -70,21 +102,16 @@ record Uncommitted(String group, String topic, String inbox) {
                     + "database, or nowhere; or it commits them on a timer longer than the commit interval, LabSettings.commitInterval)");
         }
 
-        private boolean appliedWithoutCommit() {
-            try {
-                if (ctx.kafka().witness().map(w -> !w.commits(group).isEmpty()).orElse(false)) {
-                    return false;
-                }
-                OffsetSnapshot s = ctx.kafka().ops().describe(group);
-                if (s.partitions().stream().anyMatch(PartitionOffsets::hasCommitted) || !ctx.target().targetReadable(inbox)) {
-                    return false;
-                }
-                Comparison c = ctx.target().compare(topic, inbox, s);
-                records = c.sourceRecords();
-                return records > 0 && c.missing().count() == 0;
-            } catch (RuntimeException unreadable) { // a describe or a read that failed says nothing of A: look again next time
+        private boolean committedOnTheWire() {
+            return ctx.kafka().witness().map(w -> !w.commits(group).isEmpty()).orElse(false);
+        }
+
+        private boolean appliedWithoutCommit(Seen seen) {
+            if (committedOnTheWire() || seen.offsets().partitions().stream().anyMatch(PartitionOffsets::hasCommitted) || seen.compared() == null) {
                 return false;
             }
+            records = seen.compared().sourceRecords();
+            return records > 0 && seen.compared().missing().count() == 0;
         }
     }
 }
