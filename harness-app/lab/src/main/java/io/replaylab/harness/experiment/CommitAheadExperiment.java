@@ -26,6 +26,7 @@ import io.replaylab.harness.barrier.PointNotReached;
 import io.replaylab.harness.barrier.PointUnreachable;
 import io.replaylab.harness.lab.InstanceSpec;
 import io.replaylab.harness.lab.LabContext;
+import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabWire;
 import io.replaylab.harness.lab.SubjectExitedException;
 import io.replaylab.harness.lab.Timeouts;
@@ -144,7 +145,7 @@ final class CommitAheadExperiment {
             return null;
         }
         ctx.step("A goes on until its group drained, killed at its first commit ahead of the database if one comes");
-        return ctx.kafka().awaitApplied(group, topic, inbox, "the checked run", () -> check.killedAt().isPresent() || !a.process().isAlive());
+        return ctx.kafka().awaitApplied(group, topic, inbox, "checked drain", () -> check.killedAt().isPresent() || !a.process().isAlive(), a);
     }
 
     /**
@@ -183,16 +184,15 @@ final class CommitAheadExperiment {
         Optional<Instant> first = ctx.kafka().witness().flatMap(w -> java.util.stream.Stream.concat(w.commits(group).stream(), w.inFlight().stream().filter(c -> group.equals(c.group())))
                 .min(java.util.Comparator.comparingLong(WitnessedCommit::seq))).map(WitnessedCommit::sent).filter(f -> !f.isBefore(at.instance().started()));
         Duration window = window(at.instance().started(), first);
-        String held = "A held at its DB commit for up to " + Timeouts.seconds(window) + " while the check watches its commits (" + first
-                .map(f -> "its first offset commit came " + Timeouts.seconds(Duration.between(at.instance().started(), f)) + " after its start")
-                .orElse("no offset commit of A's seen") + "; at least " + Timeouts.seconds(WINDOW) + ")";
-        ctx.step(held);
-        e.record(Source.here("harness"), new Payload.Note(held));
+        LabEvent.HeldForATimer held = new LabEvent.HeldForATimer(Timeouts.seconds(window), first.map(f -> "its first offset commit came "
+                + Timeouts.seconds(Duration.between(at.instance().started(), f)) + " after its start").orElse("no offset commit of A's seen"),
+                Timeouts.seconds(WINDOW));
+        ctx.step(held.summary());
+        e.record(Source.here("harness"), held);
         boolean killed = Poll.every(Duration.ofMillis(100)).upTo(window).until(() -> check.killedAt().isPresent());
         if (!killed) {
             at.barrier().release();
-            e.record(Source.here("harness"), new Payload.Note("A released after " + Timeouts.seconds(window) + " at its DB commit: no commit of "
-                    + "A's covered the held record meanwhile; it goes on, its commits still checked and killed at if ahead, until its group drained"));
+            e.record(Source.here("harness"), new LabEvent.ReleasedUnkilled(Timeouts.seconds(window)));
         }
         at.untrace();
     }

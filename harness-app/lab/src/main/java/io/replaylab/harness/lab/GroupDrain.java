@@ -8,7 +8,6 @@ import java.util.Optional;
 import io.micrometer.core.instrument.Timer;
 import io.replaylab.barrier.wire.FetchWatch;
 import io.replaylab.barrier.wire.MemberTimeouts;
-import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Source;
 import io.replaylab.evidence.process.Poll;
 import io.replaylab.kafka.OffsetSnapshot;
@@ -60,7 +59,7 @@ final class GroupDrain {
     private final java.util.Set<String> members = new java.util.HashSet<>();
     private boolean said;
     private String processes = "";
-    /** Ends the wait early (no drain, nothing said), checked before each look; null: never. */
+    /** Ends the wait early (no drain, nothing said), checked before each look; null: never. With it, {@link #needed} are not checkpointed. */
     private java.util.function.BooleanSupplier over;
 
     GroupDrain(LabKafka kafka, LabContext ctx, String group, String topic, String inbox, String stage, FetchWatch fetches,
@@ -107,7 +106,8 @@ final class GroupDrain {
         if (over != null && over.getAsBoolean()) {
             return true;
         }
-        ctx.subjects().checkpoint(needed);
+        // with an early end, the instances are the caller's to watch (its end says when one is gone): they only hear the notes
+        ctx.subjects().checkpoint(over != null ? new LabContext.Instance[0] : needed);
         OffsetSnapshot s = atEnd();
         boolean drained = s != null;
         if (s == null) {
@@ -139,8 +139,7 @@ final class GroupDrain {
         }
         Optional<String> shortOfTheEnd = doneShort(s);
         if (shortOfTheEnd.isPresent()) {
-            note(group + ": " + shortOfTheEnd.get() + ", its committed offsets then still at " + kafka.where(s, topic) + " for "
-                    + Timeouts.seconds(still()) + ": done short of the end");
+            note(new LabEvent.DoneShort(group, shortOfTheEnd.get(), kafka.where(s, topic), Timeouts.seconds(still())));
             done[0] = metered(s, committed);
             return true;
         }
@@ -284,16 +283,14 @@ final class GroupDrain {
 
     /** Said once the consumer's timeouts are known: how long the lab will wait for it and why (the start of its wait as judged). */
     private void say(LabKafka.Patience p) {
-        String text = "the " + stage + " of " + group + " waits while it progresses; " + Timeouts.seconds(p.window()) + " without progress (no new commit, "
-                + "effect, join or restart) is a stall, FAIL: " + p.basis();
-        note(text);
+        note(new LabEvent.DrainPatience(stage, group, Timeouts.seconds(p.window()), p.basis()));
     }
 
     /** On the console, and in the evidence of the experiment the drain's processes run in. */
-    private void note(String text) {
-        ctx.step("  … " + text);
+    private void note(LabEvent what) {
+        ctx.step("  … " + what.summary());
         java.util.Arrays.stream(needed).map(LabContext.Instance::recorder).filter(r -> r != null && !r.finished()).findFirst()
-                .ifPresent(r -> r.record(Source.here("harness"), new Payload.Note(text)));
+                .ifPresent(r -> r.record(Source.here("harness"), what));
     }
 
     private void progressed() {

@@ -168,6 +168,50 @@ public sealed interface LabEvent extends Payload.Extension {
         }
     }
 
+    /**
+     * How long a drain of {@code group} ({@code stage}: which of the experiment's) waits without progress before it calls the group
+     * stalled, a FAIL ({@code window}), and why: the consumer's own timeouts as its client sent them ({@code basis}).
+     */
+    record DrainPatience(String stage, String group, String window, String basis) implements LabEvent {
+        @Override
+        public String summary() {
+            return "the " + stage + " of " + group + " waits while it progresses; " + window + " without progress (no new commit, effect, join "
+                    + "or restart) is a stall, FAIL: " + basis;
+        }
+    }
+
+    /**
+     * A drain of {@code group} done before the log end: {@code why} (what the wire showed of the group's reading), its committed
+     * offsets then still at {@code committed} for {@code still}.
+     */
+    record DoneShort(String group, String why, String committed, String still) implements LabEvent {
+        @Override
+        public String summary() {
+            return group + ": " + why + ", its committed offsets then still at " + committed + " for " + still + ": done short of the end";
+        }
+    }
+
+    /**
+     * A held at its DB commit for up to {@code window} while every offset commit is checked against the database, so that a commit
+     * timer fires with a record in flight ({@code first}: when A's first offset commit came after its start, if one did; at least
+     * {@code least}).
+     */
+    record HeldForATimer(String window, String first, String least) implements LabEvent {
+        @Override
+        public String summary() {
+            return "A held at its DB commit for up to " + window + " while the check watches its commits (" + first + "; at least " + least + ")";
+        }
+    }
+
+    /** A released from its DB commit after {@code window} with no commit of its ahead of the database; it goes on, still checked. */
+    record ReleasedUnkilled(String window) implements LabEvent {
+        @Override
+        public String summary() {
+            return "A released after " + window + " at its DB commit: no commit of A's covered the held record meanwhile; it goes on, its commits "
+                    + "still checked and killed at if ahead, until its group drained";
+        }
+    }
+
     /** How the HTML timeline draws what the database did. */
     Report.Mark DB = new Report.Mark("database", "#2e7d32");
 

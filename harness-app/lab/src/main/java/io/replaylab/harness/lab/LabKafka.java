@@ -418,11 +418,12 @@ public final class LabKafka {
 
     /**
      * As {@link #awaitApplied}, ended early with null once {@code over} holds (checked before each look): an experiment's own
-     * end, such as a kill it armed. Needs no instance: the caller's {@code over} says when one of them is gone.
+     * end, such as a kill it armed. {@code running} are not checked here (the caller's {@code over} says when one is gone, and
+     * none is restarted): their experiment's evidence gets the wait's notes.
      */
-    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, String stage, java.util.function.BooleanSupplier over)
-            throws InterruptedException {
-        return new GroupDrain(this, ctx, group, topic, inbox, stage, null, null, new LabContext.Instance[0]).endingWhen(over).await();
+    public OffsetSnapshot awaitApplied(String group, String topic, String inbox, String stage, java.util.function.BooleanSupplier over,
+            LabContext.Instance... running) throws InterruptedException {
+        return new GroupDrain(this, ctx, group, topic, inbox, stage, null, null, running).endingWhen(over).await();
     }
 
 

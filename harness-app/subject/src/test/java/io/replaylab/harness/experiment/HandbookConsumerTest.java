@@ -267,7 +267,7 @@ class HandbookConsumerTest {
                 .env("MAX_POLL_INTERVAL_MS", "60000"));
 
         failedItsChecks(x).contains("no missing effect").contains("effect lost of");
-        assertThat(x.events().stream().map(ev -> ev.payload().toString()))
+        assertThat(x.events().stream().map(ev -> ev.payload().summary()))
                 .anyMatch(p -> p.matches(".*A held at its DB commit for up to 1\\d s while the check watches its commits \\(its first offset commit "
                         + "came 1\\d[.\\d]* s after its start; at least 8 s\\).*"))
                 .anyMatch(p -> p.contains("commit ahead of the database: commit-ahead-A"))
@@ -284,7 +284,7 @@ class HandbookConsumerTest {
                 .env("MAX_POLL_INTERVAL_MS", "60000"));
 
         passed(x);
-        assertThat(x.events().stream().map(ev -> ev.payload().toString())).noneMatch(p -> p.contains("commit ahead of the database"))
+        assertThat(x.events().stream().map(ev -> ev.payload().summary())).noneMatch(p -> p.contains("commit ahead of the database"))
                 .anyMatch(p -> p.matches(".*A released after 1\\d s at its DB commit: no commit of A's covered the held record meanwhile.*"));
     }
 
