@@ -69,7 +69,9 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
                     : warmUp == WarmUp.FIRST_OFFSET_COMMIT && jdbcCommit(at)
                             ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
-                    watch, offsetPoint() ? Uncommitted.of(a) : null, false);
+                    // a DB point is watched too: a consumer that hangs after its warm-up never reaches its next DB commit either
+                    watch, offsetPoint() ? Uncommitted.of(a) : null, offsetPoint() || warmUp == WarmUp.FIRST_OFFSET_COMMIT ? Uncommitted.of(a) : null,
+                    false);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {

@@ -46,6 +46,8 @@ public final class Held implements AutoCloseable {
     private final PastThePoint watch;
     /** What shows A will never commit an offset of its group, for a point that waits for one; or null. */
     private final Uncommitted uncommitted;
+    /** Where A's progress is read while it is waited for (its group, topic and inbox); null: not watched. */
+    private final Uncommitted progress;
     /** A is frozen once it arrives, and stays so until {@link #thaw}: held whole where the technology holds only a request. */
     private final boolean freezeAtArrival;
     /** The instances to stop when this ends: a registry, not the point's state. */
@@ -53,7 +55,7 @@ public final class Held implements AutoCloseable {
 
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
             String unreached, Hold hold) {
-        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null, null, false);
+        this(technology, a, instance, barrier, evidence, heldBy, unreached, hold, null, null, Uncommitted.of(a), false);
     }
 
     /**
@@ -80,10 +82,11 @@ public final class Held implements AutoCloseable {
 
     /**
      * {@code watch}: what shows A going past the point (null: nothing watched); {@code uncommitted}: what shows A never commits an
-     * offset, for a point that waits for one (null: not watched); {@code freezeAtArrival}: A is frozen the moment it arrives.
+     * offset, for a point that waits for one (null: not watched); {@code progress}: where A's progress is read while it is waited
+     * for, at a point of the commit protocol (null: not watched); {@code freezeAtArrival}: A is frozen the moment it arrives.
      */
     Held(String technology, Technology.Arming a, LabContext.Instance instance, Barrier barrier, BarrierEvidence evidence, String heldBy,
-            String unreached, Hold hold, PastThePoint watch, Uncommitted uncommitted, boolean freezeAtArrival) {
+            String unreached, Hold hold, PastThePoint watch, Uncommitted uncommitted, Uncommitted progress, boolean freezeAtArrival) {
         this.technology = technology;
         this.ctx = a.ctx();
         this.e = a.e();
@@ -96,6 +99,7 @@ public final class Held implements AutoCloseable {
         this.hold = hold;
         this.watch = watch;
         this.uncommitted = uncommitted;
+        this.progress = progress;
         this.freezeAtArrival = freezeAtArrival;
         running.add(instance);
     }
@@ -146,7 +150,7 @@ public final class Held implements AutoCloseable {
      * @throws PointUnreachable the point waits for an offset commit, and A applied every record's effect without one
      */
     public Arrival awaitArrival() throws InterruptedException {
-        Arrival arrival = awaitArrival(ctx, barrier, instance, watch, uncommitted);
+        Arrival arrival = awaitArrival(ctx, barrier, instance, watch, uncommitted, progress);
         if (freezeAtArrival) {
             freeze();
         }
@@ -159,11 +163,12 @@ public final class Held implements AutoCloseable {
      * @throws PointUnreachable {@code uncommitted} (when not null) saw A apply every record's effect without an offset commit
      */
     static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, Uncommitted uncommitted) throws InterruptedException {
-        return awaitArrival(ctx, barrier, a, null, uncommitted);
+        return awaitArrival(ctx, barrier, a, null, uncommitted, uncommitted);
     }
 
-    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, PastThePoint watch, Uncommitted uncommitted)
-            throws InterruptedException {
+    /** {@code progress}: where A's progress is read for its stall watch (null: none; with {@code uncommitted}, the same). */
+    private static Arrival awaitArrival(LabContext ctx, Barrier barrier, LabContext.Instance a, PastThePoint watch, Uncommitted uncommitted,
+            Uncommitted progress) throws InterruptedException {
         Uncommitted.Looks looks = uncommitted == null ? null : uncommitted.looks(ctx);
         List<String> seen = new ArrayList<>(); // the group's committed offsets, each time they moved since the point was armed
         if (watch != null && !watch.armedAt().isEmpty()) {
@@ -171,7 +176,7 @@ public final class Held implements AutoCloseable {
         }
         long[] movedAt = {0};
         // past the barrier timeout only while A, its own timeouts known, makes no progress: its stall is judged at their end
-        Stall stall = uncommitted == null ? null : new Stall(ctx, uncommitted, a, barrier.point());
+        Stall stall = progress == null ? null : new Stall(ctx, progress, a, barrier.point());
         boolean[] over = {false};
         Optional<Arrival> arrived = Poll.every(Duration.ZERO).upTo(stall == null ? ctx.settings().timeouts().barrier() : Stall.longest(ctx)).until(() -> {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
@@ -215,7 +220,8 @@ public final class Held implements AutoCloseable {
                 }
             }
             if (got.isEmpty() && stall != null) {
-                Optional<String> never = looks.look(stallAt(barrier, stall)); // one reading for both: the stall's
+                Uncommitted.Seen reading = stallAt(barrier, stall); // one reading for both: the stall's
+                Optional<String> never = looks == null ? Optional.empty() : looks.look(reading);
                 if (never.isPresent() && expired(barrier)) {
                     throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
                 }

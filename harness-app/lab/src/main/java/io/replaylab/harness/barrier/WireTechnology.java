@@ -65,7 +65,7 @@ record WireTechnology(Aim aim, boolean whole) implements Technology {
         LabContext.Instance inst = Technology.startBeside(a, barrier);
         pid[0] = inst.pid();
         return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null),
-                null, aim == Aim.SHARE_ACKNOWLEDGEMENT ? null : Uncommitted.of(a), whole);
+                null, aim == Aim.SHARE_ACKNOWLEDGEMENT ? null : Uncommitted.of(a), aim == Aim.SHARE_ACKNOWLEDGEMENT ? null : Uncommitted.of(a), whole);
     }
 
     @Override

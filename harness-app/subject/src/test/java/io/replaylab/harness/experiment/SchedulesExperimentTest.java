@@ -221,6 +221,20 @@ class SchedulesExperimentTest {
         assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
     }
 
+    /**
+     * A consumer that hangs in its second record's handler, after its warm-up and before its next DB commit, never reaches the DB
+     * point: its progress is watched there as at an offset point, and once its own timeouts say it had its chance the cell FAILs
+     * naming what it left undone (NOT_RUN before, at the barrier timeout: "the injection point before-db-commit was never reached").
+     */
+    @Test
+    void aConsumerThatHangsBeforeTheDbPointFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(schedules(kafka, "before-db-commit:hold").subject(Subject.command(BrokenSubjectMain.template("hang-at-second")))
+                .barrierTimeout(Duration.ofSeconds(5)), "schedules.before-db-commit.hold");
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
+        assertThat(x.outcome().reason()).contains(" stalled before reaching before-db-commit: ").contains(" with no progress for ");
+    }
+
     @Test
     void anAutoCommittingJvmConsumerReachesTheDbPointItsTimersFirstCommitEndingTheWarmUp(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(schedules(kafka, "before-db-commit:crash").subject(Subject.command(BrokenSubjectMain.template("auto-commit")))

@@ -24,7 +24,7 @@ import org.apache.kafka.common.TopicPartition;
  * {@code commit-first} commits the offset BEFORE the DB commit; {@code auto-commit} leaves its commits to the client's timer; {@code skip-replay} jumps over committed-but-unread
  * records to the end (a replay delivers nothing); {@code stall}, {@code stall-on-replay}, {@code stall-in-g2},
  * {@code stall-after-rebalance} stop reading at that moment, {@code stall-on-duplicate} at a message id it has already handled (a
- * re-sent one); {@code lossy} loses every 10th effect;
+ * re-sent one), {@code hang-at-second} in its second record's handler, before its DB transaction; {@code lossy} loses every 10th effect;
  * {@code occupy-plans} puts a file where the harness saves its plans; {@code ignore-sigterm} never leaves the group;
  * {@code global-inbox} checks ids without their namespace; {@code write-to-g1} rebuilds into generation 1; {@code skip-ahead}
  * (consumer protocol) commits past the rest of its batch after a rejected commit.
@@ -120,12 +120,13 @@ public final class BrokenSubjectMain {
                     return r.offset() % 10 == 9 ? InboxProjection.Result.APPLIED : super.project(db, r, p);
                 }
             };
-            case "stall-on-duplicate" -> new InboxConsumer(o) { // hangs in its handler at an id it handled before: never past a re-sent record
+            case "stall-on-duplicate", "hang-at-second" -> new InboxConsumer(o) { // hangs in its handler: at an id it handled before (never
+                // past a re-sent record), or at its second record (after its first record's DB and offset commits, before its second's)
                 private final java.util.Set<String> handled = new HashSet<>();
 
                 @Override
                 InboxProjection.Result project(InboxProjection db, ConsumerRecord<String, String> r, Payment p) {
-                    if (!handled.add(p.id())) {
+                    if (mode.equals("hang-at-second") ? handled.add(p.id()) && handled.size() == 2 : !handled.add(p.id())) {
                         try {
                             Thread.sleep(Long.MAX_VALUE);
                         } catch (InterruptedException e) {
