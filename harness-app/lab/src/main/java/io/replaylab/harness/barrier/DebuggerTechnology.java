@@ -68,10 +68,11 @@ record DebuggerTechnology(MethodPoint at, WarmUp warmUp, MethodPoint warmUpAt, S
             Held.PastThePoint watch = warmUp == WarmUp.NONE && offsetPoint() ? Held.PastThePoint.offsets(a.group())
                     : warmUp == WarmUp.FIRST_OFFSET_COMMIT && jdbcCommit(at)
                             ? Held.PastThePoint.dbCommits(a.group(), at.describe(), Held.committed(a.ctx(), a.group()).orElse("")) : null;
+            // a DB point is watched too (a consumer that hangs after its warm-up never reaches its next DB commit); a method an
+            // experiment names is not a point of the commit protocol
+            Uncommitted where = Uncommitted.of(a);
             return new Held("debugger", a, inst, barrier, evidence, "a debugger breakpoint at " + at, unreached, Hold.process(inst, debugger),
-                    // a DB point is watched too: a consumer that hangs after its warm-up never reaches its next DB commit either
-                    watch, offsetPoint() ? Uncommitted.of(a) : null, offsetPoint() || warmUp == WarmUp.FIRST_OFFSET_COMMIT ? Uncommitted.of(a) : null,
-                    false);
+                    watch, offsetPoint() ? where : null, offsetPoint() || warmUp == WarmUp.FIRST_OFFSET_COMMIT ? where : null, false);
         } catch (RuntimeException | InterruptedException | Error x) {
             try {
                 if (debugger != null) {
