@@ -12,7 +12,9 @@ connection if need be: the inbox makes the retry safe, whatever became of the fi
 --skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same;
 --autocommit: the two writes run with no transaction at all (never atomic, and never at a COMMIT);
 --hang-on-error: a transaction that fails stops the consumer where it is, alive and in its group, forever;
---bookkeeping: before each record's transaction, one of its own that notes the instance was alive (naming no record).
+--bookkeeping: before each record's transaction, one of its own that notes the instance was alive (naming no record);
+--positions-in-db: its positions kept in pg_positions, written in each record's transaction, and sought to at each
+  assignment; it never commits an offset to Kafka (Kafka's "storing offsets outside Kafka").
 
 Target query: SELECT message_id, amount FROM pg_ledger WHERE ns = {namespace}
 """
@@ -20,7 +22,7 @@ import json
 import time
 
 import psycopg2
-from confluent_kafka import Consumer, KafkaException
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException
 
 from consumer_kit import SHORT_TIMEOUTS, arguments, polled, until_sigterm
 
@@ -32,6 +34,7 @@ def main():
     ap.add_argument("--autocommit", action="store_true")
     ap.add_argument("--hang-on-error", action="store_true")
     ap.add_argument("--bookkeeping", action="store_true")
+    ap.add_argument("--positions-in-db", action="store_true")
     args = ap.parse_args()
 
     stop = until_sigterm()
@@ -46,14 +49,21 @@ def main():
         "auto.offset.reset": "earliest",
         **SHORT_TIMEOUTS,
     })
-    consumer.subscribe([args.topic])
+
+    def from_positions(c, parts):  # each partition where its database says it stands, else from the beginning
+        stored = dict(db.run(lambda cur: positions(cur, args.group)))
+        for p in parts:
+            p.offset = stored.get((p.topic, p.partition), OFFSET_BEGINNING)
+        c.assign(parts)
+
+    consumer.subscribe([args.topic], **({"on_assign": from_positions} if args.positions_in_db else {}))
     try:
         for msg in polled(consumer, stop):
             payment = json.loads(msg.value())
             if args.bookkeeping:
                 db.run(lambda cur: cur.execute("INSERT INTO pg_alive VALUES (%s, now())", (args.instance,)))
             try:
-                new = db.run(lambda cur: apply(cur, args, payment), retry=not (args.skip_on_error or args.hang_on_error))
+                new = db.run(lambda cur: apply(cur, args, payment, msg), retry=not (args.skip_on_error or args.hang_on_error))
                 print(f"applied {msg.topic()}-{msg.partition()}@{msg.offset()} {payment['id']} new={new}", flush=True)
             except psycopg2.Error as e:
                 if args.hang_on_error:
@@ -62,6 +72,8 @@ def main():
                         consumer.poll(0.2)  # alive and in its group, never again applying a record
                     break
                 print(f"skipped {payment['id']}: {e.pgcode} {e}".strip(), flush=True)
+            if args.positions_in_db:
+                continue  # its position went into the database with the effect
             try:
                 consumer.commit(message=msg, asynchronous=False)
             except KafkaException as e:
@@ -75,13 +87,22 @@ def schema(cur):
     cur.execute("CREATE TABLE IF NOT EXISTS pg_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
     cur.execute("CREATE TABLE IF NOT EXISTS pg_ledger (ns TEXT, message_id TEXT, amount BIGINT)")
     cur.execute("CREATE TABLE IF NOT EXISTS pg_alive (instance TEXT, at TIMESTAMPTZ)")
+    cur.execute("CREATE TABLE IF NOT EXISTS pg_positions (grp TEXT, topic TEXT, part INT, next BIGINT, PRIMARY KEY (grp, topic, part))")
 
 
-def apply(cur, args, payment):
+def positions(cur, group):
+    cur.execute("SELECT topic, part, next FROM pg_positions WHERE grp = %s", (group,))
+    return [((t, p), n) for t, p, n in cur.fetchall()]
+
+
+def apply(cur, args, payment, msg):
     cur.execute("INSERT INTO pg_inbox VALUES (%s, %s) ON CONFLICT DO NOTHING", (args.namespace, payment["id"]))
     new = cur.rowcount == 1
     if new or args.no_inbox:
         cur.execute("INSERT INTO pg_ledger VALUES (%s, %s, %s)", (args.namespace, payment["id"], payment["amount"]))
+    if args.positions_in_db:
+        cur.execute("INSERT INTO pg_positions VALUES (%s, %s, %s, %s) ON CONFLICT (grp, topic, part) DO UPDATE SET next = EXCLUDED.next",
+                    (args.group, msg.topic(), msg.partition(), msg.offset() + 1))
     return new
 
 

@@ -77,13 +77,28 @@ final class DbFaultsExperiment {
         Source harness = Source.here("harness");
         StagedSource source = StagedSource.produce(ctx, e, ns, "once the fault is armed");
         LabContext.Instance a = ctx.subjects().start(e, ctx.subjects().consumer(aName, topic, group, inbox));
+        // warm once A committed an offset or applied an effect: either comes after its start-up transactions (a consumer that keeps
+        // its positions in its own database commits none)
+        long[] lastRead = {0};
         boolean warm = Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             ctx.subjects().checkpoint(a);
-            return ctx.kafka().ops().describe(group).partitions().stream().anyMatch(PartitionOffsets::hasCommitted);
+            OffsetSnapshot s = ctx.kafka().ops().describe(group);
+            if (s.partitions().stream().anyMatch(PartitionOffsets::hasCommitted)) {
+                return true;
+            }
+            if (System.nanoTime() - lastRead[0] < 1_000_000_000L || !ctx.target().targetReadable(inbox)) { // a read of the target a second
+                return false;
+            }
+            lastRead[0] = System.nanoTime();
+            try {
+                return ctx.target().compare(topic, inbox, s).targetEffects() > 0;
+            } catch (RuntimeException notYet) { // its tables half made, say: nothing applied yet
+                return false;
+            }
         }, Boolean::booleanValue);
         if (!warm) {
-            return e.finish(Outcome.notRun("A committed no offset for group " + group + " within " + ctx.settings().timeouts().barrier()
-                    + " (the fault is armed after A's first offset commit, so that its start-up transactions do not meet it)"));
+            return e.finish(Outcome.notRun("A committed no offset for group " + group + " and applied no effect within " + ctx.settings().timeouts()
+                    .barrier() + " (the fault is armed after A's first offset commit or effect, so that its start-up transactions do not meet it)"));
         }
         ArmedDbFault armed = db.inject(fault);
         try {

@@ -193,8 +193,22 @@ class PostgresWireTest {
     void aConsumerThatNeverCommitsAnOffsetIsNotRunBeforeAnyDatabaseFaultIsArmed(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(dbFaults(kafka, "", "commit:lost-answer").subject(Subject.command(Runs.pollsOnly()))
                 .barrierTimeout(Duration.ofSeconds(5)), "db-faults.commit.lost-answer");
-        wasNotRun(x).matches("A committed no offset for group \\S+ within PT5S \\(the fault is armed after A's first offset "
-                + "commit, so that its start-up transactions do not meet it\\)");
+        wasNotRun(x).matches("A committed no offset for group \\S+ and applied no effect within PT5S \\(the fault is armed after A's first "
+                + "offset commit or effect, so that its start-up transactions do not meet it\\)");
+    }
+
+    /**
+     * A consumer that keeps its positions in PostgreSQL (written in each record's transaction, sought to at each assignment) and
+     * never commits an offset to Kafka: the fault is armed after its first effect, and the cell is judged (it was NOT_RUN at the
+     * barrier timeout, "A committed no offset").
+     */
+    @Test
+    void aConsumerThatKeepsItsPositionsInPostgresIsJudgedAtADatabaseFault(LocalKafka kafka) throws Exception {
+        ExperimentEvidence x = run(dbFaults(kafka, "--positions-in-db", "commit:error=40001").barrierTimeout(Duration.ofSeconds(5)),
+                "db-faults.commit.error-40001");
+
+        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
+        assertThat(x.outcome().reason()).contains("commit:error=40001 fired in the PostgreSQL proxy");
     }
 
     @Test
