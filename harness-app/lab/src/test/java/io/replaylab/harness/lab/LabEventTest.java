@@ -76,14 +76,15 @@ class LabEventTest {
         assertThat(kinds.get(11).summary()).isEqualTo("the source set goes to x.source unchanged, in committed transactions with aborted ones (copies "
                 + "under fresh ids) between them, 40 record(s) in two halves: the second once A is held");
         assertThat(new LabEvent.SourceStaged("x.source", false, " in two steps").summary()).isEqualTo("the source set goes to x.source unchanged in two steps");
-        assertThat(kinds.get(12).summary()).isEqualTo("the recovery of x.group waits while it progresses; 41 s without progress (no new commit, "
-                + "effect, join or restart) is a stall, FAIL: its poll interval and session timeout: 11 s, plus 30 s");
-        assertThat(kinds.get(13).summary()).isEqualTo("x.group: every record delivered to it from where the replay began, its committed offsets then "
-                + "still at {0=14 of 15} for 2 s: done short of the end");
-        assertThat(kinds.get(14).summary()).isEqualTo("A held at its DB commit for up to 10 s while the check watches its commits (its first offset "
-                + "commit came 7.5 s after its start; at least 8 s)");
-        assertThat(kinds.get(15).summary()).isEqualTo("A released after 10 s at its DB commit: no commit of A's covered the held record meanwhile; it "
-                + "goes on, its commits still checked and killed at if ahead, until its group drained");
+        assertThat(kinds.subList(12, 16)).extracting(LabEvent::summary).containsExactly(
+                "the recovery of x.group waits while it progresses; 41 s without progress (no new commit, effect, join or restart) is a stall, "
+                        + "FAIL: its poll interval and session timeout: 11 s, plus 30 s",
+                "x.group: every record delivered to it from where the replay began, its committed offsets then still at {0=14 of 15} for 2 s: "
+                        + "done short of the end",
+                "A held at its DB commit for up to 10 s while the check watches its commits (its first offset commit came 7.5 s after its start; "
+                        + "at least 8 s)",
+                "A released after 10 s at its DB commit: no commit of A's covered the held record meanwhile; it goes on, its commits still "
+                        + "checked and killed at if ahead, until its group drained");
         assertThat(saved.reportMarkdown()).content().contains("| frozen | A (pid 41) frozen through the debugger").contains("| handoff-wait | ")
                 .doesNotContain("unregistered");
     }
