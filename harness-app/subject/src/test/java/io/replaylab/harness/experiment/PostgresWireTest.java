@@ -204,8 +204,7 @@ class PostgresWireTest {
      */
     @Test
     void aConsumerThatKeepsItsPositionsInPostgresIsJudgedAtADatabaseFault(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(dbFaults(kafka, "--positions-in-db", "commit:error=40001").barrierTimeout(Duration.ofSeconds(5)),
-                "db-faults.commit.error-40001");
+        ExperimentEvidence x = run(dbFaults(kafka, "--positions-in-db", "commit:error=40001"), "db-faults.commit.error-40001");
 
         assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(x.outcome().reason()).contains("commit:error=40001 fired in the PostgreSQL proxy");
