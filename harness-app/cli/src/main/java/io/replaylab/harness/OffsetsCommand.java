@@ -85,8 +85,8 @@ final class OffsetsCommand implements Runnable {
         }
     }
 
-    @Command(name = "describe", mixinStandardHelpOptions = true, description = "A group's state, members and per-partition offsets (SPEC R1).")
-    static final class Describe implements Callable<Integer> {
+    /** What describe and reset take: the broker, and the group (for reset: the one whose offsets, or start offsets, the plan moves). */
+    abstract static class OnAGroup {
         @Spec
         CommandSpec spec;
 
@@ -95,7 +95,10 @@ final class OffsetsCommand implements Runnable {
 
         @ArgGroup(exclusive = true, multiplicity = "1")
         GroupChoice which;
+    }
 
+    @Command(name = "describe", mixinStandardHelpOptions = true, description = "A group's state, members and per-partition offsets (SPEC R1).")
+    static final class Describe extends OnAGroup implements Callable<Integer> {
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
@@ -129,17 +132,7 @@ final class OffsetsCommand implements Runnable {
 
     @Command(name = "reset", mixinStandardHelpOptions = true,
             description = "Plan a reset (dry run, the default) or execute it through the guards (SPEC R2-R4).")
-    static final class Reset implements Callable<Integer> {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        Connection conn;
-
-        /** The group whose offsets (a share group: start offsets) the plan moves; it must have no member to execute. */
-        @ArgGroup(exclusive = true, multiplicity = "1")
-        GroupChoice which;
-
+    static final class Reset extends OnAGroup implements Callable<Integer> {
         /** Which topics: picocli refuses both at once. */
         static final class Scope {
             @Option(names = "--topic", paramLabel = "T[:p,p]", required = true, description = "topic, optionally with partitions (repeatable)")

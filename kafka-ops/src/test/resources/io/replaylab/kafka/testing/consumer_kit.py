@@ -1,6 +1,6 @@
 """What the serial test consumers share, as a real consumer's own module would: the lab's placeholders as
-arguments, short group timeouts, the poll loop that ends at SIGTERM, and a SQLite transaction retried while
-another instance holds the write lock. Copied beside each consumer."""
+arguments, short group timeouts, the poll loop that ends at SIGTERM, a handler stuck for good, and a SQLite
+transaction retried while another instance holds the write lock. Copied beside each consumer."""
 import argparse
 import signal
 import sqlite3
@@ -26,8 +26,11 @@ def until_sigterm():
     return stop
 
 
-def polled(consumer, stop):
-    """Each record the consumer polls until stop; an error a poll returns is printed and passed over (librdkafka retries)."""
+def polled(consumer, stop, hang_at=None):
+    """Each record the consumer polls until stop; an error a poll returns is printed and passed over (librdkafka retries).
+    With hang_at=n, the n-th record (from 1) never comes back: the consumer hangs for good as it gets it, as one whose handler never
+    returns."""
+    handed = 0
     while not stop:
         msg = consumer.poll(0.2)
         if msg is None:
@@ -35,7 +38,16 @@ def polled(consumer, stop):
         if msg.error():
             print("consumer error:", msg.error(), file=sys.stderr, flush=True)
             continue
+        handed += 1
+        if handed == hang_at:
+            hang()
         yield msg
+
+
+def hang():
+    """Stuck for good, as a handler whose call never returns: no poll, no commit, no transaction (SIGTERM does not end it)."""
+    while True:
+        time.sleep(3600)
 
 
 def retried_while_busy(db, transaction, tries=30):

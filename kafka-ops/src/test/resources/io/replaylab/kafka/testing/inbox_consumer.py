@@ -9,7 +9,8 @@ With --no-inbox the ledger row is written for every delivery (the bug the lab mu
 two loses the effect); with --autocommit the two writes run with no transaction at all (never
 atomic, and never at a COMMIT: a DB-commit barrier cannot reach it); --offset-reset latest starts a group with no
 committed offset at the log end, as librdkafka's and the Java client's default does (what was there before is skipped);
---client-timeouts keeps librdkafka's own session and poll timeouts (45 s, 300 s) instead of short ones. A transaction that meets another instance's lock waits (busy timeout 10 s)
+--client-timeouts keeps librdkafka's own session and poll timeouts (45 s, 300 s) instead of short ones; --hang-at-second
+hangs for good in its second record's handler, before that record's transaction (after the first one's offset commit). A transaction that meets another instance's lock waits (busy timeout 10 s)
 and is retried, as a real consumer's would be.
 
 Target query: SELECT message_id, amount FROM py_ledger WHERE ns = {namespace}
@@ -31,6 +32,7 @@ def main():
     ap.add_argument("--autocommit", action="store_true")
     ap.add_argument("--offset-reset", default="earliest", choices=["earliest", "latest"])
     ap.add_argument("--client-timeouts", action="store_true")
+    ap.add_argument("--hang-at-second", action="store_true")
     args = ap.parse_args()
 
     stop = until_sigterm()
@@ -60,7 +62,7 @@ def main():
 
     consumer.subscribe([args.topic], on_assign=assigned, on_revoke=revoked, on_lost=revoked)
     try:
-        for msg in polled(consumer, stop):
+        for msg in polled(consumer, stop, hang_at=2 if args.hang_at_second else None):
             payment = json.loads(msg.value())
             if args.commit_first:
                 commit(consumer, msg)

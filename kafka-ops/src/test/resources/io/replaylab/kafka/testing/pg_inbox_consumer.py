@@ -12,6 +12,7 @@ connection if need be: the inbox makes the retry safe, whatever became of the fi
 --skip-on-error: a transaction that fails is logged and skipped, and the record's offset committed all the same;
 --autocommit: the two writes run with no transaction at all (never atomic, and never at a COMMIT);
 --hang-on-error: a transaction that fails stops the consumer where it is, alive and in its group, forever;
+--hang-at-second: stuck for good in its second record's handler, before that record's transaction;
 --bookkeeping: before each record's transaction, one of its own that notes the instance was alive (naming no record);
 --positions-in-db: its positions kept in pg_positions, written in each record's transaction, and sought to at each
   assignment; it never commits an offset to Kafka (Kafka's "storing offsets outside Kafka").
@@ -33,6 +34,7 @@ def main():
     ap.add_argument("--skip-on-error", action="store_true")
     ap.add_argument("--autocommit", action="store_true")
     ap.add_argument("--hang-on-error", action="store_true")
+    ap.add_argument("--hang-at-second", action="store_true")
     ap.add_argument("--bookkeeping", action="store_true")
     ap.add_argument("--positions-in-db", action="store_true")
     args = ap.parse_args()
@@ -58,7 +60,7 @@ def main():
 
     consumer.subscribe([args.topic], **({"on_assign": from_positions} if args.positions_in_db else {}))
     try:
-        for msg in polled(consumer, stop):
+        for msg in polled(consumer, stop, hang_at=2 if args.hang_at_second else None):
             payment = json.loads(msg.value())
             if args.bookkeeping:
                 db.run(lambda cur: cur.execute("INSERT INTO pg_alive VALUES (%s, now())", (args.instance,)))

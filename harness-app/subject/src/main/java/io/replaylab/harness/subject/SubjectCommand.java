@@ -38,11 +38,8 @@ public final class SubjectCommand implements Runnable {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--bootstrap-server", required = true, description = "the broker(s), host:port[,host:port]")
-        String bootstrap;
-
-        @Option(names = "--topic", required = true, description = "the topic to read (consume, transform) or fill (produce)")
-        String topic;
+        @Mixin
+        Where at;
 
         @Option(names = "--partitions", defaultValue = "3", description = "partitions if the topic is created (default 3)")
         int partitions;
@@ -70,7 +67,7 @@ public final class SubjectCommand implements Runnable {
 
         @Override
         public Integer call() throws Exception {
-            SyntheticProducer.Manifest m = SyntheticProducer.produce(bootstrap, client.propertiesOrEnvironment(), topic, partitions, namespace, count,
+            SyntheticProducer.Manifest m = SyntheticProducer.produce(at.bootstrap, client.propertiesOrEnvironment(), at.topic, partitions, namespace, count,
                     seed, accounts, malformed, manifest, null, io.replaylab.harness.lab.RecordSource.reference());
             spec.commandLine().getOut().println(SyntheticProducer.summary(m));
             spec.commandLine().getOut().flush();
@@ -78,13 +75,19 @@ public final class SubjectCommand implements Runnable {
         }
     }
 
-    /** What both consumers of the reference subject take. */
-    static final class ConsumerOptions {
+    /** Where every command of the reference subject reads or writes. */
+    static final class Where {
         @Option(names = "--bootstrap-server", required = true, description = "the broker(s), host:port[,host:port]")
         String bootstrap;
 
         @Option(names = "--topic", required = true, description = "the topic to read (consume, transform) or fill (produce)")
         String topic;
+    }
+
+    /** What both consumers of the reference subject take. */
+    static final class ConsumerOptions {
+        @Mixin
+        Where at;
 
         @Option(names = "--group", required = true, description = "the consumer group")
         String group;
@@ -159,7 +162,7 @@ public final class SubjectCommand implements Runnable {
         }
 
         InboxConsumer.Options options() {
-            return new InboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
+            return new InboxConsumer.Options(c.at.bootstrap, c.at.topic, c.group, db, namespace, c.instanceId, c.groupProtocol, c.maxPollIntervalMs,
                     c.sessionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog, maxPollRecords == null ? 100 : maxPollRecords,
                     c.client.propertiesOrEnvironment());
         }
@@ -170,7 +173,7 @@ public final class SubjectCommand implements Runnable {
                 LoggerFactory.getLogger(SubjectCommand.class).info("--group-protocol and --session-timeout-ms ignored: a share member's session "
                         + "timeout is the group's share.session.timeout.ms");
             }
-            return new ShareInboxConsumer.Options(c.bootstrap, c.topic, c.group, db, namespace, c.instanceId, c.untilIdle, c.processingLog,
+            return new ShareInboxConsumer.Options(c.at.bootstrap, c.at.topic, c.group, db, namespace, c.instanceId, c.untilIdle, c.processingLog,
                     maxPollRecords == null ? ShareInboxConsumer.DEFAULT_MAX_POLL_RECORDS : maxPollRecords, c.client.propertiesOrEnvironment());
         }
     }
@@ -190,7 +193,7 @@ public final class SubjectCommand implements Runnable {
         @Override
         public Integer call() {
             c.check();
-            return new TransformConsumer(new TransformConsumer.Options(c.bootstrap, c.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
+            return new TransformConsumer(new TransformConsumer.Options(c.at.bootstrap, c.at.topic, outputTopic, c.group, c.instanceId, c.groupProtocol,
                     c.maxPollIntervalMs, c.sessionTimeoutMs, transactionTimeoutMs, c.untilIdle, c.assignmentLog, c.processingLog,
                     c.client.propertiesOrEnvironment())).run();
         }

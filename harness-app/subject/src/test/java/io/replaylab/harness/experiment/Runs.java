@@ -3,6 +3,10 @@ package io.replaylab.harness.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import io.replaylab.evidence.Check;
 import io.replaylab.evidence.ExperimentEvidence;
@@ -46,6 +50,26 @@ final class Runs {
     /** Runs the lab of {@code b} and returns the evidence of its experiment (or cell) {@code name}. */
     static ExperimentEvidence run(LabSettings.Builder b, String name) throws Exception {
         return experiment(Lab.run(b.build(), null).evidence(), name);
+    }
+
+    /**
+     * Runs each lab at once, side by side (runs that mostly wait out a consumer's timeouts), and returns the evidence of each one's
+     * experiment (or cell) {@code name}, by the runs' keys.
+     */
+    static Map<String, ExperimentEvidence> sideBySide(Map<String, LabSettings.Builder> runs, String name) throws Exception {
+        Map<String, CompletableFuture<ExperimentEvidence>> running = new LinkedHashMap<>();
+        runs.forEach((key, b) -> running.put(key, CompletableFuture.supplyAsync(() -> {
+            try {
+                return run(b, name);
+            } catch (Exception e) {
+                throw new CompletionException(e);
+            }
+        })));
+        Map<String, ExperimentEvidence> out = new LinkedHashMap<>();
+        for (java.util.Map.Entry<String, CompletableFuture<ExperimentEvidence>> r : running.entrySet()) {
+            out.put(r.getKey(), r.getValue().get());
+        }
+        return out;
     }
 
     static ExperimentEvidence experiment(RunEvidence r, String name) {

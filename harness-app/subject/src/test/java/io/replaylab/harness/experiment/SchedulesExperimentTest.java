@@ -3,6 +3,7 @@ package io.replaylab.harness.experiment;
 import static io.replaylab.harness.experiment.Runs.faultNotObserved;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static io.replaylab.harness.experiment.Runs.run;
+import static io.replaylab.harness.experiment.Runs.sideBySide;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -16,7 +17,9 @@ import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 import io.replaylab.evidence.Check;
@@ -34,6 +37,7 @@ import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Gdb;
 import io.replaylab.kafka.testing.NodeConsumer;
 import io.replaylab.kafka.testing.PythonConsumer;
+import io.replaylab.oracle.testing.LocalPostgres;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -225,16 +229,31 @@ class SchedulesExperimentTest {
      * A consumer that hangs in its second record's handler, after its warm-up and before its next DB commit, never reaches the DB
      * point: its progress is watched there as at an offset point, and once its own timeouts say it had its chance the cell FAILs
      * naming what it left undone (NOT_RUN before, at the barrier timeout: "the injection point before-db-commit was never reached").
+     * For each technology that holds a DB point, side by side: the debugger's JDBC commit (a JVM), gdb's SQLite commit and the
+     * PostgreSQL proxy's COMMIT (librdkafka programs).
      */
     @Test
     void aConsumerThatHangsBeforeTheDbPointFailsOnceItsOwnTimeoutsSayItHadItsChance(LocalKafka kafka) throws Exception {
+        Gdb.require();
+        Map<String, LabSettings.Builder> runs = new LinkedHashMap<>();
         // the barrier timeout leaves A's start-up and warm-up room (5 s did not, once, on CI's machine); the stall is judged by A's
         // own timeouts past it either way
-        ExperimentEvidence x = run(schedules(kafka, "before-db-commit:hold").subject(Subject.command(BrokenSubjectMain.template("hang-at-second")))
-                .barrierTimeout(Duration.ofSeconds(30)), "schedules.before-db-commit.hold");
+        runs.put("debugger", hangingCell(kafka, "debugger").subject(Subject.command(BrokenSubjectMain.template("hang-at-second"))));
+        runs.put("native", hangingCell(kafka, "native").subject(Subject.command(PythonConsumer.template(dir, "--hang-at-second")))
+                .targetQuery(PythonConsumer.TARGET_QUERY));
+        runs.put("postgresql", hangingCell(kafka, "postgresql").target(LocalPostgres.shared().createDatabase(), LocalPostgres.USER,
+                LocalPostgres.PASSWORD).subject(Subject.command(PythonConsumer.pgTemplate(dir, "--hang-at-second"))).targetQuery(PythonConsumer.PG_TARGET_QUERY));
 
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().reason()).contains(" stalled before reaching before-db-commit: ").contains(" with no progress for ");
+        sideBySide(runs, "schedules.before-db-commit.hold").forEach((technology, x) -> {
+            assertThat(x.outcome().status()).as(technology + ": " + x.outcome().reason()).isEqualTo(Status.FAIL);
+            assertThat(x.outcome().reason()).as(technology).contains(" stalled before reaching before-db-commit: ").contains(" with no progress for ");
+            assertThat(x.environment().get("barrier")).as(technology).startsWith(Map.of("debugger", "debugger", "native", "native",
+                    "postgresql", "postgresql").get(technology));
+        });
+    }
+
+    private LabSettings.Builder hangingCell(LocalKafka kafka, String technology) {
+        return schedules(kafka, "before-db-commit:hold").workDir(dir.resolve(technology)).barrierTimeout(Duration.ofSeconds(30));
     }
 
     @Test

@@ -1,18 +1,16 @@
 package io.replaylab.harness.experiment;
 
-import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.on;
+import static io.replaylab.harness.experiment.Runs.sideBySide;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.LabEvent;
-import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -36,35 +34,26 @@ class WithClientDefaultsTest {
 
     @Test
     void consumersWithTheirClientsDefaultTimeoutsPassTheRebalanceHandingOffAtTheirSessionTimeout(LocalKafka kafka) throws Exception {
-        Map<String, LabSettings> runs = new LinkedHashMap<>();
+        Map<String, LabSettings.Builder> runs = new LinkedHashMap<>();
         runs.put("java", rebalance(kafka, "java").subject(Subject.command(ForeignSubjectMain.template("client-defaults")))
-                .targetQuery(ForeignSubjectMain.TARGET_QUERY).build());
+                .targetQuery(ForeignSubjectMain.TARGET_QUERY));
         runs.put("librdkafka", rebalance(kafka, "librdkafka").subject(Subject.command(PythonConsumer.template(dir, "--client-timeouts")))
-                .targetQuery(PythonConsumer.TARGET_QUERY).build());
+                .targetQuery(PythonConsumer.TARGET_QUERY));
         runs.put("kafkajs", rebalance(kafka, "kafkajs").subject(Subject.command(NodeConsumer.template() + " --client-timeouts"))
-                .targetQuery(NodeConsumer.TARGET_QUERY).build());
-        Map<String, CompletableFuture<ExperimentEvidence>> running = new LinkedHashMap<>();
-        runs.forEach((client, settings) -> running.put(client, CompletableFuture.supplyAsync(() -> {
-            try {
-                return experiment(Lab.run(settings, null).evidence(), "rebalance");
-            } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        })));
+                .targetQuery(NodeConsumer.TARGET_QUERY));
+        Map<String, ExperimentEvidence> done = sideBySide(runs, "rebalance");
         Map<String, String> timeouts = Map.of(
                 "java", "classic protocol, session.timeout.ms 45000, max.poll.interval.ms 300000 (JoinGroup v",
                 "librdkafka", "classic protocol, session.timeout.ms 45000, max.poll.interval.ms 300000 (JoinGroup v",
                 "kafkajs", "classic protocol, session.timeout.ms 30000, max.poll.interval.ms 60000 (JoinGroup v");
         Map<String, String> waits = Map.of("java", "105 s: A's session timeout is 45 s", "librdkafka", "105 s: A's session timeout is 45 s",
                 "kafkajs", "90 s: A's session timeout is 30 s");
-        for (Map.Entry<String, CompletableFuture<ExperimentEvidence>> r : running.entrySet()) {
-            ExperimentEvidence x = r.getValue().get();
-            String client = r.getKey();
+        done.forEach((client, x) -> {
             assertThat(x.outcome().status()).as(client + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
             assertThat(x.environment().get("A's timeouts")).as(client).startsWith(timeouts.get(client));
             assertThat(x.events()).as(client).extracting(ev -> ev.payload()).anyMatch(p -> p instanceof LabEvent.HandoffWait n
                     && n.summary().startsWith("the handoff wait is " + waits.get(client) + " (classic protocol) and its heartbeats are withheld"));
-        }
+        });
     }
 
     private LabSettings.Builder rebalance(LocalKafka kafka, String client) {
