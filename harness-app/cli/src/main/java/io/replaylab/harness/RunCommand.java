@@ -234,7 +234,8 @@ final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--commit-interval", defaultValue = "5s", description = "how often your consumer commits offsets on its own timer, if it "
             + "does (its auto.commit.interval.ms; default ${DEFAULT-VALUE}, the Java client's and librdkafka's): one that applied every effect "
-            + "and committed nothing for twice this keeps its positions itself, and the points at an offset commit say so at once")
+            + "and committed nothing for twice this keeps its positions itself, and the points at an offset commit say so at once; commit-ahead "
+            + "holds A at its DB commit at least this and a half, so that its timer fires meanwhile")
     Duration commitInterval;
 
     @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "how many experiments, and how many cells of a "

@@ -41,14 +41,20 @@ import io.replaylab.oracle.Comparison;
  * group then drains as usual: a record whose offset was stored before its effect is lost (missing
  * effect, a hole in the frontier). To give a commit timer (librdkafka's and Kafka's auto-commit, every 5 s by default)
  * its chance, A is held at its DB commit while the check watches ({@link #window}: longer than A took
- * from its start to its first offset commit, at least {@link #WINDOW}): a consumer that stored the
+ * from its start to its first offset commit, at least its commit interval and a half ({@link #floor})): a consumer that stored the
  * offset when poll returned commits it then, ahead of its transaction.
  */
 final class CommitAheadExperiment {
     static final String NAME = "commit-ahead";
     static final String[] REQUIREMENTS = {"R11", "R12"};
-    /** The least A is held at its DB commit for a timer's commit to come: longer than the usual 5 s auto-commit interval. */
-    static final Duration WINDOW = Duration.ofSeconds(8);
+    /**
+     * The least A is held at its DB commit for a timer's commit to come: its commit interval (the run's setting, 5 s by default, the
+     * Java client's and librdkafka's auto-commit interval), half as long again for the timer's phase, and a second for the commit's
+     * way: 8 s by default.
+     */
+    static Duration floor(Duration commitInterval) {
+        return commitInterval.plus(commitInterval.dividedBy(2)).plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+    }
 
     private CommitAheadExperiment() {
     }
@@ -151,13 +157,14 @@ final class CommitAheadExperiment {
     /**
      * How long A stays held at its DB commit for a commit of A's to come: longer than A took from its start to its first offset
      * commit (a timer commits first one interval or more after its client started; a consumer that commits per record, once it
-     * read its first), at least {@link #WINDOW}, at most {@link Handoff#LONGEST}. A's first commit is the warm-up's: every barrier
-     * at the DB commit arms after it.
+     * read its first), at least the {@link #floor} of A's commit interval, at most {@link Handoff#LONGEST}. A's first commit is the
+     * warm-up's: every barrier at the DB commit arms after it.
      */
-    static Duration window(Instant started, Optional<Instant> firstCommit) {
+    static Duration window(Instant started, Optional<Instant> firstCommit, Duration commitInterval) {
         Duration toFirst = firstCommit.map(f -> Duration.between(started, f)).filter(d -> !d.isNegative()).orElse(Duration.ZERO);
         Duration w = toFirst.plus(toFirst.dividedBy(4)).plusSeconds(1).truncatedTo(java.time.temporal.ChronoUnit.SECONDS); // a timer's jitter
-        return w.compareTo(WINDOW) < 0 ? WINDOW : w.compareTo(Handoff.LONGEST) > 0 ? Handoff.LONGEST : w;
+        Duration least = floor(commitInterval);
+        return w.compareTo(least) < 0 ? least : w.compareTo(Handoff.LONGEST) > 0 ? Handoff.LONGEST : w;
     }
 
     /** A at its DB commit: up to its {@link #window} for a commit of A's to come (and be killed at), then A goes on. */
@@ -183,10 +190,11 @@ final class CommitAheadExperiment {
         // the first the client sent (a commit is listed once its fate is known); one sent before this process started is not A's now
         Optional<Instant> first = ctx.kafka().witness().flatMap(w -> java.util.stream.Stream.concat(w.commits(group).stream(), w.inFlight().stream().filter(c -> group.equals(c.group())))
                 .min(java.util.Comparator.comparingLong(WitnessedCommit::seq))).map(WitnessedCommit::sent).filter(f -> !f.isBefore(at.instance().started()));
-        Duration window = window(at.instance().started(), first);
+        Duration interval = ctx.settings().timeouts().commitInterval();
+        Duration window = window(at.instance().started(), first, interval);
         LabEvent.HeldForATimer held = new LabEvent.HeldForATimer(Timeouts.seconds(window), first.map(f -> "its first offset commit came "
                 + Timeouts.seconds(Duration.between(at.instance().started(), f)) + " after its start").orElse("no offset commit of A's seen"),
-                Timeouts.seconds(WINDOW));
+                Timeouts.seconds(floor(interval)));
         ctx.step(held.summary());
         e.record(Source.here("harness"), held);
         boolean killed = Poll.every(Duration.ofMillis(100)).upTo(window).until(() -> check.killedAt().isPresent());
