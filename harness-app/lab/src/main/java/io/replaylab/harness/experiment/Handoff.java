@@ -117,6 +117,17 @@ final class Handoff implements AutoCloseable {
     }
 
     /**
+     * The handoff of an A held on the wire, decided the moment it is held: the held request names A's member, so its heartbeats are
+     * withheld before anything else is read. A describe first (half a second on a loaded machine) let one heartbeat through: it kept
+     * A's member alive at the coordinator past the point where A's own client, its session check run out, rejoined as a new member
+     * and was given its partitions back (librdkafka, once in two CI runs). Empty when the arrival names no member (a debugger's).
+     */
+    static Optional<Handoff> atArrival(LabContext ctx, ExperimentRecorder e, String group, io.replaylab.barrier.Arrival arrival) {
+        return arrival.facts().requester().filter(r -> r.group().equals(group) && !r.memberId().isEmpty())
+                .map(r -> of(ctx, e, group, Set.of(r.memberId())));
+    }
+
+    /**
      * NOT_RUN when A, at its point, is no member of its group: with the wire witness, when it never joined it through the proxy
      * (it assigns its partitions itself, assign, not subscribe: Kafka's standalone consumer); without one, either that or a
      * group that dropped A before its point. Either way no partition of A's can move to B. Empty when A is a member, or was one.
