@@ -11,10 +11,15 @@ import io.replaylab.barrier.CommitOffset;
  * the commit waits on its connection (and only there) until {@link #check} returns, then goes on to
  * the broker. What a check does with that moment is its own (ask a database what the commit covers,
  * kill the client that sent it); the proxy forwards the commit afterwards either way, as a commit
- * already on its way to the broker would arrive.
+ * already on its way to the broker would arrive: one whose sender the check stopped
+ * ({@link After#SENDER_STOPPED}) goes straight on, past any barrier of the proxy that would hold it
+ * (a held commit of a client that is gone would never reach the broker).
  *
  * <pre>{@code
- * try (WireProxy.Checking c = proxy.checkCommits("my-group", commit -> log.info("{} commits {}", commit.clientId(), commit.offsets()))) {
+ * try (WireProxy.Checking c = proxy.checkCommits("my-group", commit -> {
+ *     log.info("{} commits {}", commit.clientId(), commit.offsets());
+ *     return CommitCheck.After.GOES_ON;
+ * })) {
  *     // run the consumer through proxy.bootstrapServers()
  * }
  * }</pre>
@@ -22,7 +27,15 @@ import io.replaylab.barrier.CommitOffset;
 @FunctionalInterface
 public interface CommitCheck {
     /** Called on the commit's connection thread; a check that throws is logged and the commit goes on. */
-    void check(Pending commit);
+    After check(Pending commit);
+
+    /** What becomes of the commit once checked. */
+    enum After {
+        /** It goes on to the broker as any commit does (a barrier of the proxy may hold it). */
+        GOES_ON,
+        /** The check stopped its sender at it (a crash at that moment): it goes straight on to the broker, past any barrier. */
+        SENDER_STOPPED
+    }
 
     /** What a pending request is, and so what its offsets mean. */
     enum Kind {

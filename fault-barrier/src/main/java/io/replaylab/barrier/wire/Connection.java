@@ -191,10 +191,11 @@ final class Connection {
                     if (proxy.checkingCommits()) {
                         CommitRequest r = f.commit();
                         List<CommitOffset> checked = r.isOffsetCommit() ? r.offsets() : r.accepted();
-                        if (!checked.isEmpty()) {
-                            proxy.check(new CommitCheck.Pending(r.isOffsetCommit() ? CommitCheck.Kind.OFFSET_COMMIT : CommitCheck.Kind.ACKNOWLEDGEMENT,
-                                    r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(), client.socket().getPort(),
-                                    toString(), checked));
+                        if (!checked.isEmpty() && proxy.check(new CommitCheck.Pending(r.isOffsetCommit() ? CommitCheck.Kind.OFFSET_COMMIT
+                                : CommitCheck.Kind.ACKNOWLEDGEMENT, r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
+                                client.socket().getPort(), toString(), checked)) == CommitCheck.After.SENDER_STOPPED) {
+                            forward(f, null, null); // its sender is gone: held, it would be dropped with its connection
+                            continue;
                         }
                     }
                     CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);

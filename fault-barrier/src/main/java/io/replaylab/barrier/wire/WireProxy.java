@@ -261,17 +261,21 @@ public final class WireProxy implements BarrierSource<WirePoint> {
         return () -> checks.remove(e);
     }
 
-    /** Shows a commit to the checks of its group; on the commit's connection thread. */
-    void check(CommitCheck.Pending commit) {
+    /** Shows a commit to the checks of its group, on the commit's connection thread: whether one of them stopped its sender. */
+    CommitCheck.After check(CommitCheck.Pending commit) {
+        CommitCheck.After after = CommitCheck.After.GOES_ON;
         for (Map.Entry<String, CommitCheck> e : checks) {
             if (e.getKey().equals(commit.group())) {
                 try {
-                    e.getValue().check(commit);
+                    if (e.getValue().check(commit) == CommitCheck.After.SENDER_STOPPED) {
+                        after = CommitCheck.After.SENDER_STOPPED;
+                    }
                 } catch (RuntimeException x) {
                     log.warn("wire proxy: a commit check failed on {}; the commit goes on: {}", commit.connection(), x.toString(), x);
                 }
             }
         }
+        return after;
     }
 
     boolean checkingCommits() {

@@ -359,9 +359,42 @@ class WireProxyTest {
             c.commitSync(Map.of(p0, new OffsetAndMetadata(0)), Duration.ofSeconds(20));
             assertThat(barrier.state()).as("offset 0 again moves nothing").isEqualTo(BarrierState.ARMED);
             assertThatThrownBy(() -> c.commitSync(Map.of(p0, new OffsetAndMetadata(3)), Duration.ofSeconds(2))).isInstanceOf(TimeoutException.class);
+            assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
+            assertThat(barrier.arrival().orElseThrow().offsets()).extracting(o -> o.offset()).containsExactly(3L);
+            barrier.release(); // before the close, which would wait out its own timeout (30 s) for the held commit
         }
-        assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
-        assertThat(barrier.arrival().orElseThrow().offsets()).extracting(o -> o.offset()).containsExactly(3L);
+    }
+
+    /**
+     * A check that stops a commit's sender (a crash at that commit) sends the commit straight on: an armed barrier would hold it, and
+     * a held commit of a client that is gone is dropped with its connection; the broker stores it, as one already sent would arrive.
+     */
+    @Test
+    void aCommitWhoseSenderACheckStoppedGoesToTheBrokerPastAnArmedBarrier(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        TopicPartition p0 = new TopicPartition(ns.topic(), 0);
+        List<String> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (WireProxy.Checking ignored = proxy.checkCommits(ns.group(), c -> {
+            checked.add(c.offsetsText());
+            return c.offsets().get(0).offset() == 5 ? CommitCheck.After.SENDER_STOPPED : CommitCheck.After.GOES_ON;
+        }); KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic", Map.of())) {
+            c.assign(List.of(p0));
+            c.commitSync(Map.of(p0, new OffsetAndMetadata(5)), Duration.ofSeconds(20)); // would be held: it moves the partition
+
+            assertThat(barrier.state()).as("the barrier never saw it").isEqualTo(BarrierState.ARMED);
+            assertThatThrownBy(() -> c.commitSync(Map.of(p0, new OffsetAndMetadata(7)), Duration.ofSeconds(2)))
+                    .as("a commit whose check let it go on as usual is held").isInstanceOf(TimeoutException.class);
+            assertThat(checked).containsExactly(ns.topic() + "-0=5", ns.topic() + "-0=7");
+            assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
+            assertThat(barrier.arrival().orElseThrow().offsets()).extracting(o -> o.offset()).containsExactly(7L);
+            barrier.release(); // before the close, which would wait out its own timeout (30 s) for the held commit
+        }
+        try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get().get(p0).offset())
+                    .as("the broker stored the checked commit, then the released one").isEqualTo(7);
+        }
     }
 
     @Test

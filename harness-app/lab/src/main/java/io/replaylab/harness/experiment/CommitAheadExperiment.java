@@ -81,13 +81,14 @@ final class CommitAheadExperiment {
         List<LabContext.Instance> running = new ArrayList<>();
         Held[] held = {null};
         try (WireProxy.Checking ignored = proxy.get().checkCommits(group, check)) {
+            // armed before A starts: its first commit may be ahead already (a parallel consumer's, whose second record finished
+            // first), sent while the DB barrier is being armed; the commit then goes on to the broker past the arming's hold
+            check.crashAtFirstAhead(aName, x -> held[0] != null && held[0].instance() == x ? held[0].crash() : ctx.subjects().crash(e, x));
             LabContext.Instance a = holdAtDbCommit(ctx, e, spec, group, check, held);
             if (a == null) {
                 a = ctx.subjects().start(e, spec);
             }
             running.add(a);
-            // armed once A is up (and held, when it can be): a commit ahead while A starts is listed, not killed at
-            check.crashAtFirstAhead(aName, x -> held[0] != null && held[0].instance() == x ? held[0].crash() : ctx.subjects().crash(e, x));
             source.publishRest();
             if (held[0] != null) {
                 watchWhileHeld(ctx, e, held[0], check, group);
@@ -121,7 +122,10 @@ final class CommitAheadExperiment {
         return e.finish(Verdicts.naming(verdict(e, check, summary, CommitCheck.Kind.OFFSET_COMMIT), c));
     }
 
-    /** A held at its DB commit through the run's barrier for that point, or null (recorded why) when it cannot be held there. */
+    /**
+     * A held at its DB commit through the run's barrier for that point; A killed at a commit ahead while the barrier was armed (the
+     * kill is the finding); or null (recorded why) when it cannot be held there.
+     */
     private static LabContext.Instance holdAtDbCommit(LabContext ctx, ExperimentRecorder e, InstanceSpec spec, String group, FrontierCheck check,
             Held[] held) throws InterruptedException {
         BarrierPlan plan = BarrierPlan.of(ctx, CommitPoint.BEFORE_DB_COMMIT);
@@ -131,7 +135,13 @@ final class CommitAheadExperiment {
                 held[0] = plan.arm(ctx, e, CommitPoint.BEFORE_DB_COMMIT.id(), spec, group, HoldMode.THREAD,
                         BarrierOptions.ofDefaults().holdTimeout(Handoff.LONGEST.plus(Handoff.longest(ctx))));
                 return held[0].instance();
-            } catch (PointNotReached | PointUnreachable x) {
+            } catch (RuntimeException x) {
+                if (check.killedAt().isPresent()) { // whatever the arming made of A's death (it exited, gdb lost it): the kill is why
+                    return ctx.subjects().started().stream().filter(i -> i.name().equals(spec.name())).findFirst().orElseThrow(() -> x);
+                }
+                if (!(x instanceof PointNotReached || x instanceof PointUnreachable)) {
+                    throw x;
+                }
                 unavailable = Optional.of(x.getMessage());
             }
         }
@@ -186,7 +196,6 @@ final class CommitAheadExperiment {
             }
             return; // killed at a commit ahead before it reached its DB commit: the kill is the finding, not an exit of its own
         }
-        check.killIfStillAhead(); // its commit ahead may have gone out just before the kill was armed
         // the first the client sent (a commit is listed once its fate is known); one sent before this process started is not A's now
         Optional<Instant> first = ctx.kafka().witness().flatMap(w -> java.util.stream.Stream.concat(w.commits(group).stream(), w.inFlight().stream().filter(c -> group.equals(c.group())))
                 .min(java.util.Comparator.comparingLong(WitnessedCommit::seq))).map(WitnessedCommit::sent).filter(f -> !f.isBefore(at.instance().started()));

@@ -58,8 +58,6 @@ final class FrontierCheck implements CommitCheck {
     private Function<LabContext.Instance, Event> crash;
     private Ahead killedAt;
     private Event killEvent;
-    /** Each instance's last commit ahead that no kill was armed for yet, by name. Guarded by this. */
-    private final java.util.Map<String, Late> lastAhead = new java.util.HashMap<>();
 
     FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, Supplier<Target> target,
             Supplier<List<LabContext.Instance>> instances) {
@@ -85,39 +83,21 @@ final class FrontierCheck implements CommitCheck {
         this.crash = how;
     }
 
-    /**
-     * Kills the armed instance at its last commit ahead of the database if that commit went out before the kill was armed and its
-     * records still have no effect: called once the instance is held at its DB commit, when such a commit (sent a moment before
-     * the arming, on a loaded machine) is the one the kill is for.
-     */
-    synchronized void killIfStillAhead() {
-        Late late = crashInstance == null ? null : lastAhead.get(crashInstance);
-        if (late == null || crash == null || killedAt != null || e.finished() || !late.instance().process().isAlive()) {
-            return;
-        }
-        List<SourceIndex.Entry> still;
-        try {
-            still = without(late.without());
-        } catch (RuntimeException x) {
-            return; // cannot tell now: a later commit ahead decides
-        }
-        if (!still.isEmpty()) {
-            kill(late.instance(), late.name(), late.at(), late.without(), late.what(), " (it went out just before the kill was armed)");
-        }
-    }
-
-    /** An instance's last commit ahead of the database that no kill was armed for yet. */
-    private record Late(LabContext.Instance instance, String name, CommitOffset at, List<SourceIndex.Entry> without, String what) {
-    }
-
     /** No kill from now on (commits are still checked and listed); the commit the instance was killed at, if it was. */
     synchronized Optional<Ahead> disarm() {
         crash = null;
         return Optional.ofNullable(killedAt);
     }
 
+    /** Checks a commit; {@link After#SENDER_STOPPED} when its sender was killed at it, so that no barrier holds it from the broker. */
     @Override
-    public synchronized void check(Pending c) {
+    public synchronized After check(Pending c) {
+        boolean armed = killedAt == null;
+        look(c);
+        return armed && killedAt != null ? After.SENDER_STOPPED : After.GOES_ON;
+    }
+
+    private void look(Pending c) {
         commits++;
         if (blocking == null) {
             try {
@@ -217,14 +197,12 @@ final class FrontierCheck implements CommitCheck {
         Ahead a = new Ahead(name, o.partition(), o.offset(), without, ev);
         ahead.add(a);
         if (kills) {
-            kill(who.get(), name, o, without, c.kind().word(), "");
-        } else if (who.isPresent()) {
-            lastAhead.put(who.get().name(), new Late(who.get(), name, o, without, c.kind().word()));
+            kill(who.get(), name, o, without, c.kind().word());
         }
     }
 
     /** Kills {@code i} at its commit {@code o} ahead of the database, and records what of it still had no effect once it was dead. */
-    private void kill(LabContext.Instance i, String name, CommitOffset o, List<SourceIndex.Entry> without, String what, String when) {
+    private void kill(LabContext.Instance i, String name, CommitOffset o, List<SourceIndex.Entry> without, String what) {
         killEvent = crash.apply(i);
         List<SourceIndex.Entry> still;
         try {
@@ -232,7 +210,7 @@ final class FrontierCheck implements CommitCheck {
         } catch (RuntimeException x) {
             still = without; // cannot tell: the judge's own read decides
         }
-        Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that " + what + when + "; asked again once it was dead, "
+        Event after = e.record(Source.here("harness"), new Payload.Note(name + " killed at that " + what + "; asked again once it was dead, "
                 + (still.isEmpty() ? "every one of those records has its effect now (it landed before the kill)"
                         : still.size() + " record(s) still have no effect: " + shown(still))
                 + "; the " + what + " goes on to the broker, as one already sent would"));
