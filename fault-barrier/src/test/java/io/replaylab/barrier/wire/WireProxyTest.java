@@ -349,8 +349,7 @@ class WireProxyTest {
     @Test
     void aCommitThatMovesNoPartitionPassesAndTheFirstThatMovesOneIsHeld(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        Barrier barrier = armedAtOffsetCommit(proxy, kafka, ns);
         TopicPartition p0 = new TopicPartition(ns.topic(), 0);
         try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic", Map.of())) {
             c.assign(List.of(p0));
@@ -372,8 +371,7 @@ class WireProxyTest {
     @Test
     void aCommitWhoseSenderACheckStoppedGoesToTheBrokerPastAnArmedBarrier(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        Barrier barrier = armedAtOffsetCommit(proxy, kafka, ns);
         TopicPartition p0 = new TopicPartition(ns.topic(), 0);
         List<String> checked = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (WireProxy.Checking ignored = proxy.checkCommits(ns.group(), c -> {
@@ -423,8 +421,7 @@ class WireProxyTest {
     @Test
     void aCommitWhoseClientGaveUpWhileHeldIsRecordedAsNotDelivered(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, Duration.ofSeconds(1));
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+        Barrier barrier = armedAtOffsetCommit(proxy, kafka, ns);
         TopicPartition tp = new TopicPartition(ns.topic(), 0);
         KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic",
                 Map.of(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG, 1500, ConsumerConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 4000));
@@ -497,6 +494,12 @@ class WireProxyTest {
     }
 
     /** A one-partition topic holding two records, and {@code point} armed on the proxy, held in its thread. */
+    /** A one-partition topic, empty, and a barrier armed at the group's OffsetCommit (a test commits offsets of its own choosing). */
+    private Barrier armedAtOffsetCommit(WireProxy proxy, LocalKafka kafka, LabNamespace ns) throws Exception {
+        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
+        return proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
+    }
+
     private Barrier armedOnTwoRecords(WireProxy proxy, LocalKafka kafka, LabNamespace ns, String name, WirePoint point) throws Exception {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);

@@ -120,7 +120,7 @@ final class Handoff implements AutoCloseable {
      * The handoff of an A held on the wire, decided the moment it is held: the held request names A's member, so its heartbeats are
      * withheld before anything else is read. A describe first (half a second on a loaded machine) let one heartbeat through: it kept
      * A's member alive at the coordinator past the point where A's own client, its session check run out, rejoined as a new member
-     * and was given its partitions back (librdkafka, once in two CI runs). Empty when the arrival names no member (a debugger's).
+     * and was given its partitions back (the handbook's librdkafka consumer, in two CI runs). Empty when the arrival names no member (a debugger's).
      */
     static Optional<Handoff> atArrival(LabContext ctx, ExperimentRecorder e, String group, io.replaylab.barrier.Arrival arrival) {
         return arrival.facts().requester().filter(r -> r.group().equals(group) && !r.memberId().isEmpty())
