@@ -8,7 +8,6 @@ import java.util.Set;
 
 import io.replaylab.barrier.wire.ArmedFault;
 import io.replaylab.barrier.wire.MemberTimeouts;
-import io.replaylab.barrier.wire.WireFault;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Outcome;
@@ -66,15 +65,8 @@ final class Handoff implements AutoCloseable {
                 .flatMap(Optional::stream).findFirst());
         List<ArmedFault> withheld = new ArrayList<>();
         Optional<LabWire> proxy = ctx.kafka().wire();
-        // each armed fault is asked about every request the proxy reads: only the heartbeat of A's protocol, both when unseen
-        List<WireFault.Api> heartbeats = seen.map(t -> List.of(t.protocol() == MemberTimeouts.Protocol.CLASSIC ? WireFault.Api.HEARTBEAT
-                : WireFault.Api.CONSUMER_GROUP_HEARTBEAT)).orElse(List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT));
-        if (proxy.isPresent()) {
-            for (String m : aMembers) {
-                for (WireFault.Api api : heartbeats) {
-                    withheld.add(proxy.get().inject(new WireFault(WireFault.Target.of(api).group(group).member(m).every(), new WireFault.Effect.Withhold())));
-                }
-            }
+        if (proxy.isPresent()) { // armed already when a wire barrier holds A (at the hold): then taken over
+            aMembers.forEach(m -> withheld.addAll(proxy.get().withholdHeartbeats(group, m)));
         }
         Optional<Duration> session = seen.flatMap(t -> t.session().or(() -> ctx.kafka().brokerSession(group)));
         seen.ifPresent(t -> e.environment("A's timeouts", t.summary() + session.filter(s -> t.session().isEmpty())
@@ -117,10 +109,9 @@ final class Handoff implements AutoCloseable {
     }
 
     /**
-     * The handoff of an A held on the wire, decided the moment it is held: the held request names A's member, so its heartbeats are
-     * withheld before anything else is read. A describe first (half a second on a loaded machine) let one heartbeat through: it kept
-     * A's member alive at the coordinator past the point where A's own client, its session check run out, rejoined as a new member
-     * and was given its partitions back (the handbook's librdkafka consumer, in two CI runs). Empty when the arrival names no member (a debugger's).
+     * The handoff of an A held on the wire, decided as soon as the wait sees the hold: the held request names A's member, whose
+     * heartbeats the barrier withheld at the hold already (see WireTechnology); this takes them over before a describe of the group.
+     * Empty when the arrival names no member (a debugger's).
      */
     static Optional<Handoff> atArrival(LabContext ctx, ExperimentRecorder e, String group, io.replaylab.barrier.Arrival arrival) {
         return arrival.facts().requester().filter(r -> r.group().equals(group) && !r.memberId().isEmpty())

@@ -15,6 +15,8 @@ import io.replaylab.barrier.wire.WireWitness;
  */
 public final class LabWire {
     private final WireProxy proxy;
+    /** The heartbeat withholdings armed, by group, member and API: one per member, whoever asks for it first. */
+    private final java.util.concurrent.ConcurrentHashMap<String, ArmedFault> withheld = new java.util.concurrent.ConcurrentHashMap<>();
 
     LabWire(WireProxy proxy) {
         this.proxy = proxy;
@@ -33,6 +35,31 @@ public final class LabWire {
     /** Arms a fault on the subjects' requests (see {@link WireProxy#inject}). */
     public ArmedFault inject(WireFault fault) {
         return proxy.inject(fault);
+    }
+
+    /**
+     * The heartbeats of {@code member} of {@code group} withheld (answered as a live member's, never forwarded), so that the
+     * coordinator drops it after its session timeout: for the protocol the member joined with, both when the wire did not see it
+     * join. One armed fault per member and heartbeat API, shared by whoever asks: the barrier that holds the member arms it at the
+     * hold, on the proxy's thread, before any later request of the member is read; the handoff's wait takes the same one over.
+     */
+    public java.util.List<ArmedFault> withholdHeartbeats(String group, String member) {
+        java.util.Optional<io.replaylab.barrier.wire.MemberTimeouts> seen = proxy.witness().timeouts(group, member);
+        java.util.List<WireFault.Api> apis = seen.map(t -> java.util.List.of(t.protocol() == io.replaylab.barrier.wire.MemberTimeouts.Protocol.CLASSIC
+                ? WireFault.Api.HEARTBEAT : WireFault.Api.CONSUMER_GROUP_HEARTBEAT))
+                .orElse(java.util.List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT));
+        return apis.stream().map(api -> withheld.compute(api + " " + group + " " + member, (k, f) -> f == null || f.disarmed()
+                ? proxy.inject(new WireFault(WireFault.Target.of(api).group(group).member(member).every(), new WireFault.Effect.Withhold())) : f))
+                .toList();
+    }
+
+    /** Every heartbeat of {@code group} withheld so far reaches its coordinator again. */
+    public void stopWithholding(String group) {
+        withheld.forEach((k, f) -> {
+            if (k.split(" ")[1].equals(group)) {
+                f.disarm();
+            }
+        });
     }
 
     /** Checks every commit of {@code group} as it is sent (see {@link WireProxy#checkCommits}). */
