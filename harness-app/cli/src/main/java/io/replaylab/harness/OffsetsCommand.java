@@ -85,7 +85,10 @@ final class OffsetsCommand implements Runnable {
         }
     }
 
-    /** What describe and reset take: the broker, and the group (for reset: the one whose offsets, or start offsets, the plan moves). */
+    /**
+     * What describe and reset take: the broker, and the group (for reset: the one whose offsets, or start offsets, the plan moves;
+     * it must have no member to execute).
+     */
     abstract static class OnAGroup {
         @Spec
         CommandSpec spec;

@@ -66,7 +66,7 @@ final class Runs {
             }
         })));
         Map<String, ExperimentEvidence> out = new LinkedHashMap<>();
-        for (java.util.Map.Entry<String, CompletableFuture<ExperimentEvidence>> r : running.entrySet()) {
+        for (Map.Entry<String, CompletableFuture<ExperimentEvidence>> r : running.entrySet()) {
             out.put(r.getKey(), r.getValue().get());
         }
         return out;

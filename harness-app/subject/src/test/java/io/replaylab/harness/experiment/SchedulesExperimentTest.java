@@ -247,8 +247,7 @@ class SchedulesExperimentTest {
         sideBySide(runs, "schedules.before-db-commit.hold").forEach((technology, x) -> {
             assertThat(x.outcome().status()).as(technology + ": " + x.outcome().reason()).isEqualTo(Status.FAIL);
             assertThat(x.outcome().reason()).as(technology).contains(" stalled before reaching before-db-commit: ").contains(" with no progress for ");
-            assertThat(x.environment().get("barrier")).as(technology).startsWith(Map.of("debugger", "debugger", "native", "native",
-                    "postgresql", "postgresql").get(technology));
+            assertThat(x.environment().get("barrier")).as("the run's key is the barrier's name").startsWith(technology);
         });
     }
 
