@@ -109,16 +109,6 @@ final class Handoff implements AutoCloseable {
     }
 
     /**
-     * The handoff of an A held on the wire, decided as soon as the wait sees the hold: the held request names A's member, whose
-     * heartbeats the barrier withheld at the hold already (see WireTechnology); this takes them over before a describe of the group.
-     * Empty when the arrival names no member (a debugger's).
-     */
-    static Optional<Handoff> atArrival(LabContext ctx, ExperimentRecorder e, String group, io.replaylab.barrier.Arrival arrival) {
-        return arrival.facts().requester().filter(r -> r.group().equals(group) && !r.memberId().isEmpty())
-                .map(r -> of(ctx, e, group, Set.of(r.memberId())));
-    }
-
-    /**
      * NOT_RUN when A, at its point, is no member of its group: with the wire witness, when it never joined it through the proxy
      * (it assigns its partitions itself, assign, not subscribe: Kafka's standalone consumer); without one, either that or a
      * group that dropped A before its point. Either way no partition of A's can move to B. Empty when A is a member, or was one.

@@ -139,7 +139,6 @@ final class RebalanceExperiment {
             } catch (CommitsAnotherWay x) {
                 return offTheDebugger(e, plan, x);
             }
-            Optional<Handoff> heldOnTheWire = Handoff.atArrival(ctx, e, group, held);
 
             Optional<String> unreadable = held.facts().unreadableOffsets();
             if (unreadable.isPresent()) {
@@ -199,7 +198,7 @@ final class RebalanceExperiment {
             // the wire's arrival names the held request's member and generation; a debugger's does not
             Map<String, Integer> heldAs = heldAs(ctx, group, aMembers, held.facts().requester());
 
-            Handoff wait = heldOnTheWire.orElseGet(() -> Handoff.of(ctx, e, group, aMembers));
+            Handoff wait = Handoff.of(ctx, e, group, aMembers);
             ctx.step("A held by " + at.heldBy() + ", committing " + committing + "; starting B");
             LabContext.Instance b = ctx.subjects().start(e, ctx.subjects().consumer("rebalance-B", topic, group, inbox));
             at.alsoStop(b);

@@ -155,7 +155,6 @@ final class SchedulesExperiment {
             } catch (CommitsAnotherWay x) {
                 return RebalanceExperiment.offTheDebugger(e, plan, x);
             }
-            Optional<Handoff> heldOnTheWire = Handoff.atArrival(ctx, e, group, arrival);
             // a point before any offset is known (before-db-commit) names its partition only through the group's
             // assignment, which a describe taken while the group settles may not show yet (seen once on a 4.1 broker)
             // and which is gone once A's held thread outlasted its poll interval (seen in a loaded CI run)
@@ -181,7 +180,7 @@ final class SchedulesExperiment {
             String watching = named(watched);
 
             Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
-            Handoff wait = heldOnTheWire.orElseGet(() -> Handoff.of(ctx, e, group, aMembers));
+            Handoff wait = Handoff.of(ctx, e, group, aMembers);
             List<LabContext.Instance> live = new ArrayList<>();
             if (cell.fault().leavesARunning()) {
                 live.add(a);

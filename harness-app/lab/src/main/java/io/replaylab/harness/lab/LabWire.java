@@ -15,8 +15,11 @@ import io.replaylab.barrier.wire.WireWitness;
  */
 public final class LabWire {
     private final WireProxy proxy;
-    /** The heartbeat withholdings armed, by group, member and API: one per member, whoever asks for it first. */
-    private final java.util.concurrent.ConcurrentHashMap<String, ArmedFault> withheld = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The heartbeat withholdings armed: one per member and API, whoever asks for it first. */
+    private final java.util.concurrent.ConcurrentHashMap<Withheld, ArmedFault> withheld = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private record Withheld(WireFault.Api api, String group, String member) {
+    }
 
     LabWire(WireProxy proxy) {
         this.proxy = proxy;
@@ -48,7 +51,7 @@ public final class LabWire {
         java.util.List<WireFault.Api> apis = seen.map(t -> java.util.List.of(t.protocol() == io.replaylab.barrier.wire.MemberTimeouts.Protocol.CLASSIC
                 ? WireFault.Api.HEARTBEAT : WireFault.Api.CONSUMER_GROUP_HEARTBEAT))
                 .orElse(java.util.List.of(WireFault.Api.HEARTBEAT, WireFault.Api.CONSUMER_GROUP_HEARTBEAT));
-        return apis.stream().map(api -> withheld.compute(api + " " + group + " " + member, (k, f) -> f == null || f.disarmed()
+        return apis.stream().map(api -> withheld.compute(new Withheld(api, group, member), (k, f) -> f == null || f.disarmed()
                 ? proxy.inject(new WireFault(WireFault.Target.of(api).group(group).member(member).every(), new WireFault.Effect.Withhold())) : f))
                 .toList();
     }
@@ -56,7 +59,7 @@ public final class LabWire {
     /** Every heartbeat of {@code group} withheld so far reaches its coordinator again. */
     public void stopWithholding(String group) {
         withheld.forEach((k, f) -> {
-            if (k.split(" ")[1].equals(group)) {
+            if (k.group().equals(group)) {
                 f.disarm();
             }
         });
