@@ -128,12 +128,17 @@ public final class Barrier {
 
     // ---- injector side: package-private, reached through Injector
 
+    /** Armed, and {@code a} matches its condition: what {@link #reach} would hold. */
+    synchronized boolean wouldReach(Arrival a) {
+        return state == BarrierState.ARMED && options.when().test(a.context());
+    }
+
     /**
      * A call reached the point. If it matches, the barrier moves to HELD and true is returned
      * (the injector must then hold the call); otherwise the call passes.
      */
     synchronized boolean reach(Arrival a) {
-        if (state != BarrierState.ARMED || !options.when().test(a.context())) {
+        if (!wouldReach(a)) {
             return false;
         }
         arrival = a;

@@ -38,6 +38,15 @@ public final class Injector {
     }
 
     /**
+     * Whether {@code a} would be held if it reached the point now (armed, and its condition matches), without moving the
+     * barrier: for an injector that learns only later whether the call reaches the point (the wire's answer edge: the
+     * broker's answer decides) and must keep the caller from running ahead meanwhile.
+     */
+    public boolean wouldReach(Arrival a) {
+        return barrier.wouldReach(a);
+    }
+
+    /**
      * Blocks the calling (held) thread until released. After the safety hold timeout it releases
      * itself, recorded as {@code hold-timeout}; an interrupt releases too (recorded as
      * {@code interrupt}) and re-asserts the interrupt flag, so the call is never left stuck.

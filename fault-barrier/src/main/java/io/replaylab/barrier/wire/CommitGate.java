@@ -117,7 +117,11 @@ final class CommitGate {
             return Decision.PASS;
         }
         if (answers) {
-            return barrier.state() == BarrierState.ARMED ? new Decision(null, answerHold(c, f)) : Decision.PASS;
+            if (!injector.wouldReach(arrival(c, f))) {
+                return Decision.PASS;
+            }
+            c.defer(this);
+            return new Decision(null, answerHold(c, f));
         }
         synchronized (this) {
             switch (barrier.state()) {
@@ -188,6 +192,9 @@ final class CommitGate {
 
     /** A connection that kept frames for this gate closed; its frames are gone. */
     void dropped(Connection c, List<Connection.Frame> frames) {
+        if (barrier.state() == BarrierState.ARMED) {
+            return; // kept only while a commit's answer was awaited: nothing was held
+        }
         synchronized (this) {
             holding.remove(c);
             for (Connection.Frame f : frames) {
@@ -215,11 +222,14 @@ final class CommitGate {
             List<String> errors = errorsOf(response);
             if (!errors.isEmpty()) {
                 note(c, f, "the broker refused it " + errors + "; its answer passes");
+                c.flow(this);
                 return;
             }
             if (!injector.reach(arrival(c, f))) {
+                c.flow(this);
                 return; // another commit reached the point first
             }
+            c.holdDeferred(this);
             java.util.concurrent.CountDownLatch released = new java.util.concurrent.CountDownLatch(1);
             injector.onRelease(released::countDown);
             synchronized (this) {
@@ -239,6 +249,7 @@ final class CommitGate {
             synchronized (this) {
                 note(c, f, "released: its answer goes to the client" + (c.isClosed() ? ", which has closed the connection (it never sees it)" : ""));
             }
+            c.releaseHeld(this); // the requests held behind it go to the broker: their answers follow the held one
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }

@@ -70,6 +70,8 @@ final class Connection {
     /** Frames kept while a barrier holds this connection; null when it flows. Guarded by this. */
     private List<Frame> held;
     private CommitGate holder;
+    /** The kept frames only wait for the broker's answer to a commit, which decides whether the holder holds this connection. */
+    private boolean deferring;
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     /** The response loop has ended: a commit forwarded from now on gets no answer read. */
@@ -150,61 +152,13 @@ final class Connection {
                 proxy.countRequest();
                 synchronized (this) {
                     if (held != null) {
-                        if (f.witnessed() != null) {
-                            f.witnessed().held(); // behind the held frame: it waits as long
-                        }
-                        held.add(f.kept());
+                        keep(f);
                         continue;
                     }
                 }
-                if (ApiVersionsClamp.tooNew(f.key(), f.version())) {
-                    // the broker's ranges are still wanted (clamped, in the refusal): it is asked in version 0, which every broker reads
-                    askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, null, true));
-                    continue;
+                if (!send(f)) {
+                    return;
                 }
-                if (!proxy.faults().isEmpty()) {
-                    ArmedFault.Action fault = faultOn(proxy.faults(), this, f, clientId);
-                    if (fault != null) {
-                        WireFault.AtRequest at = fault.effect().atRequest();
-                        if (at == WireFault.AtRequest.DISCONNECT) {
-                            if (f.witnessed() != null) {
-                                f.witnessed().faulted(null);
-                            }
-                            fault.fault().done(fault.firing(), "closed the connection at it; the request was never forwarded");
-                            closedByFault = true;
-                            return;
-                        }
-                        if (at == WireFault.AtRequest.ANSWER_IN_ITS_PLACE) {
-                            if (f.witnessed() != null) {
-                                // the request's answer is the fault's: its error for every partition
-                                f.witnessed().faulted(fault.effect().answeredError().map(Enum::name).orElse(fault.effect().spec()));
-                            }
-                            substitute(f, fault);
-                        } else {
-                            forward(f, null, fault);
-                        }
-                        continue;
-                    }
-                }
-                Consumer<ApiMessage> observer = null;
-                if (f.commit() != null) {
-                    if (proxy.checkingCommits()) {
-                        CommitRequest r = f.commit();
-                        List<CommitOffset> checked = r.isOffsetCommit() ? r.offsets() : r.accepted();
-                        if (!checked.isEmpty() && proxy.check(new CommitCheck.Pending(r.isOffsetCommit() ? CommitCheck.Kind.OFFSET_COMMIT
-                                : CommitCheck.Kind.ACKNOWLEDGEMENT, r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
-                                client.socket().getPort(), toString(), checked)) == CommitCheck.After.SENDER_STOPPED) {
-                            forward(f, null, null); // its sender is gone: held, it would be dropped with its connection
-                            continue;
-                        }
-                    }
-                    CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);
-                    if (d.hold() != null) {
-                        continue;
-                    }
-                    observer = d.observer();
-                }
-                forward(f, observer, null);
             }
         } catch (IOException e) {
             ended("client", e);
@@ -212,6 +166,59 @@ final class Connection {
             close();
             in.release();
         }
+    }
+
+    /** What the request side does with a frame no barrier keeps: false when a fault closed the connection at it. */
+    private boolean send(Frame f) throws IOException {
+        if (ApiVersionsClamp.tooNew(f.key(), f.version())) {
+            // the broker's ranges are still wanted (clamped, in the refusal): it is asked in version 0, which every broker reads
+            askApiVersionsUpstream(f.correlationId(), new Pending(ApiKeys.API_VERSIONS, (short) 0, null, null, null, true));
+            return true;
+        }
+        if (!proxy.faults().isEmpty()) {
+            ArmedFault.Action fault = faultOn(proxy.faults(), this, f, clientId);
+            if (fault != null) {
+                WireFault.AtRequest at = fault.effect().atRequest();
+                if (at == WireFault.AtRequest.DISCONNECT) {
+                    if (f.witnessed() != null) {
+                        f.witnessed().faulted(null);
+                    }
+                    fault.fault().done(fault.firing(), "closed the connection at it; the request was never forwarded");
+                    closedByFault = true;
+                    return false;
+                }
+                if (at == WireFault.AtRequest.ANSWER_IN_ITS_PLACE) {
+                    if (f.witnessed() != null) {
+                        // the request's answer is the fault's: its error for every partition
+                        f.witnessed().faulted(fault.effect().answeredError().map(Enum::name).orElse(fault.effect().spec()));
+                    }
+                    substitute(f, fault);
+                } else {
+                    forward(f, null, fault);
+                }
+                return true;
+            }
+        }
+        Consumer<ApiMessage> observer = null;
+        if (f.commit() != null) {
+            if (proxy.checkingCommits()) {
+                CommitRequest r = f.commit();
+                List<CommitOffset> checked = r.isOffsetCommit() ? r.offsets() : r.accepted();
+                if (!checked.isEmpty() && proxy.check(new CommitCheck.Pending(r.isOffsetCommit() ? CommitCheck.Kind.OFFSET_COMMIT
+                        : CommitCheck.Kind.ACKNOWLEDGEMENT, r.group(), r.memberId(), r.generation(), r.clientId() == null ? "" : r.clientId(),
+                        client.socket().getPort(), toString(), checked)) == CommitCheck.After.SENDER_STOPPED) {
+                    forward(f, null, null); // its sender is gone: held, it would be dropped with its connection
+                    return true;
+                }
+            }
+            CommitGate.Decision d = CommitGate.decide(proxy.gates(), this, f);
+            if (d.hold() != null) {
+                return true;
+            }
+            observer = d.observer();
+        }
+        forward(f, observer, null);
+        return true;
     }
 
     /** One whole request frame, or null when the client closed or (with a log line) when it is not a Kafka request. */
@@ -344,6 +351,58 @@ final class Connection {
         }
     }
 
+    /** Guarded by this. */
+    private void keep(Frame f) {
+        if (f.witnessed() != null && !deferring) {
+            f.witnessed().held(); // behind the held frame: it waits as long
+        }
+        held.add(f.kept());
+    }
+
+    /**
+     * Called by a gate that will hold the broker's answer to the commit this connection forwards next, if the broker accepts it:
+     * until that answer, the later frames wait, so that none reaches the broker (a heartbeat above all) in the commit's round
+     * trip and then is held from the client behind its answer, as a connection stalled both ways would not let it.
+     */
+    synchronized void defer(CommitGate gate) {
+        held = new ArrayList<>();
+        holder = gate;
+        deferring = true;
+    }
+
+    /** The gate holds the answer: the frames kept meanwhile are held with it, until {@link #releaseHeld}. */
+    synchronized void holdDeferred(CommitGate gate) {
+        if (held == null || holder != gate || !deferring) {
+            return;
+        }
+        deferring = false;
+        held.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::held);
+    }
+
+    /** The gate does not hold the answer: the frames kept meanwhile go on, in order, as if they had just been read. */
+    synchronized void flow(CommitGate gate) {
+        if (held == null || holder != gate || !deferring) {
+            return;
+        }
+        List<Frame> frames = held;
+        held = null;
+        holder = null;
+        deferring = false;
+        try {
+            for (Frame f : frames) {
+                if (held != null) {
+                    keep(f); // one of them began another wait
+                } else if (!send(f)) {
+                    close();
+                    return;
+                }
+            }
+        } catch (IOException e) {
+            log.warn("{}: the frames kept for a commit's answer could not be sent upstream: {}", this, e.toString());
+            close();
+        }
+    }
+
     /** Called by a gate: from now on this connection keeps every frame, starting with {@code first}. */
     synchronized void hold(CommitGate gate, Frame first) {
         if (first.witnessed() != null) {
@@ -367,6 +426,7 @@ final class Connection {
         List<Frame> frames = held;
         held = null;
         holder = null;
+        deferring = false;
         try {
             for (Frame f : frames) {
                 forward(f, f.commit() == null ? null : gate.observerFor(this, f), null);
@@ -536,6 +596,7 @@ final class Connection {
             gate = holder;
             held = null;
             holder = null;
+            deferring = false;
         }
         if (frames != null) {
             frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::notSent);

@@ -418,6 +418,46 @@ class WireProxyTest {
         assertThat(proxy.commitLog()).anyMatch(l -> l.contains("its answer is held")).anyMatch(l -> l.contains("its answer goes to the client"));
     }
 
+    /**
+     * A stalled connection stalls both ways: what the client sends behind a commit whose answer may be held waits for that answer,
+     * and is held with it. Else a heartbeat sent in the commit's round trip reached the coordinator while its client, hearing
+     * nothing, gave its member up first and rejoined as a new one (a librdkafka consumer, in about one CI run in four).
+     */
+    @Test
+    void whatAClientSendsBehindACommitWhoseAnswerIsHeldReachesTheBrokerOnlyAfterTheRelease(LocalKafka kafka, LabNamespace ns) throws Exception {
+        WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
+        Barrier barrier = armedOnTwoRecords(proxy, kafka, ns, "after-offset-commit", WirePoint.offsetCommitAnswer(ns.group()));
+        TopicPartition p0 = new TopicPartition(ns.topic(), 0);
+        List<Long> answered = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (KafkaConsumer<String, String> c = consumer(proxy.bootstrapServers(), ns.group(), "classic", Map.of());
+             Admin admin = Clients.admin(kafka.bootstrapServers())) {
+            c.assign(List.of(p0));
+            c.commitSync(Map.of(p0, new OffsetAndMetadata(0)), Duration.ofSeconds(20)); // moves nothing: passes, and finds the coordinator
+            c.commitAsync(Map.of(p0, new OffsetAndMetadata(1)), (o, e) -> answered.add(o.get(p0).offset()));
+            c.commitAsync(Map.of(p0, new OffsetAndMetadata(2)), (o, e) -> answered.add(o.get(p0).offset())); // sent in the first's round trip
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (barrier.state() == BarrierState.ARMED && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(50));
+            }
+            assertThat(barrier.state()).isEqualTo(BarrierState.HELD);
+            for (int i = 0; i < 10; i++) {
+                c.poll(Duration.ofMillis(100)); // time for the second commit to reach the broker, were it forwarded
+            }
+
+            assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get().get(p0).offset())
+                    .as("the broker stored the held commit and not the one behind it").isEqualTo(1);
+            assertThat(answered).as("the client has seen no answer").isEmpty();
+            barrier.release();
+            deadline = System.nanoTime() + 20_000_000_000L;
+            while (answered.size() < 2 && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(50));
+            }
+            assertThat(answered).containsExactly(1L, 2L);
+            assertThat(admin.listConsumerGroupOffsets(ns.group()).partitionsToOffsetAndMetadata().get().get(p0).offset())
+                    .as("released, the commit behind it went on").isEqualTo(2);
+        }
+    }
+
     @Test
     void aCommitWhoseClientGaveUpWhileHeldIsRecordedAsNotDelivered(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, Duration.ofSeconds(1));
