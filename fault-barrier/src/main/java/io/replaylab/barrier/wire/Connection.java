@@ -381,13 +381,10 @@ final class Connection {
 
     /** The gate does not hold the answer: the frames kept meanwhile go on, in order, as if they had just been read. */
     synchronized void flow(CommitGate gate) {
-        if (held == null || holder != gate || !deferring) {
+        List<Frame> frames = deferring ? taken(gate) : null;
+        if (frames == null) {
             return;
         }
-        List<Frame> frames = held;
-        held = null;
-        holder = null;
-        deferring = false;
         try {
             for (Frame f : frames) {
                 if (held != null) {
@@ -401,6 +398,18 @@ final class Connection {
             log.warn("{}: the frames kept for a commit's answer could not be sent upstream: {}", this, e.toString());
             close();
         }
+    }
+
+    /** The frames kept for {@code gate} (null: none), taken: the connection flows again. Guarded by this. */
+    private List<Frame> taken(CommitGate gate) {
+        if (held == null || holder != gate) {
+            return null;
+        }
+        List<Frame> frames = held;
+        held = null;
+        holder = null;
+        deferring = false;
+        return frames;
     }
 
     /** Called by a gate: from now on this connection keeps every frame, starting with {@code first}. */
@@ -420,13 +429,10 @@ final class Connection {
      * says), then flows. False when there was nothing to send (the client closed this connection).
      */
     synchronized boolean releaseHeld(CommitGate gate) {
-        if (held == null || holder != gate) {
+        List<Frame> frames = taken(gate);
+        if (frames == null) {
             return false;
         }
-        List<Frame> frames = held;
-        held = null;
-        holder = null;
-        deferring = false;
         try {
             for (Frame f : frames) {
                 forward(f, f.commit() == null ? null : gate.observerFor(this, f), null);
@@ -592,11 +598,8 @@ final class Connection {
         List<Frame> frames;
         CommitGate gate;
         synchronized (this) {
-            frames = held;
             gate = holder;
-            held = null;
-            holder = null;
-            deferring = false;
+            frames = taken(gate);
         }
         if (frames != null) {
             frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::notSent);

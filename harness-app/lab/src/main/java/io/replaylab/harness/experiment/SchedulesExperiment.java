@@ -200,7 +200,8 @@ final class SchedulesExperiment {
             }
             if (moved == null) {
                 Optional<String> stayed = cell.fault().leavesARunning()
-                        ? stayedInTheGroup(ctx, group, watched, aMembers, a, cell.fault().done() + " at " + cell.point().id(), wait.waitFor())
+                        ? described(ctx, group).flatMap(now -> keptTakingPart(now, watched, aMembers, a.name(), cell.fault().done() + " at "
+                                + cell.point().id(), wait.waitFor()))
                         : Optional.empty();
                 if (stayed.isPresent()) {
                     return e.finish(Outcome.notRun(stayed.get()));
@@ -236,28 +237,33 @@ final class SchedulesExperiment {
 
     /**
      * Why a partition did not move from a held A, when the group shows it: A kept taking part (the group settled with
-     * another member in it and p still A's), so the hold stopped a step A does not need to stay in the group, e.g. an
-     * offset commit a background timer makes while the polling thread goes on. No handoff then says nothing about the
-     * consumer's duplicate safety: the cell could not make its hazard, which is NOT_RUN, not a FAIL.
+     * another member in it and p still A's, by member id or by A's client id), so the hold did not take A out of the group:
+     * the held step is not one A needs to stay a member, or A's process joined again as a new member that was given p back.
+     * No handoff then says nothing about the consumer's duplicate safety: the cell could not make its hazard, which is
+     * NOT_RUN, not a FAIL.
      */
-    private static Optional<String> stayedInTheGroup(LabContext ctx, String group, Set<PartitionRef> watched, Set<String> aMembers,
-            LabContext.Instance a, String how, Duration waited) {
-        OffsetSnapshot now;
-        try {
-            now = ctx.kafka().ops().describe(group);
-        } catch (RuntimeException x) {
-            return Optional.empty();
-        }
+    static Optional<String> keptTakingPart(OffsetSnapshot now, Set<PartitionRef> watched, Set<String> aMembers, String aName, String how,
+            Duration waited) {
         boolean ownerIsA = watched.stream().allMatch(p -> now.members().stream().filter(m -> m.assignment().contains(p)).findFirst()
-                .filter(m -> aMembers.contains(m.memberId()) || m.clientId().equals(a.name())).isPresent());
-        long others = now.members().stream().filter(m -> !aMembers.contains(m.memberId()) && !m.clientId().equals(a.name())).count();
+                .filter(m -> aMembers.contains(m.memberId()) || m.clientId().equals(aName)).isPresent());
+        long others = now.members().stream().filter(m -> !aMembers.contains(m.memberId()) && !m.clientId().equals(aName)).count();
         if (now.state() != GroupState.STABLE || !ownerIsA || others == 0) {
             return Optional.empty();
         }
         return Optional.of("A kept taking part in the group while " + how + ": the group settled (" + now.state().display() + ", "
                 + now.members().size() + " members, the new one(s) in it) with " + named(watched) + " still A's for " + waited
-                + "; the held step is not on A's polling path (e.g. an offset commit a background timer makes), so holding it cannot move "
-                + (watched.size() == 1 ? "it" : "them") + ": this fault needs a consumer that waits for the held step before it polls again");
+                + "; holding this step did not take A out of the group (A stayed a member, or its process joined again as a new one and "
+                + "was given " + (watched.size() == 1 ? "it" : "them") + " back), so it cannot move " + (watched.size() == 1 ? "it" : "them")
+                + ": this fault needs a consumer whose membership waits for the held step");
+    }
+
+    /** The group as the broker describes it now; empty when it cannot say (a describe that failed says nothing about A). */
+    private static Optional<OffsetSnapshot> described(LabContext ctx, String group) {
+        try {
+            return Optional.of(ctx.kafka().ops().describe(group));
+        } catch (RuntimeException x) {
+            return Optional.empty();
+        }
     }
 
     /** The steps a fault makes after the handoff, on one cell's A and B; what a sequence's later steps did, for its confirmation. */

@@ -86,9 +86,10 @@ class HandbookConsumerTest {
         assertThat(r.refused()).isEmpty();
         assertThat(r.evidence().experiments()).extracting(ExperimentEvidence::name).contains("replay", "rebalance", "rebuild", "schedules",
                 "wire-faults", "commit-ahead", "duplicate-publish").as("db-faults: only on a PostgreSQL target").doesNotContain("db-faults");
-        // no false alarm: every experiment PASSes, but one cell may honestly be NOT_RUN (seen once in CI-like runs, 1 in about 7):
-        // after-offset-commit:hold holds the broker's answer on the wire while librdkafka's background thread rejoins the group, and
-        // when the range assignor gives the watched partition back to A no handoff can happen: the cell says so, never FAIL
+        // no false alarm: every experiment PASSes, but one cell may honestly be NOT_RUN: at after-offset-commit:hold, should
+        // librdkafka's own session check make A's process join again as a new member before the coordinator drops the held one, the
+        // range assignor gives the watched partition back to A and no handoff can happen: the cell says so, never FAIL (not seen
+        // since the wire's hold stalls A's connection both ways, so that no heartbeat of A reaches the coordinator behind it)
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status() == Status.PASS || isTheHandoffTheAssignorKeptFromB(x))
                 .as(x.name() + ": " + x.outcome().reason()).isTrue());
         for (Defect d : Defect.all()) {
@@ -224,9 +225,9 @@ class HandbookConsumerTest {
     }
 
     @Test
-    void aCorrectTimerCommitterHeldAtItsCommitsAnswerPassesOnceAnotherPartitionThatCommitCarriesMovesToB(LocalKafka kafka) throws Exception {
+    void aCorrectTimerCommitterHeldAtItsCommitsAnswerPassesOnceAPartitionThatCommitCarriesMovesToB(LocalKafka kafka) throws Exception {
         // librdkafka's timer commits every partition whose stored offset moved, on a thread of its own: A polls on while the answer is
-        // held and keeps the first partition (its member id sorts first), but B takes another one of that commit's partitions
+        // held, but its coordinator connection is stalled both ways, so the coordinator drops A at its session timeout
         Subject timer = consumer("1").env("STORE_AFTER", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000");
         ExperimentEvidence x = run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
                 .subject(timer).source(theirProducer()), "schedules.after-offset-commit.hold");
@@ -234,21 +235,23 @@ class HandbookConsumerTest {
         BarrierEvent.BarrierReached held = payloads(x).stream().filter(BarrierEvent.BarrierReached.class::isInstance)
                 .map(BarrierEvent.BarrierReached.class::cast).filter(b -> b.point().equals("after-offset-commit")).findFirst().orElseThrow();
         String confirmed = x.outcome().confirmation().description();
-        assertThat(confirmed).matches("hold at after-offset-commit \\(event \\d+\\), then \\S+-[12] moved to another member");
+        assertThat(confirmed).matches("hold at after-offset-commit \\(event \\d+\\), then \\S+-[0-9] moved to another member");
         assertThat(held.context().get("offsets")).as("the partition that moved is one the held commit carried")
                 .contains(confirmed.replaceAll(".* then (\\S+) moved to another member", "$1") + "=");
     }
 
     @Test
-    void anAutoCommittingTwinWhoseHeldCommitCarriesOnlyAPartitionItKeepsPollsOnSoTheCellIsNotRunNotFailed(LocalKafka kafka) throws Exception {
-        // every record on partition 0: librdkafka's timer commit carries only it, A keeps it when B joins (A's member id sorts first for
-        // the range assignor), and A's polling thread never waits for the held answer: no handoff can happen, which is no FAIL
+    void anAutoCommittingTwinWhosePollingThreadNeverWaitsForTheHeldAnswerIsHandedOffAtItsSessionTimeout(LocalKafka kafka) throws Exception {
+        // every record on partition 0: librdkafka's timer commit carries only it, and A's polling thread never waits for the held
+        // answer; the answer held on the wire stalls A's coordinator connection both ways (a heartbeat sent in the commit's round trip
+        // waits behind it too), so the coordinator drops A within its 6 s session and B takes partition 0 (A's process used to
+        // join again first and be given it back, a NOT_RUN in about one CI run of four)
         Subject autoCommitter = consumer("1").env("AUTO_COMMIT", "1").env("AUTO_COMMIT_INTERVAL_MS", "1000");
         RecordSource onePartition = Handbook.producer(dir, "0");
         ExperimentEvidence x = run(settings(kafka).experiments(Experiments.schedules(List.of(ScheduleCell.parse("after-offset-commit:hold"))))
-                .handoffTimeout(java.time.Duration.ofSeconds(25)).subject(autoCommitter).source(onePartition), "schedules.after-offset-commit.hold");
-        wasNotRun(x).matches("A kept taking part in the group while held at after-offset-commit: .* with \\S+-0 still A's for "
-                + "PT25S; the held step is not on A's polling path .*");
+                .subject(autoCommitter).source(onePartition), "schedules.after-offset-commit.hold");
+        passed(x);
+        assertThat(x.outcome().confirmation().description()).matches("hold at after-offset-commit \\(event \\d+\\), then \\S+-0 moved to another member");
     }
 
     /** commit-ahead on 40 records of its shape, written by the lab's producer. */
