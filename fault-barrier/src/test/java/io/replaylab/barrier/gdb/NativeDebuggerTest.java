@@ -82,8 +82,7 @@ class NativeDebuggerTest {
     void aProgramKilledWhileHeldLosesOnlyItsOpenTransactionAndItsDatabaseStaysIntact() throws Exception {
         Process p = start("transaction");
         try (NativeDebugger gdb = attachAtCommit(p)) {
-            Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
-            b.awaitArrival(Duration.ofSeconds(20));
+            Barrier b = heldAtCommit(gdb, HoldMode.THREAD);
             assertThat(b.arrival().orElseThrow().context().get("threads")).contains("a thread hold is a freeze");
             p.destroyForcibly();
             assertThat(p.waitFor(10, TimeUnit.SECONDS)).as("SIGKILL ends a program held under ptrace").isTrue();
@@ -104,8 +103,7 @@ class NativeDebuggerTest {
     void aFreezeStopsEveryThreadThroughTheDebuggerConfirmedInProcAndAThawLetsThemRun() throws Exception {
         Process p = start("transaction", "--beat");
         try (NativeDebugger gdb = attachAtCommit(p)) {
-            Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
-            b.awaitArrival(Duration.ofSeconds(20));
+            Barrier b = heldAtCommit(gdb, HoldMode.THREAD);
             Map<Long, Character> states = gdb.freeze();
             assertThat(states).hasSizeGreaterThanOrEqualTo(2).allSatisfy((tid, s) -> assertThat(s).isEqualTo('t'));
             assertThat(gdb.isFrozen()).isTrue();
@@ -127,8 +125,7 @@ class NativeDebuggerTest {
     void aProcessHoldStopsEveryThreadAtTheArrival() throws Exception {
         Process p = start("transaction", "--beat");
         try (NativeDebugger gdb = attachAtCommit(p)) {
-            Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), HoldMode.PROCESS, listener, BarrierOptions.ofDefaults());
-            b.awaitArrival(Duration.ofSeconds(20));
+            Barrier b = heldAtCommit(gdb, HoldMode.PROCESS);
             assertThat(ProcessTree.threadStates(p.pid())).allSatisfy((tid, s) -> assertThat(s).isEqualTo('t'));
             long rows = rows();
             b.release();
@@ -329,5 +326,12 @@ class NativeDebuggerTest {
             Thread.sleep(20);
         }
         assertThat(b.state()).isEqualTo(s);
+    }
+
+    /** The barrier at the SQLite commit, armed in {@code mode} and reached. */
+    private Barrier heldAtCommit(NativeDebugger gdb, HoldMode mode) throws InterruptedException {
+        Barrier b = gdb.arm("db-commit", NativePoint.sqliteCommit(), mode, listener, BarrierOptions.ofDefaults());
+        b.awaitArrival(Duration.ofSeconds(20));
+        return b;
     }
 }

@@ -46,8 +46,7 @@ class PgProxyTest {
     @Test
     void aCommitIsHeldBeforeTheServerSeesItAndAppliesOnceReleased() throws Exception {
         Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
-            c.setAutoCommit(false);
+        try (Connection c = inATransaction()) {
             CompletableFuture<Void> committed = commitInserting(c, "m-1");
 
             Arrival a = b.awaitArrival(Duration.ofSeconds(20));
@@ -66,8 +65,7 @@ class PgProxyTest {
     @Test
     void theAnswerToACommitIsHeldAfterTheServerCommittedItTheClientNotToldYet() throws Exception {
         Barrier b = db.proxy().arm("after-db-commit", PgPoint.afterCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
-            c.setAutoCommit(false);
+        try (Connection c = inATransaction()) {
             CompletableFuture<Void> committed = commitInserting(c, "m-2");
 
             b.awaitArrival(Duration.ofSeconds(20));
@@ -83,8 +81,7 @@ class PgProxyTest {
     @Test
     void aCommitTheServerRefusesIsTheHeldCallsRejectionWithItsSqlState() throws Exception {
         Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit(db.database()), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
-            c.setAutoCommit(false);
+        try (Connection c = inATransaction()) {
             CompletableFuture<Void> committed = CompletableFuture.runAsync(() -> {
                 try (Statement s = c.createStatement()) {
                     s.executeUpdate("INSERT INTO effect VALUES ('twice')");
@@ -107,8 +104,7 @@ class PgProxyTest {
     @Test
     void anotherDatabasesCommitAndAStatementThatIsNoCommitPass() throws Exception {
         Barrier b = db.proxy().arm("before-db-commit", PgPoint.beforeCommit("some_other_db"), HoldMode.THREAD, QUIET, BarrierOptions.ofDefaults());
-        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
-            c.setAutoCommit(false);
+        try (Connection c = inATransaction()) {
             commitInserting(c, "m-3").get(20, TimeUnit.SECONDS);
             try (Statement s = c.createStatement()) {
                 s.execute("SELECT 'COMMIT'"); // a statement that names COMMIT is no COMMIT
@@ -122,8 +118,7 @@ class PgProxyTest {
     /** pgjdbc prepares a statement on the server once it has run it often (prepareThreshold): the tenth COMMIT of a session is held too. */
     @Test
     void aSessionsTenthCommitIsHeldToo() throws Exception {
-        try (Connection c = db.connect(db.viaProxy("?sslmode=prefer"))) {
-            c.setAutoCommit(false);
+        try (Connection c = inATransaction()) {
             for (int i = 0; i < 9; i++) {
                 commitInserting(c, "early-" + i).get(20, TimeUnit.SECONDS);
             }
@@ -135,5 +130,12 @@ class PgProxyTest {
             tenth.get(20, TimeUnit.SECONDS);
             assertThat(db.ids()).hasSize(10);
         }
+    }
+
+    /** A connection through the proxy (TLS asked for, declined) with autocommit off. */
+    private Connection inATransaction() throws java.sql.SQLException {
+        Connection c = db.connect(db.viaProxy("?sslmode=prefer"));
+        c.setAutoCommit(false);
+        return c;
     }
 }

@@ -83,6 +83,16 @@ class InterruptedRunTest {
         harness.descendants().forEach(seen::add);
     }
 
+    /** The harness's output, read only if an assertion's message is built. */
+    private Object outputOnFailure() {
+        return new Object() {
+            @Override
+            public String toString() {
+                return outputQuietly();
+            }
+        };
+    }
+
     private String outputQuietly() {
         try {
             return output();
@@ -128,12 +138,7 @@ class InterruptedRunTest {
 
         harness.destroy(); // SIGTERM to the harness alone
 
-        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).as("the harness stopped within 15 s:\n%s", new Object() {
-            @Override
-            public String toString() {
-                return outputQuietly();
-            }
-        }).isTrue();
+        assertThat(harness.waitFor(15, TimeUnit.SECONDS)).as("the harness stopped within 15 s:\n%s", outputOnFailure()).isTrue();
         assertThat(harness.exitValue()).as(output()).isEqualTo(143);
         assertNothingLeftWithin(Duration.ofSeconds(15));
         ExperimentEvidence x = experiment(evidence(), "rebalance");
@@ -152,12 +157,7 @@ class InterruptedRunTest {
         signal("INT");
 
         // the harness's own deadline is 15 s; 30 s here so that a loaded machine shows which path it took (exit code, protocol)
-        assertThat(harness.waitFor(30, TimeUnit.SECONDS)).as("the harness stopped within 30 s:\n%s", new Object() {
-            @Override
-            public String toString() {
-                return outputQuietly();
-            }
-        }).isTrue();
+        assertThat(harness.waitFor(30, TimeUnit.SECONDS)).as("the harness stopped within 30 s:\n%s", outputOnFailure()).isTrue();
         assertThat(harness.exitValue()).as(output()).isEqualTo(130);
         assertNothingLeftWithin(Duration.ofSeconds(15));
         RunEvidence r = evidence();
@@ -272,12 +272,7 @@ class InterruptedRunTest {
             frozen = harness.descendants().anyMatch(InterruptedRunTest::stopped);
             Thread.sleep(20);
         }
-        assertThat(frozen).as("a follower broker was frozen within 180 s:\n%s", new Object() {
-            @Override
-            public String toString() {
-                return outputQuietly();
-            }
-        }).isTrue();
+        assertThat(frozen).as("a follower broker was frozen within 180 s:\n%s", outputOnFailure()).isTrue();
         harness.descendants().forEach(seen::add);
         assertThat(seen).as("the controller, three brokers and the watchdog").hasSizeGreaterThanOrEqualTo(5);
 

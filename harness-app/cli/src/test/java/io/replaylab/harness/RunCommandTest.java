@@ -82,72 +82,34 @@ class RunCommandTest {
 
     @Test
     void cleanupOfARunThatIsNotThereOrOfAWorkDirThatIsNotOneIsBadInputNamingIt() throws Exception {
-        StringWriter err = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "cleanup", "--workdir", dir.toString(), "--run", "run-nope"))
-                .isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("error: no run 'run-nope' under " + dir);
-        StringWriter dirErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(dirErr), "cleanup", "--workdir", dir.resolve("nope").toString()))
-                .isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(dirErr.toString()).contains("error: --workdir " + dir.resolve("nope") + " is not a directory");
-        StringWriter both = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(both), "cleanup", "--workdir", dir.toString(), "--run", "x", "--all-dead"))
-                .isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(both.toString()).contains("mutually exclusive").doesNotContain("Usage:");
+        assertThat(refused("cleanup", "--workdir", dir.toString(), "--run", "run-nope")).contains("error: no run 'run-nope' under " + dir);
+        assertThat(refused("cleanup", "--workdir", dir.resolve("nope").toString()))
+                .contains("error: --workdir " + dir.resolve("nope") + " is not a directory");
+        assertThat(refused("cleanup", "--workdir", dir.toString(), "--run", "x", "--all-dead")).contains("mutually exclusive").doesNotContain("Usage:");
     }
 
     @Test
     void badArgumentsExit2BeforeAnythingRuns() {
-        StringWriter err = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "chaos",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("--experiment").contains("'chaos'").contains("use one of default, thorough, all, replay, rebalance").contains("Try 'replay-lab run --help'")
-                .doesNotContain("Usage:");
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--partitions", "1",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        StringWriter recordsErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(recordsErr), "run", "--records", "0",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(recordsErr.toString()).contains("--records");
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(new StringWriter()), "run", "--bootstrap-server",
-                "198.51.100.7:9092", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        StringWriter modeErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(modeErr), "run", "--hold-mode", "freeze",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(modeErr.toString()).contains("--hold-mode").contains("freeze").contains("THREAD, PROCESS");
-        StringWriter barrierErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(barrierErr), "run", "--barrier", "jdwp",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(barrierErr.toString()).contains("--barrier").contains("'jdwp': use auto, debugger or wire");
-        StringWriter protocolErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(protocolErr), "run", "--group-protocol", "eager",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(protocolErr.toString()).contains("--group-protocol").contains("eager").contains("CLASSIC, CONSUMER");
-        StringWriter targetErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(targetErr), "run", "--target-jdbc-url",
-                "jdbc:postgresql://203.0.113.9/lab?password=s3cret", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(targetErr.toString()).contains("--target-jdbc-url host(s) [203.0.113.9] are not loopback").doesNotContain("s3cret");
-        StringWriter cellErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(cellErr), "run", "--experiment", "schedules", "--cells",
-                "before-offset-commit:crash,after-commit:hold", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(cellErr.toString()).contains("unknown point 'after-commit' in 'after-commit:hold'");
-        StringWriter faultErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(faultErr), "run", "--experiment", "wire-faults", "--cells",
-                "offset-commit:lost-answer,offset-fetch:rewind=x", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(faultErr.toString()).contains("fault 'offset-fetch:rewind=x'").contains("the effects are: error=CODE");
-        StringWriter misplacedErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(misplacedErr), "run", "--experiment", "rebalance", "--cells",
-                "offset-commit:lost-answer", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(misplacedErr.toString()).contains("--cells picks the cells of --experiment schedules or wire-faults or db-faults, not of rebalance");
-        StringWriter programErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(programErr), "run", "--subject-cmd", "/no/such/consumer --group {group}",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(programErr.toString()).contains("--subject-cmd's program '/no/such/consumer' is not an executable file");
-        StringWriter experimentErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(experimentErr), "run", "--experiment", "wire_fault",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(experimentErr.toString()).contains("unknown experiment 'wire_fault': use one of default, thorough, all, replay, rebalance, rebuild, eos, "
-                + "schedules, wire-faults, db-faults, commit-ahead, duplicate-publish, durability");
+        assertThat(refusedRun("--experiment", "chaos")).contains("--experiment").contains("'chaos'")
+                .contains("use one of default, thorough, all, replay, rebalance").contains("Try 'replay-lab run --help'").doesNotContain("Usage:");
+        refusedRun("--partitions", "1");
+        assertThat(refusedRun("--records", "0")).contains("--records");
+        refusedRun("--bootstrap-server", "198.51.100.7:9092");
+        assertThat(refusedRun("--hold-mode", "freeze")).contains("--hold-mode").contains("freeze").contains("THREAD, PROCESS");
+        assertThat(refusedRun("--barrier", "jdwp")).contains("--barrier").contains("'jdwp': use auto, debugger or wire");
+        assertThat(refusedRun("--group-protocol", "eager")).contains("--group-protocol").contains("eager").contains("CLASSIC, CONSUMER");
+        assertThat(refusedRun("--target-jdbc-url", "jdbc:postgresql://203.0.113.9/lab?password=s3cret"))
+                .contains("--target-jdbc-url host(s) [203.0.113.9] are not loopback").doesNotContain("s3cret");
+        assertThat(refusedRun("--experiment", "schedules", "--cells", "before-offset-commit:crash,after-commit:hold"))
+                .contains("unknown point 'after-commit' in 'after-commit:hold'");
+        assertThat(refusedRun("--experiment", "wire-faults", "--cells", "offset-commit:lost-answer,offset-fetch:rewind=x"))
+                .contains("fault 'offset-fetch:rewind=x'").contains("the effects are: error=CODE");
+        assertThat(refusedRun("--experiment", "rebalance", "--cells", "offset-commit:lost-answer"))
+                .contains("--cells picks the cells of --experiment schedules or wire-faults or db-faults, not of rebalance");
+        assertThat(refusedRun("--subject-cmd", "/no/such/consumer --group {group}"))
+                .contains("--subject-cmd's program '/no/such/consumer' is not an executable file");
+        assertThat(refusedRun("--experiment", "wire_fault")).contains("unknown experiment 'wire_fault': use one of default, thorough, all, "
+                + "replay, rebalance, rebuild, eos, schedules, wire-faults, db-faults, commit-ahead, duplicate-publish, durability");
         String[][] sourceInput = {
             {"--subject-cmd", "python3 consumer.py --topic {topic}", "--subject-cmd must get {group} through its command or its environment"},
             {"--record-key", "{id}", "--record-key needs --record-value"},
@@ -156,34 +118,29 @@ class RunCommandTest {
             {"--target-query", "SELECT message_id, amount FROM t WHERE ns = '{namespace}'", "quotes {namespace}"},
         };
         for (String[] c : sourceInput) {
-            StringWriter e = new StringWriter();
-            assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(e), "run", c[0], c[1], "--workdir", dir.toString()))
-                    .as(String.join(" ", c)).isEqualTo(ReplayLab.BAD_INPUT);
-            assertThat(e.toString()).contains(c[2]);
+            assertThat(refusedRun(c[0], c[1])).contains(c[2]);
         }
-        StringWriter allErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(allErr), "run", "--records", "0", "--parallel", "0",
-                "--subject-cmd", "sh consumer.sh {topic}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(allErr.toString().lines()).as("every problem at once, each named by its flag").containsExactly(
+        assertThat(refusedRun("--records", "0", "--parallel", "0", "--subject-cmd", "sh consumer.sh {topic}").lines())
+                .as("every problem at once, each named by its flag").containsExactly(
                 "error: --records must be 1..10000000, was 0", "error: --parallel must be 1..64, was 0",
                 "error: --subject-cmd must get {group} through its command or its environment (--subject-env, --transform-env): each experiment "
                         + "gives its instances a group of its own");
-        StringWriter mixedErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(mixedErr), "run", "--records", "0", "--subject-env", "X=Y",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(mixedErr.toString().lines()).as("the CLI's own refusals beside the settings' ones").containsExactly(
-                "error: --records must be 1..10000000, was 0", "error: --subject-env and --subject-dir go with --subject-cmd (the reference program takes neither)");
-        StringWriter bothErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(bothErr), "run", "--producer-cmd", "sh p.sh {topic}",
-                "--record-value", "{\"id\":\"{id}\"}", "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(bothErr.toString()).contains("give one or the other");
-        StringWriter shapeErr = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(shapeErr), "run", "--record-value",
-                "{\"paymentId\":\"{id}\",\"amountCents\":{amount}", "--source-id", "json:/paymentId", "--source-amount", "json:/amountCents",
-                "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(shapeErr.toString()).as("a template that is not JSON, with the rendered text").contains("does not read back")
+        assertThat(refusedRun("--records", "0", "--subject-env", "X=Y").lines()).as("the CLI's own refusals beside the settings' ones").containsExactly(
+                "error: --records must be 1..10000000, was 0",
+                "error: --subject-env and --subject-dir go with --subject-cmd (the reference program takes neither)");
+        assertThat(refusedRun("--producer-cmd", "sh p.sh {topic}", "--record-value", "{\"id\":\"{id}\"}")).contains("give one or the other");
+        assertThat(refusedRun("--record-value", "{\"paymentId\":\"{id}\",\"amountCents\":{amount}", "--source-id", "json:/paymentId",
+                "--source-amount", "json:/amountCents")).as("a template that is not JSON, with the rendered text").contains("does not read back")
                 .contains("not JSON").contains("value {\"paymentId\":\"sample-1\",\"amountCents\":1250");
         assertThat(dir.toFile().list()).isEmpty();
+    }
+
+    /** {@link #refused} for {@code run} with {@code args} in this test's work directory. */
+    private String refusedRun(String... args) {
+        List<String> all = new java.util.ArrayList<>(List.of("run"));
+        all.addAll(List.of(args));
+        all.addAll(List.of("--workdir", dir.toString()));
+        return refused(all.toArray(String[]::new));
     }
 
     @Test
@@ -216,9 +173,7 @@ class RunCommandTest {
 
     @Test
     void anUnusableWorkDirIsBadInputNamingThePathAndTheReason() {
-        StringWriter err = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--workdir", "/proc/nope")).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).startsWith("error: --workdir /proc/nope cannot be used: ").doesNotContain("Exception");
+        assertThat(refused("run", "--workdir", "/proc/nope")).startsWith("error: --workdir /proc/nope cannot be used: ").doesNotContain("Exception");
     }
 
     @Test
@@ -240,11 +195,8 @@ class RunCommandTest {
 
     @Test
     void theContentionWindowIsADurationFlagAndAnUnknownSequenceIsRefusedListingTheFaults() {
-        StringWriter err = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--experiment", "schedules", "--contention-window",
-                "0s", "--cells", "before-db-commit:hold-then-crash,before-db-commit:hold-then-freeze", "--workdir", dir.toString()))
-                .isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("error: --contention-window must be a positive duration, was PT0S")
+        assertThat(refused("run", "--experiment", "schedules", "--contention-window",
+                "0s", "--cells", "before-db-commit:hold-then-crash,before-db-commit:hold-then-freeze", "--workdir", dir.toString())).contains("error: --contention-window must be a positive duration, was PT0S")
                 .contains("unknown fault 'hold-then-freeze' in 'before-db-commit:hold-then-freeze': use hold, freeze, crash, hold-then-crash, "
                         + "hold-then-late-release");
         assertThat(dir.toFile().list()).isEmpty();
@@ -283,5 +235,12 @@ class RunCommandTest {
         assertThat(j.get("outcome").asText()).isEqualTo("NOT_RUN");
         assertThat(j.get("experiments").get(0).get("reason").asText()).contains("did not answer");
         assertThat(Path.of(j.get("evidence").asText())).exists();
+    }
+
+    /** Runs the CLI with {@code args}, asserts it refused them as bad input (exit 2), and returns what it said. */
+    private static String refused(String... args) {
+        StringWriter err = new StringWriter();
+        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args)).as(String.join(" ", args)).isEqualTo(ReplayLab.BAD_INPUT);
+        return err.toString();
     }
 }

@@ -79,9 +79,7 @@ final class Runs {
 
     /** Asserts that {@code x} FAILed because a check failed (its fault confirmed); the reason, to assert what it names. */
     static AbstractStringAssert<?> failedItsChecks(ExperimentEvidence x) {
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).as(x.outcome().reason()).isEqualTo(FailKind.CHECK_FAILED);
-        return assertThat(x.outcome().reason());
+        return failedAs(x, FailKind.CHECK_FAILED);
     }
 
     /** Asserts that {@code x} FAILed (for any reason); the reason, to assert what it names. */
@@ -92,8 +90,12 @@ final class Runs {
 
     /** Asserts that {@code x} FAILed because its fault was not observed (what the consumer did kept it from happening); the reason. */
     static AbstractStringAssert<?> faultNotObserved(ExperimentEvidence x) {
-        assertThat(x.outcome().status()).as(x.outcome().reason()).isEqualTo(Status.FAIL);
-        assertThat(x.outcome().failKind()).as(x.outcome().reason()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
+        return failedAs(x, FailKind.FAULT_NOT_OBSERVED);
+    }
+
+    private static AbstractStringAssert<?> failedAs(ExperimentEvidence x, FailKind kind) {
+        failed(x);
+        assertThat(x.outcome().failKind()).as(x.outcome().reason()).isEqualTo(kind);
         return assertThat(x.outcome().reason());
     }
 
