@@ -144,14 +144,11 @@ final class AdminKafkaOps implements KafkaOps {
             }
         });
         all.addAll(owners.keySet());
-        Map<PartitionRef, long[]> bounds = logBounds(all);
-        List<PartitionOffsets> rows = new ArrayList<>();
-        for (PartitionRef r : all) {
+        List<PartitionOffsets> rows = rows(all, (r, b) -> {
             OffsetAndMetadata om = committed.get(new TopicPartition(r.topic(), r.partition()));
-            long[] b = bounds.getOrDefault(r, new long[] {-1, -1});
-            rows.add(new PartitionOffsets(r.topic(), r.partition(), om == null ? PartitionOffsets.NONE : om.offset(),
-                    om == null ? null : om.leaderEpoch().orElse(null), b[0], b[1], owners.get(r)));
-        }
+            return new PartitionOffsets(r.topic(), r.partition(), om == null ? PartitionOffsets.NONE : om.offset(),
+                    om == null ? null : om.leaderEpoch().orElse(null), b[0], b[1], owners.get(r));
+        });
         return new OffsetSnapshot(taken, bootstrap, group, state, protocol, coordinator, members, rows);
     }
 
@@ -208,16 +205,19 @@ final class AdminKafkaOps implements KafkaOps {
             }
         });
         all.addAll(assigned);
-        Map<PartitionRef, long[]> bounds = logBounds(all);
-        List<PartitionOffsets> rows = new ArrayList<>();
-        for (PartitionRef r : all) {
+        List<PartitionOffsets> rows = rows(all, (r, b) -> {
             SharePartitionOffsetInfo info = start.get(new TopicPartition(r.topic(), r.partition()));
-            long[] b = bounds.getOrDefault(r, new long[] {-1, -1});
             // no single owner: a share group's members share partitions; the members' assignments say who fetches where
-            rows.add(new PartitionOffsets(r.topic(), r.partition(), info == null ? PartitionOffsets.NONE : info.startOffset(),
-                    info == null ? null : info.leaderEpoch().orElse(null), b[0], b[1], null, info == null ? null : info.lag().orElse(null)));
-        }
+            return new PartitionOffsets(r.topic(), r.partition(), info == null ? PartitionOffsets.NONE : info.startOffset(),
+                    info == null ? null : info.leaderEpoch().orElse(null), b[0], b[1], null, info == null ? null : info.lag().orElse(null));
+        });
         return new OffsetSnapshot(taken, bootstrap, group, state, OffsetSnapshot.SHARE, coordinator, members, rows);
+    }
+
+    /** One row per partition of {@code all}, in its order, each made from the partition and its log's {start, end} ({-1, -1}: unknown). */
+    private List<PartitionOffsets> rows(Set<PartitionRef> all, java.util.function.BiFunction<PartitionRef, long[], PartitionOffsets> row) {
+        Map<PartitionRef, long[]> bounds = logBounds(all);
+        return all.stream().map(r -> row.apply(r, bounds.getOrDefault(r, new long[] {-1, -1}))).toList();
     }
 
     /** A group the broker does not know as {@code expected} may exist as another type: say so rather than call it not found. */
