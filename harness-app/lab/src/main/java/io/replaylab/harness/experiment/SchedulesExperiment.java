@@ -166,7 +166,9 @@ final class SchedulesExperiment {
             recordInFlight(ctx, e, topic, inbox, arrival, atPoint);
             Optional<Outcome> standalone = Handoff.standalone(ctx, group, atPoint);
             if (standalone.isPresent()) {
-                return e.finish(standalone.get());
+                // a crash needs no other member: A's restart takes its records over, as a supervisor's would
+                return cell.fault() == Fault.CRASH ? restartedAlone(ctx, e, cell, at, arrival, ctx.subjects().consumer(aName, topic, group, inbox),
+                        group, topic, inbox) : e.finish(standalone.get());
             }
             Set<String> aMembers = atPoint.members().stream().map(GroupMember::memberId).collect(Collectors.toSet());
             // every partition A's held commit carries: the hazard is any of them moving to B, and a commit that carries several
@@ -233,6 +235,31 @@ final class SchedulesExperiment {
             return e.finish(Verdicts.naming(Outcome.judge(second.map(last -> e.confirmFault(firstStep + " (event " + handoff.seq() + ")"
                     + then.trail(), last)).orElseGet(() -> e.confirmFault(firstStep, handoff)), e.checks()), c));
         }
+    }
+
+    /**
+     * A crash cell of an A that is no member of its group (it assigns its partitions itself): no rebalance can hand its partitions
+     * to B, and none is needed: A is killed at the point and restarted alone, reading on from the group's committed offsets, and
+     * the cell is judged on what the restart applied.
+     */
+    private static Outcome restartedAlone(LabContext ctx, ExperimentRecorder e, ScheduleCell cell, Held at, Arrival arrival, InstanceSpec aAgain,
+            String group, String topic, String inbox) throws InterruptedException {
+        Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
+        e.limitation("A is no member of group " + group + " (" + Handoff.ASSIGNS_ITSELF + "): no B joins; A's restart alone takes its records "
+                + "over from the group's committed offsets.");
+        LabContext.Instance again = ctx.subjects().start(e, aAgain);
+        at.alsoStop(again);
+        Event restarted = e.record(Source.here("harness"), new Payload.Note(again.name() + " restarted alone as a new process (pid " + again.pid()
+                + "), with no B: " + Handoff.ASSIGNS_ITSELF));
+        ctx.step("A crashed at " + cell.point().id() + " and restarted alone; it drains");
+        OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, List.of(again), again);
+        if (settled == null) {
+            return Experiments.notDrained(ctx, e);
+        }
+        e.record(Source.here("harness"), settled.toPayload("after recovery"));
+        Comparison c = ctx.target().judge(e, topic, inbox, group);
+        return e.finish(Verdicts.naming(Outcome.judge(e.confirmFault(cell.fault().id() + " at " + cell.point().id() + " (event " + fault.seq()
+                + "), then A restarted alone", restarted), e.checks()), c));
     }
 
     /**

@@ -13,6 +13,7 @@ import java.util.List;
 
 import io.replaylab.barrier.BarrierEvent;
 import io.replaylab.evidence.ExperimentEvidence;
+import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;
 import io.replaylab.evidence.process.Platform;
 import io.replaylab.harness.lab.BarrierKind;
@@ -220,7 +221,7 @@ class UnseenConsumerTest {
     void aConsumerThatAssignsItsOwnPartitionsIsNotRunWhereARebalanceMustMoveOneAndJudgedWhereNot(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(on(kafka, dir).subject(Subject.command(ForeignSubjectMain.template()).env("ASSIGNS", "1"))
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY).experiments(Experiments.replay(), Experiments.rebalance(),
-                        Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold"))),
+                        Experiments.schedules(List.of(ScheduleCell.parse("before-offset-commit:hold"), ScheduleCell.parse("before-offset-commit:crash"))),
                         Experiments.wireFaults(List.of(WireFaultCell.parse("heartbeat:error=REBALANCE_IN_PROGRESS")))).build(), null);
 
         passed(experiment(r.evidence(), "replay"));
@@ -233,6 +234,13 @@ class UnseenConsumerTest {
                 + "move a partition of A's to B; this experiment needs a consumer that subscribes";
         wasNotRun(experiment(r.evidence(), "rebalance")).startsWith("A never joined group ").endsWith(standalone);
         wasNotRun(experiment(r.evidence(), "schedules.before-offset-commit.hold")).startsWith("A never joined group ").endsWith(standalone);
+        // a crash needs no B: A's restart alone takes its records over from the committed offsets, and the cell is judged
+        ExperimentEvidence crash = experiment(r.evidence(), "schedules.before-offset-commit.crash");
+        passed(crash).matches("crash at before-offset-commit \\(event \\d+\\), then A restarted alone");
+        assertThat(crash.events()).extracting(ev -> ev.payload()).filteredOn(p -> p instanceof Payload.ProcessStarted s
+                && s.instance().equals("before-offset-commit.crash-A")).as("A, then its restart; no B").hasSize(2);
+        assertThat(crash.events()).extracting(ev -> ev.payload()).noneMatch(p -> p instanceof Payload.ProcessStarted s
+                && s.instance().equals("before-offset-commit.crash-B"));
     }
 
     /**
