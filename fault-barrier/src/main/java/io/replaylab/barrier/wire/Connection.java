@@ -68,10 +68,7 @@ final class Connection {
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final Object upstreamWrite = new Object();
     /** Frames kept while a barrier holds this connection; null when it flows. Guarded by this. */
-    private List<Frame> held;
-    private CommitGate holder;
-    /** The kept frames only wait for the broker's answer to a commit, which decides whether the holder holds this connection. */
-    private boolean deferring;
+    private final Kept kept = new Kept();
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
     /** The response loop has ended: a commit forwarded from now on gets no answer read. */
@@ -151,8 +148,8 @@ final class Connection {
                 }
                 proxy.countRequest();
                 synchronized (this) {
-                    if (held != null) {
-                        keep(f);
+                    if (kept.keeping()) {
+                        kept.add(f);
                         continue;
                     }
                 }
@@ -351,44 +348,30 @@ final class Connection {
         }
     }
 
-    /** Guarded by this. */
-    private void keep(Frame f) {
-        if (f.witnessed() != null && !deferring) {
-            f.witnessed().held(); // behind the held frame: it waits as long
-        }
-        held.add(f.kept());
-    }
-
     /**
      * Called by a gate that will hold the broker's answer to the commit this connection forwards next, if the broker accepts it:
      * until that answer, the later frames wait, so that none reaches the broker (a heartbeat above all) in the commit's round
      * trip and then is held from the client behind its answer, as a connection stalled both ways would not let it.
      */
     synchronized void defer(CommitGate gate) {
-        held = new ArrayList<>();
-        holder = gate;
-        deferring = true;
+        kept.defer(gate);
     }
 
     /** The gate holds the answer: the frames kept meanwhile are held with it, until {@link #releaseHeld}. */
     synchronized void holdDeferred(CommitGate gate) {
-        if (held == null || holder != gate || !deferring) {
-            return;
-        }
-        deferring = false;
-        held.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::held);
+        kept.holdDeferred(gate);
     }
 
     /** The gate does not hold the answer: the frames kept meanwhile go on, in order, as if they had just been read. */
     synchronized void flow(CommitGate gate) {
-        List<Frame> frames = deferring ? taken(gate) : null;
+        List<Frame> frames = kept.deferringFor(gate) ? kept.take(gate) : null;
         if (frames == null) {
             return;
         }
         try {
             for (Frame f : frames) {
-                if (held != null) {
-                    keep(f); // one of them began another wait
+                if (kept.keeping()) {
+                    kept.add(f); // one of them began another wait
                 } else if (!send(f)) {
                     close();
                     return;
@@ -400,25 +383,9 @@ final class Connection {
         }
     }
 
-    /** The frames kept for {@code gate} (null: none), taken: the connection flows again. Guarded by this. */
-    private List<Frame> taken(CommitGate gate) {
-        if (held == null || holder != gate) {
-            return null;
-        }
-        List<Frame> frames = held;
-        held = null;
-        holder = null;
-        deferring = false;
-        return frames;
-    }
-
     /** Called by a gate: from now on this connection keeps every frame, starting with {@code first}. */
     synchronized void hold(CommitGate gate, Frame first) {
-        if (first.witnessed() != null) {
-            first.witnessed().held();
-        }
-        held = new ArrayList<>(List.of(first.kept()));
-        holder = gate;
+        kept.hold(gate, first);
         if (closed) {
             dropHeld();
         }
@@ -429,7 +396,7 @@ final class Connection {
      * says), then flows. False when there was nothing to send (the client closed this connection).
      */
     synchronized boolean releaseHeld(CommitGate gate) {
-        List<Frame> frames = taken(gate);
+        List<Frame> frames = kept.take(gate);
         if (frames == null) {
             return false;
         }
@@ -598,8 +565,8 @@ final class Connection {
         List<Frame> frames;
         CommitGate gate;
         synchronized (this) {
-            gate = holder;
-            frames = taken(gate);
+            gate = kept.gate();
+            frames = kept.take(gate);
         }
         if (frames != null) {
             frames.stream().map(Frame::witnessed).filter(java.util.Objects::nonNull).forEach(Witnessed::notSent);
