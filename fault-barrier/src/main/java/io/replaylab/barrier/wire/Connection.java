@@ -67,7 +67,7 @@ final class Connection {
     private final WireProxy proxy;
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final Object upstreamWrite = new Object();
-    /** Frames kept while a barrier holds this connection; null when it flows. Guarded by this. */
+    /** What this connection keeps for a gate instead of sending it (held, or waiting for a commit's answer). Guarded by this. */
     private final Kept kept = new Kept();
     private volatile boolean closed;
     private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();

@@ -238,19 +238,19 @@ final class SchedulesExperiment {
     }
 
     /**
-     * A crash cell of an A that is no member of its group (it assigns its partitions itself): no rebalance can hand its partitions
-     * to B, and none is needed: A is killed at the point and restarted alone, reading on from the group's committed offsets, and
+     * A crash cell of an A that is no member of its group at its point (it assigns its partitions itself, or, with no witness to
+     * tell, its group dropped it): no rebalance can hand its partitions to B, and none is needed: A is killed at the point and restarted alone, reading on from the group's committed offsets, and
      * the cell is judged on what the restart applied.
      */
     private static Outcome restartedAlone(LabContext ctx, ExperimentRecorder e, ScheduleCell cell, Held at, Arrival arrival, InstanceSpec aAgain,
             String group, String topic, String inbox) throws InterruptedException {
         Event fault = cell.fault().inject(at, arrival, e, cell.point().id());
-        e.limitation("A is no member of group " + group + " (" + Handoff.ASSIGNS_ITSELF + "): no B joins; A's restart alone takes its records "
-                + "over from the group's committed offsets.");
+        e.limitation("A is no member of group " + group + " at its point: no B joins; A's restart alone takes its records over from the "
+                + "group's committed offsets.");
         LabContext.Instance again = ctx.subjects().start(e, aAgain);
         at.alsoStop(again);
         Event restarted = e.record(Source.here("harness"), new Payload.Note(again.name() + " restarted alone as a new process (pid " + again.pid()
-                + "), with no B: " + Handoff.ASSIGNS_ITSELF));
+                + "), with no B: A was no member of group " + group + " at its point"));
         ctx.step("A crashed at " + cell.point().id() + " and restarted alone; it drains");
         OffsetSnapshot settled = Experiments.settle(ctx, e, group, topic, inbox, List.of(again), again);
         if (settled == null) {
