@@ -147,7 +147,8 @@ public final class Held implements AutoCloseable {
      * @throws SubjectFailedException A stalled on its way to the point, effects missing, longer than its timeouts allow
      * @throws CommitsAnotherWay A's group got a committed offset while A had not reached a debugger's offset point, or its
      *     offsets moved on while A did not reach the JDBC commit ({@link CommitsAnotherWay#why()} says which)
-     * @throws PointUnreachable the point waits for an offset commit, and A applied every record's effect without one
+     * @throws PointUnreachable the point waits for an offset commit, and A applied every record's effect without one; or, held on the
+     *     wire, A's group has committed offsets that no OffsetCommit through the proxy made (A was given another address)
      */
     public Arrival awaitArrival() throws InterruptedException {
         Arrival arrival = awaitArrival(ctx, barrier, instance, watch, uncommitted, progress);
@@ -220,7 +221,11 @@ public final class Held implements AutoCloseable {
                 }
             }
             if (got.isEmpty() && stall != null) {
-                Uncommitted.Seen reading = stallAt(barrier, stall); // one reading for both: the stall's
+                Uncommitted.Seen reading = stallAt(barrier, stall); // one reading for all: the stall's
+                Optional<String> round = looks == null ? Optional.empty() : looks.roundTheWire(reading);
+                if (round.isPresent() && expired(barrier)) {
+                    throw new PointUnreachable(round.get());
+                }
                 Optional<String> never = looks == null ? Optional.empty() : looks.look(reading);
                 if (never.isPresent() && expired(barrier)) {
                     throw new PointUnreachable(never.get() + ", so there is no offset commit to hold");
@@ -241,7 +246,7 @@ public final class Held implements AutoCloseable {
      * 2 s, and gives why A will never send one once A applied every record's effect without one for twice its commit interval.
      */
     public static java.util.function.Supplier<Optional<String>> neverCommits(LabContext ctx, String group, String topic, String inbox) {
-        return new Uncommitted(group, topic, inbox).looks(ctx)::look;
+        return new Uncommitted(group, topic, inbox, false).looks(ctx)::look;
     }
 
     /** The group's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */

@@ -17,12 +17,17 @@ import io.replaylab.oracle.Comparison;
  * Kafka" does, or nowhere), so a point that waits for its offset commit would wait out the barrier
  * timeout for nothing.
  */
-record Uncommitted(String group, String topic, String inbox) {
+record Uncommitted(String group, String topic, String inbox, boolean throughTheWire) {
     private static final Duration LOOK_EVERY = Duration.ofSeconds(2);
 
     /** A's group, topic and inbox namespace, as the arming names them. */
     static Uncommitted of(Technology.Arming a) {
-        return new Uncommitted(a.group(), a.spec().values().get("topic"), a.spec().values().get("namespace"));
+        return new Uncommitted(a.group(), a.spec().values().get("topic"), a.spec().values().get("namespace"), false);
+    }
+
+    /** The same, for a point held on the wire: A's commits must pass the run's wire proxy ({@link Looks#roundTheWire}). */
+    Uncommitted onTheWire() {
+        return new Uncommitted(group, topic, inbox, true);
     }
 
     /** One wait's looks: the first after one commit interval (a consumer that commits has by then), then every 2 s at most. */
@@ -100,6 +105,22 @@ record Uncommitted(String group, String topic, String inbox) {
             return Optional.of("A applied the effect of every record on " + topic + " (" + records + ") and sent no OffsetCommit of group " + group
                     + " in the " + Timeouts.seconds(grace) + " after: its positions are not the group's offsets (it keeps them in its own "
                     + "database, or nowhere; or it commits them on a timer longer than the commit interval, LabSettings.commitInterval)");
+        }
+
+        /**
+         * For a point held on the wire: why A's commits do not pass the run's wire proxy, when its group has committed offsets that no
+         * OffsetCommit through it made (A was given some other address than {@code {bootstrap}}); empty otherwise.
+         */
+        Optional<String> roundTheWire(Seen seen) {
+            if (!throughTheWire || seen == null || ctx.kafka().wire().isEmpty() || committedOnTheWire()) {
+                return Optional.empty();
+            }
+            String committed = seen.offsets().partitions().stream().filter(PartitionOffsets::hasCommitted).map(p -> p.ref() + "=" + p.committed())
+                    .collect(java.util.stream.Collectors.joining(", "));
+            return committed.isEmpty() ? Optional.empty() : Optional.of("A's group " + group + " has committed offsets (" + committed + ") that no "
+                    + "OffsetCommit through the run's wire proxy made: A reaches the broker some other way than the address it was given as "
+                    + "{bootstrap} (" + ctx.kafka().wire().get().bootstrapServers() + "), so the proxy never sees the commit it is to hold "
+                    + "(does the consumer take its bootstrap servers from {bootstrap}?)");
         }
 
         private boolean committedOnTheWire() {

@@ -66,7 +66,7 @@ record WireTechnology(Aim aim, boolean whole) implements Technology {
                 + " starts through the proxy at " + proxy.bootstrapServers());
         LabContext.Instance inst = Technology.startBeside(a, barrier);
         pid[0] = inst.pid();
-        Uncommitted watched = aim == Aim.SHARE_ACKNOWLEDGEMENT ? null : Uncommitted.of(a); // a share group commits no offset
+        Uncommitted watched = aim == Aim.SHARE_ACKNOWLEDGEMENT ? null : Uncommitted.of(a).onTheWire(); // a share group commits no offset
         return new Held("wire", a, inst, barrier, evidence, aim.heldBy, aim.unreached + " for group " + a.group(), Hold.process(inst, null),
                 null, watched, watched, whole);
     }

@@ -254,6 +254,18 @@ class HandbookConsumerTest {
         assertThat(x.outcome().confirmation().description()).matches("hold at after-offset-commit \\(event \\d+\\), then \\S+-0 moved to another member");
     }
 
+    @Test
+    void aConsumerGivenTheBrokerItselfInsteadOfBootstrapIsNotRunOnceItsGroupHasOffsetsTheWireNeverSaw(LocalKafka kafka) throws Exception {
+        // its command names the broker, not {bootstrap}: its commits never pass the wire proxy that is to hold one (NOT_RUN after the
+        // barrier timeout before, "A did not send an OffsetCommit", though it had committed every record)
+        ExperimentEvidence x = run(settings(kafka).experiments(Experiments.rebalance()).subject(consumer("1").env("KAFKA_BOOTSTRAP", kafka.bootstrapServers()))
+                .source(theirProducer()), "rebalance");
+        wasNotRun(x).matches("the injection point cannot be reached: A's group \\S+ has committed offsets \\(\\S+-\\d=\\d+.*\\) that no OffsetCommit "
+                + "through the run's wire proxy made: A reaches the broker some other way than the address it was given as \\{bootstrap\\} "
+                + "\\(127\\.0\\.0\\.1:\\d+\\), so the proxy never sees the commit it is to hold \\(does the consumer take its bootstrap servers "
+                + "from \\{bootstrap\\}\\?\\)");
+    }
+
     /** commit-ahead on 40 records of its shape, written by the lab's producer. */
     private ExperimentEvidence commitAhead(LocalKafka kafka, Subject consumer) throws Exception {
         return run(settings(kafka).records(40).source(Handbook.shaped()).experiments(Experiments.commitAhead()).subject(consumer),
