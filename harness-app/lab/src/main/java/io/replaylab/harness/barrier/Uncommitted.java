@@ -117,10 +117,8 @@ record Uncommitted(String group, String topic, String inbox, boolean throughTheW
             }
             String committed = seen.offsets().partitions().stream().filter(PartitionOffsets::hasCommitted).map(p -> p.ref() + "=" + p.committed())
                     .collect(java.util.stream.Collectors.joining(", "));
-            return committed.isEmpty() ? Optional.empty() : Optional.of("A's group " + group + " has committed offsets (" + committed + ") that no "
-                    + "OffsetCommit through the run's wire proxy made: A reaches the broker some other way than the address it was given as "
-                    + "{bootstrap} (" + ctx.kafka().wire().get().bootstrapServers() + "), so the proxy never sees the commit it is to hold "
-                    + "(does the consumer take its bootstrap servers from {bootstrap}?)");
+            return committed.isEmpty() ? Optional.empty()
+                    : Optional.of(ctx.kafka().wire().get().wentRound("A's group " + group + " has committed offsets (" + committed + ")"));
         }
 
         private boolean committedOnTheWire() {

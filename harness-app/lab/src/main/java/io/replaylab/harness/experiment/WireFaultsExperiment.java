@@ -75,15 +75,39 @@ final class WireFaultsExperiment {
      */
     private static Membership membershipOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a, FetchWatch fetched)
             throws InterruptedException {
+        long[] looked = {System.nanoTime()};
         return Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             ctx.subjects().checkpoint(a);
             Map<Integer, Long> fetches = fetched.lowestOffsets(); // before the join is looked for: a join before the fetch is not missed
-            return new Membership(proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst(), fetches);
-        }, m -> m.protocol().isPresent() || !m.fetchedUnjoined().isEmpty());
+            Optional<MemberTimeouts.Protocol> protocol = proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst();
+            Optional<String> round = Optional.empty();
+            if (protocol.isEmpty() && fetches.isEmpty() && System.nanoTime() - looked[0] >= ROUND_LOOK_EVERY.toNanos()) {
+                looked[0] = System.nanoTime();
+                round = wentRound(ctx, proxy, group);
+            }
+            return new Membership(protocol, fetches, round);
+        }, m -> m.protocol().isPresent() || !m.fetchedUnjoined().isEmpty() || m.wentRound().isPresent());
     }
 
-    /** A's protocol, or what it fetched without joining (partition to lowest offset); both empty: neither seen. */
-    private record Membership(Optional<MemberTimeouts.Protocol> protocol, Map<Integer, Long> fetchedUnjoined) {
+    /** How often the group is described while nothing of A is seen on the wire. */
+    private static final Duration ROUND_LOOK_EVERY = Duration.ofSeconds(2);
+
+    /** A member in A's group that never joined through the proxy: A went round it (empty: none, or the group could not be read). */
+    private static Optional<String> wentRound(LabContext ctx, LabWire proxy, String group) {
+        try {
+            OffsetSnapshot now = ctx.kafka().ops().describe(group);
+            return now.members().isEmpty() ? Optional.empty() : Optional.of(proxy.wentRound("A's group " + group + " has a member (client "
+                    + now.members().stream().map(m -> m.clientId()).distinct().collect(Collectors.joining(", ")) + ")"));
+        } catch (RuntimeException unreadable) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * A's protocol, or what it fetched without joining (partition to lowest offset); all empty: none seen; {@code wentRound}: why the
+     * wire sees nothing of A, whose group has a member all the same.
+     */
+    private record Membership(Optional<MemberTimeouts.Protocol> protocol, Map<Integer, Long> fetchedUnjoined, Optional<String> wentRound) {
     }
 
     static String partName(WireFaultCell cell) {
@@ -154,6 +178,9 @@ final class WireFaultsExperiment {
                 membership = membershipOf(ctx, proxy, group, joined, fetched);
             }
             Optional<MemberTimeouts.Protocol> its = membership.protocol();
+            if (membership.wentRound().isPresent()) {
+                return e.finish(Outcome.notRun("the fault cannot fire: " + membership.wentRound().get()));
+            }
             if (its.isEmpty() && !membership.fetchedUnjoined().isEmpty()) {
                 return e.finish(Outcome.notRun("the fault cannot fire: A fetched " + topic + " from " + new java.util.TreeMap<>(membership
                         .fetchedUnjoined()) + " without joining group " + group + ": " + Handoff.ASSIGNS_ITSELF + ", and sends no "

@@ -30,6 +30,16 @@ public final class LabWire {
         return proxy.bootstrapServers();
     }
 
+    /**
+     * Why the proxy sees nothing of A while A's group shows {@code seen} (a member, committed offsets) that no request through the
+     * proxy made: A was given the proxy as {@code {bootstrap}} and reaches the broker some other way.
+     */
+    public String wentRound(String seen) {
+        return seen + " that no request through the run's wire proxy made: A reaches the broker some other way than the address it was given "
+                + "as {bootstrap} (" + bootstrapServers() + "), so the proxy sees none of its requests (does the consumer take its bootstrap "
+                + "servers from {bootstrap}?)";
+    }
+
     /** What the proxy saw of the subjects' groups. */
     public WireWitness witness() {
         return proxy.witness();
