@@ -132,8 +132,8 @@ public record WireFault(Target target, Effect effect) {
     /**
      * What the proxy does with a matching request. Each effect says what happens at the request
      * ({@link #atRequest()}) and at its answer ({@link #atAnswer}): a new effect is one new record
-     * with both (or a sealed kind's record, e.g. an {@link OffsetFetchAnswer}, which says the first),
-     * and one without them does not compile.
+     * with both (or a record of a sealed kind that says the first, {@link Forwarded} or
+     * {@link AnsweredByTheProxy}, the latter the second too), and one without them does not compile.
      */
     public sealed interface Effect {
         /** As a spec: {@code error=NOT_COORDINATOR}. */
@@ -168,8 +168,33 @@ public record WireFault(Target target, Effect effect) {
         /** What the connection does with the broker's answer (for {@link AtRequest#ANSWER_IN_ITS_PLACE}: the answer to its stand-in). */
         void atAnswer(FaultedAnswer answer) throws java.io.IOException;
 
+        /** An effect that answers the request itself: the broker gets a harmless stand-in, the client the proxy's own answer. */
+        sealed interface AnsweredByTheProxy extends Effect {
+            /** What the client was answered: {@code answered NOT_COORDINATOR}. */
+            String answered();
+
+            @Override
+            default AtRequest atRequest() {
+                return AtRequest.ANSWER_IN_ITS_PLACE;
+            }
+
+            @Override
+            default void atAnswer(FaultedAnswer a) throws java.io.IOException {
+                a.toClient(a.ownAnswer());
+                a.done(answered() + " without forwarding it (the broker never saw it)");
+            }
+        }
+
+        /** An effect on a forwarded request: it acts on the broker's answer. */
+        sealed interface Forwarded extends Effect {
+            @Override
+            default AtRequest atRequest() {
+                return AtRequest.FORWARD;
+            }
+        }
+
         /** Answer with this error without forwarding (per partition for OffsetCommit), built with the API's own response class for the request's version. */
-        record Error(Errors error) implements Effect {
+        record Error(Errors error) implements AnsweredByTheProxy {
             public Error {
                 Objects.requireNonNull(error, "error");
                 if (error == Errors.NONE) {
@@ -193,19 +218,13 @@ public record WireFault(Target target, Effect effect) {
             }
 
             @Override
-            public AtRequest atRequest() {
-                return AtRequest.ANSWER_IN_ITS_PLACE;
-            }
-
-            @Override
-            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
-                a.toClient(a.ownAnswer());
-                a.done("answered " + error.name() + " without forwarding it (the broker never saw it)");
+            public String answered() {
+                return "answered " + error.name();
             }
         }
 
         /** Forward, let the broker act, drop its answer and close the client's connection (an OffsetCommit is stored, and the client does not know). */
-        record LostAnswer() implements Effect {
+        record LostAnswer() implements Forwarded {
             @Override
             public String spec() {
                 return "lost-answer";
@@ -217,11 +236,6 @@ public record WireFault(Target target, Effect effect) {
             }
 
             @Override
-            public AtRequest atRequest() {
-                return AtRequest.FORWARD;
-            }
-
-            @Override
             public void atAnswer(FaultedAnswer a) {
                 a.witnessed(); // the witness reads what the broker did with it
                 a.done("forwarded; the broker answered " + a.errors() + "; that answer was dropped and the client's connection closed");
@@ -230,16 +244,11 @@ public record WireFault(Target target, Effect effect) {
         }
 
         /** An effect on an OffsetFetch: forwarded, and the committed offsets in the broker's answer changed on their way back. */
-        sealed interface OffsetFetchAnswer extends Effect {
+        sealed interface OffsetFetchAnswer extends Forwarded {
             @Override
             default Optional<String> refuses(Api api) {
                 return api == Api.OFFSET_FETCH ? Optional.empty() : Optional.of(spec().replaceFirst("=.*", "")
                         + " changes an OffsetFetch answer: its target must be offset-fetch, was " + api.spec());
-            }
-
-            @Override
-            default AtRequest atRequest() {
-                return AtRequest.FORWARD;
             }
         }
 
@@ -300,7 +309,7 @@ public record WireFault(Target target, Effect effect) {
         }
 
         /** The answer held for this long (everything behind it on that connection waits too). */
-        record Delay(Duration by) implements Effect {
+        record Delay(Duration by) implements Forwarded {
             public Delay {
                 if (by == null || by.isNegative() || by.isZero()) {
                     throw new IllegalArgumentException("delay needs a positive duration, was " + by);
@@ -315,11 +324,6 @@ public record WireFault(Target target, Effect effect) {
             @Override
             public String meaning() {
                 return "the answer held for " + by.toMillis() + " ms (with everything behind it on its connection)";
-            }
-
-            @Override
-            public AtRequest atRequest() {
-                return AtRequest.FORWARD;
             }
 
             @Override
@@ -342,7 +346,7 @@ public record WireFault(Target target, Effect effect) {
          * so it drops the member after its session timeout, as if the whole process had stopped,
          * while the client's threads go on.
          */
-        record Withhold() implements Effect {
+        record Withhold() implements AnsweredByTheProxy {
             @Override
             public String spec() {
                 return "withhold";
@@ -366,14 +370,8 @@ public record WireFault(Target target, Effect effect) {
             }
 
             @Override
-            public AtRequest atRequest() {
-                return AtRequest.ANSWER_IN_ITS_PLACE;
-            }
-
-            @Override
-            public void atAnswer(FaultedAnswer a) throws java.io.IOException {
-                a.toClient(a.ownAnswer());
-                a.done("answered as a live member's without forwarding it (the coordinator never saw it)");
+            public String answered() {
+                return "answered as a live member's";
             }
         }
 

@@ -13,18 +13,14 @@ record BenchBroker(String bootstrapServers, LocalKafka embedded) implements Auto
         @Option(names = "--bootstrap-server", description = "Use this broker (its topics are deleted afterwards) instead of an embedded one.")
         String bootstrap;
 
+        /** The broker named, or an embedded one started now when none is. */
         BenchBroker open() {
-            return BenchBroker.open(bootstrap);
+            if (bootstrap != null) {
+                return new BenchBroker(bootstrap, null);
+            }
+            LocalKafka kafka = LocalKafka.create().start();
+            return new BenchBroker(kafka.bootstrapServers(), kafka);
         }
-    }
-
-    /** {@code given}, or an embedded broker started now when it is null. */
-    static BenchBroker open(String given) {
-        if (given != null) {
-            return new BenchBroker(given, null);
-        }
-        LocalKafka kafka = LocalKafka.create().start();
-        return new BenchBroker(kafka.bootstrapServers(), kafka);
     }
 
     /** A broker of the user's, whose other topics the bench must leave alone. */

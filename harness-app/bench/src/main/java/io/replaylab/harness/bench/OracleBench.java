@@ -53,8 +53,8 @@ final class OracleBench implements BenchCase {
     @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
     int runs;
 
-    @Option(names = "--bootstrap-server", description = "Use this broker (its topic is deleted afterwards) instead of an embedded one.")
-    String bootstrap;
+    @Mixin
+    BenchBroker.Choice brokerChoice;
 
     @Option(names = "--target-jdbc-url", description = "A PostgreSQL database for the target rows (a table of the bench's own, dropped "
             + "afterwards) instead of a SQLite file.")
@@ -74,7 +74,7 @@ final class OracleBench implements BenchCase {
         Path dir = Files.createTempDirectory("replay-lab-oracle-bench-");
         TargetSpec target = targetJdbcUrl == null ? TargetSpec.sqlite(dir.resolve("target.db"), "n")
                 : login.applyTo(TargetSpec.jdbc(targetJdbcUrl, "n")).query("SELECT message_id, amount FROM " + table(ns) + " WHERE namespace = {namespace}");
-        try (BenchBroker broker = BenchBroker.open(bootstrap)) {
+        try (BenchBroker broker = brokerChoice.open()) {
             String b = broker.bootstrapServers();
             try {
                 return measure(out, b, ns, dir, target);

@@ -251,7 +251,12 @@ public final class Held implements AutoCloseable {
 
     /** The group's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
     static Optional<String> committed(LabContext ctx, String group) {
-        String offsets = ctx.kafka().ops().describe(group).partitions().stream().filter(p -> p.committed() >= 0)
+        return committed(ctx.kafka().ops().describe(group));
+    }
+
+    /** A snapshot's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
+    static Optional<String> committed(io.replaylab.kafka.OffsetSnapshot group) {
+        String offsets = group.partitions().stream().filter(io.replaylab.kafka.PartitionOffsets::hasCommitted)
                 .map(p -> p.ref() + "=" + p.committed()).collect(java.util.stream.Collectors.joining(", "));
         return offsets.isEmpty() ? Optional.empty() : Optional.of(offsets);
     }

@@ -115,10 +115,8 @@ record Uncommitted(String group, String topic, String inbox, boolean throughTheW
             if (!throughTheWire || seen == null || ctx.kafka().wire().isEmpty() || committedOnTheWire()) {
                 return Optional.empty();
             }
-            String committed = seen.offsets().partitions().stream().filter(PartitionOffsets::hasCommitted).map(p -> p.ref() + "=" + p.committed())
-                    .collect(java.util.stream.Collectors.joining(", "));
-            return committed.isEmpty() ? Optional.empty()
-                    : Optional.of(ctx.kafka().wire().get().wentRound("A's group " + group + " has committed offsets (" + committed + ")"));
+            return Held.committed(seen.offsets())
+                    .map(committed -> ctx.kafka().wire().get().wentRound("A's group " + group + " has committed offsets (" + committed + ")"));
         }
 
         private boolean committedOnTheWire() {

@@ -41,8 +41,7 @@ class DurabilityExperimentTest {
         passed(x).matches("unsafe lost \\d+ of 300 acknowledged records under the leader crash; safe lost none");
         assertThat(x.checks()).extracting(Check::name).contains("safe: every acknowledged record is in the log",
                 "safe: no acknowledged record twice in the log", "safe: no missing effect (target vs log)", "unsafe: no second effect (target vs log)");
-        Payload.Matrix m = x.events().stream().map(Event::payload).filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast)
-                .findFirst().orElseThrow();
+        Payload.Matrix m = Runs.matrix(x);
         assertThat(m.cell("acknowledged but lost", "safe").orElseThrow().status()).isEqualTo("0");
         assertThat(Long.parseLong(m.cell("acknowledged but lost", "unsafe").orElseThrow().status())).isBetween(1L, 100L);
         assertThat(m.cell("acknowledged", "safe").orElseThrow().status()).isEqualTo("300");

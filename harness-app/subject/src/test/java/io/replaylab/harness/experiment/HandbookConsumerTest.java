@@ -2,6 +2,7 @@ package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.faultNotObserved;
 import static io.replaylab.harness.experiment.Runs.run;
+import static io.replaylab.harness.experiment.Runs.payloads;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
 import static io.replaylab.harness.experiment.Runs.failedItsChecks;
@@ -136,9 +137,6 @@ class HandbookConsumerTest {
                 .contains("replay", "schedules", "schedules.before-db-commit.hold-then-crash", "wire-faults.offset-commit.lost-answer");
     }
 
-    private static List<Payload> payloads(ExperimentEvidence x) {
-        return x.events().stream().map(Event::payload).toList();
-    }
 
     private static boolean isTheHandoffTheAssignorKeptFromB(ExperimentEvidence x) {
         return x.name().equals("schedules") && x.outcome().status() == Status.NOT_RUN && x.outcome().reason().matches("cell after-offset-commit:hold "

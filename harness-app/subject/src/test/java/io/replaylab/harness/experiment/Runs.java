@@ -72,6 +72,17 @@ final class Runs {
         return out;
     }
 
+    /** What {@code x} recorded, in order. */
+    static java.util.List<io.replaylab.evidence.Payload> payloads(ExperimentEvidence x) {
+        return x.events().stream().map(io.replaylab.evidence.Event::payload).toList();
+    }
+
+    /** The matrix that {@code x} recorded (a matrix experiment's, or the durability one's). */
+    static io.replaylab.evidence.Payload.Matrix matrix(ExperimentEvidence x) {
+        return payloads(x).stream().filter(io.replaylab.evidence.Payload.Matrix.class::isInstance).map(io.replaylab.evidence.Payload.Matrix.class::cast)
+                .findFirst().orElseThrow(() -> new AssertionError("no matrix in " + x.name()));
+    }
+
     static ExperimentEvidence experiment(RunEvidence r, String name) {
         return r.experiments().stream().filter(x -> x.name().equals(name)).findFirst()
                 .orElseThrow(() -> new AssertionError("no experiment " + name + " in " + r.experiments().stream().map(ExperimentEvidence::name).toList()));

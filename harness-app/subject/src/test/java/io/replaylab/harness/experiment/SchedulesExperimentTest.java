@@ -3,6 +3,8 @@ package io.replaylab.harness.experiment;
 import static io.replaylab.harness.experiment.Runs.faultNotObserved;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static io.replaylab.harness.experiment.Runs.run;
+import static io.replaylab.harness.experiment.Runs.matrix;
+import static io.replaylab.harness.experiment.Runs.payloads;
 import static io.replaylab.harness.experiment.Runs.sideBySide;
 import static io.replaylab.harness.experiment.Runs.check;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -52,14 +54,6 @@ class SchedulesExperimentTest {
                 .experiments(cells.length == 0 ? Experiments.schedules() : Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
     }
 
-    private static List<Payload> payloads(ExperimentEvidence x) {
-        return x.events().stream().map(Event::payload).toList();
-    }
-
-    private static Payload.Matrix matrix(RunEvidence r) {
-        return payloads(experiment(r, "schedules")).stream().filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast).findFirst()
-                .orElseThrow();
-    }
 
     @Test
     void theReferenceSubjectPassesEveryCellAndTheMatrixLinksEachToItsOwnTimeline(LocalKafka kafka) throws Exception {
@@ -70,7 +64,7 @@ class SchedulesExperimentTest {
         RunEvidence ev = r.evidence();
         assertThat(ev.outcome().status()).as(ev.outcome().reason()).isEqualTo(Status.PASS);
         assertThat(ev.experiments()).hasSize(1 + ScheduleCell.all().size());
-        Payload.Matrix m = matrix(ev);
+        Payload.Matrix m = matrix(experiment(ev, "schedules"));
         assertThat(m.rows()).containsExactly("before-db-commit", "before-offset-commit", "after-offset-commit");
         assertThat(m.columns()).containsExactly("hold", "freeze", "crash", "hold-then-crash");
         assertThat(m.cells()).hasSize(10).allSatisfy(c -> {
@@ -112,9 +106,9 @@ class SchedulesExperimentTest {
             assertThat(x.outcome().status()).as(cell + ": " + x.outcome().reason()).isEqualTo(Status.PASS);
             assertThat(payloads(x)).anyMatch(p -> p instanceof BarrierEvent.BarrierReached b && b.point().equals("after-db-commit"));
         }
-        assertThat(matrix(r.evidence()).rows()).as("the default matrix's points (its cells NOT_SELECTED) and the one named")
+        assertThat(matrix(experiment(r.evidence(), "schedules")).rows()).as("the default matrix's points (its cells NOT_SELECTED) and the one named")
                 .containsExactly("before-db-commit", "after-db-commit", "before-offset-commit", "after-offset-commit");
-        assertThat(matrix(r.evidence()).cell("after-db-commit", "freeze")).as("named only on demand: absent").isEmpty();
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("after-db-commit", "freeze")).as("named only on demand: absent").isEmpty();
     }
 
     @Test
@@ -153,8 +147,8 @@ class SchedulesExperimentTest {
         Check second = check(cell, "no second effect");
         assertThat(second.status()).isEqualTo(Status.FAIL);
         assertThat(second.actual()).startsWith("1 duplicated");
-        assertThat(matrix(r.evidence()).cell("before-offset-commit", "crash").orElseThrow().status()).isEqualTo("FAIL");
-        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().status()).isEqualTo("NOT_SELECTED");
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("before-offset-commit", "crash").orElseThrow().status()).isEqualTo("FAIL");
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("before-db-commit", "hold").orElseThrow().status()).isEqualTo("NOT_SELECTED");
         assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:crash FAILED (check failed: ");
     }
 
@@ -180,7 +174,7 @@ class SchedulesExperimentTest {
         wasNotRun(db).startsWith("not reachable for this subject: the native barrier could not attach (no sqlite3_step in pid ")
                 .contains("or its descendants within PT2S").contains("sleep 60");
         assertThat(db.environment().get("barrier")).startsWith("native (gdb at the SQLite commit");
-        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
     }
 
     @Test
@@ -222,7 +216,7 @@ class SchedulesExperimentTest {
         assertThat(db.outcome().reason()).matches("the injection point before-db-commit was never reached: A did not commit an offset of "
                 + "group rl-[0-9a-f]+\\.schedules\\.before-db-commit\\.hold\\.group \\(the warm-up: its first commit, held at "
                 + "KafkaConsumer#commitSync or seen in the group\\) within PT4S");
-        assertThat(matrix(r.evidence()).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("before-db-commit", "hold").orElseThrow().reason()).isEqualTo(db.outcome().reason());
     }
 
     /**
@@ -309,7 +303,7 @@ class SchedulesExperimentTest {
         ExperimentEvidence cell = experiment(r.evidence(), "schedules.before-offset-commit.hold");
         faultNotObserved(cell).matches("no handoff: \\S+ stayed with A's member for PT3S after A was held");
         // the matrix and the whole experiment see the cell's own outcome (A, still held, is stopped after the cell's outcome was sealed)
-        assertThat(matrix(r.evidence()).cell("before-offset-commit", "hold").orElseThrow().status()).isEqualTo("FAIL");
+        assertThat(matrix(experiment(r.evidence(), "schedules")).cell("before-offset-commit", "hold").orElseThrow().status()).isEqualTo("FAIL");
         assertThat(experiment(r.evidence(), "schedules").outcome().reason()).startsWith("cell before-offset-commit:hold FAILED (no handoff: ");
         assertThat(experiment(r.evidence(), "schedules").outcome().failKind()).isEqualTo(FailKind.FAULT_NOT_OBSERVED);
     }

@@ -1,6 +1,8 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.run;
+import static io.replaylab.harness.experiment.Runs.matrix;
+import static io.replaylab.harness.experiment.Runs.payloads;
 import static io.replaylab.harness.experiment.Runs.failed;
 import static io.replaylab.harness.experiment.Runs.passed;
 import static io.replaylab.harness.experiment.Runs.experiment;
@@ -47,14 +49,6 @@ class WireFaultsExperimentTest {
                 .experiments(cells.length == 0 ? Experiments.wireFaults() : Experiments.wireFaults(Stream.of(cells).map(WireFaultCell::parse).toList()));
     }
 
-    private static List<Payload> payloads(ExperimentEvidence x) {
-        return x.events().stream().map(Event::payload).toList();
-    }
-
-    private static Payload.Matrix matrix(RunEvidence r) {
-        return payloads(experiment(r, "wire-faults")).stream().filter(Payload.Matrix.class::isInstance).map(Payload.Matrix.class::cast).findFirst()
-                .orElseThrow();
-    }
 
     private static ExperimentEvidence cell(RunEvidence r, String spec) {
         return experiment(r, WireFaultsExperiment.partName(WireFaultCell.parse(spec)));
@@ -68,7 +62,7 @@ class WireFaultsExperimentTest {
         List<String> defaults = WireFaultCell.defaults(GroupProtocol.CLASSIC).stream().map(WireFaultCell::toString).toList();
         assertThat(defaults).hasSize(9).contains("offset-commit:lost-answer", "offset-fetch:rewind=5@every", "offset-fetch:forget@every",
                 "heartbeat:error=REBALANCE_IN_PROGRESS");
-        Payload.Matrix m = matrix(r.evidence());
+        Payload.Matrix m = matrix(experiment(r.evidence(), "wire-faults"));
         assertThat(m.rows()).containsExactlyElementsOf(defaults);
         assertThat(m.cells()).as(m.cells().toString()).allSatisfy(c -> assertThat(c.status()).isEqualTo("PASS"))
                 .allSatisfy(c -> assertThat(c.meaning()).isNotBlank());
@@ -122,7 +116,7 @@ class WireFaultsExperimentTest {
 
         assertThat(r.evidence().experiments()).filteredOn(x -> x.name().startsWith("wire-faults.")).hasSize(9)
                 .allSatisfy(x -> assertThat(x.outcome().status()).as(x.name() + ": " + x.outcome().reason()).isEqualTo(Status.PASS));
-        assertThat(matrix(r.evidence()).columns()).as("the protocol A joined with, as the wire saw it").containsExactly(protocol);
+        assertThat(matrix(experiment(r.evidence(), "wire-faults")).columns()).as("the protocol A joined with, as the wire saw it").containsExactly(protocol);
         ExperimentEvidence heartbeat = cell(r.evidence(), "heartbeat:error=REBALANCE_IN_PROGRESS");
         if (protocol.equals("consumer")) {
             assertThat(payloads(heartbeat)).anyMatch(p -> p instanceof Payload.Note n && n.text().matches("A joined \\S+ with the consumer protocol, "
