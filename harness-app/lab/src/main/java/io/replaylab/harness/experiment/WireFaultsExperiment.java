@@ -75,34 +75,46 @@ final class WireFaultsExperiment {
      */
     private static Membership membershipOf(LabContext ctx, LabWire proxy, String group, LabContext.Instance a, FetchWatch fetched)
             throws InterruptedException {
-        long[] looked = {System.nanoTime()};
+        RoundLook round = new RoundLook(ctx, proxy, group);
         return Poll.every(Duration.ofMillis(100)).upTo(ctx.settings().timeouts().barrier()).until(() -> {
             ctx.subjects().checkpoint(a);
             Map<Integer, Long> fetches = fetched.lowestOffsets(); // before the join is looked for: a join before the fetch is not missed
             Optional<MemberTimeouts.Protocol> protocol = proxy.witness().timeouts(group).stream().map(MemberTimeouts::protocol).findFirst();
-            Optional<String> round = Optional.empty();
-            if (protocol.isEmpty() && fetches.isEmpty() && System.nanoTime() - looked[0] >= ROUND_LOOK_EVERY.toNanos()) {
-                looked[0] = System.nanoTime();
-                round = wentRound(ctx, proxy, group);
-            }
-            return new Membership(protocol, fetches, round);
+            return new Membership(protocol, fetches, protocol.isEmpty() && fetches.isEmpty() ? round.due() : Optional.empty());
         }, m -> m.protocol().isPresent() || !m.fetchedUnjoined().isEmpty() || m.wentRound().isPresent());
     }
 
-    /** How often the group is described while nothing of A is seen on the wire. */
-    private static final Duration ROUND_LOOK_EVERY = Duration.ofSeconds(2);
-
     /**
-     * A member in A's group whose client never sent a request through the proxy: A went round it (empty: none, or the group could
-     * not be read). By client id, not by the join: the wire may learn of a join through the proxy after the group shows it.
+     * A member in A's group whose client never sent a request through the proxy: A went round it. Read every two seconds while
+     * the wire shows nothing of A (a poll's every turn would describe the group ten times a second). By client id, not by the join:
+     * the wire may learn of a join through the proxy after the group shows it.
      */
-    private static Optional<String> wentRound(LabContext ctx, LabWire proxy, String group) {
-        try {
-            List<String> clients = ctx.kafka().ops().describe(group).members().stream().map(m -> m.clientId()).distinct().toList();
-            return clients.isEmpty() || clients.stream().anyMatch(proxy.witness()::sawClient) ? Optional.empty()
-                    : Optional.of(proxy.wentRound("A's group " + group + " has a member (client " + String.join(", ", clients) + ")"));
-        } catch (RuntimeException unreadable) {
-            return Optional.empty();
+    private static final class RoundLook {
+        private static final long EVERY = Duration.ofSeconds(2).toNanos();
+        private final LabContext ctx;
+        private final LabWire proxy;
+        private final String group;
+        private long looked = System.nanoTime();
+
+        RoundLook(LabContext ctx, LabWire proxy, String group) {
+            this.ctx = ctx;
+            this.proxy = proxy;
+            this.group = group;
+        }
+
+        /** Why A went round the proxy, when it is time for a look and it did (empty: not yet, none, or the group could not be read). */
+        Optional<String> due() {
+            if (System.nanoTime() - looked < EVERY) {
+                return Optional.empty();
+            }
+            looked = System.nanoTime();
+            try {
+                List<String> clients = ctx.kafka().ops().describe(group).members().stream().map(m -> m.clientId()).distinct().toList();
+                return clients.isEmpty() || clients.stream().anyMatch(proxy.witness()::sawClient) ? Optional.empty()
+                        : Optional.of(proxy.wentRound("A's group " + group + " has a member (client " + String.join(", ", clients) + ")"));
+            } catch (RuntimeException unreadable) {
+                return Optional.empty();
+            }
         }
     }
 
@@ -221,13 +233,21 @@ final class WireFaultsExperiment {
             // a fault on an OffsetCommit waits for one: a consumer that applies every effect and never commits says so soon
             java.util.function.Supplier<Optional<String>> looks = fault.target().api() == WireFault.Api.OFFSET_COMMIT
                     ? Held.neverCommits(ctx, group, topic, inbox) : null;
+            // nothing of a consumer that goes round the proxy ever matches: its group says so as soon as it has it as a member
+            RoundLook round = new RoundLook(ctx, proxy, group);
             String[] never = {null};
+            String[] wentRound = {null};
             Optional<FaultFiring> fired = Poll.every(Duration.ZERO).upTo(ctx.settings().timeouts().barrier()).until(() -> {
                 ctx.subjects().checkpoint(a);
                 Optional<FaultFiring> f = armed.awaitFiring(Duration.ofMillis(250));
                 never[0] = f.isEmpty() && looks != null ? looks.get().orElse(null) : null;
+                wentRound[0] = f.isEmpty() && armed.matched() == 0 ? round.due().orElse(null) : null;
                 return f;
-            }, f -> f.isPresent() || never[0] != null);
+            }, f -> f.isPresent() || never[0] != null || wentRound[0] != null);
+            if (wentRound[0] != null) {
+                armed.disarm();
+                return e.finish(Outcome.notRun("the fault cannot fire: " + wentRound[0]));
+            }
             if (never[0] != null) {
                 armed.disarm();
                 return e.finish(Outcome.notRun("the fault cannot fire: " + never[0] + ", so there is no OffsetCommit for it"));

@@ -255,17 +255,19 @@ class HandbookConsumerTest {
     @Test
     void aConsumerGivenTheBrokerItselfInsteadOfBootstrapIsNotRunOnceItsGroupShowsWhatTheWireNeverSaw(LocalKafka kafka) throws Exception {
         // its command names the broker, not {bootstrap}: nothing of it passes the wire proxy that is to hold its commit or fault its
-        // heartbeat (each NOT_RUN after the barrier timeout before, "A did not send an OffsetCommit", "A did not join")
+        // requests (each NOT_RUN after the barrier timeout before, "A did not send an OffsetCommit", "A did not join", "A sent no")
         Lab.LabResult r = Lab.run(settings(kafka).experiments(Experiments.rebalance(), Experiments.wireFaults(List.of(
-                        WireFaultCell.parse("heartbeat:error=REBALANCE_IN_PROGRESS"))))
+                        WireFaultCell.parse("heartbeat:error=REBALANCE_IN_PROGRESS"), WireFaultCell.parse("offset-commit:lost-answer"))))
                 .subject(consumer("1").env("KAFKA_BOOTSTRAP", kafka.bootstrapServers())).source(theirProducer()).build(), null);
         String wentRound = " that no request through the run's wire proxy made: A reaches the broker some other way than the address it was "
                 + "given as \\{bootstrap\\} \\(127\\.0\\.0\\.1:\\d+\\), so the proxy sees none of its requests \\(does the consumer take its "
                 + "bootstrap servers from \\{bootstrap\\}\\?\\)";
         wasNotRun(experiment(r.evidence(), "rebalance")).matches("the injection point cannot be reached: A's group \\S+ has committed offsets "
                 + "\\(\\S+-\\d=\\d+.*\\)" + wentRound);
-        wasNotRun(experiment(r.evidence(), "wire-faults.heartbeat.error-REBALANCE_IN_PROGRESS")).matches("the fault cannot fire: A's group \\S+ has "
-                + "a member \\(client \\S+-A\\)" + wentRound);
+        for (String cell : List.of("heartbeat.error-REBALANCE_IN_PROGRESS", "offset-commit.lost-answer")) {
+            wasNotRun(experiment(r.evidence(), "wire-faults." + cell)).matches("the fault cannot fire: A's group \\S+ has a member \\(client "
+                    + "\\S+-A\\)" + wentRound);
+        }
     }
 
     /** commit-ahead on 40 records of its shape, written by the lab's producer. */
