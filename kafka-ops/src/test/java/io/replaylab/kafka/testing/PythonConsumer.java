@@ -13,8 +13,9 @@ import io.replaylab.evidence.junit.Prerequisite;
 
 
 /**
- * The librdkafka subject for tests: {@code inbox_consumer.py} (a serial inbox consumer on Debian's
- * {@code python3-confluent-kafka}) and the Python that can run it. Under CI ({@code CI=true}) a
+ * The Python subjects for tests: {@code inbox_consumer.py} (a serial inbox consumer on Debian's
+ * {@code python3-confluent-kafka}, librdkafka) and its kin, {@code kafka_python_consumer.py} (on
+ * {@code python3-kafka}), and the Python that can run them. Under CI ({@code CI=true}) a
  * missing package fails the test: {@code .ci/run} installs it. Elsewhere the test is skipped with
  * the install command.
  */
@@ -121,5 +122,21 @@ public final class PythonConsumer {
     public static List<String> command(Path dir, String bootstrap, String topic, String group, Path db, String namespace, String instance) {
         return List.of(python(), script(dir).toString(), "--bootstrap", bootstrap, "--topic", topic, "--group", group, "--db", db.toString(),
                 "--namespace", namespace, "--instance", instance);
+    }
+
+    /** The kafka-python consumer's effects ({@code kafka_python_consumer.py}). */
+    public static final String KAFKA_PYTHON_TARGET_QUERY = "SELECT message_id, amount FROM kp_ledger WHERE ns = {namespace}";
+
+    /**
+     * A template that runs {@code kafka_python_consumer.py}: a serial inbox consumer on kafka-python (Debian's python3-kafka, a
+     * client of its own, not librdkafka) with that client's defaults; skips (or fails under CI) without it.
+     */
+    public static String kafkaPythonTemplate(Path dir) {
+        String python = CANDIDATES.stream().filter(p -> runs(p, "import kafka")).findFirst().orElse(null);
+        if (python == null) {
+            Prerequisite.missing("no Python with kafka-python found among " + CANDIDATES + "; install it with: sudo apt-get install -y python3-kafka");
+        }
+        return "'" + python + "' '" + copy(dir, "kafka_python_consumer.py") + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db}"
+                + " --namespace {namespace} --instance {instance}";
     }
 }

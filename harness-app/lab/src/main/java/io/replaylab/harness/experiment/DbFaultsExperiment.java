@@ -123,7 +123,7 @@ final class DbFaultsExperiment {
                         + (f.ran().isEmpty() ? "nothing" : String.join("; ", f.ran())) + "): no record's fate was at stake"));
             }
             ctx.step("fault fired; A drains after it");
-            OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, "after the fault", a);
+            OffsetSnapshot drained = ctx.kafka().awaitApplied(group, topic, inbox, "drain after the fault", a);
             String did = whatADid(ctx, db, f, ids, a, topic, group);
             e.record(harness, new LabEvent.ClientDid(did, "", List.of()));
             if (drained == null) {

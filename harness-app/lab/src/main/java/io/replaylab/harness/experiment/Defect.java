@@ -54,6 +54,13 @@ public record Defect(String name, String description, String caughtBy, String sh
             "key the inbox by the message's own id (a field or header its producer sets), never by topic, partition and offset",
             Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_SECOND_EFFECT), NO_INBOX);
 
+    /** Records of aborted transactions are read and applied: the client reads uncommitted (the Java client's default). */
+    public static final Defect READS_ABORTED = new Defect("READS_ABORTED", "applies records of aborted transactions (isolation.level=read_uncommitted)",
+            "replay", "an effect of a record whose transaction its producer aborted (a source with aborted transactions: thorough, or "
+                    + "--aborted-transactions)",
+            "read with isolation.level=read_committed (librdkafka's default; the Java client's is read_uncommitted), with a client that has it",
+            Signature.failed(FailKind.CHECK_FAILED, io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT), null);
+
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
         Objects.requireNonNull(signature, "signature");
@@ -178,6 +185,6 @@ public record Defect(String name, String description, String caughtBy, String sh
 
     /** Every class, in README's order. */
     public static List<Defect> all() {
-        return List.of(NO_INBOX, SKIPS_THE_REPLAY, COMMITS_AHEAD, SWALLOWS_BUSY_WRITES, POSITION_AS_IDENTITY);
+        return List.of(NO_INBOX, SKIPS_THE_REPLAY, COMMITS_AHEAD, SWALLOWS_BUSY_WRITES, POSITION_AS_IDENTITY, READS_ABORTED);
     }
 }

@@ -94,7 +94,7 @@ final class DuplicatePublishExperiment {
                     + "records the mapping reads, in partition and offset order), by " + HOW + ": " + listed(resent)));
 
             ctx.step("consumer A drains the re-sent records");
-            after = ctx.kafka().awaitDrained(group, topic, "re-sent", fetches, drained, a);
+            after = ctx.kafka().awaitDrained(group, topic, "re-send", fetches, drained, a);
         } finally {
             ctx.subjects().stop(e, a);
             if (fetches != null) {

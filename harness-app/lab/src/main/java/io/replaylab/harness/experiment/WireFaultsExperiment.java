@@ -169,7 +169,7 @@ final class WireFaultsExperiment {
                     }
                     staged.publishHalf();
                 }
-                beforeRewind = ctx.kafka().awaitDrained(group, topic, "before the fault", delivered, fresh, first);
+                beforeRewind = ctx.kafka().awaitDrained(group, topic, "drain before the fault", delivered, fresh, first);
             }
             if (beforeRewind == null) {
                 return e.finish(Outcome.notRun("the group did not drain before the fault: " + ctx.kafka().notDone(group)));
@@ -290,7 +290,7 @@ final class WireFaultsExperiment {
                         return fetched.filter(x -> System.nanoTime() - fetchedSince[0] > FETCH_ONLY_AFTER.toNanos());
                     }, Optional::isPresent).filter(x -> !x.isEmpty());
                 }
-                drained = ctx.kafka().awaitApplied(group, topic, inbox, "after the fault", a);
+                drained = ctx.kafka().awaitApplied(group, topic, inbox, "drain after the fault", a);
             } catch (SubjectExitedException exited) {
                 // the process side of what the client did: it gave up (the cell becomes NOT_RUN with the exit code)
                 e.record(harness, whatADid(armed.firings().get(0), ", then exited: " + exited.getMessage()));

@@ -22,6 +22,9 @@ import org.slf4j.LoggerFactory;
  * PostgreSQL schema, one inbox namespace at a time ({@link LabContext#target()}).
  */
 public final class LabTarget {
+    /** The check that no record of an aborted transaction in the source has an effect (made only when the source may hold some). */
+    public static final String NO_ABORTED_EFFECT = "no effect of an aborted record";
+
     private static final Logger log = LoggerFactory.getLogger(LabTarget.class);
     private final LabContext ctx;
     private final TargetDatabase db;
@@ -79,9 +82,9 @@ public final class LabTarget {
         List<String> applied = aborted.stream().filter(withEffects::contains).toList();
         String expected = "no effect of the " + aborted.size() + " record(s) of aborted transactions";
         if (applied.isEmpty()) {
-            return Optional.of(Check.pass("no effect of an aborted record", "R12", expected, "none applied"));
+            return Optional.of(Check.pass(NO_ABORTED_EFFECT, "R12", expected, "none applied"));
         }
-        return Optional.of(Check.fail("no effect of an aborted record", "R12", expected, applied.size() + " applied, e.g. "
+        return Optional.of(Check.fail(NO_ABORTED_EFFECT, "R12", expected, applied.size() + " applied, e.g. "
                 + applied.subList(0, Math.min(5, applied.size())) + ": the consumer reads records of transactions their producer aborted "
                 + "(isolation.level=read_uncommitted, the Java client's default; read_committed keeps them out)"));
     }

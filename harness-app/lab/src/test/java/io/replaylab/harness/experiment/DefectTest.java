@@ -119,4 +119,23 @@ class DefectTest {
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(read)).isEqualTo(Defect.Verdict.NOT_FOUND);
         assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(read))).hasValue("PASS: " + passed.reason());
     }
+
+    /** Aborted records applied are their own class, judged by replay's aborted check, which only a source with aborted transactions makes. */
+    @Test
+    void aReplayThatAppliedAbortedRecordsIsCaughtAndOneWhoseSourceHadNoneLeavesTheClassNotJudged() {
+        Check applied = Check.fail(io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT, "R12", "no effect of the 9 record(s) of aborted transactions",
+                "9 applied");
+        Check none = Check.pass(io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT, "R12", "no effect of the 9 record(s) of aborted transactions",
+                "none applied");
+        ExperimentEvidence readAborted = ended("replay", Outcome.checkFailed("check failed: no effect of an aborted record (R12)"), REDELIVERED,
+                NO_SECOND_EFFECT, applied);
+        Outcome passed = Outcome.checkFailed("check failed: no second effect (R12)");
+
+        assertThat(Defect.READS_ABORTED.verdict(readAborted)).isEqualTo(Defect.Verdict.CAUGHT);
+        assertThat(Defect.SKIPS_THE_REPLAY.verdict(readAborted)).as("it read the replay").isEqualTo(Defect.Verdict.NOT_FOUND);
+        assertThat(Defect.READS_ABORTED.verdict(ended("replay", passed, REDELIVERED, SECOND_EFFECT, none))).as("another check failed, this one held")
+                .isEqualTo(Defect.Verdict.NOT_FOUND);
+        assertThat(Defect.READS_ABORTED.verdict(ended("replay", passed, REDELIVERED, SECOND_EFFECT))).as("no aborted record in its source")
+                .isEqualTo(Defect.Verdict.NOT_JUDGED);
+    }
 }

@@ -160,6 +160,7 @@ class HandbookConsumerTest {
         });
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement().satisfies(c -> assertThat(c.status())
                 .as("the copies are the producer's records, all applied").isEqualTo(Status.PASS));
+        assertThat(Defect.READS_ABORTED.verdict(x)).isEqualTo(Defect.Verdict.CAUGHT);
     }
 
     @Test

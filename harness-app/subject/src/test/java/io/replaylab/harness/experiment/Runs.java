@@ -57,10 +57,24 @@ final class Runs {
      * experiment (or cell) {@code name}, by the runs' keys.
      */
     static Map<String, ExperimentEvidence> sideBySide(Map<String, LabSettings.Builder> runs, String name) throws Exception {
+        return sideBySide(runs, b -> run(b, name));
+    }
+
+    /** As above, each lab with one experiment (they may differ): the evidence of each one's experiment, by the runs' keys. */
+    static Map<String, ExperimentEvidence> sideBySide(Map<String, LabSettings.Builder> runs) throws Exception {
+        return sideBySide(runs, Runs::only);
+    }
+
+    /** How one of the runs side by side is run, and which of its experiments' evidence it gives. */
+    private interface RunOf {
+        ExperimentEvidence evidence(LabSettings.Builder b) throws Exception;
+    }
+
+    private static Map<String, ExperimentEvidence> sideBySide(Map<String, LabSettings.Builder> runs, RunOf runOf) throws Exception {
         Map<String, CompletableFuture<ExperimentEvidence>> running = new LinkedHashMap<>();
         runs.forEach((key, b) -> running.put(key, CompletableFuture.supplyAsync(() -> {
             try {
-                return run(b, name);
+                return runOf.evidence(b);
             } catch (Exception e) {
                 throw new CompletionException(e);
             }

@@ -255,7 +255,7 @@ class WireFaultsExperimentTest {
                 + "show the consumer's own timeouts); after the fault it ").contains("sent FindCoordinator again");
         ExperimentEvidence starved = cell(r.evidence(), "fetch:error=NOT_LEADER_OR_FOLLOWER@every");
         wasNotRun(starved).matches("the fault kept firing \\([0-9]+ time\\(s\\) since \\S+, the last at A's Fetch v[0-9]+.*\\): \\S+ "
-                + "stalled during after the fault: [0-9]+ effect\\(s\\) missing .*with no progress for 41 s, longer than its poll interval and session "
+                + "stalled during drain after the fault: [0-9]+ effect\\(s\\) missing .*with no progress for 41 s, longer than its poll interval and session "
                 + "timeout .*; under a fault that never stops, that is the cell's doing, not the consumer's");
     }
 
