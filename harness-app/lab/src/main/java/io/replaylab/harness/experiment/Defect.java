@@ -56,8 +56,8 @@ public record Defect(String name, String description, String caughtBy, String sh
 
     /** Records of aborted transactions are read and applied: the client reads uncommitted (the Java client's default). */
     public static final Defect READS_ABORTED = new Defect("READS_ABORTED", "applies records of aborted transactions (isolation.level=read_uncommitted)",
-            "replay", "an effect of a record whose transaction its producer aborted (a source with aborted transactions: thorough, or "
-                    + "--aborted-transactions)",
+            "replay", "an effect of a record whose transaction its producer aborted (on a source with aborted transactions, as thorough "
+                    + "writes it)",
             "read with isolation.level=read_committed (librdkafka's default; the Java client's is read_uncommitted), with a client that has it",
             Signature.failed(FailKind.CHECK_FAILED, io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT), null);
 
