@@ -56,7 +56,7 @@ class ReportCommandTest {
 
             assertThat(out.toString()).as(check).contains(check.startsWith("offsets")
                     ? "not judged replay skips a replay (jumps to the log end after a reset): PASS, without a check that rules this defect out "
-                            + "(records delivered again): "
+                            + "(records delivered again, made only where the wire witness or the consumer's processing log shows what it read): "
                     : "not found  replay skips a replay (jumps to the log end after a reset)\n");
         }
     }

@@ -35,7 +35,8 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final Defect SKIPS_THE_REPLAY = new Defect("SKIPS_THE_REPLAY", "skips a replay (jumps to the log end after a reset)", "replay",
             "no fetch below the log end on the wire, though the offsets moved back",
             "resume from the committed offset: no seek to the end on assignment (auto.offset.reset applies only to a group with no offset)",
-            Signature.failed(FailKind.FAULT_NOT_OBSERVED, io.replaylab.harness.experiment.Verdicts.REDELIVERED), null);
+            Signature.failed(FailKind.FAULT_NOT_OBSERVED, io.replaylab.harness.experiment.Verdicts.REDELIVERED)
+                    .madeOnly("where the wire witness or the consumer's processing log shows what it read"), null);
     /** The offset is committed before the effect's transaction: a timer's auto-commit, a commit-first loop, a batch committed before it is applied. */
     public static final Defect COMMITS_AHEAD = new Defect("COMMITS_AHEAD",
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
@@ -59,7 +60,8 @@ public record Defect(String name, String description, String caughtBy, String sh
             "replay", "an effect of a record whose transaction its producer aborted (on a source with aborted transactions, as thorough "
                     + "writes it)",
             "read with isolation.level=read_committed (librdkafka's default; the Java client's is read_uncommitted), with a client that has it",
-            Signature.failed(FailKind.CHECK_FAILED, io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT), null);
+            Signature.failed(FailKind.CHECK_FAILED, io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT)
+                    .madeOnly("on a source with aborted transactions, as thorough writes it"), null);
 
     public Defect {
         Objects.requireNonNull(caughtBy, "caughtBy");
@@ -69,16 +71,21 @@ public record Defect(String name, String description, String caughtBy, String sh
     /**
      * How a defect's FAIL reads in its experiment's evidence: with this kind of FAIL, one of these checks failed (for a skipped
      * replay, the redelivery check with the fault not observed). Ruled out by a PASS, or by a FAIL of another check, with these
-     * checks made and holding.
+     * checks made and holding. {@code madeOnly}: where those checks are made, when not in every run of the experiment (or null).
      */
-    public record Signature(FailKind kind, List<String> checks) {
+    public record Signature(FailKind kind, List<String> checks, String madeOnly) {
         public Signature {
             Objects.requireNonNull(kind, "kind");
             checks = List.copyOf(checks);
         }
 
         public static Signature failed(FailKind kind, String... checks) {
-            return new Signature(kind, List.of(checks));
+            return new Signature(kind, List.of(checks), null);
+        }
+
+        /** The same, its checks made only {@code where}: what a run lacked when it could not judge the class. */
+        public Signature madeOnly(String where) {
+            return new Signature(kind, checks, where);
         }
 
         /** Whether {@code x}'s FAIL is this defect. */
@@ -140,7 +147,8 @@ public record Defect(String name, String description, String caughtBy, String sh
         return in(run).map(x -> {
             String outcome = x.outcome().status() + ": " + x.outcome().reason();
             if (x.outcome().status() == Status.PASS && !signature.ruledOutBy(x)) {
-                return "PASS, without a check that rules this defect out (" + String.join(", ", signature.checks()) + "): " + x.outcome().reason();
+                return "PASS, without a check that rules this defect out (" + String.join(", ", signature.checks())
+                        + (signature.madeOnly() == null ? "" : ", made only " + signature.madeOnly()) + "): " + x.outcome().reason();
             }
             if (x.outcome().status() != Status.FAIL) {
                 return outcome;

@@ -102,27 +102,31 @@ class DefectTest {
      */
     @Test
     void aPassWithoutTheCheckThatShowsADefectLeavesItNotJudged(@TempDir Path dir) {
-        Outcome passed;
-        try (RunRecorder r = RunRecorder.start(dir.resolve("run"), "run-defects")) {
-            ExperimentRecorder e = r.experiment("replay");
-            e.check(NO_SECOND_EFFECT);
-            passed = e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset",
-                    e.record(Source.here("harness"), new Payload.Note("40 offsets committed again"))), e.checks()));
-        }
+        Outcome passed = passedReplay(dir);
         ExperimentEvidence offsetsOnly = ended("replay", passed, Check.pass(Verdicts.RECOMMITTED, "R5", "40 redelivered", "40 offsets committed again"),
                 NO_SECOND_EFFECT, NO_MISSING);
         ExperimentEvidence read = ended("replay", passed, REDELIVERED, NO_SECOND_EFFECT, NO_MISSING);
 
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(offsetsOnly)).isEqualTo(Defect.Verdict.NOT_JUDGED);
         assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(offsetsOnly))).hasValue("PASS, without a check that rules this defect out (records delivered "
-                + "again): " + passed.reason());
+                + "again, made only where the wire witness or the consumer's processing log shows what it read): " + passed.reason());
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(read)).isEqualTo(Defect.Verdict.NOT_FOUND);
         assertThat(Defect.SKIPS_THE_REPLAY.decidedBy(run(read))).hasValue("PASS: " + passed.reason());
     }
 
+    /** A replay's PASS, its fault confirmed, with one check made ("no second effect"). */
+    private static Outcome passedReplay(Path dir) {
+        try (RunRecorder r = RunRecorder.start(dir.resolve("run"), "run-defects")) {
+            ExperimentRecorder e = r.experiment("replay");
+            e.check(NO_SECOND_EFFECT);
+            return e.finish(Outcome.judge(e.confirmFault("every record delivered again after the reset",
+                    e.record(Source.here("harness"), new Payload.Note("40 offsets committed again"))), e.checks()));
+        }
+    }
+
     /** Aborted records applied are their own class, judged by replay's aborted check, which only a source with aborted transactions makes. */
     @Test
-    void aReplayThatAppliedAbortedRecordsIsCaughtAndOneWhoseSourceHadNoneLeavesTheClassNotJudged() {
+    void aReplayThatAppliedAbortedRecordsIsCaughtAndOneWhoseSourceHadNoneLeavesTheClassNotJudged(@TempDir Path dir) {
         Check applied = Check.fail(io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT, "R12", "no effect of the 9 record(s) of aborted transactions",
                 "9 applied");
         Check none = Check.pass(io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT, "R12", "no effect of the 9 record(s) of aborted transactions",
@@ -135,7 +139,9 @@ class DefectTest {
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(readAborted)).as("it read the replay").isEqualTo(Defect.Verdict.NOT_FOUND);
         assertThat(Defect.READS_ABORTED.verdict(ended("replay", passed, REDELIVERED, SECOND_EFFECT, none))).as("another check failed, this one held")
                 .isEqualTo(Defect.Verdict.NOT_FOUND);
-        assertThat(Defect.READS_ABORTED.verdict(ended("replay", passed, REDELIVERED, SECOND_EFFECT))).as("no aborted record in its source")
-                .isEqualTo(Defect.Verdict.NOT_JUDGED);
+        ExperimentEvidence noneInTheSource = ended("replay", passedReplay(dir), REDELIVERED, NO_SECOND_EFFECT);
+        assertThat(Defect.READS_ABORTED.verdict(noneInTheSource)).as("no aborted record in its source").isEqualTo(Defect.Verdict.NOT_JUDGED);
+        assertThat(Defect.READS_ABORTED.decidedBy(run(noneInTheSource))).hasValueSatisfying(t -> assertThat(t).startsWith("PASS, without a check "
+                + "that rules this defect out (no effect of an aborted record, made only on a source with aborted transactions, as thorough writes it): "));
     }
 }
