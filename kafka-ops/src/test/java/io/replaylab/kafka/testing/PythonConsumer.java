@@ -31,18 +31,18 @@ public final class PythonConsumer {
 
     /** A Python that imports confluent_kafka; skips (or fails under CI) when there is none. */
     public static String python() {
+        return pythonWith("confluent_kafka", "confluent_kafka (librdkafka)", INSTALL);
+    }
+
+    /** A Python that imports {@code module}; skips (or fails under CI) when there is none, saying {@code install}. */
+    private static String pythonWith(String module, String what, String install) {
         for (String p : CANDIDATES) {
-            if (imports(p)) {
+            if (runs(p, "import " + module)) {
                 return p;
             }
         }
-        String why = "no Python with confluent_kafka (librdkafka) found among " + CANDIDATES + "; " + INSTALL;
-        Prerequisite.missing(why);
+        Prerequisite.missing("no Python with " + what + " found among " + CANDIDATES + "; " + install);
         return null;
-    }
-
-    private static boolean imports(String python) {
-        return runs(python, "import confluent_kafka");
     }
 
     private static boolean runs(String python, String code) {
@@ -132,10 +132,7 @@ public final class PythonConsumer {
      * client of its own, not librdkafka) with that client's defaults; skips (or fails under CI) without it.
      */
     public static String kafkaPythonTemplate(Path dir) {
-        String python = CANDIDATES.stream().filter(p -> runs(p, "import kafka")).findFirst().orElse(null);
-        if (python == null) {
-            Prerequisite.missing("no Python with kafka-python found among " + CANDIDATES + "; install it with: sudo apt-get install -y python3-kafka");
-        }
+        String python = pythonWith("kafka", "kafka-python", "install it with: sudo apt-get install -y python3-kafka");
         return "'" + python + "' '" + copy(dir, "kafka_python_consumer.py") + "' --bootstrap {bootstrap} --topic {topic} --group {group} --db {db}"
                 + " --namespace {namespace} --instance {instance}";
     }

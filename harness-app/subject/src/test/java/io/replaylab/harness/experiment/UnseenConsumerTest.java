@@ -203,7 +203,7 @@ class UnseenConsumerTest {
                 .isEqualTo(Status.PASS));
         for (String drained : List.of("replay", "duplicate-publish")) {
             assertThat(experiment(r.evidence(), drained).events()).extracting(e -> e.payload().summary()).as(drained)
-                    .anyMatch(t -> t.matches(".*: every record delivered to it from where the (replay|re-sent) began \\(the broker's Fetch answers "
+                    .anyMatch(t -> t.matches(".*: every record delivered to it from where the (replay|re-send) began \\(the broker's Fetch answers "
                             + "on the wire\\), its committed offsets then still at \\{0=\\d+ of \\d+.*: done short of the end"));
         }
         assertThat(experiment(r.evidence(), "rebalance").environment().get("barrier")).isEqualTo("debugger (the subject is a JVM)");
