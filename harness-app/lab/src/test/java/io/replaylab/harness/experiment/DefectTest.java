@@ -133,11 +133,11 @@ class DefectTest {
                 "none applied");
         ExperimentEvidence readAborted = ended("replay", Outcome.checkFailed("check failed: no effect of an aborted record (R12)"), REDELIVERED,
                 NO_SECOND_EFFECT, applied);
-        Outcome passed = Outcome.checkFailed("check failed: no second effect (R12)");
+        Outcome doubled = Outcome.checkFailed("check failed: no second effect (R12)");
 
         assertThat(Defect.READS_ABORTED.verdict(readAborted)).isEqualTo(Defect.Verdict.CAUGHT);
         assertThat(Defect.SKIPS_THE_REPLAY.verdict(readAborted)).as("it read the replay").isEqualTo(Defect.Verdict.NOT_FOUND);
-        assertThat(Defect.READS_ABORTED.verdict(ended("replay", passed, REDELIVERED, SECOND_EFFECT, none))).as("another check failed, this one held")
+        assertThat(Defect.READS_ABORTED.verdict(ended("replay", doubled, REDELIVERED, SECOND_EFFECT, none))).as("another check failed, this one held")
                 .isEqualTo(Defect.Verdict.NOT_FOUND);
         ExperimentEvidence noneInTheSource = ended("replay", passedReplay(dir), REDELIVERED, NO_SECOND_EFFECT);
         assertThat(Defect.READS_ABORTED.verdict(noneInTheSource)).as("no aborted record in its source").isEqualTo(Defect.Verdict.NOT_JUDGED);

@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.util.List;
 
 import io.replaylab.barrier.BarrierEvent;
-import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.Status;

@@ -25,7 +25,6 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 import io.replaylab.evidence.Check;
-import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.FailKind;
 import io.replaylab.evidence.Payload;

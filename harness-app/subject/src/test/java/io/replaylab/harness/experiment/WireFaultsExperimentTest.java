@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
-import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentEvidence;
 import io.replaylab.evidence.Payload;
 import io.replaylab.evidence.RunEvidence;
