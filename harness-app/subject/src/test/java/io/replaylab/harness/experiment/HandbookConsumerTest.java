@@ -88,8 +88,8 @@ class HandbookConsumerTest {
                 "wire-faults", "commit-ahead", "duplicate-publish").as("db-faults: only on a PostgreSQL target").doesNotContain("db-faults");
         // no false alarm: every experiment PASSes, but one cell may honestly be NOT_RUN: at after-offset-commit:hold, should
         // librdkafka's own session check make A's process join again as a new member before the coordinator drops the held one, the
-        // range assignor gives the watched partition back to A and no handoff can happen: the cell says so, never FAIL (not seen
-        // since the wire's hold stalls A's connection both ways, so that no heartbeat of A reaches the coordinator behind it)
+        // range assignor gives the watched partition back to A and no handoff can happen: the cell says so, and so does the matrix,
+        // never FAIL (rarer since the wire's hold stalls A's connection both ways; seen once in CI since, session 45)
         assertThat(r.evidence().experiments()).allSatisfy(x -> assertThat(x.outcome().status() == Status.PASS || isTheHandoffTheAssignorKeptFromB(x))
                 .as(x.name() + ": " + x.outcome().reason()).isTrue());
         for (Defect d : Defect.all()) {
@@ -137,10 +137,12 @@ class HandbookConsumerTest {
     }
 
 
+    /** The matrix's or the cell's own NOT_RUN when A kept the watched partition at after-offset-commit:hold (above). */
     private static boolean isTheHandoffTheAssignorKeptFromB(ExperimentEvidence x) {
-        return x.name().equals("schedules") && x.outcome().status() == Status.NOT_RUN && x.outcome().reason().matches("cell after-offset-commit:hold "
-                + "NOT_RUN \\(A kept taking part in the group while held at after-offset-commit: .*\\); 10 cell\\(s\\): 9 PASS, 1 NOT_RUN "
-                + "\\(after-offset-commit:hold\\)");
+        String keptIt = "A kept taking part in the group while held at after-offset-commit: ";
+        return x.outcome().status() == Status.NOT_RUN && (x.name().equals("schedules.after-offset-commit.hold") && x.outcome().reason().startsWith(keptIt)
+                || x.name().equals("schedules") && x.outcome().reason().matches("cell after-offset-commit:hold NOT_RUN \\(" + keptIt + ".*\\); "
+                        + "10 cell\\(s\\): 9 PASS, 1 NOT_RUN \\(after-offset-commit:hold\\)"));
     }
 
     /** Their producer's records copied with aborted transactions between them: the twin that reads uncommitted applies the aborted copies. */
