@@ -50,6 +50,16 @@ def hang():
         time.sleep(3600)
 
 
+def inbox_db(path, prefix):
+    """The consumer's SQLite target in WAL mode, with its tables <prefix>_inbox (ns, message_id) and <prefix>_ledger
+    (ns, message_id, amount)."""
+    db = sqlite3.connect(path, timeout=10, isolation_level=None)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute(f"CREATE TABLE IF NOT EXISTS {prefix}_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
+    db.execute(f"CREATE TABLE IF NOT EXISTS {prefix}_ledger (ns TEXT, message_id TEXT, amount INTEGER)")
+    return db
+
+
 def retried_while_busy(db, transaction, tries=30):
     """transaction()'s result, run again while another instance holds SQLite's write lock (a failed try rolled back)."""
     for _ in range(tries):

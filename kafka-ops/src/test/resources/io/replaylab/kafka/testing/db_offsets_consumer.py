@@ -8,11 +8,10 @@ each partition where db_offsets says (or at the beginning). A transaction that m
 Target query: SELECT message_id, amount FROM dbo_ledger WHERE ns = {namespace}
 """
 import json
-import sqlite3
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer
 
-from consumer_kit import SHORT_TIMEOUTS, arguments, polled, retried_while_busy, until_sigterm
+from consumer_kit import SHORT_TIMEOUTS, arguments, inbox_db, polled, retried_while_busy, until_sigterm
 
 
 def main():
@@ -20,10 +19,7 @@ def main():
 
     stop = until_sigterm()
 
-    db = sqlite3.connect(args.db, timeout=10, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("CREATE TABLE IF NOT EXISTS dbo_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
-    db.execute("CREATE TABLE IF NOT EXISTS dbo_ledger (ns TEXT, message_id TEXT, amount INTEGER)")
+    db = inbox_db(args.db, "dbo")
     db.execute("CREATE TABLE IF NOT EXISTS db_offsets (grp TEXT, topic TEXT, part INTEGER, next INTEGER, PRIMARY KEY (grp, topic, part))")
 
     consumer = Consumer({

@@ -10,23 +10,19 @@ uncommitted, so records of aborted transactions are applied too (the defect the 
 Target query: SELECT message_id, amount FROM kp_ledger WHERE ns = {namespace}
 """
 import json
-import sqlite3
 
 from kafka import KafkaConsumer
 from kafka.errors import KafkaError
 from kafka.structs import OffsetAndMetadata
 
-from consumer_kit import arguments, retried_while_busy, until_sigterm
+from consumer_kit import arguments, inbox_db, retried_while_busy, until_sigterm
 
 
 def main():
     args = arguments("bootstrap", "topic", "group", "db", "namespace", "instance").parse_args()
     stop = until_sigterm()
 
-    db = sqlite3.connect(args.db, timeout=10, isolation_level=None)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute("CREATE TABLE IF NOT EXISTS kp_inbox (ns TEXT, message_id TEXT, PRIMARY KEY (ns, message_id))")
-    db.execute("CREATE TABLE IF NOT EXISTS kp_ledger (ns TEXT, message_id TEXT, amount INTEGER)")
+    db = inbox_db(args.db, "kp")
 
     consumer = KafkaConsumer(bootstrap_servers=args.bootstrap, group_id=args.group, client_id=args.instance,
                              enable_auto_commit=False, auto_offset_reset="earliest")
