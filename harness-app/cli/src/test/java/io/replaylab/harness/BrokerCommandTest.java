@@ -49,17 +49,15 @@ class BrokerCommandTest {
 
     @Test
     void versionNamesReplayLabKafkaClientsAndTheBroker() {
-        java.io.StringWriter out = new java.io.StringWriter();
-        int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(new java.io.StringWriter()), "--version");
-        assertThat(rc).isZero();
-        assertThat(out.toString()).contains("replay-lab ").contains("kafka-clients 4.4.0").contains("kafka broker (bundled, kafka_2.13) 4.4.0");
+        Console c = Console.run("--version");
+        assertThat(c.rc()).isZero();
+        assertThat(c.out()).contains("replay-lab ").contains("kafka-clients 4.4.0").contains("kafka broker (bundled, kafka_2.13) 4.4.0");
     }
 
     @Test
     void unknownOptionIsABadArgumentExit2() {
-        java.io.StringWriter err = new java.io.StringWriter();
-        int rc = ReplayLab.run(new java.io.PrintWriter(new java.io.StringWriter()), new java.io.PrintWriter(err), "broker", "--nope");
-        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("--nope");
+        Console c = Console.run("broker", "--nope");
+        assertThat(c.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(c.err()).contains("--nope");
     }
 }

@@ -1,6 +1,5 @@
 package io.replaylab.harness;
 
-import static io.replaylab.harness.OffsetsCommandTest.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -13,7 +12,6 @@ import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.replaylab.evidence.Json;
-import io.replaylab.harness.OffsetsCommandTest.Run;
 import io.replaylab.kafka.ClientProperties;
 import io.replaylab.kafka.LabNamespace;
 import io.replaylab.kafka.broker.LocalKafka;
@@ -47,15 +45,15 @@ class CommandConfigTest {
         String sasl = kafka.saslBootstrapServers().orElseThrow();
         Path config = commandConfig(kafka);
 
-        Run described = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", config.toString());
+        Console described = Console.run("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", config.toString());
         assertThat(described.rc()).as(described.err()).isZero();
         assertThat(described.out()).contains("Consumer group '" + ns.group() + "'");
 
-        Run silent = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT3S");
+        Console silent = Console.run("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT3S");
         assertThat(silent.rc()).as("a plaintext client at a SASL listener: " + silent.err()).isEqualTo(ReplayLab.UNREACHABLE);
         assertThat(silent.err()).contains("SASL or TLS").contains("--command-config/--command-property");
 
-        Run wrong = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT10S",
+        Console wrong = Console.run("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--timeout", "PT10S",
                 "--command-config", config.toString(), "--command-property",
                 "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + LocalKafkaTest.SASL_USER
                         + "\" password=\"not-it\";");
@@ -63,25 +61,25 @@ class CommandConfigTest {
         assertThat(wrong.err()).contains("refused the lab's client").containsIgnoringCase("authentication")
                 .contains("--command-config/--command-property").doesNotContain("not-it");
 
-        Run typo = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-propery",
+        Console typo = Console.run("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-propery",
                 "sasl.jaas.config=x password=\"typed-" + LocalKafkaTest.SASL_PASSWORD + "\";");
         assertThat(typo.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(typo.err()).as("a mistyped flag's value is not echoed").contains("--command-propery").contains("sasl.jaas.config=…")
                 .doesNotContain(LocalKafkaTest.SASL_PASSWORD);
 
-        Run missing = cli("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", dir.resolve("nope").toString());
+        Console missing = Console.run("offsets", "describe", "--bootstrap-server", sasl, "--group", ns.group(), "--command-config", dir.resolve("nope").toString());
         assertThat(missing.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(missing.err()).contains("--command-config/--command-property").contains(dir.resolve("nope").toString());
 
         java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("empty.db")).close();
         String[] oracle = {"oracle", "--bootstrap-server", sasl, "--topic", ns.topic(), "--db", dir.resolve("empty.db").toString(), "--target-query",
             "SELECT 'x' AS message_id, 1 AS amount WHERE 0 = 1", "--source-id", "key", "--source-amount", "json:/amountCents", "--timeout", "PT5S"};
-        Run read = cli(concat(oracle, "--command-property", "security.protocol=SASL_PLAINTEXT", "--command-property", "sasl.mechanism=PLAIN",
+        Console read = Console.run(concat(oracle, "--command-property", "security.protocol=SASL_PLAINTEXT", "--command-property", "sasl.mechanism=PLAIN",
                 "--command-property", kafka.saslClient(LocalKafkaTest.SASL_USER).asMap().entrySet().stream()
                         .filter(e -> e.getKey().equals("sasl.jaas.config")).map(e -> e.getKey() + "=" + e.getValue()).findFirst().orElseThrow()));
         assertThat(read.out() + read.err()).as("the oracle read all 6 records through the SASL listener (none a payment)")
                 .containsPattern("malformed +6").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
-        assertThat(cli(oracle).rc()).as("without the login the read cannot start").isEqualTo(ReplayLab.UNREACHABLE);
+        assertThat(Console.run(oracle).rc()).as("without the login the read cannot start").isEqualTo(ReplayLab.UNREACHABLE);
     }
 
     @Test
@@ -96,7 +94,7 @@ class CommandConfigTest {
                 "--experiment", "rebalance", "--records", "30", "--workdir", dir.resolve("runs").toString(), "--keep", "--json");
         Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve("run.out").toFile()).redirectError(dir.resolve("run.err").toFile()).start();
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
-        Run run = new Run(p.exitValue(), Files.readString(dir.resolve("run.out")), Files.readString(dir.resolve("run.err")));
+        Console run = new Console(p.exitValue(), Files.readString(dir.resolve("run.out")), Files.readString(dir.resolve("run.err")));
         assertThat(run.rc()).as(run.out() + run.err()).isZero();
         JsonNode j = Json.mapper().readTree(run.out());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
@@ -119,11 +117,11 @@ class CommandConfigTest {
         assertThat(Path.of(file.group())).as("deleted with the run's cleanup").doesNotExist();
 
         String runId = runDir.getFileName().toString();
-        Run without = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId);
+        Console without = Console.run("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId);
         assertThat(without.out() + without.err()).as("the journal keeps no login: the cleanup cannot reach the broker without it")
                 .contains("did not answer").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
         assertThat(without.rc()).isEqualTo(ReplayLab.UNREACHABLE);
-        Run with = cli("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId, "--command-config", config.toString());
+        Console with = Console.run("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId, "--command-config", config.toString());
         assertThat(with.rc()).as(with.out() + with.err()).isZero();
         assertThat(topics(kafka)).as("the run's topics went with its cleanup").doesNotContainAnyElementsOf(kept);
     }
@@ -132,7 +130,7 @@ class CommandConfigTest {
     void aLibrdkafkaConsumerLogsInThroughTheProxyWithItsOwnSaslSettingsAndPasses(LocalKafka kafka) throws Exception {
         String python = io.replaylab.kafka.testing.PythonConsumer.python(); // skips, saying how to install it, where there is none
         Path consumer = io.replaylab.kafka.testing.PythonConsumer.copy(dir, "handbook_consumer.py");
-        Run r = cli("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", commandConfig(kafka).toString(),
+        Console r = Console.run("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", commandConfig(kafka).toString(),
                 "--experiment", "replay,rebalance", "--records", "30", "--workdir", dir.resolve("runs").toString(), "--json",
                 "--subject-cmd", "'" + python + "' '" + consumer + "'",
                 "--subject-env", "KAFKA_BOOTSTRAP={bootstrap}", "--subject-env", "KAFKA_TOPIC={topic}", "--subject-env", "KAFKA_GROUP={group}",
@@ -162,7 +160,7 @@ class CommandConfigTest {
         ClientProperties.none().with("security.protocol", "SASL_PLAINTEXT").with("sasl.mechanism", "PLAIN").with("sasl.jaas.config",
                 "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + LocalKafkaTest.SASL_USER + "\" password=\"not-it\";")
                 .writeTo(wrong);
-        Run r = cli("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", wrong.toString(), "--experiment",
+        Console r = Console.run("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", wrong.toString(), "--experiment",
                 "replay", "--workdir", dir.resolve("runs").toString(), "--json");
 
         assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(ReplayLab.NOT_RUN);
@@ -173,21 +171,21 @@ class CommandConfigTest {
 
     @Test
     void tlsWhichTheWireProxyCannotReadAndAKeyThatIsNotHowToConnectAreRefusedNamingTheFlags() {
-        Run tls = cli("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "security.protocol=SASL_SSL", "--workdir", dir.toString());
+        Console tls = Console.run("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "security.protocol=SASL_SSL", "--workdir", dir.toString());
         assertThat(tls.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(tls.err()).contains("--command-config/--command-property").contains("cannot read").contains("--no-witness")
                 .contains("--barrier debugger");
-        Run behaviour = cli("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "group.instance.id=A", "--workdir", dir.toString());
+        Console behaviour = Console.run("run", "--bootstrap-server", "127.0.0.1:9", "--command-property", "group.instance.id=A", "--workdir", dir.toString());
         assertThat(behaviour.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(behaviour.err()).contains("'group.instance.id', which is not how to connect");
     }
 
     @Test
     void clientPropertiesForTheRunsOwnBrokerAreRefusedNamingTheFlag() {
-        Run r = cli("run", "--command-property", "security.protocol=SASL_PLAINTEXT", "--workdir", dir.toString());
+        Console r = Console.run("run", "--command-property", "security.protocol=SASL_PLAINTEXT", "--workdir", dir.toString());
         assertThat(r.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(r.err()).contains("--command-config/--command-property").contains("the broker the run starts itself takes none");
-        Run bad = cli("run", "--command-property", "no-equals-sign", "--bootstrap-server", "127.0.0.1:9", "--workdir", dir.toString());
+        Console bad = Console.run("run", "--command-property", "no-equals-sign", "--bootstrap-server", "127.0.0.1:9", "--workdir", dir.toString());
         assertThat(bad.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(bad.err()).contains("--command-config/--command-property take key=value").doesNotContain("no-equals-sign");
     }

@@ -218,46 +218,40 @@ class InterruptedRunTest {
             try (Stream<Path> s = Files.list(runs)) {
                 runId = s.findFirst().orElseThrow().getFileName().toString();
             }
-            String[] alive = cli("cleanup", "--workdir", runs.toString(), "--run", runId);
-            assertThat(alive[0]).as(alive[2]).isEqualTo("4");
-            assertThat(alive[2]).contains("error: refused: run " + runId + " is still running (pid " + harness.pid() + ")");
+            Console alive = Console.run("cleanup", "--workdir", runs.toString(), "--run", runId);
+            assertThat(alive.rc()).as(alive.err()).isEqualTo(4);
+            assertThat(alive.err()).contains("error: refused: run " + runId + " is still running (pid " + harness.pid() + ")");
 
             assertThat(new ProcessBuilder("kill", "-s", "KILL", "--", "-" + harness.pid()).start().waitFor()).isZero();
 
             assertNothingLeftWithin(Duration.ofSeconds(5 + 3)); // the watchdog's 2 s grace, and slack for a loaded machine
             String prefix = "rl-" + runId.substring(runId.lastIndexOf('-') + 1);
             assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).anyMatch(t -> t.startsWith(prefix + "."));
-            String[] listed = cli("cleanup", "--workdir", runs.toString());
-            assertThat(listed[0]).isEqualTo("0");
-            assertThat(listed[1]).contains(runId + ": died before its protocol was saved",
+            Console listed = Console.run("cleanup", "--workdir", runs.toString());
+            assertThat(listed.rc()).isEqualTo(0);
+            assertThat(listed.out()).contains(runId + ": died before its protocol was saved",
                     "  topics and groups " + prefix + ".* on " + kafka.bootstrapServers(), "--run ID (or --all-dead)");
 
             // the dead members stay in their group until their sessions time out: until then a group is "NOT deleted", and the run stays listed
-            String[] removed = cli("cleanup", "--workdir", runs.toString(), "--all-dead");
+            Console removed = Console.run("cleanup", "--workdir", runs.toString(), "--all-dead");
             long deadline = System.nanoTime() + 60_000_000_000L;
-            while (!removed[0].equals("0") && System.nanoTime() < deadline) {
-                assertThat(removed[1]).as(removed[2]).contains("NOT deleted");
+            while (removed.rc() != 0 && System.nanoTime() < deadline) {
+                assertThat(removed.out()).as(removed.err()).contains("NOT deleted");
                 Thread.sleep(2000);
-                removed = cli("cleanup", "--workdir", runs.toString(), "--all-dead");
+                removed = Console.run("cleanup", "--workdir", runs.toString(), "--all-dead");
             }
-            assertThat(removed[0]).as(removed[1] + removed[2]).isEqualTo("0");
-            assertThat(removed[1]).contains("cleaning up " + runId);
+            assertThat(removed.rc()).as(removed.out() + removed.err()).isEqualTo(0);
+            assertThat(removed.out()).contains("cleaning up " + runId);
             assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).noneMatch(t -> t.startsWith(prefix + ".")).contains(sharedTopic);
             assertThat(admin.listGroups().all().get(10, TimeUnit.SECONDS)).extracting(g -> g.groupId())
                     .noneMatch(g -> g.startsWith(prefix + ".")).contains(sharedGroup);
             assertThat(dir.resolve("runs").resolve(runId).resolve("evidence.json")).exists();
-            assertThat(cli("cleanup", "--workdir", runs.toString())[1]).contains("no run under " + runs + " left anything behind");
+            assertThat(Console.run("cleanup", "--workdir", runs.toString()).out()).contains("no run under " + runs + " left anything behind");
             admin.deleteTopics(List.of(sharedTopic)).all().get(10, TimeUnit.SECONDS);
             admin.deleteConsumerGroups(List.of(sharedGroup)).all().get(10, TimeUnit.SECONDS);
         }
     }
 
-    private static String[] cli(String... args) {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        int rc = ReplayLab.run(new java.io.PrintWriter(out), new java.io.PrintWriter(err), args);
-        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
-    }
 
     /**
      * A frozen broker never reads the pipe whose end would stop it: with the harness SIGKILLed alone

@@ -2,8 +2,6 @@ package io.replaylab.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -28,16 +26,6 @@ class OffsetsCommandTest {
     @TempDir
     Path dir;
 
-    record Run(int rc, String out, String err) {
-    }
-
-    static Run cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new Run(rc, out.toString(), err.toString());
-    }
-
     private static void setUp(LocalKafka kafka, LabNamespace ns) {
         Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
         Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 6);
@@ -53,7 +41,7 @@ class OffsetsCommandTest {
     @Test
     void describePrintsKafkasColumnsAndAStateLine(LocalKafka kafka, LabNamespace ns) {
         setUp(kafka, ns);
-        Run r = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group());
+        Console r = Console.run("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group());
 
         assertThat(r.rc()).isZero();
         assertThat(r.out()).contains("Consumer group '" + ns.group() + "' is Empty (classic) with 0 member(s)");
@@ -69,7 +57,7 @@ class OffsetsCommandTest {
         ShareConsumers.startAtEarliest(kafka.bootstrapServers(), group);
         try (var c = ShareConsumers.open(kafka.bootstrapServers(), group, "share-cli", List.of(ns.topic()))) {
             ShareConsumers.acknowledge(c, 12, java.time.Duration.ofSeconds(30));
-            Run live = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
+            Console live = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
                     "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
             assertThat(live.rc()).as("refused while a member is in: " + live.out()).isNotZero();
             assertThat(live.err()).contains("share group '" + group + "'").contains("share-cli");
@@ -78,12 +66,12 @@ class OffsetsCommandTest {
             ShareConsumers.await(ops, group, s -> s.members().isEmpty(), "no member", java.time.Duration.ofSeconds(30));
         }
 
-        Run d = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group);
+        Console d = Console.run("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group);
         assertThat(d.rc()).as(d.err()).isZero();
         assertThat(d.out()).contains("Share group '" + group + "' is Empty with 0 member(s)")
                 .containsPattern("GROUP +TOPIC +PARTITION +START-OFFSET +LOG-END-OFFSET +LAG").containsPattern(ns.topic() + " +0 +\\d+ +6 +0 ");
 
-        Run reset = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
+        Console reset = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--share-group", group, "--all-topics", "--to-earliest",
                 "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
         assertThat(reset.rc()).as(reset.err()).isZero();
         assertThat(reset.out()).contains("of share group '" + group + "'").contains("Note: a share group's reset moves only its start offsets");
@@ -92,7 +80,7 @@ class OffsetsCommandTest {
             assertThat(ops.describe(group, GroupType.SHARE).partitions()).extracting(PartitionOffsets::lag).containsExactly(6L, 6L);
         }
 
-        Run both = cli("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", "g", "--share-group", group);
+        Console both = Console.run("offsets", "describe", "--bootstrap-server", kafka.bootstrapServers(), "--group", "g", "--share-group", group);
         assertThat(both.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(both.err()).contains("--group").contains("--share-group");
     }
@@ -103,7 +91,7 @@ class OffsetsCommandTest {
         String[] base = {"offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
                 "--shift-by", "-3", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix()};
 
-        Run dry = cli(base);
+        Console dry = Console.run(base);
         assertThat(dry.rc()).isZero();
         assertThat(dry.out()).containsPattern("GROUP +TOPIC +PARTITION +NEW-OFFSET +PREVIOUS-OFFSET").contains("DRY RUN");
         assertThat(dry.out()).containsPattern(ns.topic() + " +0 +1 +4").containsPattern(ns.topic() + " +1 +3 +6");
@@ -111,14 +99,14 @@ class OffsetsCommandTest {
 
         List<String> exec = new ArrayList<>(List.of(base));
         exec.add("--execute");
-        Run done = cli(exec.toArray(String[]::new));
+        Console done = Console.run(exec.toArray(String[]::new));
         assertThat(done.rc()).as(done.err()).isZero();
         assertThat(done.out()).contains("Plan and previous offsets saved to " + dir);
         assertThat(committed(kafka, ns)).containsExactly(1L, 3L);
         try (var plans = Files.list(dir)) {
             Path plan = plans.filter(p -> p.toString().endsWith(".plan.json")).findFirst().orElseThrow();
 
-            Run restore = cli("offsets", "restore", "--bootstrap-server", kafka.bootstrapServers(), "--plan", plan.toString(),
+            Console restore = Console.run("offsets", "restore", "--bootstrap-server", kafka.bootstrapServers(), "--plan", plan.toString(),
                     "--execute", "--plan-dir", dir.toString(), "--allow-prefix", ns.prefix());
             assertThat(restore.rc()).as(restore.err()).isZero();
         }
@@ -128,7 +116,7 @@ class OffsetsCommandTest {
     @Test
     void refusedResetExitsWith4AndListsEveryFailedGuard(LocalKafka kafka, LabNamespace ns) {
         setUp(kafka, ns);
-        Run r = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+        Console r = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
                 "--to-earliest", "--execute", "--plan-dir", dir.toString(), "--allow-prefix", "shared-");
 
         assertThat(r.rc()).isEqualTo(ReplayLab.REFUSED);
@@ -139,9 +127,9 @@ class OffsetsCommandTest {
     @Test
     void theLibrarysWordsBecomeTheFlagsThatSetThem(LocalKafka kafka, LabNamespace ns) {
         setUp(kafka, ns);
-        Run noPrefix = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+        Console noPrefix = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
                 "--to-earliest", "--execute", "--plan-dir", dir.toString());
-        Run badOffset = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
+        Console badOffset = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--all-topics",
                 "--to-offset", "-3");
 
         assertThat(noPrefix.rc()).isEqualTo(ReplayLab.REFUSED);
@@ -155,41 +143,41 @@ class OffsetsCommandTest {
     void exportAndFromFileUseKafkasCsvAndAMalformedFileExits2NamingItsLine(LocalKafka kafka, LabNamespace ns) throws Exception {
         setUp(kafka, ns);
         Path csv = dir.resolve("plan.csv");
-        Run export = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--topic",
+        Console export = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--topic",
                 ns.topic() + ":1", "--to-offset", "2", "--export", csv.toString());
         assertThat(export.rc()).isZero();
         assertThat(Files.readString(csv)).isEqualTo(ns.topic() + ",1,2\n");
 
-        Run fromFile = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(),
+        Console fromFile = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(),
                 "--from-file", csv.toString());
         assertThat(fromFile.rc()).isZero();
         assertThat(fromFile.out()).containsPattern(ns.topic() + " +1 +2 +6");
 
         Files.writeString(csv, ns.topic() + ",1,2\nnonsense\n");
-        Run bad = cli("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--from-file", csv.toString());
+        Console bad = Console.run("offsets", "reset", "--bootstrap-server", kafka.bootstrapServers(), "--group", ns.group(), "--from-file", csv.toString());
         assertThat(bad.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(bad.err()).contains("line 2");
     }
 
     @Test
     void badArgumentsExit2() {
-        Run none = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics");
+        Console none = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics");
         assertThat(none.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(none.err()).contains("Missing required argument").contains("--to-earliest").contains("--by-duration");
-        Run two = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest", "--to-latest");
+        Console two = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest", "--to-latest");
         assertThat(two.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(two.err()).contains("--to-earliest").contains("--to-latest").contains("mutually exclusive");
-        Run scopes = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--topic", "t", "--to-earliest");
+        Console scopes = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--topic", "t", "--to-earliest");
         assertThat(scopes.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(scopes.err()).contains("mutually exclusive");
-        Run noScope = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--to-earliest");
+        Console noScope = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--to-earliest");
         assertThat(noScope.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(noScope.err()).contains("give --topic T[:p,p] (repeatable) or --all-topics");
-        Run duration = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--by-duration", "90");
+        Console duration = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--by-duration", "90");
         assertThat(duration.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(duration.err()).contains("--by-duration").contains("'90' has no unit");
-        assertThat(cli("offsets", "describe", "--group", "g").rc()).isEqualTo(ReplayLab.BAD_INPUT);
-        Run both = cli("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest",
+        assertThat(Console.run("offsets", "describe", "--group", "g").rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        Console both = Console.run("offsets", "reset", "--bootstrap-server", "127.0.0.1:1", "--group", "g", "--all-topics", "--to-earliest",
                 "--dry-run", "--execute");
         assertThat(both.rc()).isEqualTo(ReplayLab.BAD_INPUT);
         assertThat(both.err()).contains("--dry-run").contains("--execute").contains("mutually exclusive");
@@ -201,7 +189,7 @@ class OffsetsCommandTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        Run r = cli("offsets", "describe", "--bootstrap-server", "127.0.0.1:" + port, "--group", "g", "--timeout", "PT2S");
+        Console r = Console.run("offsets", "describe", "--bootstrap-server", "127.0.0.1:" + port, "--group", "g", "--timeout", "PT2S");
         assertThat(r.rc()).isEqualTo(ReplayLab.UNREACHABLE);
         assertThat(r.err()).contains("did not answer");
     }

@@ -2,8 +2,6 @@ package io.replaylab.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,9 +60,8 @@ class OldEvidenceReportTest {
     }
 
     private static String report(String name, String format) {
-        StringWriter out = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "report", OLD.resolve(name + ".json").toString(),
-                "--format", format)).isZero();
-        return out.toString();
+        Console c = Console.run("report", OLD.resolve(name + ".json").toString(), "--format", format);
+        assertThat(c.rc()).as(c.err()).isZero();
+        return c.out();
     }
 }

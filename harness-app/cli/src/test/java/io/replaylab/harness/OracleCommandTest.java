@@ -2,8 +2,6 @@ package io.replaylab.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -27,12 +25,6 @@ class OracleCommandTest {
     @TempDir
     Path dir;
 
-    private static String[] run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
-    }
 
     @Test
     void theOracleJudgesAUsersOwnShapeAndTablesWithTheMappingAndNeedsNoNamespaceForAQueryWithoutOne(LocalKafka kafka, LabNamespace ns)
@@ -65,27 +57,27 @@ class OracleCommandTest {
         String[] args = {"oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(), "--target-query", query,
             "--source-id", "key", "--source-amount", "json:/amountCents"};
 
-        String[] ok = run(args);
-        assertThat(ok[0]).as(ok[1] + ok[2]).isEqualTo("0");
-        assertThat(ok[1]).startsWith("Oracle PASS").contains("20 records");
+        Console ok = Console.run(args);
+        assertThat(ok.rc()).as(ok.out() + ok.err()).isEqualTo(0);
+        assertThat(ok.out()).startsWith("Oracle PASS").contains("20 records");
 
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {
             c.createStatement().execute("UPDATE payment_ledger SET amount_cents = amount_cents + 1 WHERE rowid = 1");
         }
-        String[] tampered = run(args);
-        assertThat(tampered[0]).isEqualTo("1");
-        assertThat(tampered[1]).startsWith("Oracle FAIL").contains("mismatched");
+        Console tampered = Console.run(args);
+        assertThat(tampered.rc()).isEqualTo(1);
+        assertThat(tampered.out()).startsWith("Oracle FAIL").contains("mismatched");
 
-        String[] unused = run(java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--namespace", "n1"))
+        Console unused = Console.run(java.util.stream.Stream.concat(java.util.Arrays.stream(args), java.util.stream.Stream.of("--namespace", "n1"))
                 .toArray(String[]::new));
-        assertThat(unused[2]).contains("warning: --namespace n1 is not used: the target query has no {namespace}");
-        String[] reference = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString());
-        assertThat(reference[0]).as("the reference query needs a namespace").isEqualTo("2");
-        assertThat(reference[2]).contains("uses {namespace} but no --namespace was given");
-        String[] badField = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
+        assertThat(unused.err()).contains("warning: --namespace n1 is not used: the target query has no {namespace}");
+        Console reference = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString());
+        assertThat(reference.rc()).as("the reference query needs a namespace").isEqualTo(2);
+        assertThat(reference.err()).contains("uses {namespace} but no --namespace was given");
+        Console badField = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
                 "--target-query", query, "--source-id", "json:paymentId");
-        assertThat(badField[0]).isEqualTo("2");
-        assertThat(badField[2]).contains("--source-id 'json:paymentId': a JSON pointer starts with '/'");
+        assertThat(badField.rc()).isEqualTo(2);
+        assertThat(badField.err()).contains("--source-id 'json:paymentId': a JSON pointer starts with '/'");
     }
 
     @Test
@@ -100,11 +92,11 @@ class OracleCommandTest {
             c.createStatement().execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount INTEGER)");
             c.createStatement().execute("INSERT INTO ledger VALUES ('n', 'a', 5), ('n', 'a', 5)");
         }
-        String[] r = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
+        Console r = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
                 "--namespace", "n", "--json");
 
-        assertThat(r[0]).isEqualTo("1");
-        JsonNode j = Json.mapper().readTree(r[1]);
+        assertThat(r.rc()).isEqualTo(1);
+        JsonNode j = Json.mapper().readTree(r.out());
         assertThat(j.get("status").asText()).isEqualTo("FAIL");
         assertThat(j.get("missing").get("count").asLong()).isEqualTo(1);
         assertThat(j.get("duplicated").get("examples").get(0).asText()).isEqualTo("a x2");
@@ -116,20 +108,20 @@ class OracleCommandTest {
             c.createStatement().execute("DELETE FROM ledger");
             c.createStatement().execute("INSERT INTO ledger VALUES ('n', 'a', 5), ('n', 'b', 6)");
         }
-        String[] ok = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(), "--namespace", "n");
-        assertThat(ok[0]).isEqualTo("0");
-        assertThat(ok[1]).startsWith("Oracle PASS");
+        Console ok = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(), "--namespace", "n");
+        assertThat(ok.rc()).isEqualTo(0);
+        assertThat(ok.out()).startsWith("Oracle PASS");
 
-        String[] bad = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", dir.resolve("nope.db").toString(), "--namespace", "n");
-        assertThat(bad[0]).isEqualTo("2");
-        assertThat(bad[2]).contains("does not exist");
-        String[] both = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
+        Console bad = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", dir.resolve("nope.db").toString(), "--namespace", "n");
+        assertThat(bad.rc()).isEqualTo(2);
+        assertThat(bad.err()).contains("does not exist");
+        Console both = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--db", db.toString(),
                 "--jdbc-url", "jdbc:sqlite:" + db, "--namespace", "n");
-        assertThat(both[0]).isEqualTo("2");
-        assertThat(both[2]).contains("mutually exclusive");
-        String[] neither = run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--namespace", "n");
-        assertThat(neither[0]).isEqualTo("2");
-        assertThat(neither[2]).contains("Missing required argument");
+        assertThat(both.rc()).isEqualTo(2);
+        assertThat(both.err()).contains("mutually exclusive");
+        Console neither = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--namespace", "n");
+        assertThat(neither.rc()).isEqualTo(2);
+        assertThat(neither.err()).contains("Missing required argument");
     }
 
     @Test
@@ -141,11 +133,11 @@ class OracleCommandTest {
         Path db = dir.resolve("empty.db");
         Files.createFile(db);
 
-        String[] r = run("oracle", "--bootstrap-server", "127.0.0.1:" + port, "--topic", "t", "--db", db.toString(), "--namespace", "n",
+        Console r = Console.run("oracle", "--bootstrap-server", "127.0.0.1:" + port, "--topic", "t", "--db", db.toString(), "--namespace", "n",
                 "--timeout", "PT2S");
 
-        assertThat(r[0]).as(r[2]).isEqualTo("5");
-        assertThat(r[2]).contains("the broker at 127.0.0.1:" + port + " did not answer within 2 s");
-        assertThat(r[1]).doesNotContain("Oracle FAIL");
+        assertThat(r.rc()).as(r.err()).isEqualTo(5);
+        assertThat(r.err()).contains("the broker at 127.0.0.1:" + port + " did not answer within 2 s");
+        assertThat(r.out()).doesNotContain("Oracle FAIL");
     }
 }

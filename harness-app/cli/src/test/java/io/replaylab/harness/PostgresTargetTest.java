@@ -2,8 +2,6 @@ package io.replaylab.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,12 +40,6 @@ class PostgresTargetTest {
     @TempDir
     Path dir;
 
-    private static String[] cli(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), args);
-        return new String[] {Integer.toString(rc), out.toString(), err.toString()};
-    }
 
     @Test
     void replayRebalanceAndRebuildPassProjectingIntoPostgresAndOnlyTheRunsSchemaIsDropped(LocalKafka kafka) throws Exception {
@@ -57,11 +49,11 @@ class PostgresTargetTest {
             s.execute("CREATE TABLE public.ledger (namespace TEXT, message_id TEXT, amount BIGINT)");
             s.execute("INSERT INTO public.ledger VALUES ('someone-else', 'x', 1)");
         }
-        String[] r = cli("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.toString(), "--records", "60",
+        Console r = Console.run("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.toString(), "--records", "60",
                 "--target-jdbc-url", url + "?user=" + LocalPostgres.USER, "--target-password", LocalPostgres.PASSWORD, "--json");
 
-        JsonNode j = Json.mapper().readTree(r[1]);
-        assertThat(r[0]).as(r[1] + r[2]).isEqualTo("0");
+        JsonNode j = Json.mapper().readTree(r.out());
+        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(0);
         Path runDir = Path.of(j.get("evidence").asText()).getParent();
         RunEvidence ev = Evidence.read(runDir.resolve("evidence.json"));
         assertThat(ev.experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
@@ -90,11 +82,11 @@ class PostgresTargetTest {
     void aWrongPasswordIsNotRunWithTheServersReasonExitThreeAndThePasswordNowhere(LocalKafka kafka) throws Exception {
         String url = pg.createDatabase();
         String wrong = "wrong-pw-0815";
-        String[] r = cli("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.toString(), "--records", "10",
+        Console r = Console.run("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.toString(), "--records", "10",
                 "--experiment", "replay", "--target-jdbc-url", url + "?user=" + LocalPostgres.USER + "&password=" + wrong);
 
-        assertThat(r[0]).as(r[1] + r[2]).isEqualTo("3");
-        assertThat(r[1]).contains("NOT_RUN").contains("prerequisite missing: cannot use the target database (" + url + " as lab)")
+        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(3);
+        assertThat(r.out()).contains("NOT_RUN").contains("prerequisite missing: cannot use the target database (" + url + " as lab)")
                 .contains("password authentication failed for user \"lab\"");
         Path runDir;
         try (Stream<Path> runs = Files.list(dir)) {
@@ -107,10 +99,10 @@ class PostgresTargetTest {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
             closed = s.getLocalPort(); // nothing listens there once it is closed
         }
-        String[] down = cli("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("down").toString(), "--records", "10",
+        Console down = Console.run("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("down").toString(), "--records", "10",
                 "--experiment", "replay", "--target-jdbc-url", "jdbc:postgresql://127.0.0.1:" + closed + "/lab?user=lab", "--target-password", wrong);
-        assertThat(down[0]).as(down[1] + down[2]).isEqualTo("3");
-        assertThat(down[1]).contains("NOT_RUN").contains("cannot use the target database (jdbc:postgresql://127.0.0.1:" + closed + "/lab as lab)")
+        assertThat(down.rc()).as(down.out() + down.err()).isEqualTo(3);
+        assertThat(down.out()).contains("NOT_RUN").contains("cannot use the target database (jdbc:postgresql://127.0.0.1:" + closed + "/lab as lab)")
                 .contains("Connection to 127.0.0.1:" + closed + " refused").doesNotContain(wrong);
     }
 
@@ -125,15 +117,15 @@ class PostgresTargetTest {
             s.execute("CREATE TABLE ledger (namespace TEXT, message_id TEXT, amount BIGINT)");
             s.execute("INSERT INTO ledger VALUES ('n', 'a', 5)");
         }
-        String[] ok = cli("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url", url,
+        Console ok = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url", url,
                 "--target-user", LocalPostgres.USER, "--target-password", LocalPostgres.PASSWORD, "--namespace", "n");
-        assertThat(ok[0]).as(ok[1] + ok[2]).isEqualTo("0");
-        assertThat(ok[1]).contains("Oracle PASS");
+        assertThat(ok.rc()).as(ok.out() + ok.err()).isEqualTo(0);
+        assertThat(ok.out()).contains("Oracle PASS");
 
-        String[] refused = cli("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url",
+        Console refused = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url",
                 url + "?user=lab&password=wrong-pw-4242", "--namespace", "n");
-        assertThat(refused[0]).as(refused[1] + refused[2]).isEqualTo("5");
-        assertThat(refused[2]).contains("cannot connect to the target (" + url + " as lab)").contains("password authentication failed")
+        assertThat(refused.rc()).as(refused.out() + refused.err()).isEqualTo(5);
+        assertThat(refused.err()).contains("cannot connect to the target (" + url + " as lab)").contains("password authentication failed")
                 .doesNotContain("wrong-pw-4242");
     }
 
@@ -142,8 +134,8 @@ class PostgresTargetTest {
     }
 
     /** Not in the console, and not in any file the run wrote (evidence, journal, reports, logs, snapshots). */
-    private static void assertNowhere(String secret, Path runDir, String[] console) throws Exception {
-        assertThat(console[1] + console[2]).doesNotContain(secret);
+    private static void assertNowhere(String secret, Path runDir, Console console) throws Exception {
+        assertThat(console.out() + console.err()).doesNotContain(secret);
         List<Path> holding = new ArrayList<>();
         try (Stream<Path> files = Files.walk(runDir)) {
             for (Path f : files.filter(Files::isRegularFile).toList()) {

@@ -38,9 +38,8 @@ class ReadmeSnippetTest {
         String names = io.replaylab.harness.experiment.Experiments.catalogue().stream().map(io.replaylab.harness.experiment.Experiments.Named::name)
                 .collect(Collectors.joining("|"));
         assertThat(read("..", "README.md")).as("README's list of --experiment choices").contains("`--experiment " + names + "`");
-        java.io.StringWriter help = new java.io.StringWriter();
-        ReplayLab.run(new java.io.PrintWriter(help), new java.io.PrintWriter(new java.io.StringWriter()), "run", "--help");
-        io.replaylab.harness.experiment.Experiments.catalogue().forEach(n -> assertThat(help.toString()).as("run --help on " + n.name())
+        String help = Console.run("run", "--help").out();
+        io.replaylab.harness.experiment.Experiments.catalogue().forEach(n -> assertThat(help).as("run --help on " + n.name())
                 .containsPattern("(?m)^  " + java.util.regex.Pattern.quote(n.name()) + " +" + java.util.regex.Pattern.quote(n.shows()) + "$"));
     }
 

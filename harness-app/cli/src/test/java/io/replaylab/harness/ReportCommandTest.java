@@ -28,15 +28,13 @@ class ReportCommandTest {
             e.finish(Outcome.notRun("no broker"));
             run.save();
         }
-        StringWriter out = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "report",
-                dir.resolve(Evidence.EVIDENCE_FILE).toString())).isZero();
-        assertThat(out.toString()).startsWith("# replay-lab run `r1`").contains("**Outcome: NOT_RUN**").contains("no broker");
+        Console markdown = Console.run("report", dir.resolve(Evidence.EVIDENCE_FILE).toString());
+        assertThat(markdown.rc()).as(markdown.err()).isZero();
+        assertThat(markdown.out()).startsWith("# replay-lab run `r1`").contains("**Outcome: NOT_RUN**").contains("no broker");
 
-        StringWriter html = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(html), new PrintWriter(new StringWriter()), "report", dir.toString(),
-                "--format", "html")).isZero();
-        assertThat(html.toString()).startsWith("<!DOCTYPE html>").contains("hello");
+        Console html = Console.run("report", dir.toString(), "--format", "html");
+        assertThat(html.rc()).as(html.err()).isZero();
+        assertThat(html.out()).startsWith("<!DOCTYPE html>").contains("hello");
     }
 
     /** A replay that PASSed on offsets alone leaves "skips a replay" not judged, and the console says why; one read on the wire does not. */
@@ -68,13 +66,11 @@ class ReportCommandTest {
             run.save();
         }
         Files.writeString(dir.resolve(Evidence.EVIDENCE_FILE), "{\"schemaVersion\": 1, broken");
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
 
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "report", dir.resolve(Evidence.EVIDENCE_FILE).toString());
+        Console c = Console.run("report", dir.resolve(Evidence.EVIDENCE_FILE).toString());
 
-        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("line 1").contains("journal.jsonl");
-        assertThat(out.toString()).contains("step one");
+        assertThat(c.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(c.err()).contains("line 1").contains("journal.jsonl");
+        assertThat(c.out()).contains("step one");
     }
 }

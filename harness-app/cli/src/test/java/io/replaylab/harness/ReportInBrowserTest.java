@@ -2,8 +2,6 @@ package io.replaylab.harness;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -70,14 +68,12 @@ class ReportInBrowserTest {
     }
 
     private Path run(LocalKafka kafka, String name, String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         List<String> all = new java.util.ArrayList<>(List.of("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir",
                 dir.resolve(name).toString(), "--records", "20"));
         all.addAll(List.of(args));
-        ReplayLab.run(new PrintWriter(out), new PrintWriter(err), all.toArray(String[]::new));
-        String printed = out.toString();
-        assertThat(printed).as(err.toString()).contains("Outcome:");
+        Console c = Console.run(all.toArray(String[]::new));
+        String printed = c.out();
+        assertThat(printed).as(c.err()).contains("Outcome:");
         return Path.of(printed.substring(printed.indexOf("Report: ") + "Report: ".length()).split(" ")[0].trim()).resolveSibling("report.html");
     }
 

@@ -24,15 +24,13 @@ class RunCommandTest {
 
     @Test
     void runStartsItsOwnBrokerByDefaultAndPrintsJsonWithExit0() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         Path junit = dir.resolve("junit").resolve("replay-lab.xml");
         java.nio.file.Files.createDirectories(junit.getParent());
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "rebuild,replay", "--experiment", "rebuild",
+        Console c = Console.run("run", "--experiment", "rebuild,replay", "--experiment", "rebuild",
                 "--records", "30", "--workdir", dir.toString(), "--json", "--junit-xml", junit.toString());
 
-        assertThat(rc).as(err.toString()).isZero();
-        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(c.rc()).as(c.err()).isZero();
+        JsonNode j = Json.mapper().readTree(c.out());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         List<String> names = new java.util.ArrayList<>();
         j.get("experiments").forEach(x -> names.add(x.get("name").asText()));
@@ -51,13 +49,11 @@ class RunCommandTest {
 
     @Test
     void shareOwnershipOnItsOwnBrokerPassesTheReferenceShareConsumerWithTheBrokersRefusalInTheReport() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "share-ownership", "--records", "20",
+        Console c = Console.run("run", "--experiment", "share-ownership", "--records", "20",
                 "--workdir", dir.toString(), "--json");
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(c.rc()).as(c.both()).isZero();
+        JsonNode j = Json.mapper().readTree(c.out());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         assertThat(java.nio.file.Files.readString(Path.of(j.get("report").asText())))
                 .contains("late acknowledgement").contains("the broker answered INVALID_RECORD_STATE on the wire")
@@ -66,14 +62,11 @@ class RunCommandTest {
 
     @Test
     void schedulesPrintsItsMatrixOnTheConsole() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "schedules", "--cells", "before-offset-commit:crash",
+        Console c = Console.run("run", "--experiment", "schedules", "--cells", "before-offset-commit:crash",
                 "--records", "20", "--workdir", dir.toString());
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).contains("  schedules: Schedule: point × fault\n"
+        assertThat(c.rc()).as(c.both()).isZero();
+        assertThat(c.out()).contains("  schedules: Schedule: point × fault\n"
                 + "    point                 hold             freeze           crash            hold-then-crash\n"
                 + "    before-db-commit      NOT_SELECTED     NOT_SELECTED     NOT_SELECTED     NOT_SELECTED\n"
                 + "    before-offset-commit  NOT_SELECTED     NOT_SELECTED     PASS").contains(
@@ -145,25 +138,21 @@ class RunCommandTest {
 
     @Test
     void aSourceMappingThatReadsNoneOfTheRecordsExits2AfterSavingTheProtocol() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "replay", "--records", "10",
+        Console c = Console.run("run", "--experiment", "replay", "--records", "10",
                 "--source-id", "json:/payment_id", "--workdir", dir.toString(), "--quiet");
 
-        assertThat(rc).as(out + "\n" + err).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("error: the source mapping (id json:/payment_id, amount json:/amount) read 0 of 10 records")
+        assertThat(c.rc()).as(c.both()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(c.err()).contains("error: the source mapping (id json:/payment_id, amount json:/amount) read 0 of 10 records")
                 .contains("record p").contains("missing id at json:/payment_id").contains("the protocol is saved");
     }
 
     @Test
     void withJsonARefusalIsOneJsonObjectToo() throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiment", "schedules,wire-faults", "--cells", "x:y",
+        Console c = Console.run("run", "--experiment", "schedules,wire-faults", "--cells", "x:y",
                 "--records", "-3", "--workdir", dir.toString(), "--json");
 
-        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
-        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(c.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        JsonNode j = Json.mapper().readTree(c.out());
         assertThat(j.get("outcome").asText()).isEqualTo("REFUSED");
         assertThat(j.get("errors").isArray()).isTrue();
         j.get("errors").forEach(x -> assertThat(x.isTextual()).as("each error a line of text: " + x).isTrue());
@@ -183,12 +172,11 @@ class RunCommandTest {
         assertThat(Durations.parse("2d")).hasHours(48);
         assertThat(Durations.parse("PT5S")).hasSeconds(5);
         for (String[] bad : new String[][] {{"30", "has no unit: add one, e.g. 30s"}, {"5 sec", "is not a duration"}, {"PT5", "is not a duration"}}) {
-            StringWriter err = new StringWriter();
-            assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), "run", "--drain-timeout", bad[0],
-                    "--workdir", dir.toString())).isEqualTo(ReplayLab.BAD_INPUT);
-            assertThat(err.toString()).contains("--drain-timeout").contains("'" + bad[0] + "' " + bad[1]).contains("e.g. 500ms, 5s")
+            Console c = Console.run("run", "--drain-timeout", bad[0], "--workdir", dir.toString());
+            assertThat(c.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+            assertThat(c.err()).contains("--drain-timeout").contains("'" + bad[0] + "' " + bad[1]).contains("e.g. 500ms, 5s")
                     .contains("Try 'replay-lab run --help'").doesNotContain("Usage:");
-            assertThat(err.toString().lines()).hasSize(2);
+            assertThat(c.err().lines()).hasSize(2);
         }
         assertThat(dir.toFile().list()).isEmpty();
     }
@@ -226,12 +214,11 @@ class RunCommandTest {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        StringWriter out = new StringWriter();
-        int rc = ReplayLab.run(new PrintWriter(out), new PrintWriter(new StringWriter()), "run", "--bootstrap-server", "127.0.0.1:" + port,
+        Console c = Console.run("run", "--bootstrap-server", "127.0.0.1:" + port,
                 "--experiment", "replay", "--workdir", dir.toString(), "--json");
 
-        assertThat(rc).isEqualTo(ReplayLab.NOT_RUN);
-        JsonNode j = Json.mapper().readTree(out.toString());
+        assertThat(c.rc()).isEqualTo(ReplayLab.NOT_RUN);
+        JsonNode j = Json.mapper().readTree(c.out());
         assertThat(j.get("outcome").asText()).isEqualTo("NOT_RUN");
         assertThat(j.get("experiments").get(0).get("reason").asText()).contains("did not answer");
         assertThat(Path.of(j.get("evidence").asText())).exists();
@@ -239,8 +226,8 @@ class RunCommandTest {
 
     /** Runs the CLI with {@code args}, asserts it refused them as bad input (exit 2), and returns what it said. */
     private static String refused(String... args) {
-        StringWriter err = new StringWriter();
-        assertThat(ReplayLab.run(new PrintWriter(new StringWriter()), new PrintWriter(err), args)).as(String.join(" ", args)).isEqualTo(ReplayLab.BAD_INPUT);
-        return err.toString();
+        Console c = Console.run(args);
+        assertThat(c.rc()).as(String.join(" ", args)).isEqualTo(ReplayLab.BAD_INPUT);
+        return c.err();
     }
 }

@@ -50,8 +50,17 @@ public final class NodeConsumer {
                 + "--instance {instance}" + (flags.isEmpty() ? "" : " " + flags);
     }
 
-    /** Copies a script of the tests beside node_modules, where require() finds them; moved whole, as another test fork may be starting it. */
+    /** What the Node test consumers share (their arguments), copied beside each. */
+    private static final String KIT = "consumer_kit.js";
+
+    /**
+     * Copies a script of the tests, and the kit it requires, beside node_modules, where require() finds them; moved whole, as another
+     * test fork may be starting it.
+     */
     private static Path install(String name) {
+        if (!name.equals(KIT)) {
+            install(KIT);
+        }
         Path script = DIR.resolve(name);
         Path tmp = DIR.resolve(name + "." + ProcessHandle.current().pid());
         try (InputStream in = NodeConsumer.class.getResourceAsStream(name)) {

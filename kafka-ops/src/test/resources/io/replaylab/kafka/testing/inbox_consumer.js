@@ -10,17 +10,9 @@
 'use strict';
 const { Kafka, logLevel } = require('kafkajs');
 const Database = require('better-sqlite3');
+const kit = require('./consumer_kit');
 
-const args = {};
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (a === '--no-inbox') args.noInbox = true;
-  else if (a === '--client-timeouts') args.clientTimeouts = true;
-  else if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
-}
-for (const k of ['bootstrap', 'topic', 'group', 'db', 'namespace', 'instance']) {
-  if (!args[k]) { console.error(`--${k} is required`); process.exit(2); }
-}
+const args = kit.args(['bootstrap', 'topic', 'group', 'db', 'namespace', 'instance'], ['no-inbox', 'client-timeouts']);
 
 const db = new Database(args.db, { timeout: 10000 });
 db.pragma('journal_mode = WAL');

@@ -9,16 +9,9 @@
 'use strict';
 const { Kafka, logLevel } = require('kafkajs');
 const { Client } = require('pg');
+const kit = require('./consumer_kit');
 
-const args = {};
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  if (a === '--no-inbox') args.noInbox = true;
-  else if (a.startsWith('--')) args[a.slice(2)] = process.argv[++i];
-}
-for (const k of ['bootstrap', 'topic', 'group', 'namespace', 'instance']) {
-  if (!args[k]) { console.error(`--${k} is required`); process.exit(2); }
-}
+const args = kit.args(['bootstrap', 'topic', 'group', 'namespace', 'instance'], ['no-inbox']);
 
 let db = null;
 async function client() {

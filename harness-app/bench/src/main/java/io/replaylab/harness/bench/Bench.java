@@ -17,7 +17,7 @@ import picocli.CommandLine.Spec;
  * those that compare variants take turns by one {@link Alternation}, and every statistic comes from
  * {@link Samples} (commons-math3).
  */
-@Command(name = "bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.")
+@Command(name = "replay-lab bench", mixinStandardHelpOptions = true, description = "Run a benchmark and print its figures.")
 public final class Bench implements Runnable {
     @Spec
     CommandSpec spec;

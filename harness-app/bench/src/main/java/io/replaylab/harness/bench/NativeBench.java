@@ -35,10 +35,10 @@ final class NativeBench implements BenchCase {
             + "{db} {namespace} {instance} (as for run).")
     String subjectCmd;
 
-    @Option(names = "--records", defaultValue = "2000", description = "records consumed per run (default ${DEFAULT-VALUE})")
+    @Option(names = "--records", converter = Count.class, defaultValue = "2000", description = "records consumed per run (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--runs", defaultValue = "3", description = "rounds, each with one run not attached and one armed (default ${DEFAULT-VALUE})")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "3", description = "rounds, each with one run not attached and one armed (default ${DEFAULT-VALUE})")
     int runs;
 
     @Mixin
@@ -46,9 +46,6 @@ final class NativeBench implements BenchCase {
 
     @Override
     public int run(BenchContext bench) throws Exception {
-        if (runs < 1 || records < 1) {
-            throw bench.refuse("--runs and --records must be at least 1, were " + runs + " and " + records);
-        }
         PrintWriter out = bench.out();
         Subject template = Subject.command(subjectCmd);
         if (!template.uses("{group}")) {

@@ -32,10 +32,10 @@ import picocli.CommandLine.Option;
 @Command(name = "offsets", mixinStandardHelpOptions = true,
         description = "Describe + plan for one group over a topic with many partitions; compare with ConsumerGroupCommand --describe.")
 final class OffsetsBench implements BenchCase {
-    @Option(names = "--partitions", defaultValue = "1000", description = "partitions of the group described and planned (default ${DEFAULT-VALUE})")
+    @Option(names = "--partitions", converter = Count.class, defaultValue = "1000", description = "partitions of the group described and planned (default ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--runs", defaultValue = "5", description = "measured rounds (default ${DEFAULT-VALUE})")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "5", description = "measured rounds (default ${DEFAULT-VALUE})")
     int runs;
 
     @Override

@@ -44,13 +44,13 @@ import picocli.CommandLine.Option;
         description = "Oracle over N records in 6 partitions vs. draining the topic and SELECTing the rows (medians of --runs rounds, "
                 + "each round measures all three in turn); then the oracle once more in a -Xmx256m JVM.")
 final class OracleBench implements BenchCase {
-    @Option(names = "--records", defaultValue = "1000000", description = "records in the topic and the target (default ${DEFAULT-VALUE})")
+    @Option(names = "--records", converter = Count.class, defaultValue = "1000000", description = "records in the topic and the target (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--partitions", defaultValue = "6", description = "partitions of the topic (default ${DEFAULT-VALUE})")
+    @Option(names = "--partitions", converter = Count.class, defaultValue = "6", description = "partitions of the topic (default ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--runs", defaultValue = "5", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "5", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
     int runs;
 
     @Mixin

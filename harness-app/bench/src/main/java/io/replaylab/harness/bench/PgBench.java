@@ -48,13 +48,13 @@ final class PgBench implements BenchCase {
             + "environment points at the server or the proxy); default: the reference subject.")
     String subjectCmd;
 
-    @Option(names = "--records", defaultValue = "2000", description = "records consumed per run (default ${DEFAULT-VALUE})")
+    @Option(names = "--records", converter = Count.class, defaultValue = "2000", description = "records consumed per run (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--runs", defaultValue = "6", description = "rounds, each with one run direct and one proxied (default ${DEFAULT-VALUE})")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "6", description = "rounds, each with one run direct and one proxied (default ${DEFAULT-VALUE})")
     int runs;
 
-    @Option(names = "--queries", defaultValue = "5000", description = "sequential SELECT 1 round trips per path and round (default ${DEFAULT-VALUE})")
+    @Option(names = "--queries", converter = Count.class, defaultValue = "5000", description = "sequential SELECT 1 round trips per path and round (default ${DEFAULT-VALUE})")
     int queries;
 
     @Mixin
@@ -62,9 +62,6 @@ final class PgBench implements BenchCase {
 
     @Override
     public int run(BenchContext bench) throws Exception {
-        if (runs < 1 || records < 1 || queries < 1) {
-            throw bench.refuse("--runs, --records and --queries must be at least 1, were " + runs + ", " + records + " and " + queries);
-        }
         PrintWriter out = bench.out();
         TargetSpec target = login.applyTo(TargetSpec.jdbc(jdbcUrl, "-"));
         Properties where = org.postgresql.Driver.parseURL(target.jdbcUrl(), null);

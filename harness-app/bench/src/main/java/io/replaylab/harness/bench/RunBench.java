@@ -25,7 +25,7 @@ final class RunBench implements BenchCase {
     /** The alternation's variants: A, one run after another, and B, side by side. */
     private static final int ONE_AFTER_ANOTHER = 0;
 
-    @Option(names = "--runs", defaultValue = "3", description = "runs of each kind per experiment set (default ${DEFAULT-VALUE})")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "3", description = "runs of each kind per experiment set (default ${DEFAULT-VALUE})")
     int runs;
 
     @Option(names = "--parallel", defaultValue = "" + LabSettings.DEFAULT_PARALLEL, description = "the side-by-side runs' --parallel "
@@ -39,12 +39,9 @@ final class RunBench implements BenchCase {
     @Override
     public int run(BenchContext bench) throws Exception {
         PrintWriter out = bench.out();
-        if (runs < 1) {
-            throw new IllegalArgumentException("--runs must be at least 1, was " + runs);
-        }
         for (String set : sets) {
             if (!set.equals("default") && !set.equals("schedules")) {
-                throw new IllegalArgumentException("--experiments takes default and/or schedules, was '" + set + "'");
+                throw bench.refuse("--experiments takes default and/or schedules, was '" + set + "'");
             }
         }
         Path dir = Files.createTempDirectory("replay-lab-bench-run-");

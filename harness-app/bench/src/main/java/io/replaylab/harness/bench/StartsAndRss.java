@@ -13,10 +13,10 @@ import picocli.CommandLine.Option;
 final class StartsAndRss {
     /** The options of a bench that measures starts: {@code --runs} and {@code --idle-seconds}, worded for its command. */
     static final class Options {
-        @Option(names = "--runs", defaultValue = "5", description = "${COMMAND-NAME} starts measured (default ${DEFAULT-VALUE})")
+        @Option(names = "--runs", converter = Count.class, defaultValue = "5", description = "${COMMAND-NAME} starts measured (default ${DEFAULT-VALUE})")
         int runs;
 
-        @Option(names = "--idle-seconds", defaultValue = "5", description = "idle time before RSS is read")
+        @Option(names = "--idle-seconds", converter = Count.OrZero.class, defaultValue = "5", description = "idle time before RSS is read")
         int idleSeconds;
 
         /** Starts something {@code runs} times: start-to-ready, then the idle RSS of its processes; prints each run, then the medians. */

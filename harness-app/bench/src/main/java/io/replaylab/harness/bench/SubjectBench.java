@@ -19,10 +19,10 @@ import picocli.CommandLine.Option;
 @Command(name = "subject", mixinStandardHelpOptions = true,
         description = "Records/second of the reference consumer draining N records: one process, then two processes.")
 final class SubjectBench implements BenchCase {
-    @Option(names = "--records", defaultValue = "10000", description = "records drained per run (default ${DEFAULT-VALUE})")
+    @Option(names = "--records", converter = Count.class, defaultValue = "10000", description = "records drained per run (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--partitions", defaultValue = "4", description = "partitions of the topic (default ${DEFAULT-VALUE})")
+    @Option(names = "--partitions", converter = Count.class, defaultValue = "4", description = "partitions of the topic (default ${DEFAULT-VALUE})")
     int partitions;
 
     @Override

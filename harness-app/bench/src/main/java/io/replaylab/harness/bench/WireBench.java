@@ -45,13 +45,13 @@ final class WireBench implements BenchCase {
     private static final int PROXY = 1;
     private static final int ARMED = 2;
 
-    @Option(names = "--records", defaultValue = "100000", description = "records drained and produced per run (default ${DEFAULT-VALUE})")
+    @Option(names = "--records", converter = Count.class, defaultValue = "100000", description = "records drained and produced per run (default ${DEFAULT-VALUE})")
     int records;
 
-    @Option(names = "--partitions", defaultValue = "3", description = "partitions of the bench topics (default ${DEFAULT-VALUE})")
+    @Option(names = "--partitions", converter = Count.class, defaultValue = "3", description = "partitions of the bench topics (default ${DEFAULT-VALUE})")
     int partitions;
 
-    @Option(names = "--runs", defaultValue = "9", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
+    @Option(names = "--runs", converter = Count.class, defaultValue = "9", description = "Measured rounds after two warm-up rounds (default ${DEFAULT-VALUE}).")
     int runs;
 
     @Option(names = "--repeat", defaultValue = "4",
@@ -59,7 +59,7 @@ final class WireBench implements BenchCase {
                     + " takes about 60 ms here, too short to tell 5%% from noise. Even, so that every A B B A is whole.")
     int repeat;
 
-    @Option(names = "--requests", defaultValue = "2000", description = "Sequential one-record produce requests per path for the latency.")
+    @Option(names = "--requests", converter = Count.class, defaultValue = "2000", description = "Sequential one-record produce requests per path for the latency.")
     int requests;
 
     @Mixin
@@ -75,7 +75,7 @@ final class WireBench implements BenchCase {
             + "through the proxy with the check armed on the group and without, A B B A, --runs rounds.")
     boolean liveCheck;
 
-    @Option(names = "--commits", defaultValue = "500", description = "With --live-check: commits per path and run (default ${DEFAULT-VALUE}).")
+    @Option(names = "--commits", converter = Count.class, defaultValue = "500", description = "With --live-check: commits per path and run (default ${DEFAULT-VALUE}).")
     int commits;
 
     /**
@@ -93,9 +93,8 @@ final class WireBench implements BenchCase {
 
     @Override
     public int run(BenchContext bench) throws Exception {
-        if (repeat < 2 || repeat % 2 != 0 || runs < 1 || records < 1) {
-            throw bench.refuse("--repeat must be even and at least 2 (the A B B A order), was " + repeat
-                    + "; --runs and --records at least 1, were " + runs + " and " + records);
+        if (repeat < 2 || repeat % 2 != 0) {
+            throw bench.refuse("--repeat must be even and at least 2 (the A B B A order), was " + repeat);
         }
         PrintWriter out = bench.out();
         LabNamespace ns = LabNamespace.random("bench");

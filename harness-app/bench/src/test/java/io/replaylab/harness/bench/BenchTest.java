@@ -29,15 +29,13 @@ import org.junit.jupiter.api.io.TempDir;
 class BenchTest {
     @Test
     void oracleBenchReportsMediansAndTheBoundedHeapRunsAndLeavesNoTopic(LocalKafka kafka) throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         Set<String> before = topics(kafka);
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "oracle", "--bootstrap-server", kafka.bootstrapServers(),
+        Ran bench = bench("oracle", "--bootstrap-server", kafka.bootstrapServers(),
                 "--records", "3000", "--runs", "1");
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString())
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out())
                 .contains("setup: 3000 records in 6 partitions")
                 .containsPattern("median of 1 rounds: raw reads \\d+ ms \\(drain \\d+ \\+ SELECT \\d+\\), oracle \\d+ ms = [0-9.]+x")
                 .containsPattern("-Xmx256m JVM .*: exit 0 .*Oracle PASS: 3000 source records")
@@ -47,15 +45,13 @@ class BenchTest {
 
     @Test
     void wireBenchComparesTheProxyWithDirectAndLeavesNoTopic(LocalKafka kafka) throws Exception {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         Set<String> before = topics(kafka);
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
+        Ran bench = bench("wire", "--bootstrap-server", kafka.bootstrapServers(),
                 "--records", "2000", "--runs", "1", "--repeat", "2", "--requests", "50");
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString())
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out())
                 .containsPattern("1 rounds, 2000 records, each path 2 times per round, mean per run: drain direct \\d+ ms, proxy \\d+ ms = [0-9.]+x;"
                         + " produce direct \\d+ ms, proxy \\d+ ms = [0-9.]+x")
                 .containsPattern("machine CPU per drain and produce \\(client, proxy and broker, all cores\\): direct \\d+ ms, proxy \\d+ ms")
@@ -66,10 +62,10 @@ class BenchTest {
                 .doesNotContain("armed");
         assertThat(topics(kafka)).isEqualTo(before);
 
-        StringWriter armedOut = new StringWriter();
-        assertThat(Bench.run(new PrintWriter(armedOut), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
-                "--records", "2000", "--runs", "2", "--repeat", "2", "--requests", "50", "--armed")).as(armedOut + "\n" + err).isZero();
-        assertThat(armedOut.toString()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x, proxy CPU [0-9.]+x")
+        Ran armed = bench("wire", "--bootstrap-server", kafka.bootstrapServers(), "--records", "2000", "--runs", "2", "--repeat", "2",
+                "--requests", "50", "--armed");
+        assertThat(armed.rc()).as(armed.both()).isZero();
+        assertThat(armed.out()).containsPattern("round 1 +drain .* armed/proxy drain [0-9.]+x, produce [0-9.]+x, proxy CPU [0-9.]+x")
                 .containsPattern("armed fault, drain \\(against the plain proxy\\): mean per-round ratio [0-9.]+x, 95% interval [0-9.-]+x over 2 rounds, "
                         + "goal <= 1.02x: (meets|misses|undecided)")
                 .containsPattern("proxy CPU per drain and produce \\(its connection threads only\\): plain [0-9.]+ ms, armed [0-9.]+ ms")
@@ -78,11 +74,10 @@ class BenchTest {
                 .contains("(fault on the first proxy)").contains("(fault on the second proxy)");
         assertThat(topics(kafka)).isEqualTo(before);
 
-        StringWriter checkedOut = new StringWriter();
-        assertThat(Bench.run(new PrintWriter(checkedOut), new PrintWriter(err), "wire", "--bootstrap-server", kafka.bootstrapServers(),
-                "--records", "200", "--runs", "1", "--repeat", "2", "--requests", "10", "--live-check", "--commits", "20")).as(checkedOut + "\n" + err)
-                .isZero();
-        assertThat(checkedOut.toString()).containsPattern("round 1 +per commit: plain [0-9]+ us, with the live check [0-9]+ us")
+        Ran checked = bench("wire", "--bootstrap-server", kafka.bootstrapServers(), "--records", "200", "--runs", "1", "--repeat", "2",
+                "--requests", "10", "--live-check", "--commits", "20");
+        assertThat(checked.rc()).as(checked.both()).isZero();
+        assertThat(checked.out()).containsPattern("round 1 +per commit: plain [0-9]+ us, with the live check [0-9]+ us")
                 .containsPattern("live check, 20 sequential commitSync through the proxy per path and run, 1 rounds: median per commit plain [0-9]+ us, "
                         + "checked [0-9]+ us = [0-9.]+x");
         assertThat(topics(kafka)).isEqualTo(before);
@@ -91,15 +86,13 @@ class BenchTest {
     @Test
     void nativeBenchComparesAPythonConsumerArmedAtItsSqliteCommitWithNoDebuggerAndLeavesNoTopic(LocalKafka kafka, @TempDir Path dir) throws Exception {
         Gdb.require();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         Set<String> before = topics(kafka);
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "native", "--bootstrap-server", kafka.bootstrapServers(),
+        Ran bench = bench("native", "--bootstrap-server", kafka.bootstrapServers(),
                 "--subject-cmd", PythonConsumer.template(dir, false), "--records", "60", "--runs", "1");
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).containsPattern("not attached +\\d+ records/s")
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out()).containsPattern("not attached +\\d+ records/s")
                 .containsPattern("armed +\\d+ records/s \\(\\d+ records in [0-9.]+ s\\); conditions evaluated: [1-9]\\d*")
                 .containsPattern("median: not attached \\d+ records/s, armed \\d+ records/s: armed/plain = [0-9.]+ \\(goal >= 0.5\\)");
         assertThat(topics(kafka)).isEqualTo(before);
@@ -109,16 +102,14 @@ class BenchTest {
     void pgBenchComparesAConsumerThroughThePostgresProxyWithDirectAndLeavesNoTopicNorSchema(LocalKafka kafka) throws Exception {
         io.replaylab.oracle.testing.LocalPostgres pg = io.replaylab.oracle.testing.LocalPostgres.shared();
         String url = pg.createDatabase();
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
         Set<String> before = topics(kafka);
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "pg", "--bootstrap-server", kafka.bootstrapServers(), "--target-jdbc-url", url,
+        Ran bench = bench("pg", "--bootstrap-server", kafka.bootstrapServers(), "--target-jdbc-url", url,
                 "--target-user", io.replaylab.oracle.testing.LocalPostgres.USER, "--target-password", io.replaylab.oracle.testing.LocalPostgres.PASSWORD,
                 "--records", "30", "--runs", "1", "--queries", "50");
 
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString()).containsPattern("direct +\\d+ records/s").containsPattern("proxied +\\d+ records/s")
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out()).containsPattern("direct +\\d+ records/s").containsPattern("proxied +\\d+ records/s")
                 .containsPattern("median: direct \\d+ records/s, through the proxy \\d+ records/s: proxied/direct = [0-9.]+")
                 .containsPattern("median round trip: direct [0-9.]+ us, through the proxy [0-9.]+ us: the proxy adds -?[0-9.]+ us per query");
         assertThat(topics(kafka)).isEqualTo(before);
@@ -147,49 +138,61 @@ class BenchTest {
 
     @Test
     void wireBenchRefusesARepeatThatBreaksItsInterleavedOrder() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        Ran bench = bench("wire", "--repeat", "3");
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "wire", "--repeat", "3");
-
-        assertThat(rc).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(err.toString()).contains("--repeat must be even and at least 2 (the A B B A order), was 3");
+        assertThat(bench.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(bench.err()).contains("--repeat must be even and at least 2 (the A B B A order), was 3");
     }
 
     @Test
-    void runBenchRefusesAnUnknownExperimentSetOrNoRunsBeforeItStartsAnyRun() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+    void runBenchRefusesAnUnknownExperimentSetBeforeItStartsAnyRun() {
+        Ran unknown = bench("run", "--experiments", "default,eos");
 
-        assertThat(Bench.run(new PrintWriter(out), new PrintWriter(err), "run", "--experiments", "default,eos")).isEqualTo(ReplayLab.BAD_INPUT);
-        assertThat(Bench.run(new PrintWriter(out), new PrintWriter(err), "run", "--runs", "0")).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(unknown.rc()).isEqualTo(ReplayLab.BAD_INPUT);
+        assertThat(unknown.err()).contains("--experiments takes default and/or schedules, was 'eos'");
+        assertThat(unknown.out()).as("no run started").doesNotContain("--parallel 1:");
+    }
 
-        assertThat(err.toString()).contains("--experiments takes default and/or schedules, was 'eos'").contains("--runs must be at least 1, was 0");
-        assertThat(out.toString()).as("no run started").doesNotContain("--parallel 1:");
+    /** A zero or negative count would measure nothing and print it as a figure (a median of 0 rounds, NaN ratios). */
+    @Test
+    void everyBenchRefusesACountBelowItsLeastNamingTheOptionBeforeItStartsAnything() {
+        List<String> counts = new java.util.ArrayList<>();
+        for (picocli.CommandLine sub : Bench.command().subcommands().values().stream().map(c -> c.getCommandSpec().commandLine()).toList()) {
+            for (picocli.CommandLine.Model.OptionSpec o : sub.getCommandSpec().options()) {
+                Class<?> kind = o.converters().length == 0 ? null : o.converters()[0].getClass();
+                if (kind != Count.class && kind != Count.OrZero.class) {
+                    continue;
+                }
+                String below = kind == Count.class ? "0" : "-1";
+                Ran refused = bench(sub.getCommandName(), o.longestName(), below);
+                counts.add(sub.getCommandName() + " " + o.longestName());
+                assertThat(refused.rc()).as(refused.both()).isEqualTo(ReplayLab.BAD_INPUT);
+                assertThat(refused.err()).as(sub.getCommandName()).contains("'" + o.longestName() + "'")
+                        .contains("must be at least " + (kind == Count.class ? 1 : 0) + ", was " + below);
+                assertThat(refused.out()).as("nothing measured").isEmpty();
+            }
+        }
+        assertThat(counts).as("every count of the benches").contains("oracle --runs", "run --runs", "native --records", "pg --queries",
+                "broker --idle-seconds", "wire --commits", "offsets --partitions", "subject --records");
+        assertThat(bench("oracle", "--records", "many").err()).contains("'--records'").contains("'many' is not a whole number");
     }
 
     @Test
     void brokerBenchStartsTheBrokerAndReadsItsRss() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        Ran bench = bench("broker", "--runs", "1", "--idle-seconds", "0");
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "broker", "--runs", "1", "--idle-seconds", "0");
-
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString())
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out())
                 .containsPattern("(?m)^run 1: start-to-ready [1-9]\\d* ms \\(format included\\), idle RSS [1-9]\\d* MB$")
                 .containsPattern("median: start-to-ready [1-9]\\d* ms, idle RSS [1-9]\\d* MB \\(1 runs\\)");
     }
 
     @Test
     void offsetsBenchDescribesAndPlansEveryPartitionAsConsumerGroupCommandDoes() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        Ran bench = bench("offsets", "--partitions", "12", "--runs", "1");
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "offsets", "--partitions", "12", "--runs", "1");
-
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString())
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out())
                 .containsPattern("topic \\S+ with 12 partitions, group \\S+ with 12 committed offsets")
                 .containsPattern("replay-lab describe: median \\d+ ms, [1-9]\\d* Admin requests")
                 .containsPattern("replay-lab planReset --to-earliest --all-topics: median \\d+ ms, [1-9]\\d* Admin requests")
@@ -205,16 +208,27 @@ class BenchTest {
 
     @Test
     void clusterBenchStartsTheClusterAndReadsTheRssOfEveryNode() {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        Ran bench = bench("cluster", "--runs", "1", "--brokers", "2", "--idle-seconds", "0");
 
-        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), "cluster", "--runs", "1", "--brokers", "2", "--idle-seconds", "0");
-
-        assertThat(rc).as(out + "\n" + err).isZero();
-        assertThat(out.toString())
+        assertThat(bench.rc()).as(bench.both()).isZero();
+        assertThat(bench.out())
                 .containsPattern("run 1: start-to-ready \\d+ ms \\(format included\\), idle RSS [1-9]\\d* MB \\(broker 1 [1-9]\\d* MB, broker 2 "
                         + "[1-9]\\d* MB, controller [1-9]\\d* MB\\)")
                 .containsPattern("median: start-to-ready \\d+ ms, idle RSS \\d+ MB for 2 brokers and a controller \\(1 runs\\)");
+    }
+
+    /** One bench command in this JVM: its exit code, stdout and stderr. */
+    private record Ran(int rc, String out, String err) {
+        String both() {
+            return out + "\n" + err;
+        }
+    }
+
+    private static Ran bench(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int rc = Bench.run(new PrintWriter(out), new PrintWriter(err), args);
+        return new Ran(rc, out.toString(), err.toString());
     }
 
     private static Set<String> topics(LocalKafka kafka) throws Exception {

@@ -127,6 +127,11 @@ public final class Held implements AutoCloseable {
         return unreached;
     }
 
+    /** Why A was not held: it did not reach the point within the run's barrier timeout (a NOT_RUN's reason; a caller may add a hint). */
+    public String neverReached() {
+        return "the injection point was never reached: A did not " + unreached + " within " + ctx.settings().timeouts().barrier();
+    }
+
     /** Stops {@code other} too when this ends (e.g. B, started beside A). */
     public void alsoStop(LabContext.Instance other) {
         running.add(other);

@@ -101,8 +101,7 @@ final class EosExperiment {
             try {
                 held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not call " + COMMIT_TRANSACTION + " within "
-                        + ctx.settings().timeouts().barrier() + " (is it a transactional producer?)"));
+                return e.finish(Outcome.notRun(at.neverReached() + " (is it a transactional producer?)"));
             }
 
             // R8: A is inside an open transaction — its output is written but visible only to read_uncommitted readers.

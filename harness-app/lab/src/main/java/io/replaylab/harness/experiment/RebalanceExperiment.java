@@ -132,8 +132,7 @@ final class RebalanceExperiment {
             try {
                 held = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached() + " within "
-                        + ctx.settings().timeouts().barrier()));
+                return e.finish(Outcome.notRun(at.neverReached()));
             } catch (PointUnreachable x) {
                 return e.finish(Outcome.notRun("the injection point cannot be reached: " + x.getMessage()));
             } catch (CommitsAnotherWay x) {

@@ -25,10 +25,11 @@ import java.util.Set;
  */
 public record ScheduleCell(CommitPoint point, Fault fault) {
     /**
-     * What happens to A at the point, and after its partition moved. Each fault injects itself
-     * ({@link #inject}) and says what it still does once B owns the partition ({@link #afterHandoff}):
-     * a new fault, or a new sequence of two, is one new constant with its body, and one without a
-     * body does not compile. A sequence's body composes the single faults.
+     * What happens to A at the point, and after its partition moved. A is held at the point in every
+     * cell: a fault that does more there says so ({@link #inject}), and one that does something else
+     * than resume A once B owns the partition says that ({@link #afterHandoff}). A sequence of two
+     * keeps A held for the contention window and then takes its second step ({@link SecondStep}):
+     * a new fault, or a new sequence, is one new constant.
      */
     public enum Fault {
         /** A's thread is held past the poll interval (its heartbeats go on), then resumed after the handoff. */
@@ -38,19 +39,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                             + "effect)",
                         "A's stale commit is refused after the handoff; B's redelivery is not applied again",
                         "the commit stood; A goes on with records B also gets: one effect each"),
-                PerPoint.HELD) {
-            @Override
-            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
-                return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
-                        + pointName + " by " + at.heldBy() + "; " + arrival.facts().otherThreads().orElse("its other threads run")));
-            }
-
-            @Override
-            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
-                then.resume();
-                return Optional.empty();
-            }
-        },
+                PerPoint.HELD),
         /** The whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the handoff. */
         FREEZE("A's whole process is stopped (SIGSTOP), then resumed (SIGCONT) after the partition moved", "frozen",
                 PerPoint.of("the same with the whole process stopped (its heartbeats too) (no inbox: a second effect)",
@@ -61,12 +50,6 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             @Override
             Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
                 return at.freeze();
-            }
-
-            @Override
-            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
-                then.resume();
-                return Optional.empty();
             }
 
             @Override
@@ -107,7 +90,7 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
         },
         /** Held until B owns the partition and has worked on A's records for the contention window, then killed and restarted. */
         HOLD_THEN_CRASH("A's thread is held until B took the partition over and worked on the same records for the contention window, "
-                + "then A is killed (SIGKILL) and restarted as a new process with the same instance name", "held", true,
+                + "then A is killed (SIGKILL) and restarted as a new process with the same instance name", "held", then -> then.inject(CRASH),
                 PerPoint.of("A's open transaction keeps the DB's write lock while B works on the same records for the contention window, then A is "
                             + "killed and its transaction rolled back: one effect each (a write that stays busy, skipped and its offset committed: "
                             + "the effect is lost, a FAIL naming the missing id; hold alone lets A's transaction land and mask it, crash alone "
@@ -119,22 +102,10 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                             + "is rolled back, every record has one effect",
                         "the effect is in the DB though A never learned it: the redelivery must not apply it again",
                         "the effect is in the DB but the offset is not: the redelivery must not apply it again",
-                        "the offset is stored: the record is not redelivered, so its effect must already be in the DB")) {
-            @Override
-            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
-                return HOLD.inject(at, arrival, e, pointName);
-            }
-
-            @Override
-            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
-                then.contend();
-                return Optional.of(then.inject(CRASH));
-            }
-
-        },
+                        "the offset is stored: the record is not redelivered, so its effect must already be in the DB")),
         /** Held until B owns the partition and has worked on A's records for the contention window, then released. */
         HOLD_THEN_LATE_RELEASE("A's thread is held until B took the partition over and worked on the same records for the contention window, "
-                + "then released", "held", true,
+                + "then released", "held", AfterHandoff::resume,
                 PerPoint.of("the same contention, then A's transaction commits late: one effect each (a busy write skipped: the records B skipped "
                             + "are lost; only when named: hold-then-crash catches the same and A's own record too)",
                         "as hold, A told of its commit after the contention window (only when named)",
@@ -143,41 +114,34 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
                 PerPoint.of("B waits for the lock A's open transaction holds; A's transaction lands late: the inbox keeps each record at one effect",
                         "A learns of its commit late; the redelivered record must not be applied again",
                         "A's stale commit is refused; the redelivered record must not be applied again",
-                        "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect")) {
-            @Override
-            Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
-                return HOLD.inject(at, arrival, e, pointName);
-            }
-
-            @Override
-            Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
-                then.contend();
-                return Optional.of(then.resume());
-            }
-
-        };
+                        "the commit stood; A goes on with records the new owner also gets: the inbox keeps each at one effect"));
 
         private final String description;
         private final String done;
-        private final boolean sequence;
+        private final SecondStep second;
         private final PerPoint shows;
         private final PerPoint expects;
 
         Fault(String description, String done, PerPoint shows, PerPoint expects) {
-            this(description, done, false, shows, expects);
+            this(description, done, null, shows, expects);
         }
 
-        Fault(String description, String done, boolean sequence, PerPoint shows, PerPoint expects) {
+        Fault(String description, String done, SecondStep second, PerPoint shows, PerPoint expects) {
             this.description = description;
             this.done = done;
-            this.sequence = sequence;
+            this.second = second;
             this.shows = shows;
             this.expects = expects;
         }
 
+        /** A sequence's second step, taken on A still held after the contention window; returns the event that confirms it. */
+        interface SecondStep {
+            Event take(AfterHandoff then) throws InterruptedException;
+        }
+
         /** Whether this is a sequence of two faults (A stays held for the contention window between them). */
         public boolean isSequence() {
-            return sequence;
+            return second != null;
         }
 
         /** What this fault's cell at {@code p} shows, and what it catches. */
@@ -190,17 +154,27 @@ public record ScheduleCell(CommitPoint point, Fault fault) {
             return expects.at(p);
         }
 
-        /** Hits A where it is held (a sequence: its first fault), records it, and returns the event that shows it. */
-        abstract Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName);
+        /** Hits A where it is held (a sequence: its first fault), records it, and returns the event that shows it: here, A held. */
+        Event inject(Held at, Arrival arrival, ExperimentRecorder e, String pointName) {
+            return e.record(Source.here("harness"), new Payload.Note(at.instance().name() + " (pid " + at.instance().pid() + ") held at "
+                    + pointName + " by " + at.heldBy() + "; " + arrival.facts().otherThreads().orElse("its other threads run")));
+        }
 
         /**
          * What the fault still does to A once its partition moved to another member: a single fault
-         * resumes A (or nothing, A having been restarted); a sequence makes its second step and returns
+         * resumes A; a sequence keeps A held for the contention window, makes its second step and returns
          * the event that confirms it.
          *
          * @throws AfterHandoff.StepNotConfirmed the second step could not be made (A no longer held)
          */
-        abstract Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException;
+        Optional<Event> afterHandoff(AfterHandoff then) throws InterruptedException {
+            if (second == null) {
+                then.resume();
+                return Optional.empty();
+            }
+            then.contend();
+            return Optional.of(second.take(then));
+        }
 
         /** Whether A's process lives on after the fault at the point (held, to be resumed or hit again); a crashed A is restarted instead. */
         boolean leavesARunning() {

@@ -107,8 +107,7 @@ final class ShareOwnershipExperiment {
             try {
                 arrival = at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not " + at.unreached()
-                        + " within " + ctx.settings().timeouts().barrier() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
+                return e.finish(Outcome.notRun(at.neverReached() + " (does it acknowledge explicitly: share.acknowledgement.mode=explicit?)"));
             }
             // a request held on the wire names the records it acknowledges; a debugger's arrival does not, A's processing log does
             boolean onTheWire = arrival.facts().requester().isPresent();

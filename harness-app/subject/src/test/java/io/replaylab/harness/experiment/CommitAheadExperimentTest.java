@@ -13,7 +13,6 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.PythonConsumer;
@@ -32,7 +31,7 @@ class CommitAheadExperimentTest {
     Path dir;
 
     private LabSettings.Builder settings(LocalKafka kafka, int records) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(records)
+        return Runs.on(kafka, dir.resolve("runs")).records(records)
                 .experiments(Experiments.commitAhead());
     }
 

@@ -7,7 +7,6 @@ import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static io.replaylab.harness.experiment.Runs.wasNotRun;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.subject.ReferenceSubject;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
@@ -38,7 +37,7 @@ class EosExperimentTest {
     Path dir;
 
     private LabSettings.Builder eos(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(40).experiments(Experiments.eos());
+        return Runs.on(kafka, dir).records(40).experiments(Experiments.eos());
     }
 
     private static ExperimentEvidence only(Lab.LabResult r) {

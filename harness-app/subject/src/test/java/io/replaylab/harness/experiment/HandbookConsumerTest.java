@@ -22,7 +22,6 @@ import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.Gdb;
@@ -57,7 +56,7 @@ class HandbookConsumerTest {
     }
 
     private LabSettings.Builder settings(LocalKafka kafka) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+        return Runs.on(kafka, dir.resolve("runs")).records(60)
                 .targetQuery(PythonConsumer.HANDBOOK_TARGET_QUERY);
     }
 

@@ -13,7 +13,6 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Versions;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.broker.LocalKafkaConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -88,7 +87,7 @@ class Kafka41CompatibilityTest {
 
     /** As SchedulesExperimentTest and WireFaultsExperimentTest run their matrices: 20 records, two cells side by side. */
     private LabSettings.Builder cells() {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5)).parallel(2);
+        return Runs.on(kafka, dir).records(20).stopGrace(Duration.ofSeconds(5)).parallel(2);
     }
 
     private static void assertPass(RunEvidence ev) {

@@ -12,7 +12,6 @@ import io.replaylab.harness.lab.Experiment;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import org.junit.jupiter.api.Test;
@@ -34,7 +33,7 @@ class NativeShareConsumerTest {
     Path dir;
 
     private ExperimentEvidence run(LocalKafka kafka, Experiment experiment, String name, Subject consumer, int records) throws Exception {
-        LabSettings.Builder b = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(records)
+        LabSettings.Builder b = Runs.on(kafka, dir.resolve("runs")).records(records)
                 .experiments(experiment).shareSubject(consumer).targetQuery(NativeShareConsumer.TARGET_QUERY);
         return experiment(Lab.run(b.build(), null).evidence(), name);
     }
@@ -43,18 +42,11 @@ class NativeShareConsumerTest {
     void theCShareConsumerPassesShareOwnershipOnTheWireItsStaleAcknowledgementRefusedByTheBroker(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(kafka, Experiments.shareOwnership(), ShareOwnershipExperiment.NAME, NativeShareConsumer.subject(), 20);
 
-        passed(x);
-        assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
-        assertThat(x.outcome().confirmation().description()).matches("A held before acknowledging rl-[0-9a-f]+\\.share-ownership-0 \\(event \\d+\\), "
-                + "its lock expired and B got it again \\(event \\d+\\), A's acknowledgement refused");
-        assertThat(x.events()).extracting(ev -> ev.payload().summary())
-                .anyMatch(t -> t.contains("B got") && t.contains("delivery 2") && t.contains("handled it as duplicate")
-                        && t.contains("still a member (its heartbeats go on while its thread is held): the lock expired"))
-                .anyMatch(t -> t.contains("late acknowledgement") && t.contains("refused: the broker answered INVALID_RECORD_STATE on the wire; "
-                        + "A's client reported INVALID_RECORD_STATE: Broker: The record state is invalid"))
+        ShareOwnershipExperimentTest.passedWithTheStaleAcknowledgementRefused(x, "INVALID_RECORD_STATE: Broker: The record state is invalid")
                 .as("librdkafka acquires the whole batch: A goes on with records whose locks ran out while it was held")
                 .anyMatch(t -> t.matches("after its release A went on with \\d+ more record\\(s\\) it had acquired with .*: their locks had run out "
                         + "while A was held, and each acknowledgement was refused; .*"));
+        assertThat(x.environment().get("barrier")).startsWith("wire: A's acknowledgement request");
     }
 
     @Test

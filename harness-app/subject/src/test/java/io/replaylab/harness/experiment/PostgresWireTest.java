@@ -23,7 +23,6 @@ import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.testing.NodeConsumer;
@@ -45,7 +44,7 @@ class PostgresWireTest {
     Path dir;
 
     private LabSettings.Builder psycopg(LocalKafka kafka, String flags) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20).stopGrace(Duration.ofSeconds(5))
+        return Runs.on(kafka, dir.resolve("runs")).records(20).stopGrace(Duration.ofSeconds(5))
                 .target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).subject(Subject.command(PythonConsumer.pgTemplate(dir, flags)))
                 .targetQuery(PythonConsumer.PG_TARGET_QUERY);
     }
@@ -109,7 +108,7 @@ class PostgresWireTest {
     /** pgjdbc sends a statement as Parse, Bind, Execute in one batch: the fault takes the Bind's place, whose values name the record. */
     @Test
     void theJvmReferenceOnPgjdbcMeetsAStatementFaultAtItsBindWithItsRecordNamedAndPasses(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        ExperimentEvidence x = run(Runs.on(kafka, dir.resolve("runs")).records(20)
                 .stopGrace(Duration.ofSeconds(5)).target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD)
                 .experiments(Experiments.dbFaults(List.of(DbFaultCell.parse("statement:error=40P01")))), "db-faults.statement.error-40P01");
         passed(x).contains("fired in the PostgreSQL proxy")
@@ -145,7 +144,7 @@ class PostgresWireTest {
 
     @Test
     void databaseFaultsOnASqliteTargetAreNotRunNamingWhatTheyNeed(LocalKafka kafka) throws Exception {
-        ExperimentEvidence x = run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(5)
+        ExperimentEvidence x = run(Runs.on(kafka, dir.resolve("runs")).records(5)
                 .experiments(Experiments.dbFaults()), "db-faults");
         wasNotRun(x).isEqualTo("database faults need a PostgreSQL target, which the subjects reach through the run's PostgreSQL "
                 + "proxy; this run's target is SQLite (give a PostgreSQL target: LabSettings.target)");
@@ -167,7 +166,7 @@ class PostgresWireTest {
 
     @Test
     void theJvmReferenceOnTheWireBarrierIsHeldAtItsCommitInTheProxyTooAndPasses(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        Lab.LabResult r = Lab.run(Runs.on(kafka, dir.resolve("runs")).records(20)
                 .stopGrace(Duration.ofSeconds(5)).target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).barrier(BarrierKind.WIRE)
                 .experiments(Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:crash"), ScheduleCell.parse("after-db-commit:hold"))))
                 .build(), null);

@@ -5,7 +5,6 @@ import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.Subject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,7 +30,7 @@ class PythonSubjectTest {
 
     @Test
     void aLibrdkafkaConsumerPassesReplayRebalanceAndRebuildThroughTheWireBarrier(LocalKafka kafka) throws Exception {
-        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+        LabSettings settings = Runs.on(kafka, dir.resolve("runs")).records(60)
                 .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build();
 
         Lab.LabResult r = Lab.run(settings, null);
@@ -54,7 +53,7 @@ class PythonSubjectTest {
     /** librdkafka's own default reset: a new group starts at the log end, past every record produced before it joined. */
     @Test
     void aConsumerThatResetsToTheLogEndFailsNamingTheRecordsItSkippedAndHow(LocalKafka kafka) throws Exception {
-        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(20)
+        LabSettings settings = Runs.on(kafka, dir.resolve("runs")).records(20)
                 .experiments(Experiments.replay()).subject(Subject.command(PythonConsumer.template(dir, "--offset-reset latest")))
                 .targetQuery(PythonConsumer.TARGET_QUERY).build();
 
@@ -68,7 +67,7 @@ class PythonSubjectTest {
 
     @Test
     void aLibrdkafkaConsumerPassesWireFaultsOnItsCommitAndItsOffsetFetch(LocalKafka kafka) throws Exception {
-        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(30)
+        LabSettings settings = Runs.on(kafka, dir.resolve("runs")).records(30)
                 .experiments(Experiments.wireFaults(java.util.stream.Stream.of("offset-commit:lost-answer", "offset-commit:error=NOT_COORDINATOR",
                         "offset-fetch:rewind=5").map(WireFaultCell::parse).toList()))
                 .subject(Subject.command(PythonConsumer.template(dir, false))).targetQuery(PythonConsumer.TARGET_QUERY).build();
@@ -85,7 +84,7 @@ class PythonSubjectTest {
 
     @Test
     void itsTwinWithoutTheInboxCheckFailsTheRebalanceWithASecondEffect(LocalKafka kafka) throws Exception {
-        LabSettings settings = ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(60)
+        LabSettings settings = Runs.on(kafka, dir.resolve("runs")).records(60)
                 .experiments(Experiments.rebalance()).subject(Subject.command(PythonConsumer.template(dir, true))).targetQuery(PythonConsumer.TARGET_QUERY).build();
 
         Lab.LabResult r = Lab.run(settings, null);

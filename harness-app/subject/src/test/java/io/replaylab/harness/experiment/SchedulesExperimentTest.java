@@ -12,7 +12,6 @@ import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaylab.barrier.BarrierEvent;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.harness.lab.LabEvent;
 import io.replaylab.harness.lab.BarrierKind;
 import io.replaylab.harness.lab.Subject;
@@ -49,7 +48,7 @@ class SchedulesExperimentTest {
     Path dir;
 
     private LabSettings.Builder schedules(LocalKafka kafka, String... cells) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+        return Runs.on(kafka, dir).records(20).stopGrace(Duration.ofSeconds(5))
                 .experiments(cells.length == 0 ? Experiments.schedules() : Experiments.schedules(Stream.of(cells).map(ScheduleCell::parse).toList()));
     }
 
@@ -278,7 +277,7 @@ class SchedulesExperimentTest {
      */
     @Test
     void aHeldThreadWithTheClientsDefaultPollIntervalHandsOffAtItsSessionTimeoutReadOnTheWire(LocalKafka kafka) throws Exception {
-        Lab.LabResult r = Lab.run(ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+        Lab.LabResult r = Lab.run(Runs.on(kafka, dir).records(20).stopGrace(Duration.ofSeconds(5))
                 .maxPollIntervalMs(300_000).experiments(Experiments.rebalance(),
                         Experiments.schedules(List.of(ScheduleCell.parse("before-db-commit:hold")))).build(), null);
 

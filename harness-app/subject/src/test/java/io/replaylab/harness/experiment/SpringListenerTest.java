@@ -11,7 +11,6 @@ import io.replaylab.evidence.Status;
 import io.replaylab.harness.lab.Lab;
 import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.Subject;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.oracle.testing.LocalPostgres;
@@ -34,7 +33,7 @@ class SpringListenerTest {
     private LabSettings.Builder spring(LocalKafka kafka, String... twin) {
         String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("{bootstrap}", "{topic}", "{group}", "{db}", "{namespace}", "{instance}"),
                 java.util.stream.Stream.of(twin)).toArray(String[]::new);
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir.resolve("runs")).records(30).stopGrace(Duration.ofSeconds(10))
+        return Runs.on(kafka, dir.resolve("runs")).records(30).stopGrace(Duration.ofSeconds(10))
                 .target(pg.createDatabase(), LocalPostgres.USER, LocalPostgres.PASSWORD).subject(Subject.javaMain(SpringPaymentsListener.class, args))
                 .targetQuery(TARGET_QUERY);
     }

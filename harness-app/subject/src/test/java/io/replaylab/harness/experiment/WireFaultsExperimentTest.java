@@ -26,7 +26,6 @@ import io.replaylab.harness.lab.LabSettings;
 import io.replaylab.harness.lab.RecordSource;
 import io.replaylab.harness.lab.Subject;
 import io.replaylab.harness.subject.BrokenSubjectMain;
-import io.replaylab.harness.subject.ReferenceLab;
 import io.replaylab.kafka.broker.LocalKafka;
 import io.replaylab.kafka.junit.LocalKafkaTest;
 import io.replaylab.kafka.OffsetsEvent;
@@ -44,7 +43,7 @@ class WireFaultsExperimentTest {
     Path dir;
 
     private LabSettings.Builder wireFaults(LocalKafka kafka, String... cells) {
-        return ReferenceLab.settings().bootstrap(kafka.bootstrapServers()).workDir(dir).records(20).stopGrace(Duration.ofSeconds(5))
+        return Runs.on(kafka, dir).records(20).stopGrace(Duration.ofSeconds(5))
                 .experiments(cells.length == 0 ? Experiments.wireFaults() : Experiments.wireFaults(Stream.of(cells).map(WireFaultCell::parse).toList()));
     }
 
