@@ -54,7 +54,7 @@ class ReportCommandTest {
 
             assertThat(out.toString()).as(check).contains(check.startsWith("offsets")
                     ? "not judged replay skips a replay (jumps to the log end after a reset): PASS, without a check that rules this defect out "
-                            + "(records delivered again, made only where the wire witness or the consumer's processing log shows what it read): "
+                            + "(records delivered again, made only where the wire witness or the consumer's processing log shows what it read)\n"
                     : "not found  replay skips a replay (jumps to the log end after a reset)\n");
         }
     }
