@@ -25,8 +25,7 @@ class GuardedResetTest {
     Path dir;
 
     private static KafkaOps setUp(LocalKafka kafka, LabNamespace ns) {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 3);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 3, 10);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 3, 10);
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 5, 1, 7);
         return KafkaOps.connect(kafka.bootstrapServers());
     }

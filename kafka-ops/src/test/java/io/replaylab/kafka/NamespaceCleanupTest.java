@@ -25,8 +25,7 @@ class NamespaceCleanupTest {
         LabNamespace sibling = LabNamespace.of(ns.prefix() + "x"); // "rl-abc" must not take "rl-abcx.*"
         String stranger = "shared-" + ns.prefix(); // contains the prefix, but not at the start
         for (String topic : List.of(ns.topic(), ns.topic("other"), sibling.topic(), stranger)) {
-            Clients.createTopic(kafka.bootstrapServers(), topic, 1);
-            Clients.fill(kafka.bootstrapServers(), topic, 1, 1);
+            Clients.topicWith(kafka.bootstrapServers(), topic, 1, 1);
         }
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 1);
         Offsets.commit(kafka.bootstrapServers(), sibling.group(), sibling.topic(), 0, 1);
@@ -50,8 +49,7 @@ class NamespaceCleanupTest {
 
     @Test
     void deleteNamespaceDeletesEachGroupByItsTypeAShareGroupToo(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 2);
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 1);
         io.replaylab.kafka.testing.ShareConsumers.startAtEarliest(kafka.bootstrapServers(), ns.group("queue"));
         try (var share = io.replaylab.kafka.testing.ShareConsumers.open(kafka.bootstrapServers(), ns.group("queue"), "share-a", List.of(ns.topic()))) {

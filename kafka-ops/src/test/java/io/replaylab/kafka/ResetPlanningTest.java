@@ -23,8 +23,7 @@ class ResetPlanningTest {
 
     /** Topic with 3 partitions of 10 records; the group committed 5, 7 and 10. */
     private static KafkaOps setUp(LocalKafka kafka, LabNamespace ns) {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 3);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 3, 10);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 3, 10);
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 5, 1, 7, 2, 10);
         return KafkaOps.connect(kafka.bootstrapServers());
     }

@@ -73,8 +73,7 @@ class DebuggerBarrierTest {
 
     /** A on a new one-partition topic of {@code records} records, the classic protocol and long timeouts, launched suspended. */
     private ChildProcess launchA(LocalKafka kafka, LabNamespace ns, int records, String... options) {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, records);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, records);
         return launch(command(kafka, ns, "classic", "A", 300000, 10000, options), "A");
     }
 
@@ -195,8 +194,7 @@ class DebuggerBarrierTest {
     @CsvSource({"classic, THREAD", "classic, PROCESS", "consumer, THREAD", "consumer, PROCESS"})
     void commitHeldAfterTheDbCommitIsRejectedOnceThePartitionMovedToB(String protocol, HoldMode mode, LocalKafka kafka, LabNamespace ns)
             throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 3);
         // thread hold: the poll interval expires (4 s); process hold: the session times out (3 s classic; broker's 6 s for consumer)
         ChildProcess a = launch(command(kafka, ns, protocol, "A", mode == HoldMode.THREAD ? 4000 : 300000, 3000), "A");
         DebuggerBarrier debugger = attach(a);

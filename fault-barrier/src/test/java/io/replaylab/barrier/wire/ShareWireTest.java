@@ -61,8 +61,7 @@ class ShareWireTest {
 
     /** One record in a one-partition topic; the share group starts at the earliest record, with this record lock. */
     private static void oneRecord(LocalKafka kafka, LabNamespace ns, Duration lock) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 1);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 1);
         ShareConsumers.startAtEarliest(kafka.bootstrapServers(), ns.group());
         if (lock != null) {
             try (Admin admin = Clients.admin(kafka.bootstrapServers())) {

@@ -176,8 +176,7 @@ class WireFaultTest {
      */
     private Rewound rewindBy5(LocalKafka kafka, LabNamespace ns, long logStart) throws Exception {
         WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 30);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 30);
         TopicPartition tp = new TopicPartition(ns.topic(), 0);
         if (logStart > 0) {
             try (Admin admin = Clients.admin(kafka.bootstrapServers())) {
@@ -224,8 +223,7 @@ class WireFaultTest {
     @Test
     void aDelayedFetchAnswerArrivesLateAndWhole(LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 10);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 10);
         ArmedFault fault = proxy.inject(WireFault.parse("fetch:delay=1500ms"));
         long start = System.nanoTime();
         List<ConsumerRecord<String, String>> read = Clients.readAll(proxy.bootstrapServers(), new TopicPartition(ns.topic(), 0), 10, Duration.ofSeconds(30));

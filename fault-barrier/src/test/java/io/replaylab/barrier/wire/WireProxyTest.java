@@ -276,8 +276,7 @@ class WireProxyTest {
     @ValueSource(strings = {"classic", "consumer"})
     void aCommitHeldOnTheWireIsRejectedByTheBrokerOnceThePartitionMovedToB(String protocol, LocalKafka kafka, LabNamespace ns) throws Exception {
         WireProxy proxy = proxy(kafka, WireProxy.DEFAULT_RETRY_GRACE);
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 3);
         Barrier barrier = proxy.arm("offset-commit", WirePoint.offsetCommit(ns.group()), HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
         // the heartbeats queue behind the held commit on the coordinator connection: the broker drops A after its session (3 s classic, 6 s consumer)
         ChildProcess a = commitLoop(proxy.bootstrapServers(), ns, protocol, "A", 3000);
@@ -541,8 +540,7 @@ class WireProxyTest {
     }
 
     private Barrier armedOnTwoRecords(WireProxy proxy, LocalKafka kafka, LabNamespace ns, String name, WirePoint point) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 2);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 2);
         return proxy.arm(name, point, HoldMode.THREAD, listener, BarrierOptions.ofDefaults());
     }
 }

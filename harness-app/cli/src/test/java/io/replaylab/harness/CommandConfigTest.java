@@ -40,8 +40,7 @@ class CommandConfigTest {
     @Test
     void offsetsAndOracleReachASaslListenerWithTheCommandConfigAndNameItWhenTheBrokerStaysSilent(LocalKafka kafka, LabNamespace ns)
             throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 3);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 2, 3);
         String sasl = kafka.saslBootstrapServers().orElseThrow();
         Path config = commandConfig(kafka);
 

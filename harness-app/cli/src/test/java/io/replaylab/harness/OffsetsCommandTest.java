@@ -27,8 +27,7 @@ class OffsetsCommandTest {
     Path dir;
 
     private static void setUp(LocalKafka kafka, LabNamespace ns) {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 6);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 2, 6);
         Offsets.commit(kafka.bootstrapServers(), ns.group(), ns.topic(), 0, 4, 1, 6);
     }
 
@@ -51,8 +50,7 @@ class OffsetsCommandTest {
 
     @Test
     void aShareGroupIsDescribedByItsStartOffsetsAndResetThroughTheSameGuardsWithItsCaveat(LocalKafka kafka, LabNamespace ns) throws Exception {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 2);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 2, 6);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 2, 6);
         String group = ns.prefix() + ".share";
         ShareConsumers.startAtEarliest(kafka.bootstrapServers(), group);
         try (var c = ShareConsumers.open(kafka.bootstrapServers(), group, "share-cli", List.of(ns.topic()))) {

@@ -23,8 +23,7 @@ class LocalKafkaSharedBrokerTest {
 
     @Test
     void producedRecordIsConsumedBack(LocalKafka kafka, LabNamespace ns) {
-        Clients.createTopic(kafka.bootstrapServers(), ns.topic(), 1);
-        Clients.fill(kafka.bootstrapServers(), ns.topic(), 1, 3);
+        Clients.topicWith(kafka.bootstrapServers(), ns.topic(), 1, 3);
 
         List<ConsumerRecord<String, String>> read =
                 Clients.readAll(kafka.bootstrapServers(), new TopicPartition(ns.topic(), 0), 3, Duration.ofSeconds(20));

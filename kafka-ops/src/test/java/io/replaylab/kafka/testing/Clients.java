@@ -89,6 +89,12 @@ public final class Clients {
         }
     }
 
+    /** A new topic of {@code partitions} with {@code perPartition} records in each ({@link #createTopic}, then {@link #fill}). */
+    public static void topicWith(String bootstrap, String topic, int partitions, int perPartition) {
+        createTopic(bootstrap, topic, partitions);
+        fill(bootstrap, topic, partitions, perPartition);
+    }
+
     public static KafkaProducer<String, String> producer(String bootstrap) {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
