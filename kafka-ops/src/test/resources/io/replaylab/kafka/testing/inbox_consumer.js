@@ -3,8 +3,9 @@
 // shape of the handbook's consumer, and nothing of replay-lab inside it. Per record, in ONE SQLite
 // transaction: the message id into the inbox (INSERT OR IGNORE) and, only when that row is new, the
 // effect into the ledger; THEN commitOffsets. SQLite and KafkaJS both run on Node's main thread.
-// With --no-inbox the ledger row is written for every delivery (the bug the lab must catch). With --client-timeouts it keeps
-// KafkaJS's own defaults (sessionTimeout 30 s, rebalanceTimeout 60 s, heartbeatInterval 3 s).
+// With --no-inbox the ledger row is written for every delivery (the bug the lab must catch). With --client-defaults it keeps
+// every default of KafkaJS's: its timeouts (sessionTimeout 30 s, rebalanceTimeout 60 s, heartbeatInterval 3 s) and its
+// autoCommit, which commits the offset of each message whose eachMessage returned (after its transaction), not commitOffsets.
 //
 // Target query: SELECT message_id, amount FROM js_ledger WHERE ns = {namespace}
 'use strict';
@@ -12,7 +13,7 @@ const { Kafka, logLevel } = require('kafkajs');
 const Database = require('better-sqlite3');
 const kit = require('./consumer_kit');
 
-const args = kit.args(['bootstrap', 'topic', 'group', 'db', 'namespace', 'instance'], ['no-inbox', 'client-timeouts']);
+const args = kit.args(['bootstrap', 'topic', 'group', 'db', 'namespace', 'instance'], ['no-inbox', 'client-defaults']);
 
 const db = new Database(args.db, { timeout: 10000 });
 db.pragma('journal_mode = WAL');
@@ -42,7 +43,7 @@ const kafka = new Kafka({ clientId: args.instance, brokers: [args.bootstrap], lo
 // KafkaJS heartbeats from the one thread that also awaits a commit: a warm-up commit held on the wire while gdb attaches (and
 // stops the process), on a loaded 2-core machine, ran past a 6 s session; a member that does not rejoin still leaves after
 // the rebalance timeout (10 s) once another joins
-const consumer = kafka.consumer(args.clientTimeouts ? { groupId: args.group, maxWaitTimeInMs: 200 }
+const consumer = kafka.consumer(args.clientDefaults ? { groupId: args.group }
   : { groupId: args.group, sessionTimeout: 15000, heartbeatInterval: 3000, rebalanceTimeout: 10000, maxWaitTimeInMs: 200 });
 
 async function main() {
@@ -50,11 +51,12 @@ async function main() {
   await consumer.subscribe({ topic: args.topic, fromBeginning: true });
   consumer.on(consumer.events.GROUP_JOIN, e => console.log('assigned', JSON.stringify(e.payload.memberAssignment)));
   await consumer.run({
-    autoCommit: false,
+    autoCommit: !!args.clientDefaults,
     eachMessage: async ({ topic, partition, message }) => {
       const payment = JSON.parse(message.value.toString());
       const isNew = apply(payment);
       console.log(`applied ${topic}-${partition}@${message.offset} ${payment.id} new=${isNew}`);
+      if (args.clientDefaults) return; // KafkaJS commits it
       try {
         await consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
       } catch (e) {

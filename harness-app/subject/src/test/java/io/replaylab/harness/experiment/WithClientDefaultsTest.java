@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Consumers exactly as their clients' defaults make them, written apart from the lab: the Java client (session.timeout.ms
- * 45 s, max.poll.interval.ms 300 s), librdkafka (the same), KafkaJS (sessionTimeout 30 s, rebalanceTimeout 60 s) and
+ * 45 s, max.poll.interval.ms 300 s), librdkafka (the same), KafkaJS (sessionTimeout 30 s, rebalanceTimeout 60 s, and its autoCommit) and
  * kafka-python (session_timeout_ms 10 s, max_poll_interval_ms 300 s). The default run's rebalance used to FAIL on the first
  * two ("no handoff" after a fixed 2 minutes, while a held thread's heartbeats kept A in the group for 300 s). Their timeouts
  * are read on the wire, A's heartbeats withheld, and A is dropped after its session timeout. The runs go side by side (mostly
@@ -41,7 +41,7 @@ class WithClientDefaultsTest {
                 .targetQuery(ForeignSubjectMain.TARGET_QUERY));
         runs.put("librdkafka", rebalance(kafka, "librdkafka").subject(Subject.command(PythonConsumer.template(dir, "--client-timeouts")))
                 .targetQuery(PythonConsumer.TARGET_QUERY));
-        runs.put("kafkajs", rebalance(kafka, "kafkajs").subject(Subject.command(NodeConsumer.template() + " --client-timeouts"))
+        runs.put("kafkajs", rebalance(kafka, "kafkajs").subject(Subject.command(NodeConsumer.template() + " --client-defaults"))
                 .targetQuery(NodeConsumer.TARGET_QUERY));
         runs.put("kafka-python", rebalance(kafka, "kafka-python").subject(Subject.command(PythonConsumer.kafkaPythonTemplate(dir)))
                 .targetQuery(PythonConsumer.KAFKA_PYTHON_TARGET_QUERY));
