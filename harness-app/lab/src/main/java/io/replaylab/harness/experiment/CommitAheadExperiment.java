@@ -46,6 +46,8 @@ import io.replaylab.oracle.Comparison;
  */
 final class CommitAheadExperiment {
     static final String NAME = "commit-ahead";
+    /** The check of what the live check saw as each commit was sent ({@link FrontierCheck#noneAhead}). */
+    static final String NO_COMMIT_AHEAD = "no commit ahead of the database";
     static final String[] REQUIREMENTS = {"R11", "R12"};
     /**
      * The least A is held at its DB commit for a timer's commit to come: its commit interval (the run's setting, 5 s by default, the
@@ -215,15 +217,16 @@ final class CommitAheadExperiment {
     }
 
     /**
-     * FAIL when the oracle found the loss; PASS only with enough commits (or share acknowledgements: {@code kind}) checked and
-     * none ahead, or ahead but nothing lost.
+     * FAIL at a commit (or share acknowledgement: {@code kind}) of A's ahead of the database, A killed there, whether the oracle
+     * then found the loss or the effects landed before the kill; PASS only with enough checked and none ahead.
      */
     static Outcome verdict(ExperimentRecorder e, FrontierCheck check, Event summary, CommitCheck.Kind kind) {
         String what = kind.word();
         Optional<FrontierCheck.Ahead> killed = check.killedAt();
         if (killed.isPresent()) {
             FrontierCheck.Ahead k = killed.get();
-            // PASS too when the effects landed before the kill (the check said so when it asked again): ahead, yet nothing lost
+            // FAILs the check even when the effects landed before the kill (a race a parallel consumer's in-flight record can win)
+            e.check(check.noneAhead(kind));
             return Outcome.judge(e.confirmFault("A killed (SIGKILL) at " + article(what) + " " + what + " ahead of the database: partition "
                     + k.partition() + " at " + k.offset() + " (event " + check.killEvent().seq() + ")", check.killEvent()), e.checks());
         }
@@ -246,6 +249,7 @@ final class CommitAheadExperiment {
                     + " needed): too few to say the consumer never " + (kind == CommitCheck.Kind.OFFSET_COMMIT ? "commits" : "acknowledges")
                     + " ahead of its database");
         }
+        e.check(check.noneAhead(kind));
         return Outcome.judge(e.confirmFault("every " + what + " of the group checked against the target the moment it was sent: " + seen.covering()
                 + " covered records, none ahead", summary), e.checks());
     }

@@ -40,9 +40,10 @@ public record Defect(String name, String description, String caughtBy, String sh
     /** The offset is committed before the effect's transaction: a timer's auto-commit, a commit-first loop, a batch committed before it is applied. */
     public static final Defect COMMITS_AHEAD = new Defect("COMMITS_AHEAD",
             "commits offsets ahead of its database (auto-commit, commit first, a batch committed before it is applied)", "commit-ahead",
-            "a missing effect and a hole below the committed offset, after a kill at the commit the live check found ahead",
+            "a commit the live check found ahead of the database as it was sent (A killed there), and the missing effect and hole below "
+                    + "the committed offset that follow unless the effects landed before the kill",
             "commit a record's offset only after its effect's transaction committed (enable.auto.commit=false, then commitSync after the DB "
-                    + "commit)", Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_MISSING_EFFECT), null);
+                    + "commit)", Signature.failed(FailKind.CHECK_FAILED, Comparison.NO_MISSING_EFFECT, CommitAheadExperiment.NO_COMMIT_AHEAD), null);
     /** A write that stays busy under contention is logged and skipped, and its offset committed. */
     public static final Defect SWALLOWS_BUSY_WRITES = new Defect("SWALLOWS_BUSY_WRITES",
             "swallows a busy database error under contention and commits the offset", "schedules.before-db-commit.hold-then-crash",

@@ -11,6 +11,7 @@ import java.util.function.Supplier;
 
 import io.replaylab.barrier.CommitOffset;
 import io.replaylab.barrier.wire.CommitCheck;
+import io.replaylab.evidence.Check;
 import io.replaylab.evidence.Event;
 import io.replaylab.evidence.ExperimentRecorder;
 import io.replaylab.evidence.Payload;
@@ -57,6 +58,8 @@ final class FrontierCheck implements CommitCheck {
     private String crashInstance;
     private Function<LabContext.Instance, Event> crash;
     private Ahead killedAt;
+    /** What the commit the armed instance was killed at covered with no effect when it was sent. */
+    private String killedAhead;
     private Event killEvent;
 
     FrontierCheck(ExperimentRecorder e, String topic, SourceIndex index, Supplier<Target> target,
@@ -215,6 +218,10 @@ final class FrontierCheck implements CommitCheck {
                         : still.size() + " record(s) still have no effect: " + shown(still))
                 + "; the " + what + " goes on to the broker, as one already sent would"));
         killedAt = new Ahead(name, o.partition(), o.offset(), still, after);
+        // what became of those records after the kill is the note's; the finding is the commit itself
+        killedAhead = name + " sent " + (what.equals("commit") ? "a commit of " + o.topic() + "-" + o.partition() + " at " + o.offset()
+                : "an acknowledgement of " + o.topic() + "-" + o.partition()) + " while " + without.size() + " record(s) it covered had no effect "
+                + "in the target yet: " + shown(without) + ": a crash there loses them";
     }
 
     private Optional<LabContext.Instance> attribute(Pending c) {
@@ -245,6 +252,18 @@ final class FrontierCheck implements CommitCheck {
 
     synchronized Tally tally() {
         return new Tally(commits, covering, List.copyOf(ahead), List.copyOf(unchecked), blocking == null ? Optional.empty() : blocking);
+    }
+
+    /**
+     * R11 as the check saw it as each commit was sent (each acknowledgement: {@code kind}): none of the armed instance's covered a
+     * record whose effect was not in the target yet. It FAILs at the one the instance was killed at even when those effects landed
+     * before the kill: the consumer let its offset run ahead of its database, and only the timing saved the records.
+     */
+    synchronized Check noneAhead(CommitCheck.Kind kind) {
+        String name = "no " + kind.word() + " ahead of the database";
+        String expected = "every record a " + kind.word() + " covers has its effect in the target when the " + kind.word() + " is sent";
+        return killedAhead != null ? Check.fail(name, "R11", expected, killedAhead)
+                : Check.pass(name, "R11", expected, commits + " " + kind.word() + "(s) seen, " + covering + " covered records, none ahead");
     }
 
     /** The commit the armed instance was killed at, with the records still without an effect after the kill. */

@@ -73,6 +73,12 @@ class DefectTest {
         ExperimentEvidence aheadButDoubled = ended("commit-ahead", Outcome.checkFailed("check failed: no second effect (R12)"), SECOND_EFFECT, NO_MISSING);
         assertThat(Defect.COMMITS_AHEAD.verdict(aheadButDoubled)).as("nothing missing: no commit ran ahead").isEqualTo(Defect.Verdict.NOT_FOUND);
         assertThat(Defect.COMMITS_AHEAD.verdict(ended("commit-ahead", Outcome.notRun("no wire proxy")))).isEqualTo(Defect.Verdict.NOT_JUDGED);
+        ExperimentEvidence aheadNothingLost = ended("commit-ahead", Outcome.checkFailed("check failed: no commit ahead of the database (R11)"),
+                Check.fail(CommitAheadExperiment.NO_COMMIT_AHEAD, "R11", "every record a commit covers has its effect in the target when the "
+                        + "commit is sent", "commit-ahead-A sent a commit of t-0 at 2 while 1 record(s) it covered had no effect in the target yet"),
+                NO_MISSING);
+        assertThat(Defect.COMMITS_AHEAD.verdict(aheadNothingLost)).as("ahead as it was sent; its record landed before the kill")
+                .isEqualTo(Defect.Verdict.CAUGHT);
     }
 
     /** Two classes with one symptom: a consumer with no inbox doubles duplicate-publish's re-sent messages too, not only a position-keyed one. */

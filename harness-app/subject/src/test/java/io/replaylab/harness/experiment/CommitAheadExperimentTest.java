@@ -49,7 +49,9 @@ class CommitAheadExperimentTest {
     void aConsumerThatCommitsBeforeItsTransactionIsKilledAtSuchACommitAndFails(LocalKafka kafka) throws Exception {
         ExperimentEvidence x = run(handbookSettings(kafka, 40).subject(Handbook.consumer(dir).env("COMMIT_FIRST", "1")));
 
-        failed(x).contains("no missing effect").contains("effect lost of");
+        failed(x).contains("no missing effect").contains("no commit ahead of the database (R11)").contains("effect lost of");
+        Runs.failedCheck(x, CommitAheadExperiment.NO_COMMIT_AHEAD).matches("commit-ahead-A sent a commit of \\S+-\\d at \\d+ while [1-9]\\d* "
+                + "record\\(s\\) it covered had no effect in the target yet: \\[.+\\]: a crash there loses them");
         assertThat(x.events().stream().map(ev -> ev.payload().toString())).anyMatch(p -> p.contains("killed at that commit"));
     }
 
@@ -96,6 +98,7 @@ class CommitAheadExperimentTest {
 
         passed(x);
         assertThat(x.outcome().reason()).contains("none ahead");
+        assertThat(Runs.check(x, CommitAheadExperiment.NO_COMMIT_AHEAD).actual()).matches("[1-9]\\d* commit\\(s\\) seen, [1-9]\\d* covered records, none ahead");
     }
 
     @Test

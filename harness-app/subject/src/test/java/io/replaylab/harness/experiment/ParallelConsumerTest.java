@@ -1,7 +1,6 @@
 package io.replaylab.harness.experiment;
 
 import static io.replaylab.harness.experiment.Runs.experiment;
-import static io.replaylab.harness.experiment.Runs.failedItsChecks;
 import static io.replaylab.harness.experiment.Runs.on;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -57,6 +56,10 @@ class ParallelConsumerTest {
     void aParallelCommitterOfTheHighestFinishedOffsetFailsCommitAheadNamingTheRecordsItPassed(LocalKafka kafka) throws Exception {
         Lab.LabResult r = Lab.run(parallel(kafka, "highest").build(), null);
 
-        failedItsChecks(experiment(r.evidence(), "commit-ahead")).containsPattern("effect lost of \\d+ message id\\(s\\): rl-[0-9a-f]+\\.commit-ahead-");
+        // killed at the commit ahead: the records still in flight are lost, or, when a worker wins the race and their effects land before
+        // the kill (seen once in CI: it PASSed then), nothing is lost that time; the commit ahead FAILs it either way
+        ExperimentEvidence x = experiment(r.evidence(), "commit-ahead");
+        Runs.failedCheck(x, CommitAheadExperiment.NO_COMMIT_AHEAD).startsWith("commit-ahead-A sent a commit of ").endsWith(": a crash there loses them");
+        assertThat(Defect.COMMITS_AHEAD.verdict(x)).isEqualTo(Defect.Verdict.CAUGHT);
     }
 }

@@ -60,6 +60,8 @@ class ShareExperimentsTest {
                 .shareSubject(Subject.command(ShareTwinMain.template("share-ack-first"))));
 
         failedItsChecks(x).containsPattern("effect lost of 1 message id\\(s\\): rl-[0-9a-f]+\\.share-ack-ahead-0 \\(p0@0");
+        Runs.failedCheck(x, "no acknowledgement ahead of the database").matches("share-ack-ahead-A sent an acknowledgement of \\S+-0 while 1 "
+                + "record\\(s\\) it covered had no effect in the target yet: \\[.+\\]: a crash there loses them");
         assertThat(x.events()).extracting(ev -> ev.payload().summary())
                 .anyMatch(t -> t.startsWith("acknowledgement ahead of the database: share-ack-ahead-A"))
                 .anyMatch(t -> t.startsWith("share-ack-ahead-A killed at that acknowledgement; asked again once it was dead, 1 record(s) still "
