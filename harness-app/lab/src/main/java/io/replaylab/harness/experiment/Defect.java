@@ -60,7 +60,8 @@ public record Defect(String name, String description, String caughtBy, String sh
     public static final Defect READS_ABORTED = new Defect("READS_ABORTED", "applies records of aborted transactions (isolation.level=read_uncommitted)",
             "replay", "an effect of a record whose transaction its producer aborted (on a source with aborted transactions, as thorough "
                     + "writes it)",
-            "read with isolation.level=read_committed (librdkafka's default; the Java client's is read_uncommitted), with a client that has it",
+            "read with isolation.level=read_committed (librdkafka's default; the Java client's is read_uncommitted), with a client that has it "
+                    + "and drops the records its fetches' answers list as aborted",
             Signature.failed(FailKind.CHECK_FAILED, io.replaylab.harness.lab.LabTarget.NO_ABORTED_EFFECT)
                     .madeOnly("on a source with aborted transactions, as thorough writes it"), null);
 

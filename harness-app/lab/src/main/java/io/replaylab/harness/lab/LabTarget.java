@@ -85,8 +85,9 @@ public final class LabTarget {
             return Optional.of(Check.pass(NO_ABORTED_EFFECT, "R12", expected, "none applied"));
         }
         return Optional.of(Check.fail(NO_ABORTED_EFFECT, "R12", expected, applied.size() + " applied, e.g. "
-                + applied.subList(0, Math.min(5, applied.size())) + ": the consumer reads records of transactions their producer aborted "
-                + "(isolation.level=read_uncommitted, the Java client's default; read_committed keeps them out)"));
+                + applied.subList(0, Math.min(5, applied.size())) + ": the consumer applies records of transactions their producer aborted: it "
+                + "reads uncommitted (isolation.level=read_uncommitted, the Java client's default), or its client keeps the records a "
+                + "read_committed fetch's answer lists as aborted"));
     }
 
     /** The oracle's comparison of the topic with an inbox namespace, the frontier checked against the group's offsets now. */
