@@ -47,7 +47,7 @@ import io.replaylab.oracle.Comparison;
 final class CommitAheadExperiment {
     static final String NAME = "commit-ahead";
     /** The check of what the live check saw as each commit was sent ({@link FrontierCheck#noneAhead}). */
-    static final String NO_COMMIT_AHEAD = "no commit ahead of the database";
+    static final String NO_COMMIT_AHEAD = FrontierCheck.noneAheadName(CommitCheck.Kind.OFFSET_COMMIT);
     static final String[] REQUIREMENTS = {"R11", "R12"};
     /**
      * The least A is held at its DB commit for a timer's commit to come: its commit interval (the run's setting, 5 s by default, the

@@ -260,10 +260,15 @@ final class FrontierCheck implements CommitCheck {
      * before the kill: the consumer let its offset run ahead of its database, and only the timing saved the records.
      */
     synchronized Check noneAhead(CommitCheck.Kind kind) {
-        String name = "no " + kind.word() + " ahead of the database";
+        String name = noneAheadName(kind);
         String expected = "every record a " + kind.word() + " covers has its effect in the target when the " + kind.word() + " is sent";
         return killedAhead != null ? Check.fail(name, "R11", expected, killedAhead)
                 : Check.pass(name, "R11", expected, commits + " " + kind.word() + "(s) seen, " + covering + " covered records, none ahead");
+    }
+
+    /** The name of {@link #noneAhead}'s check: "no commit ahead of the database", "no acknowledgement ahead of the database". */
+    static String noneAheadName(CommitCheck.Kind kind) {
+        return "no " + kind.word() + " ahead of the database";
     }
 
     /** The commit the armed instance was killed at, with the records still without an effect after the kill. */
