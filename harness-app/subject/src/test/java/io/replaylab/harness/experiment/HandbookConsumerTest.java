@@ -155,8 +155,8 @@ class HandbookConsumerTest {
                         + "record\\(s\\) of aborted transactions between them: copies of its records under fresh ids \\(\\S+-aborted-<n>, written at key\\)"));
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no effect of an aborted record")).singleElement().satisfies(c -> {
             assertThat(c.status()).isEqualTo(Status.FAIL);
-            assertThat(c.actual()).matches("9 applied, e\\.g\\. \\[\\S+-aborted-[0-9]+, .*\\]: the consumer reads records of transactions their producer "
-                    + "aborted \\(isolation.level=read_uncommitted.*");
+            assertThat(c.actual()).matches("9 applied, e\\.g\\. \\[\\S+-aborted-[0-9]+, .*\\]: the consumer applies records of transactions their "
+                    + "producer aborted: it reads uncommitted \\(isolation.level=read_uncommitted.*");
         });
         assertThat(x.checks()).filteredOn(c -> c.name().equals("no missing effect")).singleElement().satisfies(c -> assertThat(c.status())
                 .as("the copies are the producer's records, all applied").isEqualTo(Status.PASS));
