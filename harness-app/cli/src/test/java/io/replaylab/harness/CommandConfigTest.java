@@ -94,7 +94,7 @@ class CommandConfigTest {
         Process p = new ProcessBuilder(cmd).redirectOutput(dir.resolve("run.out").toFile()).redirectError(dir.resolve("run.err").toFile()).start();
         assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
         Console run = new Console(p.exitValue(), Files.readString(dir.resolve("run.out")), Files.readString(dir.resolve("run.err")));
-        assertThat(run.rc()).as(run.out() + run.err()).isZero();
+        assertThat(run.rc()).as(run.both()).isZero();
         JsonNode j = Json.mapper().readTree(run.out());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         Path runDir = Path.of(j.get("evidence").asText()).getParent();
@@ -121,7 +121,7 @@ class CommandConfigTest {
                 .contains("did not answer").doesNotContain(LocalKafkaTest.SASL_PASSWORD);
         assertThat(without.rc()).isEqualTo(ReplayLab.UNREACHABLE);
         Console with = Console.run("cleanup", "--workdir", dir.resolve("runs").toString(), "--run", runId, "--command-config", config.toString());
-        assertThat(with.rc()).as(with.out() + with.err()).isZero();
+        assertThat(with.rc()).as(with.both()).isZero();
         assertThat(topics(kafka)).as("the run's topics went with its cleanup").doesNotContainAnyElementsOf(kept);
     }
 
@@ -140,7 +140,7 @@ class CommandConfigTest {
                 "--source-id", "key", "--source-amount", "json:/amountCents",
                 "--target-query", "SELECT payment_id AS message_id, amount_cents AS amount FROM payment_ledger WHERE ns = {namespace}");
 
-        assertThat(r.rc()).as(r.out() + r.err()).isZero();
+        assertThat(r.rc()).as(r.both()).isZero();
         JsonNode j = Json.mapper().readTree(r.out());
         assertThat(j.get("outcome").asText()).isEqualTo("PASS");
         Path runDir = Path.of(j.get("evidence").asText()).getParent();
@@ -162,7 +162,7 @@ class CommandConfigTest {
         Console r = Console.run("run", "--bootstrap-server", kafka.saslBootstrapServers().orElseThrow(), "--command-config", wrong.toString(), "--experiment",
                 "replay", "--workdir", dir.resolve("runs").toString(), "--json");
 
-        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(ReplayLab.NOT_RUN);
+        assertThat(r.rc()).as(r.both()).isEqualTo(ReplayLab.NOT_RUN);
         JsonNode j = Json.mapper().readTree(r.out());
         assertThat(j.get("experiments").get(0).get("reason").asText()).contains("refused the lab's client").containsIgnoringCase("authentication");
         assertThat(Path.of(j.get("evidence").asText())).exists();

@@ -240,7 +240,7 @@ class InterruptedRunTest {
                 Thread.sleep(2000);
                 removed = Console.run("cleanup", "--workdir", runs.toString(), "--all-dead");
             }
-            assertThat(removed.rc()).as(removed.out() + removed.err()).isEqualTo(0);
+            assertThat(removed.rc()).as(removed.both()).isEqualTo(0);
             assertThat(removed.out()).contains("cleaning up " + runId);
             assertThat(admin.listTopics().names().get(10, TimeUnit.SECONDS)).noneMatch(t -> t.startsWith(prefix + ".")).contains(sharedTopic);
             assertThat(admin.listGroups().all().get(10, TimeUnit.SECONDS)).extracting(g -> g.groupId())
@@ -251,7 +251,6 @@ class InterruptedRunTest {
             admin.deleteConsumerGroups(List.of(sharedGroup)).all().get(10, TimeUnit.SECONDS);
         }
     }
-
 
     /**
      * A frozen broker never reads the pipe whose end would stop it: with the harness SIGKILLed alone

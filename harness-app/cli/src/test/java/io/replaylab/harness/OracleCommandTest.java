@@ -25,7 +25,6 @@ class OracleCommandTest {
     @TempDir
     Path dir;
 
-
     @Test
     void theOracleJudgesAUsersOwnShapeAndTablesWithTheMappingAndNeedsNoNamespaceForAQueryWithoutOne(LocalKafka kafka, LabNamespace ns)
             throws Exception {
@@ -58,7 +57,7 @@ class OracleCommandTest {
             "--source-id", "key", "--source-amount", "json:/amountCents"};
 
         Console ok = Console.run(args);
-        assertThat(ok.rc()).as(ok.out() + ok.err()).isEqualTo(0);
+        assertThat(ok.rc()).as(ok.both()).isEqualTo(0);
         assertThat(ok.out()).startsWith("Oracle PASS").contains("20 records");
 
         try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db)) {

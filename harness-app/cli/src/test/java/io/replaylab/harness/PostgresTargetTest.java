@@ -40,7 +40,6 @@ class PostgresTargetTest {
     @TempDir
     Path dir;
 
-
     @Test
     void replayRebalanceAndRebuildPassProjectingIntoPostgresAndOnlyTheRunsSchemaIsDropped(LocalKafka kafka) throws Exception {
         String url = pg.createDatabase();
@@ -53,7 +52,7 @@ class PostgresTargetTest {
                 "--target-jdbc-url", url + "?user=" + LocalPostgres.USER, "--target-password", LocalPostgres.PASSWORD, "--json");
 
         JsonNode j = Json.mapper().readTree(r.out());
-        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(0);
+        assertThat(r.rc()).as(r.both()).isEqualTo(0);
         Path runDir = Path.of(j.get("evidence").asText()).getParent();
         RunEvidence ev = Evidence.read(runDir.resolve("evidence.json"));
         assertThat(ev.experiments()).extracting(ExperimentEvidence::name).containsExactly("replay", "rebalance", "rebuild");
@@ -85,7 +84,7 @@ class PostgresTargetTest {
         Console r = Console.run("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.toString(), "--records", "10",
                 "--experiment", "replay", "--target-jdbc-url", url + "?user=" + LocalPostgres.USER + "&password=" + wrong);
 
-        assertThat(r.rc()).as(r.out() + r.err()).isEqualTo(3);
+        assertThat(r.rc()).as(r.both()).isEqualTo(3);
         assertThat(r.out()).contains("NOT_RUN").contains("prerequisite missing: cannot use the target database (" + url + " as lab)")
                 .contains("password authentication failed for user \"lab\"");
         Path runDir;
@@ -101,7 +100,7 @@ class PostgresTargetTest {
         }
         Console down = Console.run("run", "--bootstrap-server", kafka.bootstrapServers(), "--workdir", dir.resolve("down").toString(), "--records", "10",
                 "--experiment", "replay", "--target-jdbc-url", "jdbc:postgresql://127.0.0.1:" + closed + "/lab?user=lab", "--target-password", wrong);
-        assertThat(down.rc()).as(down.out() + down.err()).isEqualTo(3);
+        assertThat(down.rc()).as(down.both()).isEqualTo(3);
         assertThat(down.out()).contains("NOT_RUN").contains("cannot use the target database (jdbc:postgresql://127.0.0.1:" + closed + "/lab as lab)")
                 .contains("Connection to 127.0.0.1:" + closed + " refused").doesNotContain(wrong);
     }
@@ -119,12 +118,12 @@ class PostgresTargetTest {
         }
         Console ok = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url", url,
                 "--target-user", LocalPostgres.USER, "--target-password", LocalPostgres.PASSWORD, "--namespace", "n");
-        assertThat(ok.rc()).as(ok.out() + ok.err()).isEqualTo(0);
+        assertThat(ok.rc()).as(ok.both()).isEqualTo(0);
         assertThat(ok.out()).contains("Oracle PASS");
 
         Console refused = Console.run("oracle", "--bootstrap-server", kafka.bootstrapServers(), "--topic", ns.topic(), "--jdbc-url",
                 url + "?user=lab&password=wrong-pw-4242", "--namespace", "n");
-        assertThat(refused.rc()).as(refused.out() + refused.err()).isEqualTo(5);
+        assertThat(refused.rc()).as(refused.both()).isEqualTo(5);
         assertThat(refused.err()).contains("cannot connect to the target (" + url + " as lab)").contains("password authentication failed")
                 .doesNotContain("wrong-pw-4242");
     }
