@@ -188,10 +188,14 @@ public final class Held implements AutoCloseable {
             Optional<Arrival> got = barrier.tryAwaitArrival(Duration.ofMillis(250));
             if (got.isEmpty() && watch != null) {
                 Optional<String> committed;
+                boolean carried; // some partition's committed offset is past 0
                 try {
-                    committed = committed(ctx, watch.group());
+                    io.replaylab.kafka.OffsetSnapshot group = ctx.kafka().ops().describe(watch.group());
+                    committed = committed(group);
+                    carried = carriesARecord(group);
                 } catch (RuntimeException unreadable) { // a describe that failed says nothing of A: look again at the next turn
                     committed = Optional.empty();
+                    carried = false;
                 }
                 committed.filter(c -> seen.isEmpty() || !seen.get(seen.size() - 1).equals(c)).ifPresent(c -> {
                     seen.add(c);
@@ -199,7 +203,7 @@ public final class Held implements AutoCloseable {
                         movedAt[0] = System.nanoTime(); // the first move since the point was armed
                     }
                 });
-                boolean past = watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER ? committed.isPresent()
+                boolean past = watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER ? carried
                         : seen.size() > 1 && System.nanoTime() - movedAt[0] >= PastThePoint.DB_POINT_GRACE.toNanos();
                 if (past && expired(barrier)) {
                     throw new CommitsAnotherWay(watch.why(), watch.why() == BarrierPlan.Why.COMMITS_PAST_THE_DEBUGGER
@@ -257,6 +261,15 @@ public final class Held implements AutoCloseable {
     /** The group's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
     static Optional<String> committed(LabContext ctx, String group) {
         return committed(ctx.kafka().ops().describe(group));
+    }
+
+    /**
+     * Whether some partition of the group has a committed offset past 0, so that a commit carried a record. One of 0 everywhere
+     * carries none: the debugger lets such a call of commitSync pass ({@link io.replaylab.barrier.CommitFrontier}, e.g. the
+     * first commit of a consumer that commits the record it handled, not the next), so it shows nothing of how A commits.
+     */
+    static boolean carriesARecord(io.replaylab.kafka.OffsetSnapshot group) {
+        return group.partitions().stream().anyMatch(p -> p.committed() > 0);
     }
 
     /** A snapshot's committed offsets, as {@code t-0=5, t-1=3}, when it has any. */
