@@ -59,8 +59,8 @@ public final class Held implements AutoCloseable {
     }
 
     /**
-     * What A's group shows when A goes past a debugger's point without reaching it: for the offset point ({@code offsets}), any
-     * committed offset; for the DB point, its committed offsets moving on with A not at the point {@link #DB_POINT_GRACE} later (a
+     * What A's group shows when A goes past a debugger's point without reaching it: for the offset point ({@code offsets}), a
+     * committed offset past 0 ({@link #carriesARecord}); for the DB point, its committed offsets moving on with A not at the point {@link #DB_POINT_GRACE} later (a
      * record's offset is committed after its DB work, so a consumer whose DB work went through the point would be held there).
      */
     record PastThePoint(String group, BarrierPlan.Why why, String point, String armedAt) {
