@@ -129,7 +129,16 @@ public final class Held implements AutoCloseable {
 
     /** Why A was not held: it did not reach the point within the run's barrier timeout (a NOT_RUN's reason; a caller may add a hint). */
     public String neverReached() {
-        return "the injection point was never reached: A did not " + unreached + " within " + ctx.settings().timeouts().barrier();
+        return neverReached(ctx, "", unreached);
+    }
+
+    /**
+     * The NOT_RUN reason of a point A did not reach within the run's barrier timeout: "the injection point [point] was never
+     * reached: A did not {@code what} within …" ({@code point} empty: the experiment has one).
+     */
+    public static String neverReached(LabContext ctx, String point, String what) {
+        return "the injection point " + (point.isEmpty() ? "" : point + " ") + "was never reached: A did not " + what + " within "
+                + ctx.settings().timeouts().barrier();
     }
 
     /** Stops {@code other} too when this ends (e.g. B, started beside A). */

@@ -390,7 +390,7 @@ final class SchedulesExperiment {
     }
 
     private static Outcome neverReached(LabContext ctx, CommitPoint point, String what) {
-        return Outcome.notRun("the injection point " + point.id() + " was never reached: A did not " + what + " within " + ctx.settings().timeouts().barrier());
+        return Outcome.notRun(Held.neverReached(ctx, point.id(), what));
     }
 
     /**

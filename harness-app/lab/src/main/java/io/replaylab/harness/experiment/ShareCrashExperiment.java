@@ -55,8 +55,7 @@ final class ShareCrashExperiment {
             at = BarrierPlan.debuggerAt(ctx.settings().barrier().dbCommitPoint(), ShareOwnershipExperiment.ACKNOWLEDGE).arm(ctx, e, "before-db-commit",
                     ctx.subjects().shareConsumer(NAME + "-A", s.topic(), s.group(), s.inbox()), s.group(), HoldMode.THREAD, options);
         } catch (PointNotReached x) {
-            return e.finish(Outcome.notRun("the injection point was never reached: A did not " + x.getMessage() + " within "
-                    + ctx.settings().timeouts().barrier()));
+            return e.finish(Outcome.notRun(Held.neverReached(ctx, "", x.getMessage())));
         } catch (PointUnreachable x) {
             return e.finish(Outcome.notRun(x.getMessage()));
         }
@@ -65,8 +64,8 @@ final class ShareCrashExperiment {
             try {
                 at.awaitArrival();
             } catch (BarrierTimeoutException t) {
-                return e.finish(Outcome.notRun("the injection point was never reached: A did not reach " + ctx.settings().barrier().dbCommitPoint()
-                        + " after its first acknowledgement within " + ctx.settings().timeouts().barrier()));
+                return e.finish(Outcome.notRun(Held.neverReached(ctx, "", "reach " + ctx.settings().barrier().dbCommitPoint()
+                        + " after its first acknowledgement")));
             }
             // what A had acknowledged when it was killed, on the wire: a consumer that acknowledges first has let go of its record
             List<ShareWitness.Acknowledgement> acked = ctx.kafka().witness().map(w -> w.share().acknowledgements(s.group()).stream()
